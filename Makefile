@@ -1,0 +1,90 @@
+# rtype — see README.md. `make play` and `make test` are the two first commands.
+GO        ?= go
+BIN       ?= bin
+FUZZTIME  ?= 10s
+ADDR      ?= 127.0.0.1:4242
+STAGE     ?= stage1
+XVFB      ?= xvfb-run -a -s "-screen 0 1920x1080x24"
+
+# Debian packages: client build (cgo: X11, GL, ALSA) and headless tests (Xvfb).
+DEB_BUILD := gcc pkg-config libx11-dev libxrandr-dev libxcursor-dev libxinerama-dev libxi-dev libxxf86vm-dev libgl-dev libasound2-dev
+DEB_TEST  := xvfb xauth libgl1-mesa-dri xdotool
+SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# Packages whose test binaries import ebiten: they need a display (run under Xvfb).
+EBITEN_PKGS = $(shell $(GO) list -f '{{if or (eq .ImportPath "github.com/rtype/rtype/cmd/rtype-client") (eq .ImportPath "github.com/rtype/rtype/game/client")}}{{.ImportPath}}{{end}}{{range .Deps}}{{if eq . "github.com/hajimehoshi/ebiten/v2"}}{{$$.ImportPath}}{{end}}{{end}}' ./... | sort -u)
+OTHER_PKGS  = $(filter-out $(EBITEN_PKGS),$(shell $(GO) list ./...))
+
+.PHONY: all deps build server client bot play test vet test-go test-ebiten check-deps bench fuzz dist clean
+
+all: build
+
+deps:
+	@if command -v dpkg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then \
+	  missing=""; for p in $(DEB_BUILD) $(DEB_TEST); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  if [ -n "$$missing" ]; then echo "installing:$$missing"; \
+	    $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	  else echo "deps: all Debian packages present"; fi; \
+	else echo "deps: not a Debian/Ubuntu system. The client needs a C compiler and OpenGL/X11 (Linux: X11, Xrandr, Xcursor, Xinerama, Xi, Xxf86vm, GL, ALSA dev headers); tests need Xvfb."; fi
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+server:
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/rtype-server ./cmd/rtype-server
+
+client:
+	$(GO) build -o $(BIN)/rtype-client ./cmd/rtype-client
+	./$(BIN)/rtype-client -server $(ADDR)
+
+bot:
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/rtype-bot ./cmd/rtype-bot
+
+# play: a server on localhost in the background and one client; closing the client stops the server.
+play: deps
+	$(GO) build -o $(BIN)/ ./cmd/rtype-server ./cmd/rtype-client
+	@./$(BIN)/rtype-server -addr $(ADDR) -stage $(STAGE) & srv=$$!; \
+	trap 'kill $$srv 2>/dev/null; wait $$srv 2>/dev/null' EXIT INT TERM; \
+	sleep 0.5; ./$(BIN)/rtype-client -server $(ADDR)
+
+vet:
+	$(GO) vet ./...
+
+check-deps:
+	@if $(GO) list -deps ./cmd/rtype-server ./cmd/rtype-bot | grep -q hajimehoshi/ebiten; then \
+	  echo "FAIL: rtype-server or rtype-bot depends on ebiten"; exit 1; fi
+	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/rtype-server
+	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/rtype-bot
+	@echo "check-deps: server and bot build with CGO_ENABLED=0 and link no ebiten"
+
+test-go:
+	$(GO) test -race $(OTHER_PKGS)
+
+test-ebiten:
+	@if [ -n "$(strip $(EBITEN_PKGS))" ]; then $(XVFB) $(GO) test -race $(EBITEN_PKGS); fi
+
+test: deps vet check-deps test-go test-ebiten
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime=1s $(OTHER_PKGS)
+	cd ecs/arkbench && $(GO) test -run '^$$' -bench . -benchmem
+
+# Each fuzz target for FUZZTIME.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+	  for t in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
+	    echo "fuzz $$pkg $$t ($(FUZZTIME))"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; done
+
+dist:
+	mkdir -p dist
+	GOOS=linux GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o dist/rtype-server-linux-amd64 ./cmd/rtype-server
+	GOOS=linux GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o dist/rtype-bot-linux-amd64 ./cmd/rtype-bot
+	GOOS=linux GOARCH=amd64 $(GO) build -o dist/rtype-client-linux-amd64 ./cmd/rtype-client
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -ldflags "-H=windowsgui" -o dist/rtype-client-windows-amd64.exe ./cmd/rtype-client
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o dist/rtype-server-windows-amd64.exe ./cmd/rtype-server
+	@ls -l dist
+
+clean:
+	rm -rf $(BIN) dist

@@ -1,0 +1,113 @@
+package client
+
+import (
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/net/session"
+)
+
+// frame is what the renderer reads from a game link, valid only inside link.Frame's callback.
+type frame struct {
+	World *ecs.World
+	C     *game.Components
+	Self  ecs.Entity
+	Slot  int
+	Tick  ecs.Tick
+	pos   func(e ecs.Entity) (x, y float32, ok bool)
+}
+
+// Pos is the draw position of e in virtual px (session.View.Pos: predicted / interpolated).
+func (f *frame) Pos(e ecs.Entity) (float32, float32, bool) { return f.pos(e) }
+
+// link is the in-game connection: a real net/session.Session, or a local world for the
+// drawing harness and the frame benchmark.
+type link interface {
+	SetInput(b game.Buttons)
+	Frame(fn func(f *frame))
+	Events() <-chan session.Event
+	Stats() session.Stats
+	Done() <-chan struct{}
+	Close() error
+}
+
+// sessionLink adapts *session.Session.
+type sessionLink struct {
+	s  *session.Session
+	fr frame
+	v  *session.View
+}
+
+func newSessionLink(s *session.Session) *sessionLink {
+	l := &sessionLink{s: s}
+	l.fr.pos = func(e ecs.Entity) (float32, float32, bool) { return l.v.Pos(e) }
+	return l
+}
+
+func (l *sessionLink) SetInput(b game.Buttons)      { l.s.SetInput(b) }
+func (l *sessionLink) Events() <-chan session.Event { return l.s.Events() }
+func (l *sessionLink) Stats() session.Stats         { return l.s.Stats() }
+func (l *sessionLink) Done() <-chan struct{}        { return l.s.Done() }
+func (l *sessionLink) Close() error                 { return l.s.Close() }
+func (l *sessionLink) Frame(fn func(f *frame)) {
+	l.s.View(func(v *session.View) {
+		l.v = v
+		l.fr.World, l.fr.C, l.fr.Self, l.fr.Slot, l.fr.Tick = v.World, v.C, v.Self, v.Slot, v.Tick
+		fn(&l.fr)
+		l.v = nil
+	})
+}
+
+// LocalWorld is a hand-filled mirror world drawn without a server: used by the drawing harness,
+// the screenshot tests and the frame benchmark. Positions are drawn as they are (no interpolation).
+type LocalWorld struct {
+	W    *ecs.World
+	C    *game.Components
+	Self ecs.Entity
+	Slot int
+	// Step, when set, is called once per frame before drawing (to animate the world).
+	Step   func(w *LocalWorld)
+	Input  game.Buttons
+	events chan session.Event
+	done   chan struct{}
+	fr     frame
+}
+
+// NewLocalWorld returns an empty mirror world with the game components registered.
+func NewLocalWorld() *LocalWorld {
+	w := ecs.NewWorld()
+	lw := &LocalWorld{W: w, C: game.RegisterComponents(w), Slot: 0, events: make(chan session.Event, 16), done: make(chan struct{})}
+	lw.fr.pos = func(e ecs.Entity) (float32, float32, bool) {
+		p := lw.C.Position.Get(e)
+		if p == nil {
+			return 0, 0, false
+		}
+		return p.X, p.Y, true
+	}
+	return lw
+}
+
+// Post queues a session event (e.g. GameEnd) as if the server had sent it.
+func (l *LocalWorld) Post(ev session.Event) { l.events <- ev }
+
+func (l *LocalWorld) SetInput(b game.Buttons)      { l.Input = b }
+func (l *LocalWorld) Events() <-chan session.Event { return l.events }
+func (l *LocalWorld) Stats() session.Stats {
+	return session.Stats{RTTMillis: 0, SnapshotsPerSec: 60, ServerTick: uint32(l.W.Tick())}
+}
+func (l *LocalWorld) Done() <-chan struct{} { return l.done }
+func (l *LocalWorld) Close() error          { return nil }
+func (l *LocalWorld) Frame(fn func(f *frame)) {
+	l.fr.World, l.fr.C, l.fr.Self, l.fr.Slot, l.fr.Tick = l.W, l.C, l.Self, l.Slot, l.W.Tick()
+	fn(&l.fr)
+}
+
+// Spawn creates an entity with a Position, Kind and Size (helper for hand-filled worlds).
+func (l *LocalWorld) Spawn(kind game.EntityKind, variant uint8, x, y float32, w, h uint16) ecs.Entity {
+	e := l.W.Create()
+	l.C.Position.Set(e, game.Position{X: x, Y: y})
+	l.C.Kind.Set(e, game.Kind{Kind: kind, Variant: variant})
+	if w > 0 {
+		l.C.Size.Set(e, game.Size{W: w, H: h})
+	}
+	return e
+}

@@ -1,0 +1,298 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/session"
+)
+
+// netEvent is the reply of a network goroutine, handed to the UI goroutine through a channel.
+type netEvent struct {
+	ev    scene.Event
+	lobby *lobby.Client // with EvConnected
+	id    uuid.UUID     // with EvConnected
+	link  link          // with EvSessionReady
+}
+
+// netRunner executes scene commands without ever blocking the caller (ebiten's Update): lobby
+// requests run one at a time on a worker goroutine, waits and dials on their own goroutines, and
+// every reply comes back on events.
+type netRunner struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	log    *slog.Logger
+	name   string
+	netsim string
+	events chan netEvent
+	queue  chan func()
+	wg     sync.WaitGroup
+
+	// owned by the UI goroutine
+	lobby      *lobby.Client
+	id         uuid.UUID
+	addr       string
+	waitCancel context.CancelFunc
+	link       link
+
+	// dialSession lets tests replace session.Dial.
+	dialSession func(ctx context.Context, cfg session.Config) (link, error)
+}
+
+func newNetRunner(ctx context.Context, log *slog.Logger, name, netsim string) *netRunner {
+	ctx, cancel := context.WithCancel(ctx)
+	n := &netRunner{ctx: ctx, cancel: cancel, log: log, name: name, netsim: netsim,
+		events: make(chan netEvent, 64), queue: make(chan func(), 64)}
+	n.dialSession = func(ctx context.Context, cfg session.Config) (link, error) {
+		s, err := session.Dial(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		return newSessionLink(s), nil
+	}
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case fn := <-n.queue:
+				fn()
+			}
+		}
+	}()
+	return n
+}
+
+func (n *netRunner) post(ev netEvent) {
+	select {
+	case n.events <- ev:
+	case <-n.ctx.Done():
+		if ev.lobby != nil {
+			ev.lobby.Close()
+		}
+		if ev.link != nil {
+			ev.link.Close()
+		}
+	}
+}
+
+func (n *netRunner) goDo(fn func()) {
+	n.wg.Add(1)
+	go func() { defer n.wg.Done(); fn() }()
+}
+
+// lobbyDo queues fn (which gets the lobby client of the moment) on the lobby worker.
+func (n *netRunner) lobbyDo(fn func(lc *lobby.Client)) {
+	lc := n.lobby
+	if lc == nil {
+		return
+	}
+	select {
+	case n.queue <- func() { fn(lc) }:
+	default:
+		n.log.Warn("lobby request queue full: request dropped")
+	}
+}
+
+func (n *netRunner) stopWait() {
+	if n.waitCancel != nil {
+		n.waitCancel()
+		n.waitCancel = nil
+	}
+}
+
+// accept stores what a reply carries before the scene machine sees it.
+func (n *netRunner) accept(ne netEvent) {
+	if ne.lobby != nil {
+		if n.lobby != nil && n.lobby != ne.lobby {
+			old := n.lobby
+			n.goDo(func() { old.Close() })
+		}
+		n.lobby, n.id = ne.lobby, ne.id
+	}
+	if ne.link != nil {
+		n.link = ne.link
+	}
+}
+
+// members returns the lobby's latest MEMBERS push.
+func (n *netRunner) members() (string, []string) {
+	if n.lobby == nil {
+		return "", nil
+	}
+	return n.lobby.Members()
+}
+
+func lobbyErr(err error) error {
+	var re *lobby.ResponseError
+	if errors.As(err, &re) {
+		return fmt.Errorf("server refused: %v", err)
+	}
+	return err
+}
+
+// exec runs one command; it returns true for CmdQuit.
+func (n *netRunner) exec(c scene.Cmd) {
+	switch c.Kind {
+	case scene.CmdDialLobby:
+		addr, name := c.Addr, n.name
+		n.addr = addr
+		n.goDo(func() {
+			ctx, cancel := context.WithTimeout(n.ctx, 5*time.Second)
+			defer cancel()
+			lc, err := lobby.Dial(ctx, addr)
+			if err != nil {
+				n.post(netEvent{ev: scene.Event{Kind: scene.EvConnectFailed, Err: err}})
+				return
+			}
+			type res struct {
+				id  uuid.UUID
+				err error
+			}
+			ch := make(chan res, 1)
+			go func() { id, err := lc.Authenticate(name); ch <- res{id, err} }()
+			select {
+			case r := <-ch:
+				if r.err != nil {
+					lc.Close()
+					n.post(netEvent{ev: scene.Event{Kind: scene.EvConnectFailed, Err: fmt.Errorf("authenticate: %w", lobbyErr(r.err))}})
+					return
+				}
+				n.post(netEvent{ev: scene.Event{Kind: scene.EvConnected}, lobby: lc, id: r.id})
+			case <-ctx.Done():
+				lc.Close()
+				n.post(netEvent{ev: scene.Event{Kind: scene.EvConnectFailed, Err: errors.New("no answer from the lobby server")}})
+			}
+		})
+	case scene.CmdListLobbies:
+		n.lobbyDo(func(lc *lobby.Client) {
+			ls, err := lc.Lobbies()
+			if err != nil {
+				n.post(netEvent{ev: scene.Event{Kind: scene.EvLobbiesFailed, Err: lobbyErr(err)}})
+				return
+			}
+			out := make([]scene.Lobby, len(ls))
+			for i, l := range ls {
+				out[i] = scene.Lobby{Code: l.Code, Players: l.Players, Running: l.Running}
+			}
+			n.post(netEvent{ev: scene.Event{Kind: scene.EvLobbies, Lobbies: out}})
+		})
+	case scene.CmdJoin:
+		code := c.Code
+		n.lobbyDo(func(lc *lobby.Client) {
+			got, err := lc.Join(code)
+			if err != nil {
+				n.post(netEvent{ev: scene.Event{Kind: scene.EvJoinFailed, Err: lobbyErr(err)}})
+				return
+			}
+			n.post(netEvent{ev: scene.Event{Kind: scene.EvJoined, Code: got}})
+		})
+	case scene.CmdStart:
+		n.lobbyDo(func(lc *lobby.Client) {
+			if err := lc.Start(); err != nil {
+				n.post(netEvent{ev: scene.Event{Kind: scene.EvStartFailed, Err: lobbyErr(err)}})
+			}
+		})
+	case scene.CmdWaitStart:
+		n.stopWait()
+		lc := n.lobby
+		if lc == nil {
+			return
+		}
+		ctx, cancel := context.WithCancel(n.ctx)
+		n.waitCancel = cancel
+		n.goDo(func() {
+			info, err := lc.WaitStart(ctx)
+			if ctx.Err() != nil {
+				return
+			}
+			if err != nil {
+				n.post(netEvent{ev: scene.Event{Kind: scene.EvLobbyLost, Err: err}})
+				return
+			}
+			n.post(netEvent{ev: scene.Event{Kind: scene.EvGameStarting, Port: info.Port, Token: info.Token}})
+		})
+	case scene.CmdLeave:
+		n.stopWait()
+		n.lobbyDo(func(lc *lobby.Client) {
+			if err := lc.Leave(); err != nil {
+				n.log.Debug("lobby leave", "err", err)
+			}
+		})
+	case scene.CmdDialSession:
+		host, _, err := net.SplitHostPort(c.Addr)
+		if err != nil {
+			host = c.Addr
+		}
+		cfg := session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(c.Port)), UUID: n.id, Token: c.Token, NetSim: n.netsim}
+		n.goDo(func() {
+			ctx, cancel := context.WithTimeout(n.ctx, 10*time.Second)
+			defer cancel()
+			l, err := n.dialSession(ctx, cfg)
+			if err != nil {
+				n.post(netEvent{ev: scene.Event{Kind: scene.EvSessionFailed, Err: err}})
+				return
+			}
+			n.post(netEvent{ev: scene.Event{Kind: scene.EvSessionReady}, link: l})
+		})
+	case scene.CmdCloseSession:
+		if l := n.link; l != nil {
+			n.link = nil
+			n.goDo(func() { l.Close() })
+		}
+	case scene.CmdDisconnect:
+		n.stopWait()
+		if lc := n.lobby; lc != nil {
+			n.lobby = nil
+			n.goDo(func() { lc.Close() })
+		}
+	}
+}
+
+// close ends everything and waits for the goroutines.
+func (n *netRunner) close() {
+	n.stopWait()
+	if n.link != nil {
+		n.link.Close()
+		n.link = nil
+	}
+	if n.lobby != nil {
+		lc := n.lobby
+		n.lobby = nil
+		done := make(chan struct{})
+		go func() { lc.Leave(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(500 * time.Millisecond):
+		}
+		lc.Close()
+	}
+	n.cancel()
+	n.wg.Wait()
+	// drain replies that raced with the cancel
+	for {
+		select {
+		case ne := <-n.events:
+			if ne.lobby != nil {
+				ne.lobby.Close()
+			}
+			if ne.link != nil {
+				ne.link.Close()
+			}
+		default:
+			return
+		}
+	}
+}

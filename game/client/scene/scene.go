@@ -1,0 +1,373 @@
+// Package scene is the client's screen flow as a display-free state machine: events in (menu
+// choices, results of network calls that the client ran in goroutines, game events), commands out
+// (network calls to start, settings to save, quit). The Ebitengine client draws the current
+// scene and executes the commands without ever blocking Update; tests drive the machine directly.
+//
+// Flow: Title → Connect (lobby address) → Browser (GET_LOBBIES, join by code, create) → Room
+// (MEMBERS, START) → Playing → Results → Room ...; Lost shows why a connection ended and returns
+// to Title; Settings is reachable from Title. With Auto.On (-autoplay, -lobby, -start) the flow
+// goes from Title to the game without keys.
+package scene
+
+import "fmt"
+
+// ID identifies a scene.
+type ID uint8
+
+// The scenes.
+const (
+	Title    ID = iota // main menu: Play, Settings, Quit
+	Connect            // type the lobby server address
+	Browser            // lobby list, join by code, create
+	Room               // lobby members, START
+	Playing            // in game
+	Results            // victory/defeat and scores
+	Lost               // connection lost: reason, back to menu
+	Settings           // fullscreen, volumes, bindings
+)
+
+var idNames = [...]string{"title", "connect", "browser", "room", "playing", "results", "lost", "settings"}
+
+func (id ID) String() string {
+	if int(id) < len(idNames) {
+		return idNames[id]
+	}
+	return fmt.Sprintf("scene(%d)", uint8(id))
+}
+
+// EventKind says what happened.
+type EventKind uint8
+
+// Events. "User" events come from menus, "net" events from goroutines the client started for a
+// command, "game" events from the session.
+const (
+	EvNone EventKind = iota
+	// user
+	EvPlay         // title: Play
+	EvOpenSettings // title: Settings
+	EvQuit         // quit the program
+	EvBack         // back / cancel
+	EvSubmitAddr   // connect: Addr typed
+	EvRefresh      // browser: refresh the list
+	EvJoin         // browser: join Code
+	EvCreate       // browser: create a lobby
+	EvStart        // room: START
+	EvLeaveGame    // playing: leave from the pause menu
+	EvContinue     // results/lost: continue
+	EvTick         // one 60 Hz frame passed (timeouts of the automatic flow)
+	// net
+	EvConnected     // lobby dialled and authenticated
+	EvConnectFailed // Err
+	EvLobbies       // Lobbies
+	EvLobbiesFailed // Err
+	EvJoined        // Code
+	EvJoinFailed    // Err
+	EvStartFailed   // Err
+	EvGameStarting  // START push: Port, Token
+	EvSessionReady  // UDP session got WELCOME
+	EvSessionFailed // Err
+	EvLobbyLost     // the TCP lobby connection failed: Err
+	// game
+	EvGameEnd      // Result
+	EvDisconnected // session ended without GAME_END: Reason
+)
+
+// Lobby is one row of the lobby browser (GET_LOBBIES).
+type Lobby struct {
+	Code    string
+	Players int
+	Running bool
+}
+
+// Event is an input to the machine.
+type Event struct {
+	Kind    EventKind
+	Addr    string
+	Code    string
+	Port    int
+	Token   uint32
+	Result  uint8 // 0 defeat, 1 victory, 2 aborted (GAME_END)
+	Reason  string
+	Err     error
+	Lobbies []Lobby
+}
+
+// CmdKind is a side effect the client must run (network calls in goroutines).
+type CmdKind uint8
+
+// Commands.
+const (
+	CmdDialLobby    CmdKind = iota + 1 // dial + AUTHENTICATE Addr; reply EvConnected / EvConnectFailed
+	CmdListLobbies                     // GET_LOBBIES; reply EvLobbies / EvLobbiesFailed
+	CmdJoin                            // JOIN_LOBBY Code ("" creates); reply EvJoined / EvJoinFailed
+	CmdStart                           // START; reply nothing or EvStartFailed
+	CmdWaitStart                       // wait for the START push; reply EvGameStarting / EvLobbyLost
+	CmdLeave                           // LEAVE the lobby (stops the START wait)
+	CmdDialSession                     // UDP session to Port with Token; reply EvSessionReady / EvSessionFailed
+	CmdCloseSession                    // close the UDP session
+	CmdDisconnect                      // close the lobby connection (and anything pending)
+	CmdSaveSettings                    // persist settings (address, volumes, bindings)
+	CmdQuit                            // leave the program
+)
+
+var cmdNames = [...]string{"", "dial-lobby", "list-lobbies", "join", "start", "wait-start", "leave",
+	"dial-session", "close-session", "disconnect", "save-settings", "quit"}
+
+func (k CmdKind) String() string {
+	if int(k) < len(cmdNames) {
+		return cmdNames[k]
+	}
+	return fmt.Sprintf("cmd(%d)", uint8(k))
+}
+
+// Cmd is one command with its arguments.
+type Cmd struct {
+	Kind  CmdKind
+	Addr  string
+	Code  string
+	Port  int
+	Token uint32
+}
+
+// Auto configures the keyless flow of -autoplay / -lobby / -start.
+type Auto struct {
+	On    bool
+	Lobby string // code to join; "" creates a lobby
+	Start bool   // send START once in the room
+	// ResultsTicks is how long the results screen stays before returning to the room (60 Hz ticks);
+	// 0 means 300 (5 s).
+	ResultsTicks int
+}
+
+// Machine is the scene state. The exported fields are read by the renderer; change them only
+// through Handle.
+type Machine struct {
+	Scene   ID
+	Busy    string // progress label ("Connecting"), "" when idle; the renderer animates it
+	Error   string // last error to show on the current scene, "" when none
+	Addr    string // lobby address in use
+	Code    string // lobby code once joined
+	Lobbies []Lobby
+	Result  uint8  // last GAME_END result
+	Reason  string // why the connection was lost (scene Lost)
+
+	auto         Auto
+	connected    bool // lobby connection open
+	inSession    bool // UDP session open
+	settingsFrom ID
+	timer        int
+}
+
+// New returns a machine on the title screen.
+func New(addr string, auto Auto) *Machine {
+	if auto.ResultsTicks <= 0 {
+		auto.ResultsTicks = 300
+	}
+	return &Machine{Scene: Title, Addr: addr, auto: auto}
+}
+
+// AutoOn reports whether the keyless flow is active.
+func (m *Machine) AutoOn() bool { return m.auto.On }
+
+// Begin returns the commands to run at start-up: with Auto.On it dials the lobby at once.
+func (m *Machine) Begin() []Cmd {
+	if !m.auto.On {
+		return nil
+	}
+	m.Scene, m.Busy = Connect, "Connecting"
+	return []Cmd{{Kind: CmdDialLobby, Addr: m.Addr}}
+}
+
+func (m *Machine) lose(reason string) []Cmd {
+	var cmds []Cmd
+	if m.inSession {
+		cmds = append(cmds, Cmd{Kind: CmdCloseSession})
+		m.inSession = false
+	}
+	if m.connected {
+		cmds = append(cmds, Cmd{Kind: CmdDisconnect})
+		m.connected = false
+	}
+	m.Scene, m.Busy, m.Error, m.Reason = Lost, "", "", reason
+	return cmds
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
+}
+
+// Handle applies one event and returns the commands to run. Events that do not apply to the
+// current scene are ignored, except that late replies to abandoned calls are cleaned up (a lobby
+// connection that completes after the user went back is closed).
+func (m *Machine) Handle(ev Event) []Cmd {
+	if ev.Kind == EvQuit {
+		var cmds []Cmd
+		if m.inSession {
+			cmds = append(cmds, Cmd{Kind: CmdCloseSession})
+		}
+		if m.connected {
+			cmds = append(cmds, Cmd{Kind: CmdLeave}, Cmd{Kind: CmdDisconnect})
+		}
+		m.inSession, m.connected = false, false
+		return append(cmds, Cmd{Kind: CmdQuit})
+	}
+	if ev.Kind == EvLobbyLost && m.connected && m.Scene != Playing {
+		return m.lose("lobby connection lost: " + errText(ev.Err))
+	}
+	switch m.Scene {
+	case Title:
+		switch ev.Kind {
+		case EvPlay:
+			m.Scene, m.Error = Connect, ""
+		case EvOpenSettings:
+			m.Scene, m.settingsFrom = Settings, Title
+		case EvConnected:
+			return []Cmd{{Kind: CmdDisconnect}} // late reply after Back
+		}
+	case Settings:
+		if ev.Kind == EvBack || ev.Kind == EvContinue {
+			m.Scene = m.settingsFrom
+			return []Cmd{{Kind: CmdSaveSettings}}
+		}
+	case Connect:
+		switch ev.Kind {
+		case EvSubmitAddr:
+			if m.Busy != "" {
+				return nil
+			}
+			m.Addr, m.Busy, m.Error = ev.Addr, "Connecting", ""
+			return []Cmd{{Kind: CmdSaveSettings}, {Kind: CmdDialLobby, Addr: ev.Addr}}
+		case EvBack:
+			busy := m.Busy != ""
+			m.Scene, m.Busy, m.Error = Title, "", ""
+			if busy {
+				return []Cmd{{Kind: CmdDisconnect}}
+			}
+		case EvConnected:
+			if m.Busy == "" {
+				return []Cmd{{Kind: CmdDisconnect}}
+			}
+			m.connected = true
+			m.Scene, m.Error = Browser, ""
+			if m.auto.On {
+				m.Busy = "Joining lobby"
+				return []Cmd{{Kind: CmdJoin, Code: m.auto.Lobby}}
+			}
+			m.Busy = "Loading lobbies"
+			return []Cmd{{Kind: CmdListLobbies}}
+		case EvConnectFailed:
+			if m.auto.On {
+				return m.lose("cannot connect to " + m.Addr + ": " + errText(ev.Err))
+			}
+			m.Busy, m.Error = "", errText(ev.Err)
+		}
+	case Browser:
+		switch ev.Kind {
+		case EvRefresh:
+			if m.Busy == "" {
+				m.Busy, m.Error = "Loading lobbies", ""
+				return []Cmd{{Kind: CmdListLobbies}}
+			}
+		case EvLobbies:
+			m.Lobbies, m.Busy = ev.Lobbies, ""
+		case EvLobbiesFailed:
+			m.Busy, m.Error = "", errText(ev.Err)
+		case EvJoin, EvCreate:
+			if m.Busy != "" {
+				return nil
+			}
+			code := ev.Code
+			if ev.Kind == EvCreate {
+				code = ""
+				m.Busy = "Creating lobby"
+			} else {
+				m.Busy = "Joining " + code
+			}
+			m.Error = ""
+			return []Cmd{{Kind: CmdJoin, Code: code}}
+		case EvJoined:
+			m.Scene, m.Code, m.Busy, m.Error = Room, ev.Code, "", ""
+			cmds := []Cmd{{Kind: CmdWaitStart}}
+			if m.auto.On && m.auto.Start {
+				m.Busy = "Starting"
+				cmds = append(cmds, Cmd{Kind: CmdStart})
+			}
+			return cmds
+		case EvJoinFailed:
+			if m.auto.On {
+				return m.lose("cannot join lobby: " + errText(ev.Err))
+			}
+			m.Busy, m.Error = "", errText(ev.Err)
+		case EvBack:
+			m.connected = false
+			m.Scene, m.Busy, m.Error, m.Lobbies = Title, "", "", nil
+			return []Cmd{{Kind: CmdDisconnect}}
+		}
+	case Room:
+		switch ev.Kind {
+		case EvStart:
+			if m.Busy == "" {
+				m.Busy, m.Error = "Starting", ""
+				return []Cmd{{Kind: CmdStart}}
+			}
+		case EvStartFailed:
+			m.Busy, m.Error = "", errText(ev.Err)
+		case EvGameStarting:
+			m.Busy, m.Error = "Joining game", ""
+			return []Cmd{{Kind: CmdDialSession, Port: ev.Port, Token: ev.Token, Addr: m.Addr}}
+		case EvSessionReady:
+			m.inSession = true
+			m.Scene, m.Busy, m.Error = Playing, "", ""
+		case EvSessionFailed:
+			return m.lose("cannot join the game: " + errText(ev.Err))
+		case EvBack:
+			m.Scene, m.Code, m.Busy, m.Error = Browser, "", "Loading lobbies", ""
+			return []Cmd{{Kind: CmdLeave}, {Kind: CmdListLobbies}}
+		}
+	case Playing:
+		switch ev.Kind {
+		case EvGameEnd:
+			m.inSession = false
+			m.Scene, m.Result, m.timer = Results, ev.Result, 0
+			return []Cmd{{Kind: CmdCloseSession}}
+		case EvDisconnected:
+			return m.lose(ev.Reason)
+		case EvLobbyLost:
+			// The game runs over UDP; keep playing, the loss is reported when it ends.
+		case EvLeaveGame:
+			m.inSession = false
+			m.Scene, m.Code, m.Busy = Browser, "", "Loading lobbies"
+			return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdLeave}, {Kind: CmdListLobbies}}
+		}
+	case Results:
+		switch ev.Kind {
+		case EvTick:
+			if !m.auto.On {
+				return nil
+			}
+			m.timer++
+			if m.timer < m.auto.ResultsTicks {
+				return nil
+			}
+			fallthrough
+		case EvContinue, EvBack:
+			if !m.connected {
+				m.Scene = Title
+				return nil
+			}
+			m.Scene, m.Busy = Room, ""
+			return []Cmd{{Kind: CmdWaitStart}}
+		}
+	case Lost:
+		switch ev.Kind {
+		case EvContinue, EvBack:
+			m.Scene, m.Reason = Title, ""
+		case EvConnected:
+			return []Cmd{{Kind: CmdDisconnect}}
+		}
+	}
+	return nil
+}

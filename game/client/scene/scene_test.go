@@ -1,0 +1,197 @@
+package scene
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+)
+
+func kinds(cmds []Cmd) []CmdKind {
+	var out []CmdKind
+	for _, c := range cmds {
+		out = append(out, c.Kind)
+	}
+	return out
+}
+
+func expect(t *testing.T, m *Machine, cmds []Cmd, scene ID, want ...CmdKind) {
+	t.Helper()
+	if m.Scene != scene {
+		t.Fatalf("scene = %v, want %v", m.Scene, scene)
+	}
+	if got := kinds(cmds); !reflect.DeepEqual(got, want) {
+		t.Fatalf("in %v: commands = %v, want %v", scene, got, want)
+	}
+}
+
+func TestManualFlowToGameAndBack(t *testing.T) {
+	m := New("127.0.0.1:4242", Auto{})
+	expect(t, m, m.Begin(), Title)
+	expect(t, m, m.Handle(Event{Kind: EvPlay}), Connect)
+	expect(t, m, m.Handle(Event{Kind: EvSubmitAddr, Addr: "10.1.1.1:4242"}), Connect, CmdSaveSettings, CmdDialLobby)
+	if m.Busy == "" || m.Addr != "10.1.1.1:4242" {
+		t.Fatalf("not busy connecting to the typed address: %+v", m)
+	}
+	// a second Enter while connecting does nothing
+	expect(t, m, m.Handle(Event{Kind: EvSubmitAddr, Addr: "x:1"}), Connect)
+	expect(t, m, m.Handle(Event{Kind: EvConnected}), Browser, CmdListLobbies)
+	expect(t, m, m.Handle(Event{Kind: EvLobbies, Lobbies: []Lobby{{"K7QF2", 2, false}}}), Browser)
+	if m.Busy != "" || len(m.Lobbies) != 1 {
+		t.Fatalf("lobby list not shown: %+v", m)
+	}
+	cmds := m.Handle(Event{Kind: EvJoin, Code: "K7QF2"})
+	expect(t, m, cmds, Browser, CmdJoin)
+	if cmds[0].Code != "K7QF2" {
+		t.Fatalf("join code %q", cmds[0].Code)
+	}
+	expect(t, m, m.Handle(Event{Kind: EvJoined, Code: "K7QF2"}), Room, CmdWaitStart)
+	expect(t, m, m.Handle(Event{Kind: EvStart}), Room, CmdStart)
+	cmds = m.Handle(Event{Kind: EvGameStarting, Port: 5000, Token: 77})
+	expect(t, m, cmds, Room, CmdDialSession)
+	if cmds[0].Port != 5000 || cmds[0].Token != 77 || cmds[0].Addr != "10.1.1.1:4242" {
+		t.Fatalf("dial session args %+v", cmds[0])
+	}
+	expect(t, m, m.Handle(Event{Kind: EvSessionReady}), Playing)
+	expect(t, m, m.Handle(Event{Kind: EvGameEnd, Result: 1}), Results, CmdCloseSession)
+	if m.Result != 1 {
+		t.Fatalf("result %d", m.Result)
+	}
+	// results wait for the player without -autoplay
+	for i := 0; i < 1000; i++ {
+		m.Handle(Event{Kind: EvTick})
+	}
+	expect(t, m, m.Handle(Event{Kind: EvContinue}), Room, CmdWaitStart)
+	expect(t, m, m.Handle(Event{Kind: EvQuit}), Room, CmdLeave, CmdDisconnect, CmdQuit)
+}
+
+func TestCreateLobby(t *testing.T) {
+	m := New("a:1", Auto{})
+	m.Handle(Event{Kind: EvPlay})
+	m.Handle(Event{Kind: EvSubmitAddr, Addr: "a:1"})
+	m.Handle(Event{Kind: EvConnected})
+	m.Handle(Event{Kind: EvLobbies})
+	cmds := m.Handle(Event{Kind: EvCreate})
+	if len(cmds) != 1 || cmds[0].Kind != CmdJoin || cmds[0].Code != "" {
+		t.Fatalf("create must JOIN_LOBBY with an empty code: %+v", cmds)
+	}
+}
+
+func TestAutoFlowNeedsNoKeys(t *testing.T) {
+	m := New("h:4242", Auto{On: true, Start: true, ResultsTicks: 10})
+	cmds := m.Begin()
+	expect(t, m, cmds, Connect, CmdDialLobby)
+	if cmds[0].Addr != "h:4242" {
+		t.Fatalf("addr %q", cmds[0].Addr)
+	}
+	cmds = m.Handle(Event{Kind: EvConnected})
+	expect(t, m, cmds, Browser, CmdJoin)
+	if cmds[0].Code != "" {
+		t.Fatalf("auto without -lobby must create: %+v", cmds)
+	}
+	expect(t, m, m.Handle(Event{Kind: EvJoined, Code: "ABCDE"}), Room, CmdWaitStart, CmdStart)
+	m.Handle(Event{Kind: EvGameStarting, Port: 1, Token: 2})
+	expect(t, m, m.Handle(Event{Kind: EvSessionReady}), Playing)
+	m.Handle(Event{Kind: EvGameEnd, Result: 0})
+	for i := 0; i < 9; i++ {
+		expect(t, m, m.Handle(Event{Kind: EvTick}), Results)
+	}
+	expect(t, m, m.Handle(Event{Kind: EvTick}), Room, CmdWaitStart)
+}
+
+func TestAutoJoinsGivenLobbyWithoutStart(t *testing.T) {
+	m := New("h:1", Auto{On: true, Lobby: "QWERT"})
+	m.Begin()
+	cmds := m.Handle(Event{Kind: EvConnected})
+	if cmds[0].Code != "QWERT" {
+		t.Fatalf("join %+v", cmds)
+	}
+	expect(t, m, m.Handle(Event{Kind: EvJoined, Code: "QWERT"}), Room, CmdWaitStart)
+}
+
+func TestConnectFailureShowsErrorAndAllowsRetry(t *testing.T) {
+	m := New("a:1", Auto{})
+	m.Handle(Event{Kind: EvPlay})
+	m.Handle(Event{Kind: EvSubmitAddr, Addr: "a:1"})
+	expect(t, m, m.Handle(Event{Kind: EvConnectFailed, Err: errors.New("connection refused")}), Connect)
+	if m.Error != "connection refused" || m.Busy != "" {
+		t.Fatalf("error not shown: %+v", m)
+	}
+	expect(t, m, m.Handle(Event{Kind: EvSubmitAddr, Addr: "a:2"}), Connect, CmdSaveSettings, CmdDialLobby)
+}
+
+func TestAutoConnectFailureGoesToLost(t *testing.T) {
+	m := New("a:1", Auto{On: true})
+	m.Begin()
+	expect(t, m, m.Handle(Event{Kind: EvConnectFailed, Err: errors.New("refused")}), Lost)
+	if m.Reason == "" {
+		t.Fatal("no reason")
+	}
+	expect(t, m, m.Handle(Event{Kind: EvContinue}), Title)
+}
+
+func TestCancelConnectClosesLateConnection(t *testing.T) {
+	m := New("a:1", Auto{})
+	m.Handle(Event{Kind: EvPlay})
+	m.Handle(Event{Kind: EvSubmitAddr, Addr: "a:1"})
+	expect(t, m, m.Handle(Event{Kind: EvBack}), Title, CmdDisconnect)
+	expect(t, m, m.Handle(Event{Kind: EvConnected}), Title, CmdDisconnect)
+}
+
+func playing(t *testing.T) *Machine {
+	m := New("a:1", Auto{On: true, Start: true})
+	m.Begin()
+	m.Handle(Event{Kind: EvConnected})
+	m.Handle(Event{Kind: EvJoined, Code: "ABCDE"})
+	m.Handle(Event{Kind: EvGameStarting, Port: 1, Token: 2})
+	m.Handle(Event{Kind: EvSessionReady})
+	if m.Scene != Playing {
+		t.Fatalf("setup: scene %v", m.Scene)
+	}
+	return m
+}
+
+func TestDisconnectInGameShowsReason(t *testing.T) {
+	m := playing(t)
+	expect(t, m, m.Handle(Event{Kind: EvDisconnected, Reason: "server timeout"}), Lost, CmdCloseSession, CmdDisconnect)
+	if m.Reason != "server timeout" {
+		t.Fatalf("reason %q", m.Reason)
+	}
+	expect(t, m, m.Handle(Event{Kind: EvBack}), Title)
+}
+
+func TestLobbyLossMidGameKeepsPlaying(t *testing.T) {
+	m := playing(t)
+	expect(t, m, m.Handle(Event{Kind: EvLobbyLost, Err: errors.New("EOF")}), Playing)
+}
+
+func TestLobbyLossInRoom(t *testing.T) {
+	m := New("a:1", Auto{On: true})
+	m.Begin()
+	m.Handle(Event{Kind: EvConnected})
+	m.Handle(Event{Kind: EvJoined, Code: "ABCDE"})
+	expect(t, m, m.Handle(Event{Kind: EvLobbyLost, Err: errors.New("EOF")}), Lost, CmdDisconnect)
+}
+
+func TestLeaveGameFromPauseMenu(t *testing.T) {
+	m := playing(t)
+	expect(t, m, m.Handle(Event{Kind: EvLeaveGame}), Browser, CmdCloseSession, CmdLeave, CmdListLobbies)
+}
+
+func TestSettingsReturnsAndSaves(t *testing.T) {
+	m := New("a:1", Auto{})
+	expect(t, m, m.Handle(Event{Kind: EvOpenSettings}), Settings)
+	expect(t, m, m.Handle(Event{Kind: EvBack}), Title, CmdSaveSettings)
+}
+
+func TestIrrelevantEventsIgnored(t *testing.T) {
+	m := New("a:1", Auto{})
+	for _, k := range []EventKind{EvStart, EvGameEnd, EvSessionReady, EvJoined, EvLobbies, EvTick, EvDisconnected} {
+		expect(t, m, m.Handle(Event{Kind: k}), Title)
+	}
+}
+
+func TestNames(t *testing.T) {
+	if Playing.String() != "playing" || CmdDialLobby.String() != "dial-lobby" {
+		t.Fatal("names")
+	}
+}

@@ -1,0 +1,199 @@
+// Package settings loads and saves the client's persistent settings (display, volumes, server
+// address, player name and input bindings) as JSON in <config dir>/rtype/settings.json, where the
+// config dir is os.UserConfigDir() unless overridden (tests and the -config flag use a temp dir).
+// A missing file gives the defaults; a corrupt or invalid file gives the defaults (or the valid
+// parts, field by field) plus an error that says which file and what was wrong: never a crash.
+package settings
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/rtype/rtype/game/client/controls"
+)
+
+// FileName is the settings file name inside the rtype config directory.
+const FileName = "settings.json"
+
+// DefaultServer is the lobby address used when none was ever typed: host:port of the TCP lobby.
+const DefaultServer = "127.0.0.1:4242"
+
+// Settings is the persisted client configuration.
+type Settings struct {
+	Fullscreen    bool    `json:"fullscreen"`
+	MusicVolume   float64 `json:"music_volume"`   // 0..1 linear gain
+	EffectsVolume float64 `json:"effects_volume"` // 0..1 linear gain
+	ServerAddr    string  `json:"server_addr"`    // lobby "host:port", remembered from the connect screen
+	Name          string  `json:"name"`           // player name sent in AUTHENTICATE (1..16 of [A-Za-z0-9_-])
+	// Keyboard and Gamepad map action names (controls.Action.String) to ebitengine-input key
+	// names ("left", "space", "gamepad_a"...).
+	Keyboard controls.Bindings `json:"keyboard"`
+	Gamepad  controls.Bindings `json:"gamepad"`
+}
+
+// Default returns the settings of a first start.
+func Default() Settings {
+	return Settings{
+		MusicVolume:   0.6,
+		EffectsVolume: 0.8,
+		ServerAddr:    DefaultServer,
+		Name:          "player",
+		Keyboard:      controls.DefaultKeyboard(),
+		Gamepad:       controls.DefaultGamepad(),
+	}
+}
+
+// Dir returns the rtype config directory: override/rtype when override is not empty, else
+// os.UserConfigDir()/rtype.
+func Dir(override string) (string, error) {
+	base := override
+	if base == "" {
+		d, err := os.UserConfigDir()
+		if err != nil {
+			return "", fmt.Errorf("settings: no user config dir: %w", err)
+		}
+		base = d
+	}
+	return filepath.Join(base, "rtype"), nil
+}
+
+// Path returns the settings file path for a config-dir override ("" = os.UserConfigDir()).
+func Path(override string) (string, error) {
+	d, err := Dir(override)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, FileName), nil
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,16}$`)
+
+// ValidName reports whether name is acceptable to the lobby's AUTHENTICATE (1..16 of [A-Za-z0-9_-]).
+func ValidName(name string) bool { return nameRE.MatchString(name) }
+
+// Normalize repairs out-of-range values in place (volumes clamped to 0..1, empty or invalid
+// name/address reset, actions missing from the binding maps filled with defaults, unknown
+// action names dropped) and returns one message per repair.
+func (s *Settings) Normalize() []string {
+	var msgs []string
+	fixVol := func(name string, v *float64, def float64) {
+		switch {
+		case math.IsNaN(*v) || math.IsInf(*v, 0):
+			msgs = append(msgs, fmt.Sprintf("%s is not a number: using %.2f", name, def))
+			*v = def
+		case *v < 0:
+			msgs = append(msgs, fmt.Sprintf("%s %.2f below 0: using 0", name, *v))
+			*v = 0
+		case *v > 1:
+			msgs = append(msgs, fmt.Sprintf("%s %.2f above 1: using 1", name, *v))
+			*v = 1
+		}
+	}
+	d := Default()
+	fixVol("music_volume", &s.MusicVolume, d.MusicVolume)
+	fixVol("effects_volume", &s.EffectsVolume, d.EffectsVolume)
+	s.ServerAddr = strings.TrimSpace(s.ServerAddr)
+	if s.ServerAddr == "" || !strings.Contains(s.ServerAddr, ":") {
+		if s.ServerAddr != "" {
+			msgs = append(msgs, fmt.Sprintf("server_addr %q is not host:port: using %s", s.ServerAddr, DefaultServer))
+		}
+		s.ServerAddr = DefaultServer
+	}
+	if !ValidName(s.Name) {
+		if s.Name != "" {
+			msgs = append(msgs, fmt.Sprintf("name %q is not 1..16 of [A-Za-z0-9_-]: using %q", s.Name, d.Name))
+		}
+		s.Name = d.Name
+	}
+	fixBind := func(field string, b *controls.Bindings, def controls.Bindings) {
+		if *b == nil {
+			*b = def
+			return
+		}
+		for _, k := range b.Actions() {
+			if _, ok := controls.ByName(k); !ok {
+				msgs = append(msgs, fmt.Sprintf("%s: unknown action %q ignored", field, k))
+				delete(*b, k)
+			}
+		}
+		for a := controls.Action(0); a < controls.NumActions; a++ {
+			if len((*b)[a.String()]) == 0 {
+				(*b)[a.String()] = append([]string(nil), def[a.String()]...)
+			}
+		}
+	}
+	fixBind("keyboard", &s.Keyboard, d.Keyboard)
+	fixBind("gamepad", &s.Gamepad, d.Gamepad)
+	return msgs
+}
+
+// Load reads the settings file for a config-dir override ("" = os.UserConfigDir()).
+// It always returns usable settings. A missing file is not an error. A file that cannot be read
+// or parsed yields Default() and an error naming the file and the reason; a parsable file with
+// bad values yields the repaired settings and an error listing the repairs.
+func Load(override string) (Settings, error) {
+	p, err := Path(override)
+	if err != nil {
+		return Default(), err
+	}
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Default(), nil
+	}
+	if err != nil {
+		return Default(), fmt.Errorf("settings %s unreadable (%v): using defaults", p, err)
+	}
+	return Parse(p, data)
+}
+
+// Parse decodes settings JSON; file is only used in messages. Fields absent from the JSON keep
+// their defaults. See Load for the error semantics.
+func Parse(file string, data []byte) (Settings, error) {
+	s := Default()
+	// Decode over a zero value for the bindings so that a partial map is merged by Normalize.
+	s.Keyboard, s.Gamepad = nil, nil
+	if err := json.Unmarshal(data, &s); err != nil {
+		return Default(), fmt.Errorf("settings %s is corrupt (%v): using defaults", file, err)
+	}
+	if msgs := s.Normalize(); len(msgs) > 0 {
+		return s, fmt.Errorf("settings %s: %s", file, strings.Join(msgs, "; "))
+	}
+	return s, nil
+}
+
+// Save writes the settings atomically (temp file + rename), creating the directory.
+func (s Settings) Save(override string) error {
+	p, err := Path(override)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), FileName+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	_, werr := tmp.Write(append(data, '\n'))
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("settings: writing %s: %v", p, errors.Join(werr, cerr))
+	}
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("settings: %w", err)
+	}
+	return nil
+}

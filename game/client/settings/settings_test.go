@@ -1,0 +1,118 @@
+package settings
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestMissingFileGivesDefaults(t *testing.T) {
+	s, err := Load(t.TempDir())
+	if err != nil {
+		t.Fatalf("missing file: %v", err)
+	}
+	if !reflect.DeepEqual(s, Default()) {
+		t.Fatalf("got %+v, want defaults", s)
+	}
+}
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	s := Default()
+	s.Fullscreen = true
+	s.MusicVolume = 0.25
+	s.EffectsVolume = 0
+	s.ServerAddr = "10.0.0.7:5000"
+	s.Name = "ace_1"
+	s.Keyboard["fire"] = []string{"z"}
+	if err := s.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rtype", "settings.json")); err != nil {
+		t.Fatalf("file not at <dir>/rtype/settings.json: %v", err)
+	}
+	got, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, s) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", got, s)
+	}
+}
+
+func write(t *testing.T, dir, content string) {
+	t.Helper()
+	p, _ := Path(dir)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCorruptFileFallsBackWithMessage(t *testing.T) {
+	for _, content := range []string{"{not json", "", "[1,2,3]", `{"music_volume":"loud"}`, "\x00\xff"} {
+		dir := t.TempDir()
+		write(t, dir, content)
+		s, err := Load(dir)
+		if err == nil {
+			t.Fatalf("%q: no error", content)
+		}
+		if !strings.Contains(err.Error(), "settings.json") || !strings.Contains(err.Error(), "defaults") {
+			t.Errorf("%q: message should name the file and say defaults are used: %v", content, err)
+		}
+		if !reflect.DeepEqual(s, Default()) {
+			t.Errorf("%q: got %+v, want defaults", content, s)
+		}
+	}
+}
+
+func TestBadValuesRepaired(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, `{"music_volume": 7, "effects_volume": -1, "name": "bad name!", "server_addr": "nohost",
+		"keyboard": {"fire": ["z"], "teleport": ["t"]}}`)
+	s, err := Load(dir)
+	if err == nil {
+		t.Fatal("expected repair messages")
+	}
+	for _, want := range []string{"music_volume", "effects_volume", "name", "server_addr", "teleport"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message lacks %q: %v", want, err)
+		}
+	}
+	if s.MusicVolume != 1 || s.EffectsVolume != 0 || s.Name != "player" || s.ServerAddr != DefaultServer {
+		t.Errorf("not repaired: %+v", s)
+	}
+	if !reflect.DeepEqual(s.Keyboard["fire"], []string{"z"}) {
+		t.Errorf("valid rebinding lost: %v", s.Keyboard["fire"])
+	}
+	if len(s.Keyboard["up"]) == 0 || len(s.Gamepad["fire"]) == 0 {
+		t.Errorf("missing actions not filled from defaults: %v %v", s.Keyboard, s.Gamepad)
+	}
+	if _, ok := s.Keyboard["teleport"]; ok {
+		t.Error("unknown action kept")
+	}
+}
+
+func TestPartialFileKeepsDefaults(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, `{"fullscreen": true}`)
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.Fullscreen = true
+	if !reflect.DeepEqual(s, want) {
+		t.Fatalf("got %+v, want %+v", s, want)
+	}
+}
+
+func TestValidName(t *testing.T) {
+	for n, ok := range map[string]bool{"player": true, "A-b_9": true, "": false, "with space": false, "abcdefghijklmnopq": false} {
+		if ValidName(n) != ok {
+			t.Errorf("ValidName(%q) != %v", n, ok)
+		}
+	}
+}

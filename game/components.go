@@ -1,0 +1,588 @@
+package game
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/rtype/rtype/ecs"
+)
+
+// Wire ids of the replicated components (docs/DESIGN.md "Component list v1").
+const (
+	CompPosition ecs.ComponentID = 1
+	CompVelocity ecs.ComponentID = 2
+	CompKind     ecs.ComponentID = 3
+	CompPlayer   ecs.ComponentID = 4
+	CompHealth   ecs.ComponentID = 5
+	CompForce    ecs.ComponentID = 6
+	CompBoss     ecs.ComponentID = 7
+	CompSize     ecs.ComponentID = 8
+	CompStage    ecs.ComponentID = 9
+)
+
+// Ids of the server-only components (never replicated, ids 20..63).
+const (
+	CompShip     ecs.ComponentID = 20
+	CompEnemy    ecs.ComponentID = 21
+	CompShot     ecs.ComponentID = 22
+	CompLifetime ecs.ComponentID = 23
+	CompForceCtl ecs.ComponentID = 24
+	CompBossCtl  ecs.ComponentID = 25
+)
+
+// Position is the centre of an entity in virtual px (id 1; wire: x f32, y f32).
+type Position struct{ X, Y float32 }
+
+// Velocity is the speed of an entity in px/s (id 2; wire: vx f32, vy f32).
+// Ships are moved by MoveShip from their inputs; their Velocity is the
+// resulting px/s (for client extrapolation only).
+type Velocity struct{ X, Y float32 }
+
+// EntityKind is what an entity is; the client draws by (Kind, Variant).
+type EntityKind uint8
+
+// Entity kinds (Kind.Kind) and the meaning of Kind.Variant for each.
+const (
+	KindNone EntityKind = 0
+	// KindPlayer: a ship. Variant = slot 0..3 (colour index). Components:
+	// Position, Velocity, Kind, Player, Size.
+	KindPlayer EntityKind = 1
+	// KindForce: the Force pod. Variant = Force level 1..3. Components:
+	// Position, Velocity, Kind, Force, Size.
+	KindForce EntityKind = 2
+	// KindPlayerBullet: a normal shot. Variant: ShotNormal, ShotLaser1,
+	// ShotLaser2, ShotForce.
+	KindPlayerBullet EntityKind = 3
+	// KindBeam: a charged (wave cannon) beam. Variant = charge level 1..3
+	// (Size grows with the level).
+	KindBeam EntityKind = 4
+	// KindEnemyBullet: a Bydo bullet. Variant: BulletSmall, BulletBig.
+	KindEnemyBullet EntityKind = 5
+	// KindEnemy: a Bydo enemy. Variant: EnemyStraight, EnemySine,
+	// EnemyTurret, EnemyHoming, EnemyCarrier. Components add Health.
+	KindEnemy EntityKind = 6
+	// KindBoss: the boss body (invulnerable, blocks shots, kills on contact).
+	// Variant: BossBig (stage 1), BossSmall. Components add Boss, Health
+	// (mirrors the weak point).
+	KindBoss EntityKind = 7
+	// KindBossWeakPoint: the boss core; damageable only while Boss.WeakOpen
+	// is 1. Variant 0 closed, 1 open. Components add Health.
+	KindBossWeakPoint EntityKind = 8
+	// KindPowerUp: a capsule. Variant: PowerForce, PowerLaser.
+	KindPowerUp EntityKind = 9
+	// KindExplosion: a short-lived explosion (no collision). Variant:
+	// ExplosionSmall (enemy), ExplosionBig (ship), ExplosionBoss.
+	KindExplosion EntityKind = 10
+	// KindStage: the stage singleton (Stage component); never drawn.
+	KindStage EntityKind = 11
+)
+
+// Variants of KindPlayerBullet.
+const (
+	ShotNormal uint8 = 0 // ship shot without laser
+	ShotLaser1 uint8 = 1 // Player.Laser == 1: two parallel shots
+	ShotLaser2 uint8 = 2 // Player.Laser >= 2: long laser
+	ShotForce  uint8 = 3 // shot fired by the Force
+)
+
+// Variants of KindEnemyBullet.
+const (
+	BulletSmall uint8 = 0
+	BulletBig   uint8 = 1 // boss bullets
+)
+
+// Variants of KindEnemy (also the stage JSON wave kinds, see EnemyKindNames).
+const (
+	EnemyStraight uint8 = 0 // "straight": flies left, occasional aimed shot
+	EnemySine     uint8 = 1 // "sine": flies left on a sine wave, in formations
+	EnemyTurret   uint8 = 2 // "turret": scrolls with the ground, aims at the nearest ship
+	EnemyHoming   uint8 = 3 // "homing": kamikaze that steers towards the nearest ship
+	EnemyCarrier  uint8 = 4 // "carrier": slow armoured carrier (POW armor), drops capsules
+	numEnemyKinds       = 5
+)
+
+// Variants of KindBoss.
+const (
+	BossBig   uint8 = 0 // stage 1 boss, 360x560
+	BossSmall uint8 = 1 // small boss (short stage), 240x320
+)
+
+// Variants of KindPowerUp.
+const (
+	PowerForce uint8 = 0 // gives the Force (or levels it up)
+	PowerLaser uint8 = 1 // Player.Laser + 1 (max 2)
+)
+
+// Variants of KindExplosion.
+const (
+	ExplosionSmall uint8 = 0
+	ExplosionBig   uint8 = 1
+	ExplosionBoss  uint8 = 2
+)
+
+// Kind is the kind and variant of an entity (id 3; wire: kind u8, variant u8).
+type Kind struct {
+	Kind    EntityKind
+	Variant uint8
+}
+
+// Player flag bits (Player.Flags).
+const (
+	PlayerInvulnerable uint8 = 1 // bit0: just respawned, cannot be hit
+	PlayerDead         uint8 = 2 // bit1: destroyed, waiting to respawn (or out of lives)
+)
+
+// Player is the per-ship player state (id 4; wire: slot u8, lives u8,
+// flags u8, charge u8, score u32, laser u8 = 9 bytes).
+type Player struct {
+	Slot   uint8  // 0..3, colour index
+	Lives  uint8  // lives left, including the current ship (3 at start)
+	Flags  uint8  // PlayerInvulnerable | PlayerDead
+	Charge uint8  // beam charge 0..255 while fire is held
+	Score  uint32 // points
+	Laser  uint8  // laser level 0..2 (changes the normal shot)
+}
+
+// Health is the hit points of an enemy, weak point or boss (id 5; wire: hp u16, maxHP u16).
+type Health struct{ HP, MaxHP uint16 }
+
+// Force modes (Force.Mode).
+const (
+	ForceDetached uint8 = 0
+	ForceFront    uint8 = 1
+	ForceBack     uint8 = 2
+)
+
+// Force is the Force pod state (id 6; wire: owner u64, mode u8, level u8 = 10).
+type Force struct {
+	Owner ecs.Entity // the owning ship
+	Mode  uint8      // ForceDetached, ForceFront, ForceBack
+	Level uint8      // 1..3
+}
+
+// BossPhaseDying is Boss.Phase while the boss explodes (then the stage is won).
+// Phase 0 is the entrance, phases 1..n follow the stage file's boss.phases.
+const BossPhaseDying uint8 = 255
+
+// Boss is the boss state (id 7; wire: phase u8, weakOpen u8).
+type Boss struct {
+	Phase    uint8 // 0 entering, 1..n fighting, BossPhaseDying
+	WeakOpen uint8 // 1 while the weak point can be damaged
+}
+
+// Size is the hitbox and drawn size in virtual px (id 8; wire: w u16, h u16).
+type Size struct{ W, H uint16 }
+
+// StageState is the replicated component id 9 ("Stage"), held by the stage
+// singleton entity (wire: scroll f32, section u8, bossHP u16, bossMaxHP u16 = 9).
+// It is named StageState because Stage is the stage file type.
+type StageState struct {
+	Scroll    float32 // px scrolled since the start
+	Section   uint8   // index into Stage.Sections (music section)
+	BossHP    uint16  // boss weak point HP (0 before the boss)
+	BossMaxHP uint16  // 0 before the boss appears
+}
+
+// Ship is the server-only ship state (id 20).
+type Ship struct {
+	Prev     Buttons    // buttons of the previous tick (edges)
+	Input    Buttons    // buttons of this tick
+	Cooldown uint8      // ticks until the next normal shot
+	Held     uint16     // ticks fire has been held
+	Invuln   uint16     // ticks of invulnerability left
+	Respawn  uint16     // ticks until respawn while dead
+	Force    ecs.Entity // the Force pod, Nil if none
+}
+
+// Enemy is the server-only AI state of a Bydo enemy (id 21).
+type Enemy struct {
+	Type     uint8      // EnemyStraight ...
+	Drop     uint8      // 0 none, 1+PowerForce / 1+PowerLaser
+	Age      uint32     // ticks since spawn
+	BaseY    float32    // px, centre line for sine movement
+	Speed    float32    // px/s
+	Amp      float32    // px, sine amplitude
+	FireCD   uint16     // ticks until next shot
+	FireIvl  uint16     // ticks between shots (0: never fires)
+	Score    uint16     // points when destroyed
+	HitBy    ecs.Entity // last beam that damaged it (a beam hits once)
+	Contact  uint8      // ticks until the Force can damage it again
+	Reserved uint8
+}
+
+// Shot is the server-only damage of a player bullet or beam (id 22).
+type Shot struct {
+	Damage uint16
+	Slot   uint8 // shooter's slot (score)
+	Pierce uint8 // 1: beam, passes through enemies it destroys
+}
+
+// Lifetime destroys an entity when Ticks reaches 0 (id 23, server-only).
+type Lifetime struct{ Ticks uint16 }
+
+// ForceCtl is the server-only Force control state (id 24).
+type ForceCtl struct {
+	Recall uint8 // 1 while flying back to its ship
+	Lock   uint8 // ticks during which it cannot re-attach (after a launch)
+}
+
+// BossCtl is the server-only boss state (id 25).
+type BossCtl struct {
+	Age     uint32     // ticks since spawn
+	PhaseAt uint32     // age when the current phase started
+	FireCD  uint16     // ticks until the next volley
+	OpenCD  uint16     // ticks until the weak point toggles
+	Dying   uint16     // ticks left of the death animation
+	Angle   uint16     // spiral angle (1/65536 turns)
+	Weak    ecs.Entity // weak point entity
+	BaseY   float32    // px
+}
+
+// Components holds the typed stores of every component. Fields are named
+// after the component (Stage holds StageState).
+type Components struct {
+	Position *ecs.Store[Position]
+	Velocity *ecs.Store[Velocity]
+	Kind     *ecs.Store[Kind]
+	Player   *ecs.Store[Player]
+	Health   *ecs.Store[Health]
+	Force    *ecs.Store[Force]
+	Boss     *ecs.Store[Boss]
+	Size     *ecs.Store[Size]
+	Stage    *ecs.Store[StageState]
+
+	// Server-only (empty on a client mirror).
+	Ship     *ecs.Store[Ship]
+	Enemy    *ecs.Store[Enemy]
+	Shot     *ecs.Store[Shot]
+	Lifetime *ecs.Store[Lifetime]
+	ForceCtl *ecs.Store[ForceCtl]
+	BossCtl  *ecs.Store[BossCtl]
+
+	// Queries used by Autopilot (replicated components only).
+	autoPK *ecs.Query2[Position, Kind]
+}
+
+// RegisterComponents registers every game component on w with its wire id
+// and codec (ids 1..9 Replicated, 20..25 server-only) and returns the typed
+// stores. Call it once per world: on the server Sim world and on a client
+// mirror world alike. It panics if a component id is already registered
+// (ecs.Register contract).
+func RegisterComponents(w *ecs.World) *Components {
+	c := &Components{
+		Position: ecs.Register[Position](w, CompPosition, positionCodec{}, ecs.Replicated),
+		Velocity: ecs.Register[Velocity](w, CompVelocity, velocityCodec{}, ecs.Replicated),
+		Kind:     ecs.Register[Kind](w, CompKind, kindCodec{}, ecs.Replicated),
+		Player:   ecs.Register[Player](w, CompPlayer, playerCodec{}, ecs.Replicated),
+		Health:   ecs.Register[Health](w, CompHealth, healthCodec{}, ecs.Replicated),
+		Force:    ecs.Register[Force](w, CompForce, forceCodec{}, ecs.Replicated),
+		Boss:     ecs.Register[Boss](w, CompBoss, bossCodec{}, ecs.Replicated),
+		Size:     ecs.Register[Size](w, CompSize, sizeCodec{}, ecs.Replicated),
+		Stage:    ecs.Register[StageState](w, CompStage, stageCodec{}, ecs.Replicated),
+		Ship:     ecs.Register[Ship](w, CompShip, shipCodec{}, 0),
+		Enemy:    ecs.Register[Enemy](w, CompEnemy, enemyCodec{}, 0),
+		Shot:     ecs.Register[Shot](w, CompShot, shotCodec{}, 0),
+		Lifetime: ecs.Register[Lifetime](w, CompLifetime, lifetimeCodec{}, 0),
+		ForceCtl: ecs.Register[ForceCtl](w, CompForceCtl, forceCtlCodec{}, 0),
+		BossCtl:  ecs.Register[BossCtl](w, CompBossCtl, bossCtlCodec{}, 0),
+	}
+	c.autoPK = ecs.NewQuery2[Position, Kind](w)
+	return c
+}
+
+// ---- codecs ----
+
+// CodecError is returned by the component codecs' Parse for malformed input.
+type CodecError struct {
+	Component string // e.g. "Position"
+	Field     string // "" when the size is wrong
+	Reason    string
+}
+
+func (e *CodecError) Error() string {
+	if e.Field == "" {
+		return "game: component " + e.Component + ": " + e.Reason
+	}
+	return "game: component " + e.Component + "." + e.Field + ": " + e.Reason
+}
+
+func sizeErr(comp string, want, got int) error {
+	return &CodecError{Component: comp, Reason: fmt.Sprintf("need %d bytes, got %d", want, got)}
+}
+
+var le = binary.LittleEndian
+
+func appendF32(b []byte, f float32) []byte { return le.AppendUint32(b, math.Float32bits(f)) }
+func getF32(b []byte) float32              { return math.Float32frombits(le.Uint32(b)) }
+
+func finite(f float32) bool { return !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0) }
+
+func finiteErr(comp, field string) error {
+	return &CodecError{Component: comp, Field: field, Reason: "not a finite number"}
+}
+
+type positionCodec struct{}
+
+func (positionCodec) Size() int { return 8 }
+func (positionCodec) Append(b []byte, v *Position) []byte {
+	return appendF32(appendF32(b, v.X), v.Y)
+}
+func (positionCodec) Parse(b []byte, v *Position) error {
+	if len(b) != 8 {
+		return sizeErr("Position", 8, len(b))
+	}
+	x, y := getF32(b), getF32(b[4:])
+	if !finite(x) {
+		return finiteErr("Position", "x")
+	}
+	if !finite(y) {
+		return finiteErr("Position", "y")
+	}
+	v.X, v.Y = x, y
+	return nil
+}
+
+type velocityCodec struct{}
+
+func (velocityCodec) Size() int { return 8 }
+func (velocityCodec) Append(b []byte, v *Velocity) []byte {
+	return appendF32(appendF32(b, v.X), v.Y)
+}
+func (velocityCodec) Parse(b []byte, v *Velocity) error {
+	if len(b) != 8 {
+		return sizeErr("Velocity", 8, len(b))
+	}
+	x, y := getF32(b), getF32(b[4:])
+	if !finite(x) {
+		return finiteErr("Velocity", "vx")
+	}
+	if !finite(y) {
+		return finiteErr("Velocity", "vy")
+	}
+	v.X, v.Y = x, y
+	return nil
+}
+
+type kindCodec struct{}
+
+func (kindCodec) Size() int                       { return 2 }
+func (kindCodec) Append(b []byte, v *Kind) []byte { return append(b, uint8(v.Kind), v.Variant) }
+func (kindCodec) Parse(b []byte, v *Kind) error {
+	if len(b) != 2 {
+		return sizeErr("Kind", 2, len(b))
+	}
+	v.Kind, v.Variant = EntityKind(b[0]), b[1]
+	return nil
+}
+
+type playerCodec struct{}
+
+func (playerCodec) Size() int { return 9 }
+func (playerCodec) Append(b []byte, v *Player) []byte {
+	b = append(b, v.Slot, v.Lives, v.Flags, v.Charge)
+	b = le.AppendUint32(b, v.Score)
+	return append(b, v.Laser)
+}
+func (playerCodec) Parse(b []byte, v *Player) error {
+	if len(b) != 9 {
+		return sizeErr("Player", 9, len(b))
+	}
+	if b[0] >= MaxPlayers {
+		return &CodecError{Component: "Player", Field: "slot", Reason: fmt.Sprintf("%d is not a slot 0..3", b[0])}
+	}
+	v.Slot, v.Lives, v.Flags, v.Charge = b[0], b[1], b[2], b[3]
+	v.Score = le.Uint32(b[4:])
+	v.Laser = b[8]
+	return nil
+}
+
+type healthCodec struct{}
+
+func (healthCodec) Size() int { return 4 }
+func (healthCodec) Append(b []byte, v *Health) []byte {
+	return le.AppendUint16(le.AppendUint16(b, v.HP), v.MaxHP)
+}
+func (healthCodec) Parse(b []byte, v *Health) error {
+	if len(b) != 4 {
+		return sizeErr("Health", 4, len(b))
+	}
+	v.HP, v.MaxHP = le.Uint16(b), le.Uint16(b[2:])
+	return nil
+}
+
+type forceCodec struct{}
+
+func (forceCodec) Size() int { return 10 }
+func (forceCodec) Append(b []byte, v *Force) []byte {
+	return append(le.AppendUint64(b, uint64(v.Owner)), v.Mode, v.Level)
+}
+func (forceCodec) Parse(b []byte, v *Force) error {
+	if len(b) != 10 {
+		return sizeErr("Force", 10, len(b))
+	}
+	if b[8] > ForceBack {
+		return &CodecError{Component: "Force", Field: "mode", Reason: fmt.Sprintf("%d is not 0 (detached), 1 (front) or 2 (back)", b[8])}
+	}
+	v.Owner = ecs.Entity(le.Uint64(b))
+	v.Mode, v.Level = b[8], b[9]
+	return nil
+}
+
+type bossCodec struct{}
+
+func (bossCodec) Size() int                       { return 2 }
+func (bossCodec) Append(b []byte, v *Boss) []byte { return append(b, v.Phase, v.WeakOpen) }
+func (bossCodec) Parse(b []byte, v *Boss) error {
+	if len(b) != 2 {
+		return sizeErr("Boss", 2, len(b))
+	}
+	v.Phase, v.WeakOpen = b[0], b[1]
+	return nil
+}
+
+type sizeCodec struct{}
+
+func (sizeCodec) Size() int { return 4 }
+func (sizeCodec) Append(b []byte, v *Size) []byte {
+	return le.AppendUint16(le.AppendUint16(b, v.W), v.H)
+}
+func (sizeCodec) Parse(b []byte, v *Size) error {
+	if len(b) != 4 {
+		return sizeErr("Size", 4, len(b))
+	}
+	v.W, v.H = le.Uint16(b), le.Uint16(b[2:])
+	return nil
+}
+
+type stageCodec struct{}
+
+func (stageCodec) Size() int { return 9 }
+func (stageCodec) Append(b []byte, v *StageState) []byte {
+	b = append(appendF32(b, v.Scroll), v.Section)
+	return le.AppendUint16(le.AppendUint16(b, v.BossHP), v.BossMaxHP)
+}
+func (stageCodec) Parse(b []byte, v *StageState) error {
+	if len(b) != 9 {
+		return sizeErr("Stage", 9, len(b))
+	}
+	s := getF32(b)
+	if !finite(s) {
+		return finiteErr("Stage", "scroll")
+	}
+	v.Scroll, v.Section = s, b[4]
+	v.BossHP, v.BossMaxHP = le.Uint16(b[5:]), le.Uint16(b[7:])
+	return nil
+}
+
+// Server-only codecs: used by Sim.Hash and for completeness of the registry.
+
+type shipCodec struct{}
+
+func (shipCodec) Size() int { return 17 }
+func (shipCodec) Append(b []byte, v *Ship) []byte {
+	b = append(b, uint8(v.Prev), uint8(v.Input), v.Cooldown)
+	b = le.AppendUint16(b, v.Held)
+	b = le.AppendUint16(b, v.Invuln)
+	b = le.AppendUint16(b, v.Respawn)
+	return le.AppendUint64(b, uint64(v.Force))
+}
+func (shipCodec) Parse(b []byte, v *Ship) error {
+	if len(b) != 17 {
+		return sizeErr("Ship", 17, len(b))
+	}
+	v.Prev, v.Input, v.Cooldown = Buttons(b[0]), Buttons(b[1]), b[2]
+	v.Held, v.Invuln, v.Respawn = le.Uint16(b[3:]), le.Uint16(b[5:]), le.Uint16(b[7:])
+	v.Force = ecs.Entity(le.Uint64(b[9:]))
+	return nil
+}
+
+type enemyCodec struct{}
+
+func (enemyCodec) Size() int { return 36 }
+func (enemyCodec) Append(b []byte, v *Enemy) []byte {
+	b = append(b, v.Type, v.Drop)
+	b = le.AppendUint32(b, v.Age)
+	b = appendF32(b, v.BaseY)
+	b = appendF32(b, v.Speed)
+	b = appendF32(b, v.Amp)
+	b = le.AppendUint16(b, v.FireCD)
+	b = le.AppendUint16(b, v.FireIvl)
+	b = le.AppendUint16(b, v.Score)
+	b = le.AppendUint64(b, uint64(v.HitBy))
+	return append(b, v.Contact, v.Reserved)
+}
+func (enemyCodec) Parse(b []byte, v *Enemy) error {
+	if len(b) != 36 {
+		return sizeErr("Enemy", 36, len(b))
+	}
+	v.Type, v.Drop = b[0], b[1]
+	v.Age = le.Uint32(b[2:])
+	v.BaseY, v.Speed, v.Amp = getF32(b[6:]), getF32(b[10:]), getF32(b[14:])
+	v.FireCD, v.FireIvl, v.Score = le.Uint16(b[18:]), le.Uint16(b[20:]), le.Uint16(b[22:])
+	v.HitBy = ecs.Entity(le.Uint64(b[24:]))
+	v.Contact, v.Reserved = b[32], b[33]
+	return nil
+}
+
+type shotCodec struct{}
+
+func (shotCodec) Size() int { return 4 }
+func (shotCodec) Append(b []byte, v *Shot) []byte {
+	return append(le.AppendUint16(b, v.Damage), v.Slot, v.Pierce)
+}
+func (shotCodec) Parse(b []byte, v *Shot) error {
+	if len(b) != 4 {
+		return sizeErr("Shot", 4, len(b))
+	}
+	v.Damage, v.Slot, v.Pierce = le.Uint16(b), b[2], b[3]
+	return nil
+}
+
+type lifetimeCodec struct{}
+
+func (lifetimeCodec) Size() int                           { return 2 }
+func (lifetimeCodec) Append(b []byte, v *Lifetime) []byte { return le.AppendUint16(b, v.Ticks) }
+func (lifetimeCodec) Parse(b []byte, v *Lifetime) error {
+	if len(b) != 2 {
+		return sizeErr("Lifetime", 2, len(b))
+	}
+	v.Ticks = le.Uint16(b)
+	return nil
+}
+
+type forceCtlCodec struct{}
+
+func (forceCtlCodec) Size() int                           { return 2 }
+func (forceCtlCodec) Append(b []byte, v *ForceCtl) []byte { return append(b, v.Recall, v.Lock) }
+func (forceCtlCodec) Parse(b []byte, v *ForceCtl) error {
+	if len(b) != 2 {
+		return sizeErr("ForceCtl", 2, len(b))
+	}
+	v.Recall, v.Lock = b[0], b[1]
+	return nil
+}
+
+type bossCtlCodec struct{}
+
+func (bossCtlCodec) Size() int { return 28 }
+func (bossCtlCodec) Append(b []byte, v *BossCtl) []byte {
+	b = le.AppendUint32(b, v.Age)
+	b = le.AppendUint32(b, v.PhaseAt)
+	b = le.AppendUint16(b, v.FireCD)
+	b = le.AppendUint16(b, v.OpenCD)
+	b = le.AppendUint16(b, v.Dying)
+	b = le.AppendUint16(b, v.Angle)
+	b = le.AppendUint64(b, uint64(v.Weak))
+	return appendF32(b, v.BaseY)
+}
+func (bossCtlCodec) Parse(b []byte, v *BossCtl) error {
+	if len(b) != 28 {
+		return sizeErr("BossCtl", 28, len(b))
+	}
+	v.Age, v.PhaseAt = le.Uint32(b), le.Uint32(b[4:])
+	v.FireCD, v.OpenCD, v.Dying, v.Angle = le.Uint16(b[8:]), le.Uint16(b[10:]), le.Uint16(b[12:]), le.Uint16(b[14:])
+	v.Weak = ecs.Entity(le.Uint64(b[16:]))
+	v.BaseY = getF32(b[24:])
+	return nil
+}

@@ -1,0 +1,225 @@
+package game
+
+import "github.com/rtype/rtype/ecs"
+
+// MoveShip is one tick of ship movement, shared by the server and client
+// prediction: 8 px/tick (480 px/s) along the held directions, diagonals
+// normalised (5.656854 px/tick per axis), opposite directions cancel, and
+// the ship's centre is clamped so its 80x36 hitbox stays inside the
+// 1920x1080 playfield. Pure float32 arithmetic without fused operations:
+// every platform computes the same bits.
+func MoveShip(x, y float32, b Buttons) (nx, ny float32) {
+	var dx, dy float32
+	if b&BtnLeft != 0 {
+		dx--
+	}
+	if b&BtnRight != 0 {
+		dx++
+	}
+	if b&BtnUp != 0 {
+		dy--
+	}
+	if b&BtnDown != 0 {
+		dy++
+	}
+	step := float32(shipStep)
+	if dx != 0 && dy != 0 {
+		step = shipDiag
+	}
+	nx = x + float32(dx*step)
+	ny = y + float32(dy*step)
+	return clamp32(nx, shipW/2, Width-shipW/2), clamp32(ny, shipH/2, Height-shipH/2)
+}
+
+// sysInput moves ships, fires shots and beams and handles the Force button.
+func (s *Sim) sysInput() {
+	for slot := 0; slot < MaxPlayers; slot++ {
+		e := s.ships[slot]
+		if e == ecs.Nil {
+			continue
+		}
+		sh := s.c.Ship.Get(e)
+		sh.Prev, sh.Input = sh.Input, s.inputs[slot]
+		pl := s.c.Player.Get(e)
+		if pl.Flags&PlayerDead != 0 {
+			continue
+		}
+		b := sh.Input
+		p := s.c.Position.Get(e)
+		ox, oy := p.X, p.Y
+		nx, ny := MoveShip(ox, oy, b)
+		s.setPos(e, p, nx, ny)
+		s.setVel(e, s.c.Velocity.Get(e), float32((nx-ox)*TickRate), float32((ny-oy)*TickRate))
+
+		// Weapons: a press fires a shot, holding charges, releasing fires the beam.
+		if sh.Cooldown > 0 {
+			sh.Cooldown--
+		}
+		fire, wasFire := b&BtnFire != 0, sh.Prev&BtnFire != 0
+		switch {
+		case fire && !wasFire:
+			sh.Held = 1
+			if sh.Cooldown == 0 {
+				s.fireShot(e, slot, pl, sh, nx, ny)
+			}
+		case fire:
+			if sh.Held < 0xFFFF {
+				sh.Held++
+			}
+			c := 0
+			if int(sh.Held) > chargeDelay {
+				c = (int(sh.Held) - chargeDelay) * 255 / chargeTicks
+				if c > 255 {
+					c = 255
+				}
+			}
+			if uint8(c) != pl.Charge {
+				s.c.Player.Mut(e).Charge = uint8(c)
+			}
+		case wasFire:
+			if lvl := ChargeLevel(pl.Charge); lvl > 0 {
+				bl := beamLevels[lvl]
+				s.queue(bulletReq{kind: KindBeam, variant: uint8(lvl), x: nx + shipW/2 + float32(bl.w/2), y: ny,
+					vx: beamSpeed, w: bl.w, h: bl.h, damage: bl.damage, slot: uint8(slot), pierce: 1})
+				sh.Cooldown = fireCooldown
+			}
+			sh.Held = 0
+			if pl.Charge != 0 {
+				s.c.Player.Mut(e).Charge = 0
+			}
+		}
+
+		// Force button (edge): launch an attached Force, recall a detached one.
+		if b&BtnForce != 0 && sh.Prev&BtnForce == 0 && sh.Force != ecs.Nil {
+			f := s.c.Force.Get(sh.Force)
+			fc := s.c.ForceCtl.Get(sh.Force)
+			if f != nil && fc != nil {
+				if f.Mode != ForceDetached {
+					s.c.Force.Mut(sh.Force).Mode = ForceDetached
+					fc.Recall = 0
+					fc.Lock = forceAttachLock
+				} else {
+					fc.Recall = 1
+				}
+			}
+		}
+	}
+}
+
+// fireShot fires the normal shot (changed by the laser level) and the
+// Force's shots.
+func (s *Sim) fireShot(e ecs.Entity, slot int, pl *Player, sh *Ship, x, y float32) {
+	sh.Cooldown = fireCooldown
+	sl := uint8(slot)
+	fx := x + shipW/2 + 12
+	switch {
+	case pl.Laser >= 2:
+		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotLaser2, x: fx + 24, y: y, vx: laserSpeed, w: 96, h: 14, damage: 3, slot: sl})
+	case pl.Laser == 1:
+		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotLaser1, x: fx, y: y - 12, vx: laserSpeed, w: 40, h: 10, damage: 1, slot: sl})
+		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotLaser1, x: fx, y: y + 12, vx: laserSpeed, w: 40, h: 10, damage: 1, slot: sl})
+	default:
+		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotNormal, x: fx, y: y, vx: shotSpeed, w: 32, h: 10, damage: 1, slot: sl})
+	}
+	if sh.Force == ecs.Nil {
+		return
+	}
+	f := s.c.Force.Get(sh.Force)
+	fp := s.c.Position.Get(sh.Force)
+	if f == nil || fp == nil {
+		return
+	}
+	dir := float32(1)
+	if f.Mode == ForceBack {
+		dir = -1
+	}
+	s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotForce, x: fp.X + dir*(forceSize/2+8), y: fp.Y, vx: dir * shotSpeed, w: 24, h: 12, damage: 1, slot: sl})
+	if f.Level >= 2 {
+		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotForce, x: fp.X, y: fp.Y - 20, vx: dir * 1300, vy: -360, w: 20, h: 12, damage: 1, slot: sl})
+		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotForce, x: fp.X, y: fp.Y + 20, vx: dir * 1300, vy: 360, w: 20, h: 12, damage: 1, slot: sl})
+	}
+}
+
+// sysForce moves every Force: attached ones stick to their ship, detached
+// ones fly ahead and follow the ship vertically, recalled ones home in and
+// re-attach on the side they touch.
+func (s *Sim) sysForce() {
+	for slot := 0; slot < MaxPlayers; slot++ {
+		e := s.ships[slot]
+		if e == ecs.Nil {
+			continue
+		}
+		sh := s.c.Ship.Get(e)
+		if sh.Force == ecs.Nil {
+			continue
+		}
+		fe := sh.Force
+		f, fc, fp := s.c.Force.Get(fe), s.c.ForceCtl.Get(fe), s.c.Position.Get(fe)
+		sp := s.c.Position.Get(e)
+		ox, oy := fp.X, fp.Y
+		nx, ny := ox, oy
+		if fc.Lock > 0 {
+			fc.Lock--
+		}
+		switch {
+		case f.Mode == ForceFront:
+			nx, ny = sp.X+forceAttachDX, sp.Y
+		case f.Mode == ForceBack:
+			nx, ny = sp.X-forceAttachDX, sp.Y
+		case fc.Recall == 1:
+			vx, vy := aim(ox, oy, sp.X, sp.Y, forceRecallSpeed)
+			nx, ny = ox+vx/TickRate, oy+vy/TickRate
+			// Do not overshoot the ship.
+			if abs32(sp.X-ox) <= abs32(vx/TickRate) {
+				nx = sp.X
+			}
+			if abs32(sp.Y-oy) <= abs32(vy/TickRate) {
+				ny = sp.Y
+			}
+		default:
+			if ox < forceAheadX {
+				nx = ox + forceLaunchSpeed/TickRate
+				if nx > forceAheadX {
+					nx = forceAheadX
+				}
+			} else if ox > forceAheadX+1 {
+				nx = ox - forceLaunchSpeed/TickRate/2
+			}
+			ny = approach(oy, sp.Y, forceFollowSpeed/TickRate)
+		}
+		// Touching the ship re-attaches (not while just launched).
+		if f.Mode == ForceDetached && fc.Lock == 0 &&
+			abs32(nx-sp.X) <= (shipW+forceSize)/2+4 && abs32(ny-sp.Y) <= (shipH+forceSize)/2+4 {
+			m := s.c.Force.Mut(fe)
+			if nx >= sp.X {
+				m.Mode = ForceFront
+				nx = sp.X + forceAttachDX
+			} else {
+				m.Mode = ForceBack
+				nx = sp.X - forceAttachDX
+			}
+			ny = sp.Y
+			fc.Recall = 0
+		}
+		s.setPos(fe, fp, nx, ny)
+		s.setVel(fe, s.c.Velocity.Get(fe), float32((nx-ox)*TickRate), float32((ny-oy)*TickRate))
+	}
+}
+
+// giveForce spawns the Force for ship e (flying in from the left edge,
+// homing to the ship) or levels it up.
+func (s *Sim) giveForce(e ecs.Entity, sh *Ship) {
+	if sh.Force != ecs.Nil && s.w.Alive(sh.Force) {
+		f := s.c.Force.Get(sh.Force)
+		if f.Level < maxForceLevel {
+			s.c.Force.Mut(sh.Force).Level++
+			s.c.Kind.Mut(sh.Force).Variant = f.Level
+		}
+		return
+	}
+	sp := s.c.Position.Get(e)
+	fe := s.spawn(KindForce, 1, -forceSize, sp.Y, 0, 0, forceSize, forceSize)
+	s.c.Force.Set(fe, Force{Owner: e, Mode: ForceDetached, Level: 1})
+	s.c.ForceCtl.Set(fe, ForceCtl{Recall: 1})
+	sh.Force = fe
+}

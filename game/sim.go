@@ -1,0 +1,504 @@
+package game
+
+import (
+	"github.com/rtype/rtype/ecs"
+)
+
+// Gameplay tuning. Distances px, speeds px/s, times ticks.
+const (
+	shipW, shipH     = 80, 36
+	shipSpeed        = 480                  // px/s
+	shipStep         = shipSpeed / TickRate // 8 px/tick
+	shipDiag         = 5.656854             // shipStep/sqrt(2), px/tick
+	shipSpawnX       = 200
+	startLives       = 3
+	fireCooldown     = 8   // ticks between normal shots
+	chargeDelay      = 10  // ticks fire is held before charging starts
+	chargeTicks      = 60  // ticks from 0 to full charge (255)
+	respawnDelay     = 90  // ticks between death and respawn
+	invulnTicks      = 120 // ticks of invulnerability after respawn
+	shotSpeed        = 1500
+	laserSpeed       = 1800
+	beamSpeed        = 1800
+	enemyBulletSpeed = 360
+	bossBulletSpeed  = 300
+	forceSize        = 56
+	forceAttachDX    = shipW/2 + forceSize/2 + 2 // centre distance when attached
+	forceAheadX      = Width - 420               // where a launched Force stops
+	forceLaunchSpeed = 900
+	forceRecallSpeed = 900
+	forceFollowSpeed = 240 // vertical following of a detached Force
+	forceHitEvery    = 6   // ticks between Force contact damage
+	forceAttachLock  = 20  // ticks after a launch during which it cannot re-attach
+	powerUpSize      = 48
+	powerUpDrift     = -60
+	maxLaser         = 2
+	maxForceLevel    = 3
+	bossScore        = 10000
+	bossDyingTicks   = 120
+	bossEnterSpeed   = 240
+	offscreenMargin  = 300
+)
+
+// Beam (charged shot) levels 1..3: size and damage.
+var beamLevels = [4]struct {
+	w, h   uint16
+	damage uint16
+}{{}, {120, 24, 4}, {200, 44, 8}, {300, 72, 16}}
+
+// ChargeLevel returns the beam level 0..3 of a Player.Charge value
+// (0: releasing fire fires no beam). Thresholds: 60, 150, 255.
+func ChargeLevel(charge uint8) int {
+	switch {
+	case charge == 255:
+		return 3
+	case charge >= 150:
+		return 2
+	case charge >= 60:
+		return 1
+	}
+	return 0
+}
+
+// Config configures a simulation.
+type Config struct {
+	Seed    uint64 // PRNG seed; same seed + same inputs = same world
+	Players int    // 1..MaxPlayers ships in slots 0..Players-1 (clamped)
+	Stage   *Stage // stage script; nil loads the embedded "stage1"
+}
+
+// Sim is one deterministic game. It is not safe for concurrent use.
+type Sim struct {
+	w     *ecs.World
+	c     *Components
+	stage *Stage
+	rng   rng
+	n     int // players at start (difficulty)
+
+	inputs   [MaxPlayers]Buttons
+	ships    [MaxPlayers]ecs.Entity
+	stageEnt ecs.Entity
+	boss     ecs.Entity
+	weak     ecs.Entity
+
+	spawnIdx    int  // next entry of stage.spawns
+	bossSpawned bool // boss entity created (scroll stopped)
+	bossDead    bool // boss death animation finished
+	bossKilled  bool // weak point destroyed this tick
+	over        bool
+	result      Result
+	musicSent   bool
+
+	events []Event
+
+	// Queries (built once).
+	qPK    *ecs.Query2[Position, Kind]
+	qVel   *ecs.Query2[Velocity, Position]
+	qEnemy *ecs.Query3[Enemy, Position, Velocity]
+	qLife  *ecs.Query1[Lifetime]
+
+	// Reused per-tick buffers.
+	grid    grid
+	doomed  []ecs.Entity
+	pending []bulletReq
+	kills   []killReq
+	pickups []pickup
+	deaths  []int
+	probes  []probe
+	hashBuf []byte
+}
+
+type bulletReq struct {
+	kind    EntityKind
+	variant uint8
+	x, y    float32
+	vx, vy  float32
+	w, h    uint16
+	damage  uint16
+	slot    uint8
+	pierce  uint8
+	life    uint16 // explosions
+}
+
+type killReq struct {
+	e    ecs.Entity
+	slot int // scorer, -1 none
+}
+
+// NewSim creates a simulation with the ships of slots 0..Players-1 and the
+// stage singleton. Players is clamped to 1..MaxPlayers. A nil Stage loads
+// the embedded "stage1" (which always parses; a broken embedded file is a
+// build defect and panics).
+func NewSim(cfg Config) *Sim {
+	st := cfg.Stage
+	if st == nil {
+		var err error
+		if st, err = LoadStage("stage1"); err != nil {
+			panic("game: embedded stage1 is invalid: " + err.Error())
+		}
+	}
+	n := cfg.Players
+	if n < 1 {
+		n = 1
+	}
+	if n > MaxPlayers {
+		n = MaxPlayers
+	}
+	w := ecs.NewWorld()
+	s := &Sim{
+		w:     w,
+		c:     RegisterComponents(w),
+		stage: st,
+		rng:   rng{state: cfg.Seed},
+		n:     n,
+	}
+	s.qPK = ecs.NewQuery2[Position, Kind](w)
+	s.qVel = ecs.NewQuery2[Velocity, Position](w)
+	s.qEnemy = ecs.NewQuery3[Enemy, Position, Velocity](w)
+	s.qLife = ecs.NewQuery1[Lifetime](w)
+	s.grid.init()
+	s.events = make([]Event, 0, 16)
+	s.doomed = make([]ecs.Entity, 0, 64)
+	s.pending = make([]bulletReq, 0, 64)
+	s.kills = make([]killReq, 0, 32)
+	s.probes = make([]probe, 0, 64)
+	s.pickups = make([]pickup, 0, 8)
+	s.deaths = make([]int, 0, MaxPlayers)
+
+	s.stageEnt = w.Create()
+	s.c.Kind.Set(s.stageEnt, Kind{Kind: KindStage})
+	s.c.Stage.Set(s.stageEnt, StageState{})
+	for slot := 0; slot < n; slot++ {
+		e := w.Create()
+		s.ships[slot] = e
+		s.c.Position.Set(e, Position{shipSpawnX, spawnY(slot, n)})
+		s.c.Velocity.Set(e, Velocity{})
+		s.c.Kind.Set(e, Kind{Kind: KindPlayer, Variant: uint8(slot)})
+		s.c.Player.Set(e, Player{Slot: uint8(slot), Lives: startLives, Flags: PlayerInvulnerable})
+		s.c.Size.Set(e, Size{shipW, shipH})
+		s.c.Ship.Set(e, Ship{Invuln: invulnTicks})
+	}
+	return s
+}
+
+func spawnY(slot, n int) float32 { return float32(Height * (slot + 1) / (n + 1)) }
+
+// World returns the simulation's ecs world (for replication: read it, and
+// drain its events with ClearEvents once per tick).
+func (s *Sim) World() *ecs.World { return s.w }
+
+// Components returns the typed stores of the simulation world.
+func (s *Sim) Components() *Components { return s.c }
+
+// Stage returns the stage being played.
+func (s *Sim) Stage() *Stage { return s.stage }
+
+// Tick returns the tick of the current state (0 before the first Step).
+func (s *Sim) Tick() ecs.Tick { return s.w.Tick() }
+
+// SetInput sets the buttons slot holds from the next Step on (they stay
+// held until the next SetInput). Invalid slots are ignored.
+func (s *Sim) SetInput(slot int, in Input) {
+	if slot < 0 || slot >= MaxPlayers {
+		return
+	}
+	s.inputs[slot] = in.Buttons & (BtnUp | BtnDown | BtnLeft | BtnRight | BtnFire | BtnForce)
+}
+
+// PlayerEntity returns the ship of slot, or ecs.Nil if the slot is empty
+// (never joined or removed). The ship entity stays the same across deaths.
+func (s *Sim) PlayerEntity(slot int) ecs.Entity {
+	if slot < 0 || slot >= MaxPlayers {
+		return ecs.Nil
+	}
+	return s.ships[slot]
+}
+
+// RemovePlayer destroys the ship of slot (and its Force); the game goes on
+// with the others. When no ship is left, the next Step ends the game with
+// ResultAborted.
+func (s *Sim) RemovePlayer(slot int) {
+	if slot < 0 || slot >= MaxPlayers || s.ships[slot] == ecs.Nil {
+		return
+	}
+	e := s.ships[slot]
+	if sh := s.c.Ship.Get(e); sh != nil && sh.Force != ecs.Nil {
+		s.w.Destroy(sh.Force)
+	}
+	s.w.Destroy(e)
+	s.ships[slot] = ecs.Nil
+	s.inputs[slot] = 0
+}
+
+// Over reports whether the game has ended and how.
+func (s *Sim) Over() (bool, Result) { return s.over, s.result }
+
+// Events returns the game events of the last Step. The slice is reused:
+// it is valid until the next Step.
+func (s *Sim) Events() []Event { return s.events }
+
+// Step advances the simulation by one tick (see the package doc for the
+// system order). It is a no-op once the game is over.
+func (s *Sim) Step() {
+	if s.over {
+		s.events = s.events[:0]
+		return
+	}
+	s.events = s.events[:0]
+	s.w.Advance()
+	s.sysInput()
+	s.sysForce()
+	s.sysAI()
+	s.flushPending()
+	s.sysMove()
+	s.sysSpawn()
+	s.sysCollide()
+	s.sysDamage()
+	s.sysTimers()
+	s.sysScroll()
+	s.sysCleanup()
+	s.sysEnd()
+}
+
+func (s *Sim) emit(ev Event) { s.events = append(s.events, ev) }
+
+// spawn creates a moving entity with Position, Velocity, Kind and Size.
+func (s *Sim) spawn(k EntityKind, variant uint8, x, y, vx, vy float32, w, h uint16) ecs.Entity {
+	e := s.w.Create()
+	s.c.Position.Set(e, Position{x, y})
+	s.c.Velocity.Set(e, Velocity{vx, vy})
+	s.c.Kind.Set(e, Kind{Kind: k, Variant: variant})
+	s.c.Size.Set(e, Size{w, h})
+	return e
+}
+
+// queue defers the creation of a bullet, beam or explosion until no query
+// is being iterated.
+func (s *Sim) queue(r bulletReq) { s.pending = append(s.pending, r) }
+
+func (s *Sim) flushPending() {
+	for i := range s.pending {
+		r := &s.pending[i]
+		if r.kind == KindEnemy {
+			s.spawnMinion(r.x, r.y)
+			continue
+		}
+		e := s.spawn(r.kind, r.variant, r.x, r.y, r.vx, r.vy, r.w, r.h)
+		switch r.kind {
+		case KindPlayerBullet, KindBeam:
+			s.c.Shot.Set(e, Shot{Damage: r.damage, Slot: r.slot, Pierce: r.pierce})
+		case KindExplosion:
+			s.c.Lifetime.Set(e, Lifetime{Ticks: r.life})
+		}
+	}
+	s.pending = s.pending[:0]
+}
+
+func (s *Sim) explosion(x, y float32, variant uint8) {
+	sz, life := uint16(64), uint16(24)
+	switch variant {
+	case ExplosionBig:
+		sz, life = 128, 40
+	case ExplosionBoss:
+		sz, life = 256, 30
+	}
+	s.queue(bulletReq{kind: KindExplosion, variant: variant, x: x, y: y, w: sz, h: sz, life: life})
+}
+
+// setPos writes a Position and marks it changed only when it moved.
+func (s *Sim) setPos(e ecs.Entity, p *Position, x, y float32) {
+	if p.X != x || p.Y != y {
+		p.X, p.Y = x, y
+		s.c.Position.MarkChanged(e)
+	}
+}
+
+func (s *Sim) setVel(e ecs.Entity, v *Velocity, vx, vy float32) {
+	if v.X != vx || v.Y != vy {
+		v.X, v.Y = vx, vy
+		s.c.Velocity.MarkChanged(e)
+	}
+}
+
+// liveShip reports whether e is a ship that is in play (not dead).
+func (s *Sim) liveShip(slot int) (ecs.Entity, *Position, bool) {
+	e := s.ships[slot]
+	if e == ecs.Nil {
+		return ecs.Nil, nil, false
+	}
+	p := s.c.Player.Get(e)
+	if p == nil || p.Flags&PlayerDead != 0 {
+		return ecs.Nil, nil, false
+	}
+	return e, s.c.Position.Get(e), true
+}
+
+// nearestShip returns the position of the live ship closest to (x, y).
+func (s *Sim) nearestShip(x, y float32) (tx, ty float32, ok bool) {
+	best := float32(0)
+	for slot := 0; slot < MaxPlayers; slot++ {
+		_, p, live := s.liveShip(slot)
+		if !live {
+			continue
+		}
+		dx, dy := p.X-x, p.Y-y
+		d := float32(dx*dx) + float32(dy*dy)
+		if !ok || d < best {
+			best, tx, ty, ok = d, p.X, p.Y, true
+		}
+	}
+	return
+}
+
+// scaleHP applies the player-count difficulty to hit points: x(n+1)/2.
+func (s *Sim) scaleHP(hp int) int {
+	v := hp * (s.n + 1) / 2
+	if v < 1 {
+		v = 1
+	}
+	if v > 65535 {
+		v = 65535
+	}
+	return v
+}
+
+// scaleFire applies the player-count difficulty to a fire interval: x4/(n+3).
+func (s *Sim) scaleFire(ticks int) int {
+	if ticks <= 0 {
+		return 0
+	}
+	v := ticks * 4 / (s.n + 3)
+	if v < 1 {
+		v = 1
+	}
+	return v
+}
+
+// ---- systems 8..11 ----
+
+// sysTimers: respawn, invulnerability, lifetimes.
+func (s *Sim) sysTimers() {
+	for slot := 0; slot < MaxPlayers; slot++ {
+		e := s.ships[slot]
+		if e == ecs.Nil {
+			continue
+		}
+		sh, pl := s.c.Ship.Get(e), s.c.Player.Get(e)
+		if pl.Flags&PlayerDead != 0 {
+			if pl.Lives > 0 && sh.Respawn > 0 {
+				sh.Respawn--
+				if sh.Respawn == 0 {
+					pl = s.c.Player.Mut(e)
+					pl.Flags = PlayerInvulnerable
+					sh.Invuln = invulnTicks
+					p := s.c.Position.Get(e)
+					s.setPos(e, p, shipSpawnX, spawnY(slot, s.n))
+				}
+			}
+			continue
+		}
+		if sh.Invuln > 0 {
+			sh.Invuln--
+			if sh.Invuln == 0 {
+				s.c.Player.Mut(e).Flags &^= PlayerInvulnerable
+			}
+		}
+	}
+	for it := s.qLife.Iter(); it.Next(); {
+		l := it.Get()
+		if l.Ticks <= 1 {
+			s.doomed = append(s.doomed, it.Entity())
+			continue
+		}
+		l.Ticks--
+	}
+	s.flushDoomed()
+}
+
+func (s *Sim) flushDoomed() {
+	for _, e := range s.doomed {
+		s.w.Destroy(e)
+	}
+	s.doomed = s.doomed[:0]
+}
+
+// sysScroll advances the stage scroll (stopped once the boss is out) and
+// emits EventMusic on section changes.
+func (s *Sim) sysScroll() {
+	if !s.musicSent {
+		s.musicSent = true
+		s.emit(Event{Kind: EventMusic, Song: s.stage.Sections[0].Song})
+	}
+	if s.bossSpawned {
+		return
+	}
+	st := s.c.Stage.Mut(s.stageEnt)
+	st.Scroll += s.stage.ScrollSpeed / TickRate
+	next := int(st.Section) + 1
+	if next < len(s.stage.Sections) && st.Scroll >= s.stage.Sections[next].At {
+		st.Section = uint8(next)
+		s.emit(Event{Kind: EventMusic, Song: s.stage.Sections[next].Song})
+	}
+}
+
+// sysCleanup destroys bullets, enemies and power-ups that left the playfield.
+func (s *Sim) sysCleanup() {
+	for it := s.qPK.Iter(); it.Next(); {
+		p, k := it.Get()
+		switch k.Kind {
+		case KindPlayerBullet, KindBeam, KindEnemyBullet, KindEnemy, KindPowerUp:
+			if p.X < -offscreenMargin || p.X > Width+offscreenMargin || p.Y < -offscreenMargin || p.Y > Height+offscreenMargin {
+				s.doomed = append(s.doomed, it.Entity())
+			}
+		}
+	}
+	s.flushDoomed()
+}
+
+// sysEnd checks victory (boss destroyed) and defeat (no lives left).
+func (s *Sim) sysEnd() {
+	if s.bossDead {
+		s.end(ResultVictory)
+		return
+	}
+	present, alive := 0, 0
+	for slot := 0; slot < MaxPlayers; slot++ {
+		e := s.ships[slot]
+		if e == ecs.Nil {
+			continue
+		}
+		present++
+		if p := s.c.Player.Get(e); p.Lives > 0 {
+			alive++
+		}
+	}
+	switch {
+	case present == 0:
+		s.end(ResultAborted)
+	case alive == 0:
+		s.end(ResultDefeat)
+	}
+}
+
+func (s *Sim) end(r Result) {
+	s.over, s.result = true, r
+	s.emit(Event{Kind: EventGameEnd, Result: r})
+}
+
+// sysMove integrates Velocity into Position for every entity but ships and
+// Forces (moved by sysInput/sysForce).
+func (s *Sim) sysMove() {
+	for it := s.qVel.Iter(); it.Next(); {
+		v, p := it.Get()
+		if v.X == 0 && v.Y == 0 {
+			continue
+		}
+		e := it.Entity()
+		if k := s.c.Kind.Get(e); k != nil && (k.Kind == KindPlayer || k.Kind == KindForce) {
+			continue
+		}
+		p.X += v.X / TickRate
+		p.Y += v.Y / TickRate
+		s.c.Position.MarkChanged(e)
+	}
+}

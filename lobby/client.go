@@ -1,0 +1,387 @@
+package lobby
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ErrClosed is returned by Client methods after Close.
+var ErrClosed = errors.New("lobby: client closed")
+
+// ErrProtocol wraps every error caused by a server line that breaks the
+// protocol; the client closes the connection when it sees one.
+var ErrProtocol = errors.New("lobby: protocol violation by server")
+
+// RequestTimeout bounds how long a Client request waits for its response;
+// on expiry the connection is closed (responses could no longer be matched).
+const RequestTimeout = 30 * time.Second
+
+// ResponseError is a non-200 response: Code is 401 or 500 (seed 004 §2.2.1)
+// and Reason the response body sent by the server.
+type ResponseError struct {
+	Code   int
+	Reason string
+}
+
+func (e *ResponseError) Error() string {
+	return "lobby: server answered " + strconv.Itoa(e.Code) + ": " + e.Reason
+}
+
+// StartInfo is the content of a START push (docs/PROTOCOL.md §2.5.1): the UDP
+// port of the game instance and this player's session token (non-zero u32,
+// carried in every UDP datagram header).
+type StartInfo struct {
+	Port  int
+	Token uint32
+}
+
+// maxQueued bounds the START/END pushes kept until WaitStart/WaitEnd.
+const maxQueued = 8
+
+// Client is a lobby connection (docs/PROTOCOL.md §2). One goroutine reads
+// every line and routes responses (three-digit start) to the pending request
+// and pushes (START, MEMBERS, END) to the client state; requests are
+// serialized, one outstanding at a time. Methods are safe for concurrent use.
+type Client struct {
+	nc     net.Conn
+	reqMu  sync.Mutex
+	respCh chan Response // capacity 1: at most one request is pending
+	done   chan struct{} // closed when the reader goroutine ends
+
+	mu      sync.Mutex
+	server  string    // server UUID learnt from its first line
+	id      uuid.UUID // from Authenticate
+	pending string    // command awaiting its response, "" if none
+	code    string    // latest MEMBERS push
+	names   []string
+	starts  []StartInfo
+	ends    []uint8
+	notify  chan struct{} // closed and replaced on every push and on failure
+	err     error         // why the connection is unusable; nil while it works
+}
+
+// Dial connects to a lobby server at addr ("host:port"); ctx bounds the dial only.
+func Dial(ctx context.Context, addr string) (*Client, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{
+		nc:     nc,
+		respCh: make(chan Response, 1),
+		done:   make(chan struct{}),
+		notify: make(chan struct{}),
+	}
+	go c.readLoop()
+	return c, nil
+}
+
+// Authenticate sends `AUTHENTICATE ;<name>` and returns the user UUID the
+// server assigned. name is 1..16 chars of [A-Za-z0-9_-], or "" for the
+// server's default ("player").
+func (c *Client) Authenticate(name string) (uuid.UUID, error) {
+	if name != "" && !ValidName(name) {
+		return uuid.Nil, fmt.Errorf("lobby: invalid name %q: 1 to 16 characters of A-Z a-z 0-9 _ -", name)
+	}
+	var args []string
+	if name != "" {
+		args = []string{name}
+	}
+	r, err := c.request(CmdAuthenticate, args...)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	id, err := uuid.Parse(r.Body)
+	if err != nil {
+		return uuid.Nil, c.fail(fmt.Errorf("%w: AUTHENTICATE body %q is not a uuid", ErrProtocol, r.Body))
+	}
+	c.mu.Lock()
+	c.id = id
+	c.mu.Unlock()
+	return id, nil
+}
+
+// Lobbies sends GET_LOBBIES and returns the server's lobby list.
+func (c *Client) Lobbies() ([]LobbyInfo, error) {
+	r, err := c.request(CmdGetLobbies)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := ParseLobbies(r.Body)
+	if err != nil {
+		return nil, c.fail(fmt.Errorf("%w: %v", ErrProtocol, err))
+	}
+	return ls, nil
+}
+
+// Join sends JOIN_LOBBY and returns the code of the lobby joined; code ""
+// creates a new lobby. Pending START/END pushes of a previous lobby are
+// discarded.
+func (c *Client) Join(code string) (string, error) {
+	var args []string
+	if code != "" {
+		args = []string{code}
+	}
+	r, err := c.request(CmdJoinLobby, args...)
+	if err != nil {
+		return "", err
+	}
+	return r.Body, nil
+}
+
+// Start asks the server to start the lobby's game; the START push follows
+// (see WaitStart).
+func (c *Client) Start() error {
+	_, err := c.request(CmdStart)
+	return err
+}
+
+// Leave sends LEAVE; Members is empty afterwards and pending START/END
+// pushes are discarded.
+func (c *Client) Leave() error {
+	_, err := c.request(CmdLeave)
+	return err
+}
+
+// WaitStart returns the oldest START push not yet returned, waiting for one
+// until ctx is done or the connection fails.
+func (c *Client) WaitStart(ctx context.Context) (StartInfo, error) {
+	for {
+		c.mu.Lock()
+		if len(c.starts) > 0 {
+			s := c.starts[0]
+			c.starts = c.starts[1:]
+			c.mu.Unlock()
+			return s, nil
+		}
+		err, ch := c.err, c.notify
+		c.mu.Unlock()
+		if err != nil {
+			return StartInfo{}, err
+		}
+		select {
+		case <-ctx.Done():
+			return StartInfo{}, ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+// WaitEnd returns the result of the oldest END push not yet returned (0
+// defeat, 1 victory, 2 aborted), waiting until ctx is done or the connection
+// fails.
+func (c *Client) WaitEnd(ctx context.Context) (uint8, error) {
+	for {
+		c.mu.Lock()
+		if len(c.ends) > 0 {
+			r := c.ends[0]
+			c.ends = c.ends[1:]
+			c.mu.Unlock()
+			return r, nil
+		}
+		err, ch := c.err, c.notify
+		c.mu.Unlock()
+		if err != nil {
+			return 0, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+// Members returns the latest MEMBERS push: the lobby code and the member
+// names in join order (first = owner). Both are empty outside a lobby.
+func (c *Client) Members() (code string, names []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.code, append([]string(nil), c.names...)
+}
+
+// Close closes the connection and waits for the reader goroutine. Later
+// calls return nil; pending and later requests fail with ErrClosed.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = ErrClosed
+		c.wakeLocked()
+	}
+	c.mu.Unlock()
+	c.nc.Close()
+	<-c.done
+	return nil
+}
+
+func (c *Client) wakeLocked() {
+	close(c.notify)
+	c.notify = make(chan struct{})
+}
+
+// fail records err as the connection's error (unless one is already set),
+// closes the connection and returns the recorded error.
+func (c *Client) fail(err error) error {
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+		c.wakeLocked()
+	}
+	err = c.err
+	c.mu.Unlock()
+	c.nc.Close()
+	return err
+}
+
+func (c *Client) request(name string, args ...string) (Response, error) {
+	c.reqMu.Lock()
+	defer c.reqMu.Unlock()
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return Response{}, err
+	}
+	header := ""
+	if name != CmdAuthenticate && c.id != uuid.Nil {
+		header = c.id.String()
+	}
+	line, err := AppendCommand(nil, Command{Name: name, Header: header, Args: args})
+	if err != nil {
+		c.mu.Unlock()
+		return Response{}, fmt.Errorf("lobby: %s not sent: %w", name, err)
+	}
+	c.pending = name
+	c.mu.Unlock()
+
+	c.nc.SetWriteDeadline(time.Now().Add(RequestTimeout))
+	if _, err := c.nc.Write(line); err != nil {
+		return Response{}, c.fail(err)
+	}
+	t := time.NewTimer(RequestTimeout)
+	defer t.Stop()
+	var r Response
+	select {
+	case r = <-c.respCh:
+	case <-c.done:
+		c.mu.Lock()
+		err := c.err
+		c.mu.Unlock()
+		return Response{}, err
+	case <-t.C:
+		return Response{}, c.fail(fmt.Errorf("lobby: no response to %s within %v", name, RequestTimeout))
+	}
+	if r.Code != CodeOK {
+		return r, &ResponseError{Code: r.Code, Reason: r.Body}
+	}
+	return r, nil
+}
+
+func (c *Client) readLoop() {
+	defer close(c.done)
+	lr := lineReader{r: c.nc}
+	for {
+		line, err := lr.readLine()
+		if err == nil {
+			err = c.dispatch(line)
+		}
+		if err != nil {
+			c.fail(err)
+			return
+		}
+	}
+}
+
+// checkServer pins the server UUID to the one of its first line.
+func (c *Client) checkServerLocked(h string) error {
+	if c.server == "" {
+		c.server = h
+		return nil
+	}
+	if h != c.server {
+		return fmt.Errorf("%w: server uuid changed from %s to %q", ErrProtocol, c.server, h)
+	}
+	return nil
+}
+
+func (c *Client) dispatch(line []byte) error {
+	if IsResponse(line) {
+		r, err := ParseResponse(line)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrProtocol, err)
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if err := c.checkServerLocked(r.Header); err != nil {
+			return err
+		}
+		p := c.pending
+		c.pending = ""
+		if p == "" {
+			return nil // unsolicited (e.g. the 500 sent before the server closes): ignored
+		}
+		if r.Code == CodeOK && (p == CmdJoinLobby || p == CmdLeave) {
+			// Pushes after this response belong to the new membership.
+			c.starts, c.ends = nil, nil
+			if p == CmdLeave {
+				c.code, c.names = "", nil
+			}
+		}
+		c.respCh <- r
+		return nil
+	}
+	cmd, err := ParseCommand(line)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrProtocol, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.checkServerLocked(cmd.Header); err != nil {
+		return err
+	}
+	switch cmd.Name {
+	case PushStart:
+		if len(cmd.Args) != 2 {
+			return fmt.Errorf("%w: START push needs port,token", ErrProtocol)
+		}
+		port, err1 := strconv.ParseUint(cmd.Args[0], 10, 16)
+		tok, err2 := strconv.ParseUint(cmd.Args[1], 10, 32)
+		if err1 != nil || err2 != nil || port == 0 || tok == 0 {
+			return fmt.Errorf("%w: bad START push %q", ErrProtocol, line)
+		}
+		c.starts = appendBounded(c.starts, StartInfo{Port: int(port), Token: uint32(tok)})
+	case PushMembers:
+		if len(cmd.Args) < 1 {
+			return fmt.Errorf("%w: MEMBERS push without lobby code", ErrProtocol)
+		}
+		c.code, c.names = cmd.Args[0], append([]string(nil), cmd.Args[1:]...)
+	case PushEnd:
+		var res uint64
+		if len(cmd.Args) == 1 {
+			res, err = strconv.ParseUint(cmd.Args[0], 10, 8)
+		}
+		if len(cmd.Args) != 1 || err != nil {
+			return fmt.Errorf("%w: bad END push %q", ErrProtocol, line)
+		}
+		c.ends = appendBounded(c.ends, uint8(res))
+	default:
+		return nil // unknown push: ignored (forward compatibility)
+	}
+	c.wakeLocked()
+	return nil
+}
+
+func appendBounded[T any](q []T, v T) []T {
+	if len(q) >= maxQueued {
+		q = q[1:]
+	}
+	return append(q, v)
+}

@@ -1,0 +1,381 @@
+package lobby
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// MaxLine is the largest lobby line in bytes, the terminating CRLF included
+// (decision, docs/PROTOCOL.md §2.1; seed 004 §2.1 sets no limit). A peer that
+// sends a longer line, or 4096 bytes without a LF, has its connection closed.
+const MaxLine = 4096
+
+// Response codes (seed 004 §2.2.1).
+const (
+	CodeOK           = 200 // request done
+	CodeForbidden    = 401 // missing, malformed or unknown user UUID header
+	CodeWrongRequest = 500 // malformed line, unknown command, bad arguments or refused action
+)
+
+// Client command names (seed 004 §2.4) and server push names (seed 004 §2.3;
+// MEMBERS and END are extensions, docs/PROTOCOL.md §2.5).
+const (
+	CmdAuthenticate = "AUTHENTICATE"
+	CmdGetLobbies   = "GET_LOBBIES"
+	CmdJoinLobby    = "JOIN_LOBBY"
+	CmdStart        = "START"
+	CmdLeave        = "LEAVE"
+
+	PushStart   = "START"
+	PushMembers = "MEMBERS"
+	PushEnd     = "END"
+)
+
+// ErrLineTooLong is returned when a line (CRLF included) exceeds MaxLine bytes.
+var ErrLineTooLong = errors.New("lobby: line longer than 4096 bytes (CRLF included)")
+
+// SyntaxError reports a line that does not follow the lobby line grammar
+// (docs/PROTOCOL.md §2.1/§2.2). Reason is short, printable ASCII and is what
+// the server sends back in the body of its 500 response.
+type SyntaxError struct{ Reason string }
+
+func (e *SyntaxError) Error() string { return "lobby: malformed line: " + e.Reason }
+
+func syntaxErr(format string, args ...any) error {
+	return &SyntaxError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// Command is one client command or server push line (seed 004 §2.1):
+//
+//	<CMD> SP <HEADER> ";" <ARGS> CRLF
+//
+// Name is [A-Z][A-Z0-9_]* ("fully capitalized"). Header is the client's UUID for
+// client commands, the server's UUID for pushes, and empty for AUTHENTICATE; it
+// holds printable ASCII without space or ';'. Args are the comma-separated
+// arguments: printable ASCII (0x20..0x7E) without ','. An empty argument string
+// parses to nil Args, so `JOIN_LOBBY <uuid>;` has no arguments (Args []string{""}
+// formats to the same line).
+type Command struct {
+	Name   string
+	Header string
+	Args   []string
+}
+
+// Response is one server response line (seed 004 §2.2):
+//
+//	<CODE> SP <HEADER> SP <BODY> CRLF
+//
+// Code is three decimal digits (100..999), Header the server UUID (printable,
+// no space, not empty) and Body printable ASCII that may contain spaces and may
+// be empty (the SP before it is always present).
+type Response struct {
+	Code   int
+	Header string
+	Body   string
+}
+
+// ParseCommand parses one complete client command or server push line,
+// CRLF included. It never panics; errors are ErrLineTooLong or *SyntaxError.
+// The returned strings do not alias line.
+func ParseCommand(line []byte) (Command, error) {
+	body, err := trimCRLF(line)
+	if err != nil {
+		return Command{}, err
+	}
+	if len(body) == 0 {
+		return Command{}, syntaxErr("empty line")
+	}
+	sp := bytes.IndexByte(body, ' ')
+	if sp < 0 {
+		return Command{}, syntaxErr("missing space after the command name")
+	}
+	name := body[:sp]
+	if !validCmdName(name) {
+		return Command{}, syntaxErr("command name must be A-Z, 0-9 or _ and start with a capital letter")
+	}
+	rest := body[sp+1:]
+	semi := bytes.IndexByte(rest, ';')
+	if semi < 0 {
+		return Command{}, syntaxErr("missing ';' after the header")
+	}
+	header, args := rest[:semi], rest[semi+1:]
+	if i := bytes.IndexByte(header, ' '); i >= 0 {
+		return Command{}, syntaxErr("space inside the header")
+	}
+	cmd := Command{Name: string(name), Header: string(header)}
+	if len(args) > 0 {
+		cmd.Args = strings.Split(string(args), ",")
+	}
+	return cmd, nil
+}
+
+// AppendCommand appends c as a wire line (CRLF included) to buf. It refuses
+// (with *SyntaxError or ErrLineTooLong, buf unchanged) anything that would not
+// parse back to c, so no caller can inject a line break or a separator.
+func AppendCommand(buf []byte, c Command) ([]byte, error) {
+	if !validCmdName([]byte(c.Name)) {
+		return buf, syntaxErr("invalid command name %q", c.Name)
+	}
+	if strings.ContainsAny(c.Header, " ;") || !printable(c.Header) {
+		return buf, syntaxErr("invalid header %q", c.Header)
+	}
+	n := len(c.Name) + 1 + len(c.Header) + 1 + 2
+	for i, a := range c.Args {
+		if strings.IndexByte(a, ',') >= 0 || !printable(a) {
+			return buf, syntaxErr("invalid argument %q", a)
+		}
+		if i > 0 {
+			n++
+		}
+		n += len(a)
+	}
+	if n > MaxLine {
+		return buf, ErrLineTooLong
+	}
+	buf = append(buf, c.Name...)
+	buf = append(buf, ' ')
+	buf = append(buf, c.Header...)
+	buf = append(buf, ';')
+	for i, a := range c.Args {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, a...)
+	}
+	return append(buf, '\r', '\n'), nil
+}
+
+// IsResponse reports whether line starts like a response (three digits), as
+// opposed to a server push that starts with a capital letter.
+func IsResponse(line []byte) bool {
+	return len(line) >= 3 && isDigit(line[0]) && isDigit(line[1]) && isDigit(line[2])
+}
+
+// ParseResponse parses one complete response line, CRLF included. It never
+// panics; errors are ErrLineTooLong or *SyntaxError.
+func ParseResponse(line []byte) (Response, error) {
+	body, err := trimCRLF(line)
+	if err != nil {
+		return Response{}, err
+	}
+	if len(body) < 4 || !IsResponse(body) || body[3] != ' ' {
+		return Response{}, syntaxErr("response must start with a 3-digit code and a space")
+	}
+	if body[0] == '0' {
+		return Response{}, syntaxErr("response code must be 100..999")
+	}
+	code := int(body[0]-'0')*100 + int(body[1]-'0')*10 + int(body[2]-'0')
+	rest := body[4:]
+	sp := bytes.IndexByte(rest, ' ')
+	if sp < 0 {
+		return Response{}, syntaxErr("missing space after the response header")
+	}
+	if sp == 0 {
+		return Response{}, syntaxErr("empty response header")
+	}
+	return Response{Code: code, Header: string(rest[:sp]), Body: string(rest[sp+1:])}, nil
+}
+
+// AppendResponse appends r as a wire line (CRLF included) to buf, refusing
+// anything that would not parse back to r.
+func AppendResponse(buf []byte, r Response) ([]byte, error) {
+	if r.Code < 100 || r.Code > 999 {
+		return buf, syntaxErr("invalid response code %d", r.Code)
+	}
+	if r.Header == "" || strings.IndexByte(r.Header, ' ') >= 0 || !printable(r.Header) {
+		return buf, syntaxErr("invalid header %q", r.Header)
+	}
+	if !printable(r.Body) {
+		return buf, syntaxErr("invalid body %q", r.Body)
+	}
+	if 4+len(r.Header)+1+len(r.Body)+2 > MaxLine {
+		return buf, ErrLineTooLong
+	}
+	buf = strconv.AppendInt(buf, int64(r.Code), 10)
+	buf = append(buf, ' ')
+	buf = append(buf, r.Header...)
+	buf = append(buf, ' ')
+	buf = append(buf, r.Body...)
+	return append(buf, '\r', '\n'), nil
+}
+
+// LobbyInfo is one entry of the GET_LOBBIES list (seed 004 §2.2.2): the join
+// code, the number of members (0..4) and whether a game is running.
+type LobbyInfo struct {
+	Code    string
+	Players int
+	Running bool
+}
+
+// AppendLobbies appends the GET_LOBBIES response body, one
+// "(<code>,<players>,<true|false>);" per lobby (seed 004 §2.2.2; an empty list
+// is an empty body).
+func AppendLobbies(buf []byte, ls []LobbyInfo) []byte {
+	for _, l := range ls {
+		buf = append(buf, '(')
+		buf = append(buf, l.Code...)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, int64(l.Players), 10)
+		buf = append(buf, ',')
+		buf = strconv.AppendBool(buf, l.Running)
+		buf = append(buf, ')', ';')
+	}
+	return buf
+}
+
+// ParseLobbies parses a GET_LOBBIES response body written by AppendLobbies.
+// Codes must be valid join codes, players 0..4 in decimal without sign or
+// leading zero, running exactly "true" or "false"; every entry ends with ';'.
+func ParseLobbies(body string) ([]LobbyInfo, error) {
+	var out []LobbyInfo
+	for body != "" {
+		end := strings.IndexByte(body, ';')
+		if end < 0 {
+			return nil, syntaxErr("lobby entry without ';'")
+		}
+		entry := body[:end]
+		body = body[end+1:]
+		if len(entry) < 2 || entry[0] != '(' || entry[len(entry)-1] != ')' {
+			return nil, syntaxErr("lobby entry %q is not (code,players,running)", entry)
+		}
+		f := strings.Split(entry[1:len(entry)-1], ",")
+		if len(f) != 3 {
+			return nil, syntaxErr("lobby entry %q is not (code,players,running)", entry)
+		}
+		if !ValidCode(f[0]) {
+			return nil, syntaxErr("lobby entry %q: invalid code", entry)
+		}
+		if len(f[1]) != 1 || f[1][0] < '0' || f[1][0] > '0'+MaxPlayers {
+			return nil, syntaxErr("lobby entry %q: players must be 0..%d", entry, MaxPlayers)
+		}
+		var running bool
+		switch f[2] {
+		case "true":
+			running = true
+		case "false":
+		default:
+			return nil, syntaxErr("lobby entry %q: running must be true or false", entry)
+		}
+		out = append(out, LobbyInfo{Code: f[0], Players: int(f[1][0] - '0'), Running: running})
+	}
+	return out, nil
+}
+
+// CodeAlphabet holds the 32 characters of lobby join codes: A-Z and 2-9
+// without the ambiguous 0, O, 1 and I (decision, docs/PROTOCOL.md §2.6).
+const CodeAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+// CodeLen is the length of a lobby join code.
+const CodeLen = 5
+
+// ValidCode reports whether s is a canonical (upper-case) join code.
+func ValidCode(s string) bool {
+	if len(s) != CodeLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(CodeAlphabet, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidName reports whether s is a valid player name: 1..16 characters of
+// [A-Za-z0-9_-] (decision, docs/PROTOCOL.md §2.4.1).
+func ValidName(s string) bool {
+	if len(s) < 1 || len(s) > 16 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// trimCRLF checks the line terminator and the byte range of a whole line and
+// returns it without CRLF.
+func trimCRLF(line []byte) ([]byte, error) {
+	if len(line) > MaxLine {
+		return nil, ErrLineTooLong
+	}
+	n := len(line)
+	if n == 0 || line[n-1] != '\n' {
+		return nil, syntaxErr("line does not end with CRLF")
+	}
+	if n < 2 || line[n-2] != '\r' {
+		return nil, syntaxErr("bare LF: lines must end with CRLF")
+	}
+	body := line[:n-2]
+	for i, c := range body {
+		if c < 0x20 || c > 0x7e {
+			return nil, syntaxErr("byte 0x%02x at offset %d is not printable ASCII", c, i)
+		}
+	}
+	return body, nil
+}
+
+func validCmdName(b []byte) bool {
+	if len(b) == 0 || b[0] < 'A' || b[0] > 'Z' {
+		return false
+	}
+	for _, c := range b {
+		if !(c >= 'A' && c <= 'Z' || isDigit(c) || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// lineReader splits a stream into lines of at most MaxLine bytes (LF
+// included). Unlike bufio.Reader it keeps a partial line across read errors
+// such as an expired read deadline. The returned line aliases the internal
+// buffer and is valid until the next call.
+type lineReader struct {
+	r          io.Reader
+	buf        [MaxLine]byte
+	start, end int
+	err        error
+}
+
+func (lr *lineReader) readLine() ([]byte, error) {
+	for {
+		if i := bytes.IndexByte(lr.buf[lr.start:lr.end], '\n'); i >= 0 {
+			line := lr.buf[lr.start : lr.start+i+1]
+			lr.start += i + 1
+			return line, nil
+		}
+		if lr.end-lr.start >= MaxLine {
+			return nil, ErrLineTooLong
+		}
+		if err := lr.err; err != nil {
+			lr.err = nil
+			return nil, err
+		}
+		if lr.start > 0 {
+			lr.end = copy(lr.buf[:], lr.buf[lr.start:lr.end])
+			lr.start = 0
+		}
+		n, err := lr.r.Read(lr.buf[lr.end:])
+		lr.end += n
+		lr.err = err
+	}
+}

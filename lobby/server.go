@@ -1,0 +1,698 @@
+package lobby
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// MaxPlayers is the largest number of members of one lobby (decision,
+// docs/PROTOCOL.md §2.6; equals game.MaxPlayers).
+const MaxPlayers = 4
+
+// Defaults applied by NewServer to zero ServerConfig fields.
+const (
+	DefaultMaxLobbies  = 64
+	DefaultIdleTimeout = 5 * time.Minute
+)
+
+// writeTimeout bounds one write to a client; a client that does not read for
+// that long is disconnected.
+const writeTimeout = 10 * time.Second
+
+// Member is one player of a started lobby as handed to Starter.StartGame:
+// the user UUID from AUTHENTICATE, the player name, the slot 0..3 (join order)
+// and the non-zero UDP session token sent to that player in its START push
+// (docs/PROTOCOL.md §2.5.1).
+type Member struct {
+	UUID  uuid.UUID
+	Name  string
+	Slot  int
+	Token uint32
+}
+
+// Game is a running game instance as seen by the lobby.
+// Port is the UDP port players send HERE to; Done is closed when the game is
+// over; Result is then 0 defeat, 1 victory, 2 aborted (the END push); Drop
+// removes a player who left the lobby mid-game. Drop and Port are called
+// without any lobby lock held.
+type Game interface {
+	Port() int
+	Done() <-chan struct{}
+	Result() uint8
+	Drop(id uuid.UUID)
+}
+
+// Starter starts one game instance for a lobby (implemented by
+// net/instance.Manager). It is called without any lobby lock held; members
+// are in slot order.
+type Starter interface {
+	StartGame(lobbyCode string, members []Member) (Game, error)
+}
+
+// ServerConfig configures a Server. Zero values get defaults: a random
+// ServerUUID, DefaultMaxLobbies, DefaultIdleTimeout (a negative IdleTimeout
+// disables the idle check), slog.Default(). A nil Starter makes START fail
+// with 500.
+type ServerConfig struct {
+	ServerUUID  uuid.UUID
+	MaxLobbies  int
+	IdleTimeout time.Duration
+	Starter     Starter
+	Logger      *slog.Logger
+}
+
+// Server is the TCP lobby server (docs/PROTOCOL.md §2, seed 004 §2). Each
+// connection is served by one goroutine that reads lines and answers them;
+// writes to a connection are serialized by a per-connection mutex.
+type Server struct {
+	cfg ServerConfig
+	srv string
+	log *slog.Logger
+
+	mu      sync.Mutex
+	ctx     context.Context // Serve's context; nil before Serve
+	closing bool
+	conns   map[*conn]struct{}
+	lobbies map[string]*lobbyState
+	wg      sync.WaitGroup
+}
+
+type lobbyPhase int
+
+const (
+	phaseWaiting lobbyPhase = iota
+	phaseStarting
+	phaseRunning
+)
+
+type lobbyState struct {
+	code    string
+	members []*conn // join order; members[0] is the owner
+	phase   lobbyPhase
+	game    Game
+	// leftWhileStarting holds members that left while StartGame ran; they
+	// are dropped from the game once it exists.
+	leftWhileStarting []uuid.UUID
+}
+
+// conn is one client connection. The fields after wmu/wbuf are guarded by
+// Server.mu and written only by the connection's own goroutine.
+type conn struct {
+	nc  net.Conn
+	wmu sync.Mutex
+
+	authed bool
+	id     uuid.UUID
+	name   string
+	lobby  *lobbyState
+}
+
+// NewServer returns a Server for cfg (see ServerConfig for defaults).
+func NewServer(cfg ServerConfig) *Server {
+	if cfg.ServerUUID == uuid.Nil {
+		cfg.ServerUUID = uuid.New()
+	}
+	if cfg.MaxLobbies <= 0 {
+		cfg.MaxLobbies = DefaultMaxLobbies
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Server{
+		cfg:     cfg,
+		srv:     cfg.ServerUUID.String(),
+		log:     cfg.Logger,
+		conns:   make(map[*conn]struct{}),
+		lobbies: make(map[string]*lobbyState),
+	}
+}
+
+// Serve accepts lobby connections on ln until ctx is cancelled or ln fails.
+// It then closes ln and every connection and returns once every goroutine it
+// started has ended: nil after cancellation, the accept error otherwise.
+// Serve may be called only once per Server.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	if s.ctx != nil {
+		s.mu.Unlock()
+		return errors.New("lobby: Serve called twice")
+	}
+	s.ctx = ctx
+	s.mu.Unlock()
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+
+	s.log.Info("lobby server listening", "addr", ln.Addr().String(), "server", s.srv,
+		"maxLobbies", s.cfg.MaxLobbies, "idleTimeout", s.cfg.IdleTimeout)
+	var err error
+	backoff := 5 * time.Millisecond
+	for {
+		nc, aerr := ln.Accept()
+		if aerr != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			var ne net.Error
+			if errors.As(aerr, &ne) && ne.Timeout() {
+				time.Sleep(backoff)
+				backoff = min(2*backoff, time.Second)
+				continue
+			}
+			err = aerr
+			break
+		}
+		backoff = 5 * time.Millisecond
+		c := &conn{nc: nc}
+		s.mu.Lock()
+		s.conns[c] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go s.serveConn(ctx, c)
+	}
+	cancel()
+	ln.Close()
+	s.mu.Lock()
+	s.closing = true
+	for c := range s.conns {
+		c.nc.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	s.log.Info("lobby server stopped", "server", s.srv)
+	return err
+}
+
+// Lobbies returns a snapshot of the live lobbies sorted by code.
+func (s *Server) Lobbies() []LobbyInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lobbiesLocked()
+}
+
+func (s *Server) lobbiesLocked() []LobbyInfo {
+	out := make([]LobbyInfo, 0, len(s.lobbies))
+	for _, l := range s.lobbies {
+		out = append(out, LobbyInfo{Code: l.code, Players: len(l.members), Running: l.phase != phaseWaiting})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
+	return out
+}
+
+func (s *Server) serveConn(ctx context.Context, c *conn) {
+	defer s.wg.Done()
+	defer s.dropConn(c)
+	remote := c.nc.RemoteAddr().String()
+	s.log.Debug("lobby connection opened", "remote", remote)
+	lr := lineReader{r: c.nc}
+	for {
+		if s.cfg.IdleTimeout > 0 {
+			c.nc.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+		}
+		line, err := lr.readLine()
+		if err != nil {
+			switch {
+			case errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() == nil:
+				if s.inGame(c) {
+					continue // the TCP link is quiet while the player plays over UDP
+				}
+				s.log.Info("lobby connection closed: idle", "remote", remote, "user", c.userString(), "idle", s.cfg.IdleTimeout)
+			case errors.Is(err, ErrLineTooLong):
+				c.reply(s, CodeWrongRequest, "line longer than 4096 bytes, closing connection")
+				s.log.Info("lobby connection closed: line too long", "remote", remote, "user", c.userString())
+			default:
+				s.log.Debug("lobby connection closed", "remote", remote, "user", c.userString(), "err", err)
+			}
+			return
+		}
+		s.handle(c, line)
+	}
+}
+
+func (c *conn) userString() string {
+	if !c.authed {
+		return ""
+	}
+	return c.id.String()
+}
+
+// send writes one complete line; on failure the connection is closed (its
+// reader then cleans up).
+func (c *conn) send(line []byte) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if _, err := c.nc.Write(line); err != nil {
+		c.nc.Close()
+	}
+}
+
+func (c *conn) reply(s *Server, code int, body string) {
+	line, err := AppendResponse(nil, Response{Code: code, Header: s.srv, Body: sanitize(body)})
+	if err != nil { // cannot happen after sanitize; never send a broken line
+		line, _ = AppendResponse(nil, Response{Code: CodeWrongRequest, Header: s.srv, Body: "internal error"})
+	}
+	c.send(line)
+}
+
+func (s *Server) push(c *conn, name string, args ...string) {
+	line, err := AppendCommand(nil, Command{Name: name, Header: s.srv, Args: args})
+	if err != nil {
+		s.log.Error("lobby push not sent", "push", name, "err", err)
+		return
+	}
+	c.send(line)
+}
+
+// sanitize makes s a valid response body: printable ASCII, at most 256 bytes.
+func sanitize(s string) string {
+	b := []byte(s)
+	if len(b) > 256 {
+		b = b[:256]
+	}
+	for i, c := range b {
+		if c < 0x20 || c > 0x7e {
+			b[i] = '?'
+		}
+	}
+	return string(b)
+}
+
+func (s *Server) inGame(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return c.lobby != nil && c.lobby.phase != phaseWaiting
+}
+
+func (s *Server) dropConn(c *conn) {
+	s.mu.Lock()
+	drop := s.leaveLocked(c, "disconnected")
+	delete(s.conns, c)
+	s.mu.Unlock()
+	c.nc.Close()
+	if drop != nil {
+		drop()
+	}
+}
+
+// handle answers one complete line (docs/PROTOCOL.md §2.3: every line gets
+// exactly one response).
+func (s *Server) handle(c *conn, line []byte) {
+	cmd, err := ParseCommand(line)
+	if err != nil {
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			c.reply(s, CodeWrongRequest, se.Reason)
+		} else {
+			c.reply(s, CodeWrongRequest, err.Error())
+		}
+		return
+	}
+	switch cmd.Name {
+	case CmdAuthenticate:
+		s.authenticate(c, cmd)
+		return
+	case CmdGetLobbies, CmdJoinLobby, CmdStart, CmdLeave:
+	default:
+		name := cmd.Name
+		if len(name) > 32 {
+			name = name[:32] + "..."
+		}
+		c.reply(s, CodeWrongRequest, "unknown command "+name)
+		return
+	}
+	if code, reason := checkHeader(c, cmd.Header); code != CodeOK {
+		c.reply(s, code, reason)
+		return
+	}
+	switch cmd.Name {
+	case CmdGetLobbies:
+		if len(cmd.Args) > 0 {
+			c.reply(s, CodeWrongRequest, "GET_LOBBIES takes no arguments")
+			return
+		}
+		c.reply(s, CodeOK, string(AppendLobbies(nil, s.Lobbies())))
+	case CmdJoinLobby:
+		s.join(c, cmd)
+	case CmdStart:
+		s.start(c, cmd)
+	case CmdLeave:
+		s.leave(c, cmd)
+	}
+}
+
+// checkHeader validates the user UUID header: it must be the canonical
+// lowercase form of the UUID this very connection received from AUTHENTICATE.
+func checkHeader(c *conn, h string) (int, string) {
+	if h == "" {
+		return CodeForbidden, "missing user uuid header (AUTHENTICATE first)"
+	}
+	id, err := uuid.Parse(h)
+	if err != nil || id.String() != h {
+		return CodeForbidden, "malformed user uuid header (want 36-char lowercase uuid)"
+	}
+	if !c.authed || id != c.id {
+		return CodeForbidden, "unknown user uuid"
+	}
+	return CodeOK, ""
+}
+
+func (s *Server) authenticate(c *conn, cmd Command) {
+	if cmd.Header != "" {
+		c.reply(s, CodeWrongRequest, "AUTHENTICATE takes no header: send \"AUTHENTICATE ;<name>\"")
+		return
+	}
+	if len(cmd.Args) > 1 {
+		c.reply(s, CodeWrongRequest, "AUTHENTICATE takes one argument, the player name")
+		return
+	}
+	name := "player"
+	if len(cmd.Args) == 1 && cmd.Args[0] != "" {
+		name = cmd.Args[0]
+	}
+	if !ValidName(name) {
+		c.reply(s, CodeWrongRequest, "invalid name: 1 to 16 characters of A-Z a-z 0-9 _ -")
+		return
+	}
+	if c.authed {
+		c.reply(s, CodeWrongRequest, "already authenticated on this connection")
+		return
+	}
+	id, err := uuid.NewRandom()
+	if err != nil {
+		c.reply(s, CodeWrongRequest, "cannot generate uuid")
+		return
+	}
+	s.mu.Lock()
+	c.authed, c.id, c.name = true, id, name
+	s.mu.Unlock()
+	s.log.Debug("lobby user authenticated", "user", id.String(), "name", name, "remote", c.nc.RemoteAddr().String())
+	c.reply(s, CodeOK, id.String())
+}
+
+func (s *Server) join(c *conn, cmd Command) {
+	if len(cmd.Args) > 1 {
+		c.reply(s, CodeWrongRequest, "JOIN_LOBBY takes one argument, the lobby code (empty creates a lobby)")
+		return
+	}
+	code := ""
+	if len(cmd.Args) == 1 {
+		code = upper(cmd.Args[0])
+		if code != "" && !ValidCode(code) {
+			c.reply(s, CodeWrongRequest, "invalid lobby code: 5 characters of "+CodeAlphabet)
+			return
+		}
+	}
+	s.mu.Lock()
+	var l *lobbyState
+	if code == "" {
+		n := len(s.lobbies)
+		if c.lobby != nil && len(c.lobby.members) == 1 {
+			n-- // leaving removes that lobby
+		}
+		if n >= s.cfg.MaxLobbies {
+			s.mu.Unlock()
+			c.reply(s, CodeWrongRequest, "too many lobbies (max "+strconv.Itoa(s.cfg.MaxLobbies)+")")
+			return
+		}
+	} else {
+		l = s.lobbies[code]
+		switch {
+		case l == nil:
+			s.mu.Unlock()
+			c.reply(s, CodeWrongRequest, "no lobby with code "+code)
+			return
+		case l == c.lobby:
+			s.mu.Unlock()
+			c.reply(s, CodeOK, code) // already a member: nothing changes
+			return
+		case l.phase != phaseWaiting:
+			s.mu.Unlock()
+			c.reply(s, CodeWrongRequest, "lobby "+code+" is running a game")
+			return
+		case len(l.members) >= MaxPlayers:
+			s.mu.Unlock()
+			c.reply(s, CodeWrongRequest, "lobby "+code+" is full ("+strconv.Itoa(MaxPlayers)+" players)")
+			return
+		}
+	}
+	drop := s.leaveLocked(c, "joined another lobby")
+	if l == nil {
+		code, err := s.newCodeLocked()
+		if err != nil {
+			s.mu.Unlock()
+			c.reply(s, CodeWrongRequest, "cannot create a lobby code")
+			if drop != nil {
+				drop()
+			}
+			return
+		}
+		l = &lobbyState{code: code}
+		s.lobbies[code] = l
+		s.log.Info("lobby created", "code", code, "user", c.id.String(), "name", c.name, "lobbies", len(s.lobbies))
+	}
+	l.members = append(l.members, c)
+	c.lobby = l
+	s.log.Info("lobby joined", "code", l.code, "user", c.id.String(), "name", c.name, "players", len(l.members))
+	c.reply(s, CodeOK, l.code)
+	s.pushMembersLocked(l)
+	s.mu.Unlock()
+	if drop != nil {
+		drop()
+	}
+}
+
+func upper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
+
+func (s *Server) newCodeLocked() (string, error) {
+	var b [CodeLen]byte
+	for range 1000 {
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", err
+		}
+		for i := range b {
+			b[i] = CodeAlphabet[b[i]%byte(len(CodeAlphabet))] // 256 % 32 == 0: uniform
+		}
+		if _, taken := s.lobbies[string(b[:])]; !taken {
+			return string(b[:]), nil
+		}
+	}
+	return "", errors.New("lobby: no free code")
+}
+
+// leaveLocked removes c from its lobby (if any): MEMBERS goes to the remaining
+// members, an emptied lobby is removed. It returns the Game.Drop call to make
+// once s.mu is released (nil if none).
+func (s *Server) leaveLocked(c *conn, reason string) (drop func()) {
+	l := c.lobby
+	if l == nil {
+		return nil
+	}
+	c.lobby = nil
+	for i, m := range l.members {
+		if m == c {
+			l.members = append(l.members[:i], l.members[i+1:]...)
+			break
+		}
+	}
+	s.log.Info("lobby left", "code", l.code, "user", c.id.String(), "name", c.name, "reason", reason,
+		"players", len(l.members), "inGame", l.phase != phaseWaiting)
+	switch l.phase {
+	case phaseRunning:
+		g, id := l.game, c.id
+		drop = func() { g.Drop(id) }
+	case phaseStarting:
+		l.leftWhileStarting = append(l.leftWhileStarting, c.id)
+	}
+	if len(l.members) == 0 {
+		delete(s.lobbies, l.code)
+		s.log.Info("lobby removed", "code", l.code, "lobbies", len(s.lobbies))
+	} else {
+		s.pushMembersLocked(l)
+	}
+	return drop
+}
+
+func (s *Server) pushMembersLocked(l *lobbyState) {
+	args := make([]string, 0, 1+len(l.members))
+	args = append(args, l.code)
+	for _, m := range l.members {
+		args = append(args, m.name)
+	}
+	for _, m := range l.members {
+		s.push(m, PushMembers, args...)
+	}
+}
+
+func (s *Server) leave(c *conn, cmd Command) {
+	if len(cmd.Args) > 0 {
+		c.reply(s, CodeWrongRequest, "LEAVE takes no arguments")
+		return
+	}
+	s.mu.Lock()
+	if c.lobby == nil {
+		s.mu.Unlock()
+		c.reply(s, CodeWrongRequest, "not in a lobby")
+		return
+	}
+	drop := s.leaveLocked(c, "left")
+	c.reply(s, CodeOK, "OK")
+	s.mu.Unlock()
+	if drop != nil {
+		drop()
+	}
+}
+
+// randToken returns a uniformly random non-zero u32 from crypto/rand.
+func randToken() (uint32, error) {
+	var b [4]byte
+	for {
+		if _, err := rand.Read(b[:]); err != nil {
+			return 0, err
+		}
+		if t := binary.LittleEndian.Uint32(b[:]); t != 0 {
+			return t, nil
+		}
+	}
+}
+
+func (s *Server) start(c *conn, cmd Command) {
+	if len(cmd.Args) > 0 {
+		c.reply(s, CodeWrongRequest, "START takes no arguments")
+		return
+	}
+	s.mu.Lock()
+	l := c.lobby
+	switch {
+	case l == nil:
+		s.mu.Unlock()
+		c.reply(s, CodeWrongRequest, "not in a lobby")
+		return
+	case l.phase != phaseWaiting:
+		s.mu.Unlock()
+		c.reply(s, CodeWrongRequest, "lobby "+l.code+" is already running a game")
+		return
+	case s.cfg.Starter == nil:
+		s.mu.Unlock()
+		c.reply(s, CodeWrongRequest, "no game server available")
+		return
+	}
+	members := make([]Member, len(l.members))
+	tokens := make(map[*conn]uint32, len(l.members))
+	for i, m := range l.members {
+		t, err := randToken()
+		for err == nil && slicesContainsToken(members[:i], t) {
+			t, err = randToken()
+		}
+		if err != nil {
+			s.mu.Unlock()
+			c.reply(s, CodeWrongRequest, "cannot generate session tokens")
+			return
+		}
+		members[i] = Member{UUID: m.id, Name: m.name, Slot: i, Token: t}
+		tokens[m] = t
+	}
+	l.phase = phaseStarting
+	s.mu.Unlock()
+
+	g, err := s.cfg.Starter.StartGame(l.code, append([]Member(nil), members...))
+	if err == nil && g == nil {
+		err = errors.New("starter returned no game")
+	}
+	var port int
+	if err == nil {
+		port = g.Port()
+	}
+
+	s.mu.Lock()
+	left := l.leftWhileStarting
+	l.leftWhileStarting = nil
+	if err != nil {
+		l.phase = phaseWaiting
+		s.mu.Unlock()
+		s.log.Warn("lobby start failed", "code", l.code, "err", err)
+		c.reply(s, CodeWrongRequest, "cannot start game: "+err.Error())
+		return
+	}
+	// c is still a member: only its own goroutine (this one) can remove it.
+	l.phase = phaseRunning
+	l.game = g
+	c.reply(s, CodeOK, "OK")
+	ps := strconv.Itoa(port)
+	for _, m := range l.members {
+		s.push(m, PushStart, ps, strconv.FormatUint(uint64(tokens[m]), 10))
+	}
+	s.log.Info("lobby started", "code", l.code, "players", len(l.members), "port", port, "user", c.id.String())
+	if !s.closing {
+		s.wg.Add(1)
+		go s.watch(l, g)
+	}
+	s.mu.Unlock()
+	for _, id := range left {
+		g.Drop(id)
+	}
+}
+
+func slicesContainsToken(ms []Member, t uint32) bool {
+	for _, m := range ms {
+		if m.Token == t {
+			return true
+		}
+	}
+	return false
+}
+
+// watch waits for g to finish, then pushes END to the lobby members and puts
+// the lobby back to waiting.
+func (s *Server) watch(l *lobbyState, g Game) {
+	defer s.wg.Done()
+	select {
+	case <-g.Done():
+	case <-s.ctx.Done():
+		return
+	}
+	res := g.Result()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l.game != g {
+		return
+	}
+	l.phase = phaseWaiting
+	l.game = nil
+	live := s.lobbies[l.code] == l
+	s.log.Info("lobby ended", "code", l.code, "result", res, "players", len(l.members), "removed", !live)
+	if !live {
+		return
+	}
+	r := strconv.Itoa(int(res))
+	for _, m := range l.members {
+		if s.cfg.IdleTimeout > 0 {
+			// The idle timer was suspended during the game: restart it now.
+			m.nc.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+		}
+		s.push(m, PushEnd, r)
+	}
+}

@@ -1,0 +1,254 @@
+// Package bot runs headless players: each bot goes through the TCP lobby (lobby.Client), plays
+// the game over UDP (net/session) with the built-in autopilot (game.Autopilot) and reports one
+// Result. cmd/rtype-bot and the end-to-end tests use it.
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/session"
+)
+
+// Config configures Run.
+type Config struct {
+	Server  string        // TCP lobby address host:port
+	Lobby   string        // join this lobby code; "" = the first bot creates one
+	Players int           // number of bots (1..4)
+	Start   bool          // the first bot sends START once all bots joined (implied when Lobby is "")
+	Timeout time.Duration // whole run; 0 = no limit
+	Name    string        // name prefix ("bot" → bot1, bot2, ...)
+	NetSim  string        // link simulator spec for each bot's UDP socket (see net/linksim)
+	Logger  *slog.Logger
+	// OnSession, when set, is called with each bot's session once it is in the game (tests).
+	OnSession func(i int, s *session.Session)
+}
+
+// Result is one bot's outcome: the JSON line cmd/rtype-bot prints.
+type Result struct {
+	Bot              string   `json:"bot"`
+	Result           string   `json:"result"` // victory, defeat, aborted, timeout, disconnected, error
+	Error            string   `json:"error,omitempty"`
+	Lobby            string   `json:"lobby"`
+	Slot             int      `json:"slot"`
+	Score            uint32   `json:"score"`
+	Ticks            uint32   `json:"ticks"`
+	DatagramsIn      uint64   `json:"datagrams_in"`
+	DatagramsOut     uint64   `json:"datagrams_out"`
+	BytesIn          uint64   `json:"bytes_in"`
+	BytesOut         uint64   `json:"bytes_out"`
+	RTTMillis        float64  `json:"rtt_ms"`
+	JitterMillis     float64  `json:"jitter_ms"`
+	LossPercent      float64  `json:"loss_pct"`
+	SnapshotsPerSec  float64  `json:"snapshots_per_s"`
+	BytesInPerSec    float64  `json:"bytes_in_per_s"`
+	BytesOutPerSec   float64  `json:"bytes_out_per_s"`
+	InterpDelayMs    float64  `json:"interp_delay_ms"`
+	Corrections      uint64   `json:"corrections"`
+	CorrectionPixels float64  `json:"correction_px"`
+	Deaths           int      `json:"deaths"`
+	Events           []string `json:"-"`
+}
+
+// Ended reports whether the game ended with GAME_END (victory, defeat or aborted).
+func (r Result) Ended() bool {
+	return r.Result == "victory" || r.Result == "defeat" || r.Result == "aborted"
+}
+
+// Run plays cfg.Players bots through one lobby to the end of a game and returns their results
+// (in bot order). It writes one JSON line per bot to out when out is not nil.
+func Run(ctx context.Context, cfg Config, out io.Writer) ([]Result, error) {
+	if cfg.Players < 1 || cfg.Players > game.MaxPlayers {
+		return nil, fmt.Errorf("bot: -players %d (want 1..%d)", cfg.Players, game.MaxPlayers)
+	}
+	if cfg.Name == "" {
+		cfg.Name = "bot"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+	}
+	results := make([]Result, cfg.Players)
+	code := cfg.Lobby
+	start := cfg.Start || cfg.Lobby == ""
+	clients := make([]*lobby.Client, cfg.Players)
+	uids := make([]uuid.UUID, cfg.Players)
+	defer func() {
+		for _, c := range clients {
+			if c != nil {
+				c.Close()
+			}
+		}
+	}()
+	// Lobby: the first bot creates (or joins) the lobby, the others join its code.
+	for i := range clients {
+		name := cfg.Name + strconv.Itoa(i+1)
+		results[i] = Result{Bot: name, Result: "error", Slot: -1}
+		c, err := lobby.Dial(ctx, cfg.Server)
+		if err != nil {
+			return results, fmt.Errorf("bot %s: %w", name, err)
+		}
+		clients[i] = c
+		if uids[i], err = c.Authenticate(name); err != nil {
+			return results, fmt.Errorf("bot %s: authenticate: %w", name, err)
+		}
+		got, err := c.Join(code)
+		if err != nil {
+			return results, fmt.Errorf("bot %s: join lobby %q: %w", name, code, err)
+		}
+		code = got
+		results[i].Lobby = code
+	}
+	cfg.Logger.Info("bots in lobby", "lobby", code, "players", cfg.Players)
+	if start {
+		if err := clients[0].Start(); err != nil {
+			return results, fmt.Errorf("bot %s: start: %w", results[0].Bot, err)
+		}
+	}
+	var wg sync.WaitGroup
+	for i := range clients {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i] = play(ctx, cfg, i, clients[i], uids[i], results[i])
+		}(i)
+	}
+	wg.Wait()
+	if out != nil {
+		enc := json.NewEncoder(out)
+		for _, r := range results {
+			_ = enc.Encode(r)
+		}
+	}
+	for _, r := range results {
+		if !r.Ended() {
+			return results, fmt.Errorf("bot %s: %s %s", r.Bot, r.Result, r.Error)
+		}
+	}
+	return results, nil
+}
+
+// play runs one bot from the START push to the end of the game.
+func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUID, res Result) Result {
+	fail := func(kind string, err error) Result {
+		res.Result = kind
+		if err != nil {
+			res.Error = err.Error()
+		}
+		return res
+	}
+	st, err := lc.WaitStart(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail("timeout", err)
+		}
+		return fail("error", err)
+	}
+	host, _, _ := net.SplitHostPort(cfg.Server)
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	s, err := session.Dial(ctx, session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(st.Port)), UUID: uid, Token: st.Token, NetSim: cfg.NetSim})
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			return fail("timeout", err)
+		}
+		return fail("disconnected", err)
+	}
+	defer func() { s.Close(); s.Wait() }()
+	if cfg.OnSession != nil {
+		cfg.OnSession(i, s)
+	}
+	tick := time.NewTicker(time.Second / game.TickRate)
+	defer tick.Stop()
+	events := s.Events()
+	res.Result = "disconnected"
+	for {
+		select {
+		case <-ctx.Done():
+			res.Result = "timeout"
+			return finish(s, res)
+		case ev, ok := <-events:
+			if !ok {
+				return finish(s, res)
+			}
+			res.Events = append(res.Events, eventString(ev))
+			switch ev.Kind {
+			case session.EventWelcome:
+				res.Slot = int(ev.Slot)
+			case session.EventDeath:
+				if int(ev.Slot) == res.Slot {
+					res.Deaths++
+				}
+			case session.EventGameEnd:
+				res.Result = ev.Result.String()
+			case session.EventDisconnected:
+				res.Result, res.Error = "disconnected", ev.Reason
+			}
+		case <-tick.C:
+			s.View(func(v *session.View) {
+				if v.Self == ecs.Nil {
+					s.SetInput(0)
+					return
+				}
+				s.SetInput(game.Autopilot(v.World, v.C, v.Self, v.Tick).Buttons)
+			})
+		}
+	}
+}
+
+func finish(s *session.Session, res Result) Result {
+	st := s.Stats()
+	s.View(func(v *session.View) {
+		if p := v.C.Player.Get(v.Self); p != nil {
+			res.Score = p.Score
+		} else if v.Slot >= 0 {
+			// the ship is gone (out of lives): find the slot's Player component
+			v.World.Each(func(e ecs.Entity) {
+				if p := v.C.Player.Get(e); p != nil && int(p.Slot) == v.Slot {
+					res.Score = p.Score
+				}
+			})
+		}
+	})
+	res.Ticks = st.ServerTick
+	res.DatagramsIn, res.DatagramsOut = st.DatagramsIn, st.DatagramsOut
+	res.BytesIn, res.BytesOut = st.BytesIn, st.BytesOut
+	res.RTTMillis, res.JitterMillis, res.LossPercent = st.RTTMillis, st.JitterMillis, st.LossPercent
+	res.SnapshotsPerSec, res.BytesInPerSec, res.BytesOutPerSec = st.SnapshotsPerSec, st.BytesInPerSec, st.BytesOutPerSec
+	res.InterpDelayMs, res.Corrections, res.CorrectionPixels = st.InterpDelayMs, st.Corrections, st.CorrectionPixels
+	return res
+}
+
+func eventString(ev session.Event) string {
+	switch ev.Kind {
+	case session.EventWelcome:
+		return fmt.Sprintf("welcome:%d", ev.Slot)
+	case session.EventDeath:
+		return fmt.Sprintf("death:%d:%d", ev.Slot, ev.Lives)
+	case session.EventMusic:
+		return fmt.Sprintf("music:%d", ev.Song)
+	case session.EventGameEnd:
+		return "game_end:" + ev.Result.String()
+	case session.EventDisconnected:
+		return "disconnected:" + ev.Reason
+	}
+	return "?"
+}

@@ -1,0 +1,137 @@
+package replication
+
+import (
+	"errors"
+
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/net/wire"
+)
+
+// ErrUnknownComponent: an ENTITY or DEL_COMP names a component the mirror world did not register.
+var ErrUnknownComponent = errors.New("replication: component not registered in the mirror")
+
+// Mirror applies server commands to a client-side copy of the world (docs/PROTOCOL.md §5).
+// Entity ids are the server's. A DEL_ENT leaves a tombstone (the highest deleted generation per
+// index), so an ENTITY that was delayed past the deletion cannot bring a ghost back.
+type Mirror struct {
+	W       *ecs.World
+	deadGen []uint32
+	// compTick[index][id] is the server tick of the newest value applied (latest-wins: an
+	// ENTITY from an older datagram never overwrites a newer value).
+	compTick [][MaxReplicated]uint32
+	compGen  []uint32
+	// OnComponent, when set, is called after an ENTITY sets component id of e (the session keeps
+	// interpolation history of positions with it).
+	OnComponent func(e ecs.Entity, id ecs.ComponentID)
+	// OnDestroy, when set, is called before e is removed from the mirror.
+	OnDestroy func(e ecs.Entity)
+}
+
+// NewMirror wraps a world whose components are registered exactly as on the server.
+func NewMirror(w *ecs.World) *Mirror { return &Mirror{W: w} }
+
+func (m *Mirror) dead(e ecs.Entity) bool {
+	i := int(e.Index())
+	return i < len(m.deadGen) && e.Generation() <= m.deadGen[i]
+}
+
+// ApplyEntity applies one parsed ENTITY carried by a datagram of server tick tick: creates the entity with the server's id if needed (an
+// older generation in the same index is gone: it is destroyed first) and sets each component.
+// An ENTITY for a deleted entity is ignored, and so is a component older than the one held.
+func (m *Mirror) ApplyEntity(c *wire.Entity, tick uint32) error {
+	e := ecs.Entity(c.Entity)
+	if m.dead(e) {
+		return nil
+	}
+	if !m.W.Alive(e) {
+		if err := m.W.CreateWithID(e); err != nil {
+			// Another generation holds the index: the server reused it, so that one is dead.
+			m.killIndex(e.Index())
+			if err := m.W.CreateWithID(e); err != nil {
+				return err
+			}
+		}
+	}
+	i := int(e.Index())
+	for i >= len(m.compTick) {
+		m.compTick = append(m.compTick, [MaxReplicated]uint32{})
+		m.compGen = append(m.compGen, 0)
+	}
+	if m.compGen[i] != e.Generation() {
+		m.compGen[i], m.compTick[i] = e.Generation(), [MaxReplicated]uint32{}
+	}
+	for it := c.Components(); ; {
+		id, data, ok := it.Next()
+		if !ok {
+			break
+		}
+		if int(id) < MaxReplicated {
+			if last := m.compTick[i][id]; last != 0 && int32(tick-last) < 0 {
+				continue
+			}
+			m.compTick[i][id] = tick
+		}
+		st := m.W.Store(ecs.ComponentID(id))
+		if st == nil {
+			return ErrUnknownComponent
+		}
+		if err := st.SetWire(e, data); err != nil {
+			return err
+		}
+		if m.OnComponent != nil {
+			m.OnComponent(e, ecs.ComponentID(id))
+		}
+	}
+	return nil
+}
+
+func (m *Mirror) killIndex(idx uint32) {
+	var victim ecs.Entity
+	m.W.Each(func(x ecs.Entity) {
+		if x.Index() == idx {
+			victim = x
+		}
+	})
+	if victim != ecs.Nil {
+		m.destroy(victim)
+	}
+}
+
+func (m *Mirror) destroy(e ecs.Entity) {
+	if m.OnDestroy != nil {
+		m.OnDestroy(e)
+	}
+	m.W.Destroy(e)
+}
+
+// DelEnt applies DEL_ENT: the entity is removed and tombstoned.
+func (m *Mirror) DelEnt(id uint64) {
+	e := ecs.Entity(id)
+	i := int(e.Index())
+	for i >= len(m.deadGen) {
+		m.deadGen = append(m.deadGen, 0)
+	}
+	if e.Generation() > m.deadGen[i] {
+		m.deadGen[i] = e.Generation()
+	}
+	if m.W.Alive(e) {
+		m.destroy(e)
+	}
+}
+
+// DelComp applies DEL_COMP.
+func (m *Mirror) DelComp(id uint64, comp uint32) {
+	e := ecs.Entity(id)
+	if comp > uint32(ecs.MaxComponentID) || !m.W.Alive(e) {
+		return
+	}
+	if st := m.W.Store(ecs.ComponentID(comp)); st != nil {
+		st.Remove(e)
+	}
+	if i := int(e.Index()); comp < MaxReplicated && i < len(m.compTick) && m.compGen[i] == e.Generation() {
+		m.compTick[i][comp] = 0
+	}
+}
+
+// Has reports whether the mirror holds entity e alive.
+func (m *Mirror) Has(e ecs.Entity) bool { return m.W.Alive(e) }

@@ -1,0 +1,250 @@
+// Package replication turns the server's ecs.World into ENTITY / DEL_ENT / DEL_COMP commands for
+// each client (docs/PROTOCOL.md §5) and applies them on the client into a mirror world.
+//
+// Server side, per client: every replicated component of every entity has an acknowledged
+// baseline (the change tick the client is known to hold, learnt from datagram acks). A snapshot
+// carries, for each entity, only the components changed since that baseline (delta against the
+// acknowledged baseline, Quake 3 style), so a client that just arrived or lost datagrams gets
+// exactly what it misses, and an idle entity costs nothing. Destroyed entities and removed
+// components go through the reliable channel as DEL_ENT / DEL_COMP, and only to clients that were
+// ever sent the entity or component.
+package replication
+
+import (
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/net/wire"
+)
+
+// MaxReplicated is the number of component ids a baseline tracks (ids 1..MaxReplicated-1).
+const MaxReplicated = 16
+
+// maxEntries bounds what one datagram can record: a datagram of 1200 bytes holds at most
+// (1200-22)/(12+10+2) ENTITY-component pairs.
+const maxEntries = 128
+
+type entityRec struct {
+	gen   uint32
+	acked [MaxReplicated]ecs.Tick // change tick+1 the client holds (0 = none)
+	sent  [MaxReplicated]ecs.Tick // change tick+1 last sent
+	at    [MaxReplicated]ecs.Tick // world tick of that send
+	ever  bool                    // something about this entity was sent
+}
+
+type entry struct {
+	index uint32
+	gen   uint32
+	comp  uint8
+	tick  ecs.Tick // change tick+1
+}
+
+type seqRec struct {
+	seq   uint16
+	valid bool
+	n     int
+	e     [maxEntries]entry
+}
+
+// Tracker follows the live entities of a server world from its events; one per game instance,
+// shared by every client's Writer. Call Observe with each tick's events before the Writers.
+type Tracker struct {
+	W      *ecs.World
+	stores []ecs.AnyStore // replicated stores, ordered by id
+	live   []ecs.Entity   // by index, Nil when dead
+	maxIdx int
+}
+
+// NewTracker prepares replication of w's replicated components (ids < MaxReplicated).
+func NewTracker(w *ecs.World) *Tracker {
+	t := &Tracker{W: w}
+	for _, s := range w.Stores() {
+		if s.Flags()&ecs.Replicated != 0 && int(s.ID()) < MaxReplicated {
+			t.stores = append(t.stores, s)
+		}
+	}
+	w.Each(func(e ecs.Entity) { t.setLive(e) })
+	return t
+}
+
+func (t *Tracker) setLive(e ecs.Entity) {
+	i := int(e.Index())
+	for i >= len(t.live) {
+		t.live = append(t.live, ecs.Nil)
+	}
+	t.live[i] = e
+	if i+1 > t.maxIdx {
+		t.maxIdx = i + 1
+	}
+}
+
+// Observe updates the live set from the world's events (call before ClearEvents).
+func (t *Tracker) Observe(events []ecs.Event) {
+	for i := range events {
+		ev := &events[i]
+		switch ev.Kind {
+		case ecs.EventCreated:
+			t.setLive(ev.Entity)
+		case ecs.EventDestroyed:
+			if i := int(ev.Entity.Index()); i < len(t.live) && t.live[i] == ev.Entity {
+				t.live[i] = ecs.Nil
+			}
+		}
+	}
+}
+
+// Stores are the replicated component stores, ordered by id.
+func (t *Tracker) Stores() []ecs.AnyStore { return t.stores }
+
+// Writer is the replication state of one client.
+type Writer struct {
+	t      *Tracker
+	recs   []entityRec
+	seqs   [256]seqRec
+	cursor int
+	// ResendTicks is how long an unacknowledged component waits before it is sent again even
+	// though it did not change (about one RTT in ticks; the instance keeps it current).
+	ResendTicks ecs.Tick
+	// Counters.
+	EntitiesSent, ComponentsSent uint64
+}
+
+// NewWriter starts a client with an empty baseline: its first snapshots carry every entity.
+func NewWriter(t *Tracker) *Writer { return &Writer{t: t, ResendTicks: 12} }
+
+func (w *Writer) rec(e ecs.Entity) *entityRec {
+	i := int(e.Index())
+	for i >= len(w.recs) {
+		w.recs = append(w.recs, entityRec{})
+	}
+	r := &w.recs[i]
+	if r.gen != e.Generation() {
+		*r = entityRec{gen: e.Generation()}
+	}
+	return r
+}
+
+// Destroyed reports whether the client must be told (DEL_ENT) that e is gone: true when it was
+// ever sent anything about e. It forgets e's baseline either way.
+func (w *Writer) Destroyed(e ecs.Entity) bool {
+	i := int(e.Index())
+	if i >= len(w.recs) || w.recs[i].gen != e.Generation() {
+		return false
+	}
+	ever := w.recs[i].ever
+	w.recs[i] = entityRec{}
+	return ever
+}
+
+// Removed reports whether the client must be told (DEL_COMP) that e lost component id: true when
+// that component was ever sent. The baseline of that component is reset.
+func (w *Writer) Removed(e ecs.Entity, id ecs.ComponentID) bool {
+	i := int(e.Index())
+	if i >= len(w.recs) || w.recs[i].gen != e.Generation() || int(id) >= MaxReplicated {
+		return false
+	}
+	r := &w.recs[i]
+	was := r.sent[id] != 0 || r.acked[id] != 0
+	r.sent[id], r.acked[id], r.at[id] = 0, 0, 0
+	return was
+}
+
+// Forget resets e's baseline so the next snapshot carries all of it (GET_ENT, seed 004 §3.3).
+func (w *Writer) Forget(e ecs.Entity) {
+	i := int(e.Index())
+	if i < len(w.recs) && w.recs[i].gen == e.Generation() {
+		ever := w.recs[i].ever
+		w.recs[i] = entityRec{gen: e.Generation(), ever: ever}
+	}
+}
+
+// Acked records that the datagram seq reached the client: the components it carried become the
+// client's baseline. Connect it to transport.Endpoint.OnAck.
+func (w *Writer) Acked(seq uint16) {
+	s := &w.seqs[seq&255]
+	if !s.valid || s.seq != seq {
+		return
+	}
+	s.valid = false
+	for i := 0; i < s.n; i++ {
+		en := &s.e[i]
+		if int(en.index) >= len(w.recs) {
+			continue
+		}
+		r := &w.recs[en.index]
+		if r.gen != en.gen {
+			continue
+		}
+		if en.tick > r.acked[en.comp] {
+			r.acked[en.comp] = en.tick
+		}
+	}
+}
+
+// AppendSnapshot appends ENTITY commands for what the client lacks to buf (a datagram whose header
+// carries sequence seq), staying within limit bytes, and reports whether entities were left out
+// for lack of room (call again with a new datagram). Entities are visited round-robin from where
+// the last full datagram stopped, so none starves.
+func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, more bool) {
+	t := w.t
+	now := t.W.Tick()
+	s := &w.seqs[seq&255]
+	s.seq, s.valid, s.n = seq, true, 0
+	n := t.maxIdx
+	if n == 0 {
+		return buf, false
+	}
+	if w.cursor >= n {
+		w.cursor = 0
+	}
+	var comps [MaxReplicated]uint8
+	for k := 0; k < n; k++ {
+		idx := (w.cursor + k) % n
+		e := t.live[idx]
+		if e == ecs.Nil {
+			continue
+		}
+		r := w.rec(e)
+		nc := 0
+		size := wire.EntityOverhead
+		for _, st := range t.stores {
+			if !st.Has(e) {
+				continue
+			}
+			id := st.ID()
+			ch := st.ChangedAt(e) + 1
+			if ch <= r.acked[id] {
+				continue
+			}
+			if ch <= r.sent[id] && now-r.at[id] < w.ResendTicks {
+				continue // in flight
+			}
+			comps[nc] = uint8(id)
+			nc++
+			size += wire.ComponentOverhead + st.Size()
+		}
+		if nc == 0 {
+			continue
+		}
+		if len(buf)+size > limit || s.n+nc > maxEntries {
+			w.cursor = idx
+			return buf, true
+		}
+		var start int
+		buf, start = wire.BeginEntity(buf, uint64(e))
+		for i := 0; i < nc; i++ {
+			id := ecs.ComponentID(comps[i])
+			st := t.W.Store(id)
+			buf = wire.AppendComponentHeader(buf, uint16(id), st.Size())
+			buf = st.AppendWire(buf, e)
+			ch := st.ChangedAt(e) + 1
+			r.sent[id], r.at[id] = ch, now
+			s.e[s.n] = entry{index: e.Index(), gen: e.Generation(), comp: uint8(id), tick: ch}
+			s.n++
+		}
+		buf = wire.EndEntity(buf, start, uint8(nc))
+		r.ever = true
+		w.EntitiesSent++
+		w.ComponentsSent += uint64(nc)
+	}
+	w.cursor = 0
+	return buf, false
+}

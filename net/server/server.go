@@ -1,0 +1,83 @@
+// Package server is the whole rtype server: the TCP lobby (package lobby) on one address and a
+// game instance (package net/instance) per started lobby. cmd/rtype-server wires flags into
+// Config and calls Run; tests run it in-process on loopback.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/instance"
+	"github.com/rtype/rtype/net/linksim"
+)
+
+// Config is the server's configuration (the flags of cmd/rtype-server).
+type Config struct {
+	Addr       string // TCP lobby address, e.g. ":4242" (seed 004 §2)
+	UDPHost    string // host game instances bind ("" = all interfaces)
+	PortMin    int    // UDP port range of instances; 0,0 = chosen by the OS
+	PortMax    int
+	MaxLobbies int
+	Stage      string // stage name ("stage1", "short") or a path to a stage JSON file
+	NetSim     string // link simulator spec applied to every instance socket ("" = none)
+	// IdleTimeout closes lobby connections without traffic (0 = lobby default).
+	IdleTimeout time.Duration
+	// SilenceTimeout drops a silent player from a game (0 = 10 s).
+	SilenceTimeout time.Duration
+	Logger         *slog.Logger
+	// OnGameEnd, when set, is called with each game's final simulation (tests).
+	OnGameEnd func(sim *game.Sim)
+	// Ready, when set, receives the bound lobby address once listening (tests use port 0).
+	Ready func(lobbyAddr net.Addr, m *instance.Manager)
+}
+
+// Run serves until ctx is cancelled, then ends every running game with GAME_END, closes every
+// socket and returns (nil on a clean shutdown).
+func Run(ctx context.Context, cfg Config) error {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.Stage == "" {
+		cfg.Stage = "stage1"
+	}
+	stage, err := game.LoadStage(cfg.Stage)
+	if err != nil {
+		return fmt.Errorf("stage: %w", err)
+	}
+	ns, err := linksim.Parse(cfg.NetSim)
+	if err != nil {
+		return err
+	}
+	if cfg.PortMin < 0 || cfg.PortMax < cfg.PortMin || cfg.PortMax > 65535 {
+		return fmt.Errorf("udp port range %d-%d is not valid", cfg.PortMin, cfg.PortMax)
+	}
+	mgr := instance.NewManager(instance.Config{
+		Host: cfg.UDPHost, PortMin: cfg.PortMin, PortMax: cfg.PortMax, Stage: stage,
+		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, Logger: log, OnGameEnd: cfg.OnGameEnd,
+	})
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	log.Info("rtype server listening", "lobby", ln.Addr().String(), "udp_host", cfg.UDPHost, "stage", cfg.Stage)
+	if cfg.Ready != nil {
+		cfg.Ready(ln.Addr(), mgr)
+	}
+	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: mgr, Logger: log})
+	serveErr := srv.Serve(ctx, ln)
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	shutErr := mgr.Shutdown(sctx)
+	log.Info("rtype server stopped")
+	if serveErr != nil && !errors.Is(serveErr, context.Canceled) && !errors.Is(serveErr, net.ErrClosed) {
+		return serveErr
+	}
+	return shutErr
+}

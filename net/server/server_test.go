@@ -1,0 +1,122 @@
+package server
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/net/bot"
+	"github.com/rtype/rtype/net/instance"
+	"github.com/rtype/rtype/net/session"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// startServer runs the server in-process on 127.0.0.1:0 and returns its lobby address.
+func startServer(t *testing.T, cfg Config) (string, *instance.Manager, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan struct{})
+	var addr string
+	var mgr *instance.Manager
+	cfg.Addr, cfg.UDPHost = "127.0.0.1:0", "127.0.0.1"
+	cfg.Ready = func(a net.Addr, m *instance.Manager) { addr, mgr = a.String(), m; close(ready) }
+	errc := make(chan error, 1)
+	go func() { errc <- Run(ctx, cfg) }()
+	select {
+	case <-ready:
+	case err := <-errc:
+		t.Fatalf("server: %v", err)
+	}
+	return addr, mgr, func() {
+		cancel()
+		select {
+		case err := <-errc:
+			if err != nil {
+				t.Errorf("server shutdown: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("server did not stop within 10 s")
+		}
+	}
+}
+
+// snapshotWorld encodes every entity's replicated components (id + wire bytes), for comparing a
+// client's mirror with the server's world.
+func snapshotWorld(w *ecs.World) map[ecs.Entity]string {
+	out := map[ecs.Entity]string{}
+	w.Each(func(e ecs.Entity) {
+		var b []byte
+		for _, st := range w.Stores() {
+			if st.Flags()&ecs.Replicated == 0 || !st.Has(e) {
+				continue
+			}
+			b = append(b, byte(st.ID()))
+			b = st.AppendWire(b, e)
+		}
+		if len(b) > 0 {
+			out[e] = string(b)
+		}
+	})
+	return out
+}
+
+func TestBotsPlayShortStage(t *testing.T) {
+	for _, n := range []int{2, 4} {
+		t.Run(string(rune('0'+n))+"bots", func(t *testing.T) {
+			addr, _, stop := startServer(t, Config{Stage: "short"})
+			defer stop()
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			res, err := bot.Run(ctx, bot.Config{Server: addr, Players: n}, nil)
+			if err != nil {
+				t.Fatalf("bots: %v (%+v)", err, res)
+			}
+			for _, r := range res {
+				if !r.Ended() || r.Ticks == 0 || r.DatagramsIn == 0 {
+					t.Errorf("bot %s: %+v", r.Bot, r)
+				}
+			}
+		})
+	}
+}
+
+func TestMirrorEqualsServerWorld(t *testing.T) {
+	final := make(chan map[ecs.Entity]string, 1)
+	addr, _, stop := startServer(t, Config{Stage: "short", OnGameEnd: func(sim *game.Sim) {
+		final <- snapshotWorld(sim.World())
+	}})
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var sessions [2]*session.Session
+	res, err := bot.Run(ctx, bot.Config{Server: addr, Players: 2, OnSession: func(i int, s *session.Session) { sessions[i] = s }}, nil)
+	if err != nil {
+		t.Fatalf("bots: %v %+v", err, res)
+	}
+	want := <-final
+	for i, s := range sessions {
+		var got map[ecs.Entity]string
+		s.View(func(v *session.View) { got = snapshotWorld(v.World) })
+		for e, w := range want {
+			if g, ok := got[e]; !ok {
+				t.Errorf("bot %d: entity %#x missing from the mirror", i, uint64(e))
+			} else if g != w {
+				t.Errorf("bot %d: entity %#x differs: mirror %x server %x", i, uint64(e), g, w)
+			}
+		}
+		for e := range got {
+			if _, ok := want[e]; !ok {
+				t.Errorf("bot %d: ghost entity %#x in the mirror", i, uint64(e))
+			}
+		}
+		if len(want) == 0 {
+			t.Errorf("server world is empty at the end")
+		}
+	}
+}

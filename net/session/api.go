@@ -1,0 +1,90 @@
+// Package session is the client side of a UDP game instance (docs/PROTOCOL.md §3): it says HERE,
+// sends tick-stamped inputs, answers nothing, measures RTT with PING, applies ENTITY / DEL_ENT /
+// DEL_COMP into a mirror ecs.World and exposes a render view with interpolated remote entities and
+// the predicted local ship. It is shared by the bot (net/bot) and the Ebitengine client
+// (game/client) and never imports ebiten.
+package session
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game"
+)
+
+// EventKind says what a session Event reports.
+type EventKind uint8
+
+const (
+	// EventWelcome: the server accepted HERE (Slot and Entity are set).
+	EventWelcome EventKind = iota + 1
+	// EventDeath: a player ship died (seed 004 DEATH): Entity, Slot, Lives.
+	EventDeath
+	// EventMusic: the music changes (seed 004 MUSIC): Song.
+	EventMusic
+	// EventGameEnd: the game ended (seed 004 GAME_END): Result.
+	EventGameEnd
+	// EventDisconnected: the session ended without GAME_END (server BYE or timeout): Reason.
+	EventDisconnected
+)
+
+// Event is one reliable server event, delivered exactly once and in order.
+type Event struct {
+	Kind   EventKind
+	Entity ecs.Entity
+	Slot   uint8
+	Lives  uint8
+	Song   uint8
+	Result game.Result
+	Reason string
+}
+
+// Stats are the link-quality figures shown by the client's F3 overlay and the bot's JSON line.
+type Stats struct {
+	RTTMillis        float64 // smoothed round-trip time, ms
+	JitterMillis     float64 // mean deviation of the RTT, ms
+	LossPercent      float64 // datagrams from the server lost, % over the last seconds
+	SnapshotsPerSec  float64 // state datagrams received per second
+	BytesInPerSec    float64
+	BytesOutPerSec   float64
+	DatagramsIn      uint64
+	DatagramsOut     uint64
+	BytesIn          uint64
+	BytesOut         uint64
+	InterpDelayMs    float64 // how far behind the newest snapshot remote entities are drawn, ms
+	Corrections      uint64  // prediction corrections applied to the local ship
+	CorrectionPixels float64 // mean size of a correction, virtual px
+	ServerTick       uint32  // newest server tick received
+	Dropped          uint64  // datagrams dropped as invalid
+}
+
+// View is what a renderer or an autopilot reads, valid only inside Session.View's callback.
+type View struct {
+	World *ecs.World       // the mirror world (replicated components only)
+	C     *game.Components // typed stores of World
+	Self  ecs.Entity       // the local player's ship (ecs.Nil before WELCOME or while dead)
+	Slot  int              // local player slot 0..3 (-1 before WELCOME)
+	Tick  ecs.Tick         // newest server tick received
+	// RenderTick is the fractional server tick at which remote entities are drawn (interpolation).
+	RenderTick float64
+	s          *Session
+}
+
+// Pos is where entity e should be drawn now, in virtual px: the predicted position for the local
+// ship (and its attached Force), the interpolated position for every other entity; ok is false when
+// e has no Position.
+func (v *View) Pos(e ecs.Entity) (x, y float32, ok bool) { return v.s.pos(e) }
+
+// Config configures Dial.
+type Config struct {
+	Addr  string    // UDP address of the game instance, "host:port" (port from the lobby START push)
+	UUID  uuid.UUID // from AUTHENTICATE
+	Token uint32    // from the lobby START push (docs/PROTOCOL.md §2)
+	// NetSim, when not empty, runs the socket through the link simulator (e.g. "lat=75ms,loss=5%").
+	NetSim string
+}
+
+// Session is one client's connection to a game instance.
+type Session struct {
+	impl
+}

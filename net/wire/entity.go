@@ -1,0 +1,175 @@
+package wire
+
+// Component ids of component list v1 (docs/PROTOCOL.md §4, docs/DESIGN.md).
+const (
+	CompPosition uint16 = 1 // x f32, y f32: virtual px, centre (8 bytes)
+	CompVelocity uint16 = 2 // vx f32, vy f32: px/s (8 bytes)
+	CompKind     uint16 = 3 // kind u8, variant u8 (2 bytes)
+	CompPlayer   uint16 = 4 // slot, lives, flags, charge u8, score u32, laser u8 (9 bytes)
+	CompHealth   uint16 = 5 // hp u16, maxHP u16 (4 bytes)
+	CompForce    uint16 = 6 // owner u64, mode u8, level u8 (10 bytes)
+	CompBoss     uint16 = 7 // phase u8, weakOpen u8 (2 bytes)
+	CompSize     uint16 = 8 // w u16, h u16: virtual px (4 bytes)
+	CompStage    uint16 = 9 // scroll f32 px, section u8, bossHP u16, bossMaxHP u16 (9 bytes)
+
+	// MaxComponent is the largest component id of list v1.
+	MaxComponent = CompStage
+)
+
+var compSizes = [...]uint8{0, 8, 8, 2, 9, 4, 10, 2, 4, 9}
+
+// ComponentSize returns the fixed encoded size in bytes of component id in
+// component list v1 (docs/PROTOCOL.md §4), or 0 for an unknown id.
+func ComponentSize(id uint16) int {
+	if int(id) < len(compSizes) {
+		return int(compSizes[id])
+	}
+	return 0
+}
+
+// ENTITY layout sizes.
+const (
+	// EntityOverhead is the size of an ENTITY command with no component:
+	// size u16 + id u8 + entId u64 + compCount u8.
+	EntityOverhead = 12
+	// ComponentOverhead is the per-component header: componentId u16 +
+	// componentSize u64.
+	ComponentOverhead = 10
+	// entityFixedArgs: entId + compCount.
+	entityFixedArgs = 9
+)
+
+// BeginEntity starts an ENTITY command (id 1, s→c, seed 004 §3.2.2) for
+// entity ent at the end of buf: it appends the size prefix and compCount as
+// placeholders, and returns the new buffer and the offset of the command,
+// which EndEntity needs. Zero allocation when buf has the capacity
+// (EntityOverhead bytes plus the components).
+func BeginEntity(buf []byte, ent uint64) (out []byte, start int) {
+	start = len(buf)
+	buf = appendFrame(buf, CmdEntity, 0)
+	buf = le.AppendUint64(buf, ent)
+	return append(buf, 0), start
+}
+
+// AppendComponent appends one component {componentId u16, componentSize u64,
+// data} to an ENTITY begun with BeginEntity. data must be the component's
+// fixed-size encoding (len(data) == ComponentSize(id)); this is not checked.
+func AppendComponent(buf []byte, id uint16, data []byte) []byte {
+	buf = AppendComponentHeader(buf, id, len(data))
+	return append(buf, data...)
+}
+
+// AppendComponentHeader appends the 10-byte component header; the caller
+// then appends exactly size bytes of component data (for example with an
+// ecs codec's Append), which avoids a copy.
+func AppendComponentHeader(buf []byte, id uint16, size int) []byte {
+	buf = le.AppendUint16(buf, id)
+	return le.AppendUint64(buf, uint64(size))
+}
+
+// EndEntity finishes the ENTITY command that starts at buf[start]: it patches
+// the size prefix (len(buf)-start-2) and compCount. The caller keeps the
+// command under 65536 bytes (any datagram of at most MaxDatagram is).
+func EndEntity(buf []byte, start int, count uint8) []byte {
+	le.PutUint16(buf[start:], uint16(len(buf)-start-2))
+	buf[start+EntityOverhead-1] = count
+	return buf
+}
+
+// Entity is a parsed ENTITY command (id 1, s→c): entity Entity has the Count
+// components listed by Components. It is a view into the datagram: it is
+// valid only as long as the datagram's buffer is not reused.
+//
+// Arguments: entId u64, compCount u8, compCount × {componentId u16,
+// componentSize u64, data[componentSize]}; componentSize must equal
+// ComponentSize(componentId), ids are known and not repeated.
+type Entity struct {
+	Entity uint64
+	Count  uint8
+	comps  []byte
+}
+
+// Parse decodes and fully checks the ENTITY command at the start of b and
+// returns its length. Errors: ErrSize, ErrCmdID, ErrArgLen (shorter than
+// entId+compCount), ErrEntityID, ErrComponent.
+func (c *Entity) Parse(b []byte) (int, error) {
+	a, n, err := frame(b, CmdEntity)
+	if err != nil {
+		return 0, err
+	}
+	if len(a) < entityFixedArgs {
+		return 0, ErrArgLen
+	}
+	e, err := entityID(a)
+	if err != nil {
+		return 0, err
+	}
+	count := int(a[8])
+	comps := a[entityFixedArgs:]
+	rest := comps
+	var seen uint64
+	for i := 0; i < count; i++ {
+		if len(rest) < ComponentOverhead {
+			return 0, ErrComponent
+		}
+		id := le.Uint16(rest)
+		size := le.Uint64(rest[2:])
+		want := ComponentSize(id)
+		if want == 0 || size != uint64(want) || uint64(len(rest)-ComponentOverhead) < size {
+			return 0, ErrComponent
+		}
+		bit := uint64(1) << id // id <= MaxComponent < 64
+		if seen&bit != 0 {
+			return 0, ErrComponent
+		}
+		seen |= bit
+		rest = rest[ComponentOverhead+want:]
+	}
+	if len(rest) != 0 {
+		return 0, ErrComponent
+	}
+	c.Entity, c.Count, c.comps = e, uint8(count), comps
+	return n, nil
+}
+
+// Append re-encodes a parsed Entity (the same bytes that were parsed). To
+// build a new ENTITY use BeginEntity, AppendComponent and EndEntity.
+func (c Entity) Append(buf []byte) []byte {
+	start := len(buf)
+	buf, _ = BeginEntity(buf, c.Entity)
+	buf = append(buf, c.comps...)
+	return EndEntity(buf, start, c.Count)
+}
+
+// Components returns an iterator over the components of a parsed Entity.
+func (c *Entity) Components() ComponentIter { return ComponentIter{b: c.comps} }
+
+// Raw returns the encoded components (a view into the datagram).
+func (c *Entity) Raw() []byte { return c.comps }
+
+// ComponentIter iterates the components of a parsed Entity in wire order.
+//
+//	for it := ent.Components(); ; {
+//		id, data, ok := it.Next()
+//		if !ok { break }
+//		...
+//	}
+type ComponentIter struct{ b []byte }
+
+// Next returns the next component id and its data (a view of exactly
+// ComponentSize(id) bytes), or ok=false at the end.
+func (it *ComponentIter) Next() (id uint16, data []byte, ok bool) {
+	if len(it.b) < ComponentOverhead {
+		return 0, nil, false
+	}
+	id = le.Uint16(it.b)
+	size := le.Uint64(it.b[2:])
+	if size > uint64(len(it.b)-ComponentOverhead) {
+		it.b = nil
+		return 0, nil, false
+	}
+	end := ComponentOverhead + int(size)
+	data = it.b[ComponentOverhead:end:end]
+	it.b = it.b[end:]
+	return id, data, true
+}
