@@ -38,6 +38,24 @@ func BenchmarkQuery2PosVel(b *testing.B) {
 	}
 }
 
+// BenchmarkQuery3PosVelHealth: pos += vel for entities that also have
+// health (every entity here); one op = one pass over n entities.
+func BenchmarkQuery3PosVelHealth(b *testing.B) {
+	const n = 10_000
+	w, s := benchWorld(n)
+	w.Each(func(e Entity) { s.hp.Set(e, health{1, 1}) })
+	q := NewQuery3[position, velocity, health](w)
+	b.ReportAllocs()
+	for b.Loop() {
+		for it := q.Iter(); it.Next(); {
+			p, v, h := it.Get()
+			p.X += v.X
+			p.Y += v.Y
+			h.HP++
+		}
+	}
+}
+
 // BenchmarkQuery2PosVelShuffled: same, but the velocity store's dense order
 // differs from the position store's (every lookup goes through the sparse
 // table), and one entity in 4 has no velocity.
@@ -70,16 +88,28 @@ func BenchmarkQuery2PosVelShuffled(b *testing.B) {
 }
 
 // BenchmarkCreateDestroy: one op = Create + Set(pos) + Set(vel) + Destroy
-// in a world of 10k entities.
+// in a world of 10k entities; "tracked" has a Query2[position, velocity]
+// registered (its pair tracker is updated on every add and removal).
 func BenchmarkCreateDestroy(b *testing.B) {
-	w, s := benchWorld(10_000)
-	b.ReportAllocs()
-	for b.Loop() {
-		e := w.Create()
-		s.pos.Set(e, position{1, 2})
-		s.vel.Set(e, velocity{3, 4})
-		w.Destroy(e)
-		w.ClearEvents()
+	for _, tracked := range []bool{false, true} {
+		name := "plain"
+		if tracked {
+			name = "tracked"
+		}
+		b.Run(name, func(b *testing.B) {
+			w, s := benchWorld(10_000)
+			if tracked {
+				NewQuery2[position, velocity](w)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				e := w.Create()
+				s.pos.Set(e, position{1, 2})
+				s.vel.Set(e, velocity{3, 4})
+				w.Destroy(e)
+				w.ClearEvents()
+			}
+		})
 	}
 }
 

@@ -7,7 +7,15 @@
 // An [Entity] is a 64-bit id: the low 32 bits are the index of its slot in
 // the [World], the high 32 bits its generation (starting at 1, bumped each
 // time the slot is destroyed). A destroyed id is therefore never alive again,
-// even when its index is recycled. [Nil] (0) is never a valid entity.
+// even when its index is recycled. [Nil] (0) is never a valid entity. The
+// top bit of an id is always 0 (the wire entId is a non-negative int64): a
+// slot whose generation reaches 2^31-1 is retired instead of wrapping.
+// Freed indices are reused last-freed-first.
+//
+// The client mirror does not choose ids: [World.CreateWithID] makes a
+// server id alive as is (growing storage up to [MaxIndex]) and rejects ids
+// that are invalid or whose index is alive with another generation. A
+// world should use either Create (server) or CreateWithID (mirror).
 //
 // A component type T is registered once per world with [Register], which
 // gives it a wire [ComponentID] (1..63, the bit of the entity's [Signature]),
@@ -26,32 +34,51 @@
 // Structural changes (entity created/destroyed, component added/removed) are
 // appended to an event buffer ([World.Events]) that the replication layer
 // drains once per tick with [World.ClearEvents]; the buffer is reused, so a
-// steady state does not allocate.
+// steady state does not allocate (events accumulate until ClearEvents).
 //
 // # Queries
 //
-// [NewQuery1], [NewQuery2] and [NewQuery3] build reusable queries over
-// entities having all the listed components. An iteration walks the dense
-// array of the smallest store BACKWARDS (last dense slot first) and looks the
-// other components up through the sparse table (with a fast path when the
-// other store holds the same entity at the same dense slot). The order is
-// deterministic: it only depends on the sequence of operations applied to
-// the world. Iterating does not allocate.
+// [NewQuery1], [NewQuery2] and [NewQuery3] build reusable queries over the
+// entities having all the listed components (build them once: they
+// allocate; iterating does not):
+//
+//	q := ecs.NewQuery2[Position, Velocity](w)
+//	for it := q.Iter(); it.Next(); {
+//		p, v := it.Get() // pointers into the stores
+//		p.X += v.X
+//	}
+//
+// Iter returns a pointer to an iterator that lives on the caller's stack
+// (Iter and Next are inlined); keep it local to the loop, passing it to
+// another function may move it to the heap.
+//
+// An iteration walks the dense array of the smallest store (chosen at the
+// first Next) BACKWARDS, from the last dense slot to the first, and finds
+// the other components through the sparse tables, or without any lookup
+// when the stores hold the same entities at the same dense slots (entities
+// spawned with all their components). The order is deterministic: it only
+// depends on the sequence of operations applied to the world.
 //
 // Structural changes during an iteration follow one rule:
 //
 //   - the CURRENT entity may be destroyed, and any of its components may be
-//     removed (swap-remove only moves already-visited entities);
+//     removed (swap-remove only moves already-visited entities into the
+//     freed slot);
 //   - components may be added (Set) to any entity and entities may be
-//     created: entities that start matching during the iteration may or may
-//     not be visited in it, but no entity is visited twice and nothing
-//     panics;
+//     created; entities that start matching during the iteration may or may
+//     not be visited by it;
+//   - under these two points every entity that matched when the iteration
+//     started and still matches when its turn comes is visited exactly
+//     once;
 //   - destroying OTHER entities, or removing components of other entities,
-//     is not allowed during an iteration (it may cause an entity to be
-//     skipped or visited twice). Collect them and apply after the loop.
+//     is outside the rule: entities may then be skipped or visited twice
+//     (the iterator still never pairs components of different entities).
+//     Collect them in a slice and apply the changes after the loop.
 //
-// Pointers returned by Get/Mut and by an iterator are valid until the next
-// structural change of that store (Set of a new entity, Remove, Destroy).
+// Entity and Get describe the current entity until the loop body makes a
+// structural change: read them at the top of the body. Pointers returned
+// by Get, by [Store.Get] and [Store.Mut] are valid until the next
+// structural change of their store (a Set that adds, Remove, Destroy).
 //
 // # Concurrency
 //

@@ -307,3 +307,31 @@ func TestScheduler(t *testing.T) {
 	}()
 	sch.Add(nil)
 }
+
+func TestIteratorOutsideSteps(t *testing.T) {
+	w, s := newTestWorld()
+	for range 3 {
+		e := w.Create()
+		s.pos.Set(e, position{})
+		s.vel.Set(e, velocity{})
+		s.hp.Set(e, health{})
+	}
+	it1 := NewQuery1[position](w).Iter()
+	it2 := NewQuery2[position, velocity](w).Iter()
+	it3 := NewQuery3[position, velocity, health](w).Iter()
+	if it1.Entity() != Nil || it2.Entity() != Nil || it3.Entity() != Nil {
+		t.Fatal("Entity before Next is not Nil")
+	}
+	for it1.Next() {
+	}
+	for it2.Next() {
+	}
+	for it3.Next() {
+	}
+	if it1.Entity() != Nil || it2.Entity() != Nil || it3.Entity() != Nil {
+		t.Fatal("Entity after the end is not Nil")
+	}
+	if it1.Next() || it2.Next() || it3.Next() {
+		t.Fatal("Next after the end returned true")
+	}
+}

@@ -47,8 +47,6 @@ type AnyStore interface {
 	SetWire(e Entity, b []byte) error
 	// Remove removes e's component; see Store.Remove.
 	Remove(e Entity) bool
-	// Len returns the number of entities having the component.
-	Len() int
 }
 
 // Store holds every component of type T of a world as a sparse set: dense
@@ -65,6 +63,9 @@ type Store[T any] struct {
 	changed []Tick   // change tick of each dense slot
 	sparse  []int32  // entity index -> dense slot, -1 if absent
 	scratch T        // SetWire decodes here (no allocation per call)
+	// pairs track the alignment of ents with the stores queried together
+	// with this one (see pairTracker).
+	pairs []*pairTracker
 }
 
 // Register creates the store of component type T with wire id id, its codec
@@ -225,10 +226,14 @@ func (s *Store[T]) add(e Entity, v T) {
 			s.sparse[i] = -1
 		}
 	}
+	s.w.epoch += epochStep // the append may move s.dense: ends iterator runs
 	s.sparse[idx] = int32(len(s.dense))
 	s.dense = append(s.dense, v)
 	s.ents = append(s.ents, e)
 	s.changed = append(s.changed, s.w.tick)
+	for _, t := range s.pairs {
+		t.mismatch += t.mis(len(s.ents) - 1)
+	}
 	s.w.slots[idx].sig |= 1 << s.id
 	s.w.emit(EventAdded, e, s.id)
 }
@@ -258,7 +263,14 @@ func (s *Store[T]) drop(idx uint32) {
 
 // removeAt swap-removes dense slot p.
 func (s *Store[T]) removeAt(p int) {
+	s.w.epoch += epochStep // ends the validated runs of running iterators
 	last := len(s.dense) - 1
+	for _, t := range s.pairs {
+		t.mismatch -= t.mis(p)
+		if p != last {
+			t.mismatch -= t.mis(last)
+		}
+	}
 	s.sparse[s.ents[p].Index()] = -1
 	if p != last {
 		moved := s.ents[last]
@@ -272,6 +284,11 @@ func (s *Store[T]) removeAt(p int) {
 	s.dense = s.dense[:last]
 	s.ents = s.ents[:last]
 	s.changed = s.changed[:last]
+	if p != last {
+		for _, t := range s.pairs {
+			t.mismatch += t.mis(p)
+		}
+	}
 }
 
 // AppendWire appends the encoded component of e to buf (Size() bytes). If e

@@ -193,7 +193,7 @@ func TestAnyStoreWireRoundTrip(t *testing.T) {
 	if got := cli.Store(2).AppendWire([]byte{9}, e); !bytes.Equal(got, []byte{9}) {
 		t.Fatal("AppendWire of an absent component appended bytes")
 	}
-	if !hp.Remove(e) || hp.Has(e) || hp.Len() != 0 {
+	if !hp.Remove(e) || hp.Has(e) || cs.hp.Len() != 0 {
 		t.Fatal("AnyStore.Remove")
 	}
 }

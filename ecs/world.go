@@ -81,6 +81,10 @@ type World struct {
 	free   []uint32 // free indices; Create pops from the end
 	live   int
 	events []Event
+	// epoch grows by epochStep at every component add and removal:
+	// iterators use it to drop their validated run (and cached dense
+	// slices) when dense slots may have moved (see query.go).
+	epoch int64
 
 	byID   [MaxComponentID + 1]storage
 	stores []AnyStore // registered stores ordered by id
@@ -112,7 +116,7 @@ func (w *World) Create() Entity {
 		w.free = w.free[:n-1]
 		w.slots[idx].free = -1
 	} else {
-		if len(w.slots) > 1<<32-1 {
+		if uint64(len(w.slots)) >= 1<<32 {
 			panic("ecs: Create: entity index space exhausted")
 		}
 		idx = uint32(len(w.slots))

@@ -381,8 +381,7 @@ func (s *Sim) sysDamage() {
 		s.addScore(k.slot, uint32(en.Score))
 		s.explosion(p.X, p.Y, ExplosionSmall)
 		if en.Drop > 0 {
-			c := s.spawn(KindPowerUp, en.Drop-1, p.X, p.Y, powerUpDrift, 0, powerUpSize, powerUpSize)
-			_ = c
+			s.spawn(KindPowerUp, en.Drop-1, p.X, p.Y, powerUpDrift, 0, powerUpSize, powerUpSize)
 		}
 		s.w.Destroy(e)
 	}

@@ -179,7 +179,7 @@ type Size struct{ W, H uint16 }
 // It is named StageState because Stage is the stage file type.
 type StageState struct {
 	Scroll    float32 // px scrolled since the start
-	Section   uint8   // index into Stage.Sections (music section)
+	Section   uint8   // index into Stage.Sections (music section); len(Stage.Sections) once the boss is out
 	BossHP    uint16  // boss weak point HP (0 before the boss)
 	BossMaxHP uint16  // 0 before the boss appears
 }
@@ -197,18 +197,16 @@ type Ship struct {
 
 // Enemy is the server-only AI state of a Bydo enemy (id 21).
 type Enemy struct {
-	Type     uint8      // EnemyStraight ...
-	Drop     uint8      // 0 none, 1+PowerForce / 1+PowerLaser
-	Age      uint32     // ticks since spawn
-	BaseY    float32    // px, centre line for sine movement
-	Speed    float32    // px/s
-	Amp      float32    // px, sine amplitude
-	FireCD   uint16     // ticks until next shot
-	FireIvl  uint16     // ticks between shots (0: never fires)
-	Score    uint16     // points when destroyed
-	HitBy    ecs.Entity // last beam that damaged it (a beam hits once)
-	Contact  uint8      // ticks until the Force can damage it again
-	Reserved uint8
+	Type    uint8      // EnemyStraight ...
+	Drop    uint8      // 0 none, 1+PowerForce / 1+PowerLaser
+	Age     uint32     // ticks since spawn
+	BaseY   float32    // px, centre line for sine movement
+	Speed   float32    // px/s
+	Amp     float32    // px, sine amplitude
+	FireCD  uint16     // ticks until next shot
+	FireIvl uint16     // ticks between shots (0: never fires)
+	Score   uint16     // points when destroyed
+	HitBy   ecs.Entity // last beam that damaged it (a beam hits once)
 }
 
 // Shot is the server-only damage of a player bullet or beam (id 22).
@@ -499,7 +497,7 @@ func (shipCodec) Parse(b []byte, v *Ship) error {
 
 type enemyCodec struct{}
 
-func (enemyCodec) Size() int { return 36 }
+func (enemyCodec) Size() int { return 32 }
 func (enemyCodec) Append(b []byte, v *Enemy) []byte {
 	b = append(b, v.Type, v.Drop)
 	b = le.AppendUint32(b, v.Age)
@@ -509,19 +507,17 @@ func (enemyCodec) Append(b []byte, v *Enemy) []byte {
 	b = le.AppendUint16(b, v.FireCD)
 	b = le.AppendUint16(b, v.FireIvl)
 	b = le.AppendUint16(b, v.Score)
-	b = le.AppendUint64(b, uint64(v.HitBy))
-	return append(b, v.Contact, v.Reserved)
+	return le.AppendUint64(b, uint64(v.HitBy))
 }
 func (enemyCodec) Parse(b []byte, v *Enemy) error {
-	if len(b) != 36 {
-		return sizeErr("Enemy", 36, len(b))
+	if len(b) != 32 {
+		return sizeErr("Enemy", 32, len(b))
 	}
 	v.Type, v.Drop = b[0], b[1]
 	v.Age = le.Uint32(b[2:])
 	v.BaseY, v.Speed, v.Amp = getF32(b[6:]), getF32(b[10:]), getF32(b[14:])
 	v.FireCD, v.FireIvl, v.Score = le.Uint16(b[18:]), le.Uint16(b[20:]), le.Uint16(b[22:])
 	v.HitBy = ecs.Entity(le.Uint64(b[24:]))
-	v.Contact, v.Reserved = b[32], b[33]
 	return nil
 }
 

@@ -12,17 +12,49 @@
 //
 // Sim.Step runs one tick; its systems run in this fixed order:
 //
-//  1. input     ship movement (MoveShip), normal shot / charge / beam, Force button
-//  2. force     attached Force follows its ship, detached Force flies ahead or is recalled
-//  3. ai        enemy and boss steering (sets Velocity) and firing
-//  4. movement  Position += Velocity/TickRate for every non-ship entity
-//  5. spawn     stage script: waves whose scroll position has been reached, the boss
-//  6. collision uniform-grid broadphase, then hits (bullets, beams, Force, contact, power-ups)
-//  7. damage    deaths of enemies (score, explosion, drops), the boss, ships (EventDeath)
-//  8. timers    respawn, invulnerability, explosion lifetimes
-//  9. scroll    Stage.Scroll advance, music sections (EventMusic)
-//  10. cleanup  off-screen bullets, enemies and power-ups are destroyed
-//  11. end      victory (boss destroyed) / defeat (no lives left) -> EventGameEnd
+//  1. input: ship movement (MoveShip), normal shot / charge / beam, Force button
+//  2. force: attached Force follows its ship, detached Force flies ahead or is recalled
+//  3. ai: enemy and boss steering (sets Velocity) and firing
+//  4. movement: Position += Velocity/TickRate for every entity but ships and Forces
+//  5. spawn: stage script waves whose scroll position has been reached, then the boss
+//  6. collision: uniform-grid broadphase, then hits (Force, shots and beams, ships)
+//  7. damage: deaths of enemies (score, explosion, drops), the boss, ships (EventDeath)
+//  8. timers: respawn, invulnerability, explosion lifetimes
+//  9. scroll: Stage.Scroll advance, music sections (EventMusic)
+//  10. cleanup: off-screen bullets, enemies and power-ups are destroyed
+//  11. end: victory (boss destroyed) / defeat (no lives left) / aborted (no ship) -> EventGameEnd
+//
+// Systems are plain method calls (no ecs.Scheduler): entities are created
+// and destroyed only between query iterations, as the ecs contract asks.
+//
+// # Determinism
+//
+// All state is in the ecs world (replicated and server-only components) and
+// in a few Sim fields (PRNG state, script position), all covered by
+// Sim.Hash. The PRNG is splitmix64 seeded by Config.Seed. Arithmetic is
+// float32 with explicit conversions around products, so no fused
+// multiply-add changes results: MoveShip gives the same bits on every
+// platform (client prediction relies on it). Sines come from a 1024-entry
+// table built from math.Sin at start-up; the server simulation is
+// reproducible bit for bit on one platform.
+//
+// # Stage files
+//
+// A stage is a JSON object (assets/stages/*.json, see ParseStage):
+//
+//	{"name": "Short", "scrollSpeed": 240,                       // px/s
+//	 "sections": [{"at": 0, "song": 1, "name": "approach"}],     // at: px of scroll, first at 0
+//	 "waves": [{"at": 400, "kind": "sine", "count": 6, "y": 700, // kind: straight|sine|turret|homing|carrier
+//	            "x": 1980, "spacing": 50, "dy": 0,               // member i: scroll at+i*spacing, y+i*dy
+//	            "speed": 260, "amplitude": 120, "hp": 1,         // optional (0/absent: kind default)
+//	            "fire": 200, "drop": "force"}],                  // fire: ticks between shots (0 never); drop: force|laser
+//	 "boss": {"at": 2600, "kind": "small", "hp": 40, "song": 3,  // kind: big|small
+//	          "phases": [{"below": 100, "pattern": "fan",        // pattern: fan|aimed|ring|spawn
+//	                      "interval": 70, "bullets": 5, "speed": 280,
+//	                      "open": 120, "closed": 60, "sway": 120}]}}
+//
+// Difficulty scales with the number of players n: enemy and boss HP x(n+1)/2,
+// fire intervals x4/(n+3); the boss fires faster the longer the fight lasts.
 //
 // The ecs world tick is advanced at the start of Step, so every change made
 // during a Step is stamped with the tick that Sim.Tick returns afterwards.
@@ -107,4 +139,32 @@ type Event struct {
 	Lives  uint8      // EventDeath: lives left
 	Song   uint8      // EventMusic: song id
 	Result Result     // EventGameEnd
+}
+
+var kindNames = [...]string{
+	KindNone: "none", KindPlayer: "player", KindForce: "force", KindPlayerBullet: "player-bullet",
+	KindBeam: "beam", KindEnemyBullet: "enemy-bullet", KindEnemy: "enemy", KindBoss: "boss",
+	KindBossWeakPoint: "boss-weak-point", KindPowerUp: "power-up", KindExplosion: "explosion", KindStage: "stage",
+}
+
+// String returns the kind's name ("player", "enemy-bullet", ...) or "kind(N)".
+func (k EntityKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind(" + itoa(int(k)) + ")"
+}
+
+func itoa(v int) string {
+	if v == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for v > 0 {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return string(b[i:])
 }

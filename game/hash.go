@@ -2,6 +2,7 @@ package game
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/rtype/rtype/ecs"
 )
@@ -38,15 +39,15 @@ func (s *Sim) Hash() uint64 {
 	b = binary.LittleEndian.AppendUint64(b, uint64(s.boss))
 	b = binary.LittleEndian.AppendUint64(b, uint64(s.weak))
 	h := fnv(fnvOffset, b)
-	stores := s.w.Stores()
-	s.w.Each(func(e ecs.Entity) {
+	w := s.w
+	w.Each(func(e ecs.Entity) {
 		b = binary.LittleEndian.AppendUint64(b[:0], uint64(e))
-		for _, st := range stores {
-			if !st.Has(e) {
-				continue
+		for sig := uint64(w.Signature(e)); sig != 0; sig &= sig - 1 {
+			id := ecs.ComponentID(bits.TrailingZeros64(sig))
+			b = binary.LittleEndian.AppendUint16(b, uint16(id))
+			if st := w.Store(id); st != nil {
+				b = st.AppendWire(b, e)
 			}
-			b = binary.LittleEndian.AppendUint16(b, uint16(st.ID()))
-			b = st.AppendWire(b, e)
 		}
 		h = fnv(h, b)
 	})

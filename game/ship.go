@@ -177,13 +177,22 @@ func (s *Sim) sysForce() {
 				ny = sp.Y
 			}
 		default:
-			if ox < forceAheadX {
-				nx = ox + forceLaunchSpeed/TickRate
-				if nx > forceAheadX {
-					nx = forceAheadX
+			// Fly ahead to forceAheadX, or to the boss's front (slightly
+			// overlapping it, so it touches the weak point).
+			limit := float32(forceAheadX)
+			if s.boss != ecs.Nil {
+				bp, bs := s.c.Position.Get(s.boss), s.c.Size.Get(s.boss)
+				if l := bp.X - float32(bs.W)/2 - forceSize/2 + 14; l < limit {
+					limit = l
 				}
-			} else if ox > forceAheadX+1 {
-				nx = ox - forceLaunchSpeed/TickRate/2
+			}
+			if ox < limit {
+				nx = ox + forceLaunchSpeed/TickRate
+				if nx > limit {
+					nx = limit
+				}
+			} else if ox > limit+1 {
+				nx = approach(ox, limit, forceLaunchSpeed/TickRate)
 			}
 			ny = approach(oy, sp.Y, forceFollowSpeed/TickRate)
 		}

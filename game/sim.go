@@ -21,10 +21,9 @@ const (
 	laserSpeed       = 1800
 	beamSpeed        = 1800
 	enemyBulletSpeed = 360
-	bossBulletSpeed  = 300
 	forceSize        = 56
 	forceAttachDX    = shipW/2 + forceSize/2 + 2 // centre distance when attached
-	forceAheadX      = Width - 420               // where a launched Force stops
+	forceAheadX      = Width - 300               // where a launched Force stops
 	forceLaunchSpeed = 900
 	forceRecallSpeed = 900
 	forceFollowSpeed = 240 // vertical following of a detached Force
@@ -137,6 +136,7 @@ func NewSim(cfg Config) *Sim {
 			panic("game: embedded stage1 is invalid: " + err.Error())
 		}
 	}
+	st = sanitize(st)
 	n := cfg.Players
 	if n < 1 {
 		n = 1

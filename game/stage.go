@@ -17,7 +17,9 @@ import (
 
 // Stage is a validated stage script (see LoadStage, ParseStage and
 // assets/stages/*.json). Positions are virtual px, speeds px/s, times
-// ticks; "at" values are scroll positions in px (Stage.Scroll).
+// ticks; "at" values are scroll positions in px (Stage.Scroll). A Stage is
+// never modified by a Sim: one parsed Stage may be shared by concurrent
+// simulations.
 type Stage struct {
 	Name        string
 	ScrollSpeed float32 // px/s the playfield scrolls (Stage.Scroll grows by ScrollSpeed/TickRate per tick)
@@ -517,9 +519,9 @@ func (st *Stage) expand() {
 		w := &st.Waves[i]
 		for j := 0; j < w.Count; j++ {
 			e := spawnEntry{
-				at:   w.At + float32(j)*w.Spacing,
+				at:   w.At + float32(float32(j)*w.Spacing),
 				wave: i,
-				y:    w.Y + float32(j)*w.DY,
+				y:    w.Y + float32(float32(j)*w.DY),
 			}
 			if j == w.Count-1 {
 				e.drop = w.Drop
@@ -532,3 +534,58 @@ func (st *Stage) expand() {
 
 // Enemies returns the number of enemies the stage spawns (boss excluded).
 func (st *Stage) Enemies() int { return len(st.spawns) }
+
+// sanitize returns st if it came from ParseStage, or a repaired copy of a
+// hand-built Stage (missing sections or boss phases, unknown kinds, bad
+// speeds) so that NewSim never panics on it.
+func sanitize(st *Stage) *Stage {
+	ok := len(st.Sections) > 0 && len(st.Boss.Phases) > 0 && st.Boss.Variant <= BossSmall &&
+		st.ScrollSpeed > 0 && st.ScrollSpeed <= 1000 && st.Boss.HP > 0
+	total := 0
+	for i := range st.Waves {
+		w := &st.Waves[i]
+		total += w.Count
+		if w.Kind >= numEnemyKinds || w.Count < 0 || w.Count > maxWaveCount || w.Drop > 1+PowerLaser || w.HP < 0 || w.Fire < 0 {
+			ok = false
+		}
+	}
+	if ok && total == len(st.spawns) {
+		return st
+	}
+	c := *st
+	c.spawns = nil
+	if len(c.Sections) == 0 {
+		c.Sections = []Section{{At: 0}}
+	}
+	if !(c.ScrollSpeed > 0 && c.ScrollSpeed <= 1000) {
+		c.ScrollSpeed = 120
+	}
+	if c.Boss.Variant > BossSmall {
+		c.Boss.Variant = BossSmall
+	}
+	if c.Boss.HP <= 0 {
+		c.Boss.HP = 1
+	}
+	if len(c.Boss.Phases) == 0 {
+		c.Boss.Phases = []BossPhase{{Below: 100, Pattern: PatternFan, Interval: 60, Bullets: 5, Speed: 300, Open: 60, Closed: 60}}
+	}
+	ph := make([]BossPhase, len(c.Boss.Phases))
+	copy(ph, c.Boss.Phases)
+	for i := range ph {
+		p := &ph[i]
+		p.Pattern = min(p.Pattern, PatternSpawn)
+		p.Interval = max(p.Interval, 1)
+		p.Bullets = min(max(p.Bullets, 1), 64)
+		p.Open = min(max(p.Open, 1), 3600)
+		p.Closed = min(max(p.Closed, 0), 3600)
+	}
+	c.Boss.Phases = ph
+	c.Waves = nil
+	for _, w := range st.Waves {
+		if w.Kind < numEnemyKinds && w.Count > 0 && w.Count <= maxWaveCount && w.Drop <= 1+PowerLaser && w.HP >= 0 && w.Fire >= 0 {
+			c.Waves = append(c.Waves, w)
+		}
+	}
+	c.expand()
+	return &c
+}

@@ -272,10 +272,14 @@ func (c *Client) request(name string, args ...string) (Response, error) {
 	select {
 	case r = <-c.respCh:
 	case <-c.done:
-		c.mu.Lock()
-		err := c.err
-		c.mu.Unlock()
-		return Response{}, err
+		select {
+		case r = <-c.respCh: // the response arrived just before the connection ended
+		default:
+			c.mu.Lock()
+			err := c.err
+			c.mu.Unlock()
+			return Response{}, err
+		}
 	case <-t.C:
 		return Response{}, c.fail(fmt.Errorf("lobby: no response to %s within %v", name, RequestTimeout))
 	}

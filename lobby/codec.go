@@ -266,7 +266,7 @@ func ParseLobbies(body string) ([]LobbyInfo, error) {
 }
 
 // CodeAlphabet holds the 32 characters of lobby join codes: A-Z and 2-9
-// without the ambiguous 0, O, 1 and I (decision, docs/PROTOCOL.md §2.6).
+// without the ambiguous 0, O, 1 and I (decision, docs/PROTOCOL.md §2.4.3).
 const CodeAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 // CodeLen is the length of a lobby join code.

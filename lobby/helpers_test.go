@@ -305,3 +305,7 @@ func mustListen(t *testing.T) net.Listener {
 func contextWithCancel() (context.Context, context.CancelFunc) {
 	return context.WithCancel(context.Background())
 }
+
+func discardLogger() *slog.Logger {
+	return slog.New(slog.DiscardHandler)
+}

@@ -17,7 +17,7 @@ import (
 )
 
 // MaxPlayers is the largest number of members of one lobby (decision,
-// docs/PROTOCOL.md §2.6; equals game.MaxPlayers).
+// docs/PROTOCOL.md §2.4.3; equals game.MaxPlayers).
 const MaxPlayers = 4
 
 // Defaults applied by NewServer to zero ServerConfig fields.
@@ -29,6 +29,10 @@ const (
 // writeTimeout bounds one write to a client; a client that does not read for
 // that long is disconnected.
 const writeTimeout = 10 * time.Second
+
+// maxOutbox bounds the bytes queued for one client; a client that lets more
+// pile up (it does not read) is disconnected.
+const maxOutbox = 64 << 10
 
 // Member is one player of a started lobby as handed to Starter.StartGame:
 // the user UUID from AUTHENTICATE, the player name, the slot 0..3 (join order)
@@ -73,19 +77,23 @@ type ServerConfig struct {
 }
 
 // Server is the TCP lobby server (docs/PROTOCOL.md §2, seed 004 §2). Each
-// connection is served by one goroutine that reads lines and answers them;
-// writes to a connection are serialized by a per-connection mutex.
+// connection has one goroutine that reads lines and handles them, and one
+// writer goroutine that sends the lines queued for it; the queue is protected
+// by a per-connection mutex, so handlers never block on the network while
+// holding the lobby lock, and lines keep the order in which they were queued.
 type Server struct {
 	cfg ServerConfig
 	srv string
 	log *slog.Logger
 
-	mu      sync.Mutex
-	ctx     context.Context // Serve's context; nil before Serve
-	closing bool
-	conns   map[*conn]struct{}
+	mu      sync.Mutex // lobby state: lobbies, conn.lobby/id/name/authed
+	ctx     context.Context
 	lobbies map[string]*lobbyState
-	wg      sync.WaitGroup
+
+	connsMu sync.Mutex
+	conns   map[*conn]struct{}
+
+	wg sync.WaitGroup
 }
 
 type lobbyPhase int
@@ -106,12 +114,17 @@ type lobbyState struct {
 	leftWhileStarting []uuid.UUID
 }
 
-// conn is one client connection. The fields after wmu/wbuf are guarded by
-// Server.mu and written only by the connection's own goroutine.
+// conn is one client connection.
 type conn struct {
-	nc  net.Conn
-	wmu sync.Mutex
+	nc   net.Conn
+	wake chan struct{} // capacity 1: tells the writer there is work
 
+	wmu       sync.Mutex // guards out, finishing, dead
+	out       []byte     // complete lines waiting for the writer
+	finishing bool       // the reader is done: flush out, then stop
+	dead      bool       // writing failed or the client is too slow: drop lines
+
+	// Guarded by Server.mu; written only by the connection's reader goroutine.
 	authed bool
 	id     uuid.UUID
 	name   string
@@ -178,21 +191,20 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			break
 		}
 		backoff = 5 * time.Millisecond
-		c := &conn{nc: nc}
-		s.mu.Lock()
+		c := &conn{nc: nc, wake: make(chan struct{}, 1)}
+		s.connsMu.Lock()
 		s.conns[c] = struct{}{}
 		s.wg.Add(1)
-		s.mu.Unlock()
+		s.connsMu.Unlock()
 		go s.serveConn(ctx, c)
 	}
 	cancel()
 	ln.Close()
-	s.mu.Lock()
-	s.closing = true
+	s.connsMu.Lock()
 	for c := range s.conns {
 		c.nc.Close()
 	}
-	s.mu.Unlock()
+	s.connsMu.Unlock()
 	s.wg.Wait()
 	s.log.Info("lobby server stopped", "server", s.srv)
 	return err
@@ -216,7 +228,20 @@ func (s *Server) lobbiesLocked() []LobbyInfo {
 
 func (s *Server) serveConn(ctx context.Context, c *conn) {
 	defer s.wg.Done()
-	defer s.dropConn(c)
+	wdone := make(chan struct{})
+	go func() {
+		defer close(wdone)
+		c.writeLoop()
+	}()
+	defer func() {
+		s.dropConn(c)
+		c.finish() // flush what is queued (e.g. the 500 before closing)...
+		<-wdone
+		c.nc.Close() // ...then close
+		s.connsMu.Lock()
+		delete(s.conns, c) // only now: Serve's shutdown must still be able to close it
+		s.connsMu.Unlock()
+	}()
 	remote := c.nc.RemoteAddr().String()
 	s.log.Debug("lobby connection opened", "remote", remote)
 	lr := lineReader{r: c.nc}
@@ -251,14 +276,65 @@ func (c *conn) userString() string {
 	return c.id.String()
 }
 
-// send writes one complete line; on failure the connection is closed (its
-// reader then cleans up).
+// send queues one complete line for the writer; it never blocks on the
+// network. A client with more than maxOutbox bytes pending is disconnected.
 func (c *conn) send(line []byte) {
 	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
-	if _, err := c.nc.Write(line); err != nil {
-		c.nc.Close()
+	if c.dead {
+		c.wmu.Unlock()
+		return
+	}
+	if len(c.out)+len(line) > maxOutbox {
+		c.dead = true
+		c.wmu.Unlock()
+		c.nc.Close() // the reader sees the error and cleans up
+		return
+	}
+	c.out = append(c.out, line...)
+	c.wmu.Unlock()
+	c.signal()
+}
+
+func (c *conn) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// finish makes the writer stop once the queue is empty.
+func (c *conn) finish() {
+	c.wmu.Lock()
+	c.finishing = true
+	c.wmu.Unlock()
+	c.signal()
+}
+
+// writeLoop writes queued lines in order until finish (queue drained) or a
+// write error (which closes the connection).
+func (c *conn) writeLoop() {
+	var buf []byte
+	for {
+		c.wmu.Lock()
+		for len(c.out) == 0 && !c.finishing {
+			c.wmu.Unlock()
+			<-c.wake
+			c.wmu.Lock()
+		}
+		if len(c.out) == 0 {
+			c.wmu.Unlock()
+			return
+		}
+		buf, c.out = c.out, buf[:0]
+		c.wmu.Unlock()
+		c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if _, err := c.nc.Write(buf); err != nil {
+			c.wmu.Lock()
+			c.dead, c.out = true, nil
+			c.wmu.Unlock()
+			c.nc.Close()
+			return
+		}
 	}
 }
 
@@ -302,15 +378,13 @@ func (s *Server) inGame(c *conn) bool {
 func (s *Server) dropConn(c *conn) {
 	s.mu.Lock()
 	drop := s.leaveLocked(c, "disconnected")
-	delete(s.conns, c)
 	s.mu.Unlock()
-	c.nc.Close()
 	if drop != nil {
 		drop()
 	}
 }
 
-// handle answers one complete line (docs/PROTOCOL.md §2.3: every line gets
+// handle answers one complete line (docs/PROTOCOL.md §2.2: every line gets
 // exactly one response).
 func (s *Server) handle(c *conn, line []byte) {
 	cmd, err := ParseCommand(line)
@@ -646,10 +720,8 @@ func (s *Server) start(c *conn, cmd Command) {
 		s.push(m, PushStart, ps, strconv.FormatUint(uint64(tokens[m]), 10))
 	}
 	s.log.Info("lobby started", "code", l.code, "players", len(l.members), "port", port, "user", c.id.String())
-	if !s.closing {
-		s.wg.Add(1)
-		go s.watch(l, g)
-	}
+	s.wg.Add(1) // this goroutine is counted too, so Serve's Wait cannot have returned
+	go s.watch(l, g)
 	s.mu.Unlock()
 	for _, id := range left {
 		g.Drop(id)

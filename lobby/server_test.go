@@ -582,3 +582,103 @@ func TestClientProtocolViolation(t *testing.T) {
 	c.Close()
 	<-done
 }
+
+// A client that lets more than maxOutbox bytes pile up is disconnected
+// instead of making the server buffer without bound.
+func TestSlowClientDisconnected(t *testing.T) {
+	a, b := netPipe(t)
+	c := &conn{nc: a, wake: make(chan struct{}, 1)} // no writer running: nothing drains
+	line := []byte("MEMBERS " + tSrv + ";ABCDE," + strings.Repeat("n", 16) + "\r\n")
+	for range maxOutbox / len(line) {
+		c.send(line)
+	}
+	c.wmu.Lock()
+	dead, queued := c.dead, len(c.out)
+	c.wmu.Unlock()
+	if dead || queued == 0 {
+		t.Fatalf("dead=%v queued=%d before the limit", dead, queued)
+	}
+	c.send(line)
+	c.send(line)
+	c.wmu.Lock()
+	dead = c.dead
+	c.wmu.Unlock()
+	if !dead {
+		t.Fatal("connection not marked dead past maxOutbox")
+	}
+	b.SetReadDeadline(time.Now().Add(waitTime))
+	if _, err := b.Read(make([]byte, 1)); err == nil {
+		t.Fatal("peer can still read: connection not closed")
+	}
+}
+
+// Many clients creating, joining, starting, leaving and disconnecting at
+// once (run with -race): only 200/500 answers, games get ended, and in the
+// end no lobby is left.
+func TestConcurrentChurn(t *testing.T) {
+	st := newFakeStarter()
+	st.ch = make(chan startCall, 1000)
+	srv, addr := startServer(t, ServerConfig{Starter: st, Logger: discardLogger()})
+	stopEnder := make(chan struct{})
+	enderDone := make(chan struct{})
+	go func() { // ends every started game after a moment
+		defer close(enderDone)
+		for {
+			select {
+			case c := <-st.ch:
+				time.Sleep(time.Millisecond)
+				c.game.end(0)
+			case <-stopEnder:
+				return
+			}
+		}
+	}()
+	const n = 8
+	errc := make(chan error, n)
+	for i := range n {
+		go func() {
+			c, err := Dial(waitCtx(t), addr)
+			if err != nil {
+				errc <- err
+				return
+			}
+			defer c.Close()
+			if _, err := c.Authenticate(fmt.Sprintf("c%d", i)); err != nil {
+				errc <- err
+				return
+			}
+			for j := range 30 {
+				var err error
+				switch (i + j) % 5 {
+				case 0:
+					_, err = c.Join("")
+				case 1:
+					var ls []LobbyInfo
+					if ls, err = c.Lobbies(); err == nil && len(ls) > 0 {
+						_, err = c.Join(ls[j%len(ls)].Code)
+					}
+				case 2:
+					err = c.Start()
+				case 3:
+					err = c.Leave()
+				case 4:
+					_, err = c.Lobbies()
+				}
+				var re *ResponseError
+				if err != nil && !(errors.As(err, &re) && re.Code == 500) {
+					errc <- fmt.Errorf("client %d step %d: %w", i, j, err)
+					return
+				}
+			}
+			errc <- nil
+		}()
+	}
+	for range n {
+		if err := <-errc; err != nil {
+			t.Error(err)
+		}
+	}
+	close(stopEnder)
+	<-enderDone
+	eventually(t, "all lobbies removed", func() bool { return len(srv.Lobbies()) == 0 })
+}

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/session"
+	"github.com/rtype/rtype/net/transport"
 )
 
 // Config configures Run.
@@ -33,6 +35,8 @@ type Config struct {
 	Name    string        // name prefix ("bot" → bot1, bot2, ...)
 	NetSim  string        // link simulator spec for each bot's UDP socket (see net/linksim)
 	Logger  *slog.Logger
+	// Socket, when set, gives bot i its UDP socket (tests wrap one in a linksim.Link).
+	Socket func(i int) (transport.Socket, error)
 	// OnSession, when set, is called with each bot's session once it is in the game (tests).
 	OnSession func(i int, s *session.Session)
 }
@@ -165,7 +169,16 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	s, err := session.Dial(ctx, session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(st.Port)), UUID: uid, Token: st.Token, NetSim: cfg.NetSim})
+	scfg := session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(st.Port)), UUID: uid, Token: st.Token, NetSim: cfg.NetSim}
+	if scfg.NetSim != "" && !strings.Contains(scfg.NetSim, "seed=") {
+		scfg.NetSim += ",seed=" + strconv.Itoa(i+1) // each bot its own loss pattern
+	}
+	if cfg.Socket != nil {
+		if scfg.Socket, err = cfg.Socket(i); err != nil {
+			return fail("error", err)
+		}
+	}
+	s, err := session.Dial(ctx, scfg)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			return fail("timeout", err)

@@ -61,8 +61,8 @@ type Config struct {
 	// Seed gives each game its PRNG seed (default: from the clock).
 	Seed   func() uint64
 	Logger *slog.Logger
-	// OnGameEnd, when set, is called with the final simulation after a game ended (tests).
-	OnGameEnd func(sim *game.Sim)
+	// OnGameEnd, when set, is called with each instance after its game ended (tests).
+	OnGameEnd func(in *Instance)
 }
 
 // Manager starts instances for the lobby (it implements lobby.Starter) and shuts them down.
@@ -152,6 +152,17 @@ func (m *Manager) listen() (transport.Socket, error) {
 	return s, nil
 }
 
+// Instances returns the running instances (tests and diagnostics).
+func (m *Manager) Instances() []*Instance {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*Instance, 0, len(m.live))
+	for in := range m.live {
+		out = append(out, in)
+	}
+	return out
+}
+
 // Running is the number of live instances.
 func (m *Manager) Running() int {
 	m.mu.Lock()
@@ -222,6 +233,9 @@ type Instance struct {
 	dropped [wire.NumReasons]uint64
 	spoofed uint64
 	panics  int
+	paused  bool
+	frame   uint32 // loop iterations (60 Hz), the snapshot cadence even while paused
+	events  []string
 
 	buf  [wire.MaxDatagram]byte
 	rbuf [2048]byte
@@ -263,6 +277,9 @@ func (in *Instance) Result() uint8 { return uint8(in.finalRes.Load()) }
 func (in *Instance) Drop(id uuid.UUID) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	if in.over {
+		return // the game is over: the lobby connection closing is no news
+	}
 	for _, p := range in.peers {
 		if p.member.UUID == id && !p.gone {
 			in.dropPeer(p, wire.ByeKicked, "left the lobby")
@@ -292,7 +309,7 @@ func (in *Instance) run() {
 	wg.Wait()
 	in.finalRes.Store(uint32(res))
 	if in.m.cfg.OnGameEnd != nil {
-		in.m.cfg.OnGameEnd(in.sim)
+		in.m.cfg.OnGameEnd(in)
 	}
 	in.log.Info("game ended", "result", res.String(), "tick", in.sim.Tick(), "dropped_datagrams", in.droppedTotal())
 	close(in.done)
@@ -413,9 +430,13 @@ func (in *Instance) step(now time.Duration) {
 		in.broadcastEnd(game.ResultAborted)
 		return
 	}
+	if in.paused {
+		return
+	}
 	in.sim.Step()
 	in.replicateEvents()
 	for _, ev := range in.sim.Events() {
+		in.events = append(in.events, eventString(ev))
 		switch ev.Kind {
 		case game.EventDeath:
 			in.broadcastReliable(wire.Death{Entity: uint64(ev.Entity), Slot: ev.Slot, Lives: ev.Lives}.Append(in.scratch()))
@@ -510,7 +531,8 @@ func relAppend(buf []byte, id uint16) []byte { return wire.Rel{ID: id}.Append(bu
 
 // sendAll sends each bound client its due reliable commands and, on snapshot ticks, a snapshot.
 func (in *Instance) sendAll(now time.Duration) {
-	tick := uint32(in.sim.Tick())
+	in.frame++
+	tick := in.frame
 	for _, p := range in.peers {
 		if p.gone || !p.bound {
 			continue
@@ -598,6 +620,11 @@ func (in *Instance) handle(b []byte, from netip.AddrPort) {
 		}
 		p.bound, p.addr = true, from
 		in.sendReliable(p, wire.Welcome{Entity: uint64(in.sim.PlayerEntity(p.slot)), Slot: uint8(p.slot), Tick: uint32(in.sim.Tick()), TickRate: game.TickRate}.Append(in.scratch()))
+		// Answer at once with REL+WELCOME alone: never larger than the HERE datagram that caused
+		// it (docs/PROTOCOL.md §6).
+		out := in.header(p, in.scratch())
+		out = p.ep.AppendReliable(out, len(b), in.now(), relAppend)
+		in.write(p, out)
 	}
 	now := in.now()
 	p.lastHeard = now
@@ -682,6 +709,34 @@ func (in *Instance) acceptInput(p *peer, c *wire.Input) {
 			*s = inputSlot{tick: t, b: game.Buttons(c.Buttons[i]), valid: true}
 		}
 	}
+}
+
+func eventString(ev game.Event) string {
+	switch ev.Kind {
+	case game.EventDeath:
+		return fmt.Sprintf("death:%d:%d", ev.Slot, ev.Lives)
+	case game.EventMusic:
+		return fmt.Sprintf("music:%d", ev.Song)
+	case game.EventGameEnd:
+		return "game_end:" + ev.Result.String()
+	}
+	return "?"
+}
+
+// EventLog lists the game events this instance sent reliably, in order ("death:slot:lives",
+// "music:song", "game_end:result"), for tests that check exactly-once, in-order delivery.
+func (in *Instance) EventLog() []string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return append([]string(nil), in.events...)
+}
+
+// Pause stops (or resumes) the simulation while replication goes on: a test freezes the world to
+// compare every client's mirror with it.
+func (in *Instance) Pause(p bool) {
+	in.mu.Lock()
+	in.paused = p
+	in.mu.Unlock()
 }
 
 // Stats of one client, for tests and benchmarks.

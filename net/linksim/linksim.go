@@ -6,6 +6,7 @@ package linksim
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -86,7 +87,7 @@ func parseProb(v string) (float64, error) {
 	if pct {
 		f /= 100
 	}
-	if f < 0 || f > 1 {
+	if !(f >= 0 && f <= 1) { // also rejects NaN
 		return 0, fmt.Errorf("%s is not a probability in 0..1 (or 0%%..100%%)", v)
 	}
 	return f, nil
@@ -107,6 +108,9 @@ func parseBandwidth(v string) (int, error) {
 	f, err := strconv.ParseFloat(l, 64)
 	if err != nil {
 		return 0, err
+	}
+	if !(f*mul >= 0 && f*mul <= 1e15) { // NaN, ±Inf or absurd: int() of them is undefined
+		return 0, fmt.Errorf("%s is not a bandwidth", v)
 	}
 	return int(f * mul), nil
 }
@@ -249,6 +253,7 @@ type Link struct {
 	inner    transport.Socket
 	out, in  *direction
 	incoming chan item
+	dlChange chan struct{} // SetReadDeadline wakes a blocked ReadFrom (one reader)
 	done     chan struct{}
 	wg       sync.WaitGroup
 	mu       sync.Mutex
@@ -261,11 +266,18 @@ var _ transport.Socket = (*Link)(nil)
 // Wrap impairs what s sends with out and what it receives with in. A zero Config passes datagrams
 // straight through (still via the queue).
 func Wrap(s transport.Socket, out, in Config) *Link {
-	l := &Link{inner: s, incoming: make(chan item, 4096), done: make(chan struct{})}
+	l := &Link{inner: s, incoming: make(chan item, 4096), dlChange: make(chan struct{}, 1), done: make(chan struct{})}
 	l.out = newDirection(out, func(it item) {
 		_, _ = l.inner.WriteTo(it.buf[:it.n], it.addr)
 		pool.Put(it.buf)
 	})
+	// Both directions must draw different streams; seed 0 means 1, so compare effective seeds.
+	if out.Seed == 0 {
+		out.Seed = 1
+	}
+	if in.Seed == 0 {
+		in.Seed = 1
+	}
 	if in.Seed == out.Seed {
 		in.Seed = out.Seed + 1
 	}
@@ -297,7 +309,7 @@ func (l *Link) readLoop() {
 			if ne, ok := err.(net.Error); ok && ne.Timeout() {
 				continue
 			}
-			if err == net.ErrClosed {
+			if errors.Is(err, net.ErrClosed) { // the inner socket was closed under us: do not spin
 				return
 			}
 			continue
@@ -306,30 +318,48 @@ func (l *Link) readLoop() {
 	}
 }
 
-// ReadFrom implements transport.Socket.
+// ReadFrom implements transport.Socket. After Close it always returns net.ErrClosed (even with
+// datagrams still buffered); a SetReadDeadline call applies to a ReadFrom already blocked.
 func (l *Link) ReadFrom(p []byte) (int, netip.AddrPort, error) {
-	l.mu.Lock()
-	dl := l.deadline
-	l.mu.Unlock()
-	var timeout <-chan time.Time
-	if !dl.IsZero() {
-		d := time.Until(dl)
-		if d <= 0 {
-			return 0, netip.AddrPort{}, os.ErrDeadlineExceeded
+	for {
+		select {
+		case <-l.done:
+			return 0, netip.AddrPort{}, net.ErrClosed
+		default:
 		}
-		t := time.NewTimer(d)
-		defer t.Stop()
-		timeout = t.C
+		l.mu.Lock()
+		dl := l.deadline
+		l.mu.Unlock()
+		var timer *time.Timer
+		var timeout <-chan time.Time
+		if !dl.IsZero() {
+			d := time.Until(dl)
+			if d <= 0 {
+				return 0, netip.AddrPort{}, os.ErrDeadlineExceeded
+			}
+			timer = time.NewTimer(d)
+			timeout = timer.C
+		}
+		select {
+		case it := <-l.incoming:
+			stopTimer(timer)
+			n := copy(p, it.buf[:it.n])
+			pool.Put(it.buf)
+			return n, it.addr, nil
+		case <-l.done:
+			stopTimer(timer)
+			return 0, netip.AddrPort{}, net.ErrClosed
+		case <-timeout:
+			return 0, netip.AddrPort{}, os.ErrDeadlineExceeded
+		case <-l.dlChange:
+			stopTimer(timer) // the deadline moved: look again
+		}
 	}
-	select {
-	case it := <-l.incoming:
-		n := copy(p, it.buf[:it.n])
-		pool.Put(it.buf)
-		return n, it.addr, nil
-	case <-l.done:
-		return 0, netip.AddrPort{}, net.ErrClosed
-	case <-timeout:
-		return 0, netip.AddrPort{}, os.ErrDeadlineExceeded
+}
+
+func stopTimer(t *time.Timer) {
+	if t != nil {
+		t.Stop()
 	}
 }
 
@@ -349,6 +379,10 @@ func (l *Link) SetReadDeadline(t time.Time) error {
 	l.mu.Lock()
 	l.deadline = t
 	l.mu.Unlock()
+	select {
+	case l.dlChange <- struct{}{}:
+	default:
+	}
 	return nil
 }
 

@@ -31,8 +31,8 @@ type Config struct {
 	// SilenceTimeout drops a silent player from a game (0 = 10 s).
 	SilenceTimeout time.Duration
 	Logger         *slog.Logger
-	// OnGameEnd, when set, is called with each game's final simulation (tests).
-	OnGameEnd func(sim *game.Sim)
+	// OnGameEnd, when set, is called with each instance after its game ended (tests).
+	OnGameEnd func(in *instance.Instance)
 	// Ready, when set, receives the bound lobby address once listening (tests use port 0).
 	Ready func(lobbyAddr net.Addr, m *instance.Manager)
 }

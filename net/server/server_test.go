@@ -88,8 +88,8 @@ func TestBotsPlayShortStage(t *testing.T) {
 
 func TestMirrorEqualsServerWorld(t *testing.T) {
 	final := make(chan map[ecs.Entity]string, 1)
-	addr, _, stop := startServer(t, Config{Stage: "short", OnGameEnd: func(sim *game.Sim) {
-		final <- snapshotWorld(sim.World())
+	addr, _, stop := startServer(t, Config{Stage: "short", OnGameEnd: func(in *instance.Instance) {
+		in.View(func(sim *game.Sim) { final <- snapshotWorld(sim.World()) })
 	}})
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/net/transport"
 )
 
 // EventKind says what a session Event reports.
@@ -82,6 +83,9 @@ type Config struct {
 	Token uint32    // from the lobby START push (docs/PROTOCOL.md §2)
 	// NetSim, when not empty, runs the socket through the link simulator (e.g. "lat=75ms,loss=5%").
 	NetSim string
+	// Socket, when not nil, is used instead of a new UDP socket (tests pass a linksim.Link); the
+	// session closes it.
+	Socket transport.Socket
 }
 
 // Session is one client's connection to a game instance.

@@ -69,6 +69,8 @@ type impl struct {
 	predX     float32
 	predY     float32
 	predOK    bool
+	predAlive bool         // the ship was alive at the last reconciliation
+	stepped   game.Buttons // buttons of the last stamped input
 	offX      float32
 	offY      float32
 	selfTick  uint32 // server tick of the newest self Position applied
@@ -112,6 +114,9 @@ func Dial(ctx context.Context, cfg Config) (*Session, error) {
 		ap = ua.AddrPort()
 	}
 	ap = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+	if cfg.Socket != nil {
+		return DialSocket(ctx, cfg, cfg.Socket, ap)
+	}
 	bind := "0.0.0.0:0"
 	if ap.Addr().IsLoopback() {
 		bind = "127.0.0.1:0"
@@ -175,9 +180,23 @@ func DialSocket(ctx context.Context, cfg Config, sock transport.Socket, server n
 func (s *Session) now() time.Duration { return time.Since(s.epoch) }
 
 // SetInput sets the buttons held now; the 60 Hz loop stamps them with the tick and sends INPUT.
+// A change of buttons is stamped, predicted and sent by the next View (or loop tick), whichever
+// comes first, so the local ship's drawn position reacts on the very next frame. SetInput never
+// blocks and may be called from inside View's callback.
 func (s *Session) SetInput(b game.Buttons) { s.held.Store(uint32(b)) }
 
-// View calls fn with the mirror world under the session lock; fn must not retain v.
+// eagerInput stamps, predicts and sends a change of buttons at once. Called with s.mu held.
+func (s *Session) eagerInput(now time.Duration) {
+	if !s.welcomed || s.ended || game.Buttons(s.held.Load()) == s.stepped {
+		return
+	}
+	if s.stepInput(now, true) {
+		s.sendInputs(now)
+	}
+}
+
+// View calls fn with the mirror world under the session lock; fn must not retain v, and must not
+// call View, Stats or Close (SetInput is fine).
 func (s *Session) View(fn func(v *View)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -187,6 +206,7 @@ func (s *Session) View(fn func(v *View)) {
 		dt = 0
 	}
 	s.lastView = now
+	s.eagerInput(now)
 	rt := s.clock.Advance(dt, s.estServerTick(now)-s.interpDelayTicks())
 	// decay the prediction smoothing offset (about 6 frames)
 	k := float32(math.Pow(0.75, dt*60))
@@ -338,35 +358,44 @@ func (s *Session) sendLoop() {
 			s.shutdown(false, "no answer from the game instance")
 			return
 		}
-		b := s.header(s.buf[:0])
 		if !s.welcomed {
 			if now-lastHere >= HereInterval {
 				lastHere = now
+				b := s.header(s.buf[:0])
 				b = wire.Here{UUID: s.cfg.UUID}.Append(b)
+				// PING rides along: it measures the first RTT and makes the request larger than
+				// the REL+WELCOME answer (docs/PROTOCOL.md §6)
+				b = wire.Ping{Nonce: uint32(now / time.Millisecond)}.Append(b)
 				s.write(b)
 			}
 			s.mu.Unlock()
 			continue
 		}
-		s.stepInput(now)
-		b = s.appendInputs(b)
-		if now-s.pingAt >= PingInterval {
-			s.pingAt = now
-			b = wire.Ping{Nonce: uint32(now / time.Millisecond)}.Append(b)
-		}
-		b = s.ep.AppendReliable(b, wire.MaxDatagram, now, func(buf []byte, id uint16) []byte { return wire.Rel{ID: id}.Append(buf) })
-		s.write(b)
+		s.stepInput(now, false)
+		s.sendInputs(now)
 		s.updateRates(now)
 		s.mu.Unlock()
 	}
 }
 
+// sendInputs sends one datagram with INPUT, a PING when due and due reliable commands.
+func (s *Session) sendInputs(now time.Duration) {
+	b := s.header(s.buf[:0])
+	b = s.appendInputs(b)
+	if now-s.pingAt >= PingInterval {
+		s.pingAt = now
+		b = wire.Ping{Nonce: uint32(now / time.Millisecond)}.Append(b)
+	}
+	b = s.ep.AppendReliable(b, wire.MaxDatagram, now, func(buf []byte, id uint16) []byte { return wire.Rel{ID: id}.Append(buf) })
+	s.write(b)
+}
+
 // stepInput advances the input tick (aimed to arrive just before the server simulates it: the
 // estimated server tick plus one RTT and two ticks of margin), records the held buttons for it
 // and predicts the local ship one tick.
-func (s *Session) stepInput(now time.Duration) {
+func (s *Session) stepInput(now time.Duration, eager bool) bool {
 	if !s.haveTick {
-		return
+		return false
 	}
 	target := uint32(s.estServerTick(now)+s.ep.RTT().Seconds()*game.TickRate) + 2
 	next := s.inTick + 1
@@ -374,10 +403,11 @@ func (s *Session) stepInput(now time.Duration) {
 		next = target // far off (start, RTT change): re-aim
 	} else if int32(target-next) > 1 {
 		next++ // behind: catch up one tick at a time
-	} else if int32(next-target) > 1 {
-		return // ahead: hold one tick
+	} else if int32(next-target) > 1 && !(eager && int32(next-target) <= 4) {
+		return false // ahead: hold one tick (a button change may run up to 4 ticks ahead)
 	}
 	b := game.Buttons(s.held.Load())
+	s.stepped = b
 	for t := s.inTick + 1; s.inTick != 0 && int32(next-t) >= 0; t++ {
 		s.inputs[t%uint32(len(s.inputs))] = inputRec{tick: t, b: b}
 		s.predictOne(b)
@@ -386,6 +416,7 @@ func (s *Session) stepInput(now time.Duration) {
 		s.inputs[next%uint32(len(s.inputs))] = inputRec{tick: next, b: b}
 	}
 	s.inTick = next
+	return true
 }
 
 func (s *Session) predictOne(b game.Buttons) {
@@ -415,18 +446,22 @@ func (s *Session) appendInputs(b []byte) []byte {
 // reconcile rewinds the local ship to the server's position at tick st and replays the inputs
 // stamped after st; the difference to what was predicted is smoothed if small.
 func (s *Session) reconcile(x, y float32, st uint32) {
-	if !s.predOK || s.inTick == 0 || !s.selfAlive() {
-		s.predX, s.predY, s.predOK = x, y, true
+	alive := s.selfAlive()
+	nx, ny := x, y
+	if alive {
+		for t := st + 1; s.inTick != 0 && int32(s.inTick-t) >= 0; t++ {
+			r := s.inputs[t%uint32(len(s.inputs))]
+			if r.tick != t {
+				continue
+			}
+			nx, ny = game.MoveShip(nx, ny, r.b)
+		}
+	}
+	if !s.predOK || !alive || !s.predAlive {
+		// first state, dead, or just respawned: take the server's word as it is
+		s.predX, s.predY, s.predOK, s.predAlive = nx, ny, true, alive
 		s.offX, s.offY = 0, 0
 		return
-	}
-	nx, ny := x, y
-	for t := st + 1; int32(s.inTick-t) >= 0; t++ {
-		r := s.inputs[t%uint32(len(s.inputs))]
-		if r.tick != t {
-			continue
-		}
-		nx, ny = game.MoveShip(nx, ny, r.b)
 	}
 	dx, dy := s.predX-nx, s.predY-ny
 	d := math.Hypot(float64(dx), float64(dy))
@@ -619,6 +654,9 @@ func byeReason(r uint8) string {
 
 // onComponent keeps interpolation samples of positions and notes new self positions.
 func (s *Session) onComponent(e ecs.Entity, id ecs.ComponentID) {
+	if id == game.CompPlayer && e == s.self && int32(s.curTick-s.selfTick) >= 0 {
+		s.selfTick, s.selfDirty = s.curTick, true // death and respawn
+	}
 	if id != game.CompPosition {
 		return
 	}

@@ -657,3 +657,40 @@ func TestEndpointAllocs(t *testing.T) {
 		t.Fatalf("steady state not steady: pending %d, acks %d", a.Pending(), acks)
 	}
 }
+
+// One header from the peer acknowledges its ack and every seq its ackBits name (bit 31 = ack-32
+// included), nothing older; the RTT sample comes from the newest (ack) alone.
+func TestReceiveAcksFromAckBits(t *testing.T) {
+	var a, b Endpoint
+	var acked []uint16
+	a.OnAck = func(seq uint16) { acked = append(acked, seq) }
+	for i := 1; i <= 40; i++ {
+		seq, ack, bits, rel := a.HeaderFields(time.Duration(i) * time.Millisecond)
+		if seq != uint16(i) {
+			t.Fatalf("seq %d, want %d", seq, i)
+		}
+		if i == 1 || i == 7 || i == 8 || i == 39 || i == 40 { // 40: ack, 39: bit 0, 8: bit 31, 7: too old
+			b.Receive(seq, ack, bits, rel, 0)
+		}
+	}
+	seq, ack, bits, rel := b.HeaderFields(0)
+	if ack != 40 || bits != 1<<0|1<<31 {
+		t.Fatalf("b's header ack %d bits %032b, want 40 and bits 0, 31", ack, bits)
+	}
+	a.Receive(seq, ack, bits, rel, 100*time.Millisecond)
+	want := []uint16{40, 39, 8}
+	if len(acked) != len(want) || acked[0] != 40 || acked[1] != 39 || acked[2] != 8 {
+		t.Fatalf("OnAck calls %v, want %v", acked, want)
+	}
+	if a.AckedCount != 3 {
+		t.Fatalf("AckedCount %d, want 3", a.AckedCount)
+	}
+	if a.RTT() != 60*time.Millisecond {
+		t.Fatalf("RTT %v, want 60ms (seq 40 sent at 40ms, acked at 100ms)", a.RTT())
+	}
+	// The same header again (or a reordered older one) acknowledges nothing new.
+	a.Receive(seq+1, ack, bits, rel, 200*time.Millisecond)
+	if len(acked) != 3 || a.RTT() != 60*time.Millisecond {
+		t.Fatalf("repeated ack: OnAck calls %v, RTT %v", acked, a.RTT())
+	}
+}

@@ -24,8 +24,8 @@ var SlotColors = [4]color.RGBA{
 
 // EnemyColors are the main body colours of the enemy variants (game.EnemyStraight..EnemyCarrier).
 var EnemyColors = [5]color.RGBA{
-	{200, 60, 220, 255}, // straight: magenta dart
-	{240, 150, 40, 255}, // sine: orange flapper
+	{200, 60, 220, 255},  // straight: magenta dart
+	{240, 150, 40, 255},  // sine: orange flapper
 	{140, 150, 170, 255}, // turret: grey dome
 	{230, 50, 50, 255},   // homing: red spiked mine
 	{150, 120, 70, 255},  // carrier: olive armour

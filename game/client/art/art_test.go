@@ -4,10 +4,10 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"sort"
 	"image/png"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 )
 

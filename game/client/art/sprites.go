@@ -186,3 +186,32 @@ func Beam() *image.RGBA {
 	c.Poly(white, 0.0, 0.42, 1.0, 0.44, 1.0, 0.56, 0.0, 0.58)
 	return c.Img
 }
+
+// Background renders the deep-space backdrop (w×h, drawn scaled to the 1920×1080 playfield):
+// a dark blue base with a few soft nebulae. It tiles horizontally (nebulae wrap around the
+// left/right edges) so the client can scroll it for a slow parallax.
+func Background(w, h int) *image.RGBA {
+	c := NewCanvas(w, h)
+	base := color.RGBA{5, 7, 20, 255}
+	for i := 0; i < len(c.Img.Pix); i += 4 {
+		c.Img.Pix[i], c.Img.Pix[i+1], c.Img.Pix[i+2], c.Img.Pix[i+3] = base.R, base.G, base.B, 255
+	}
+	neb := []struct {
+		x, y, r float32
+		col     color.RGBA
+	}{
+		{0.16, 0.23, 0.26, color.RGBA{60, 20, 90, 255}},
+		{0.68, 0.74, 0.31, color.RGBA{10, 40, 90, 255}},
+		{0.94, 0.19, 0.21, color.RGBA{70, 20, 40, 255}},
+		{0.45, 0.35, 0.15, color.RGBA{20, 30, 70, 255}},
+	}
+	aspect := float32(w) / float32(h) // radii are fractions of the width: scale y to stay round
+	for _, n := range neb {
+		for _, dx := range []float32{-1, 0, 1} { // wrap around the edges
+			col := n.col
+			col.A = 90
+			c.Glow(col, n.x+dx, n.y, n.r, n.r*aspect, 1.6)
+		}
+	}
+	return c.Img
+}

@@ -1,4 +1,4 @@
-package client
+package netflow
 
 import (
 	"github.com/rtype/rtype/ecs"
@@ -6,8 +6,8 @@ import (
 	"github.com/rtype/rtype/net/session"
 )
 
-// frame is what the renderer reads from a game link, valid only inside link.Frame's callback.
-type frame struct {
+// Frame is what the renderer reads from a game Link, valid only inside link.Frame's callback.
+type Frame struct {
 	World *ecs.World
 	C     *game.Components
 	Self  ecs.Entity
@@ -17,13 +17,13 @@ type frame struct {
 }
 
 // Pos is the draw position of e in virtual px (session.View.Pos: predicted / interpolated).
-func (f *frame) Pos(e ecs.Entity) (float32, float32, bool) { return f.pos(e) }
+func (f *Frame) Pos(e ecs.Entity) (float32, float32, bool) { return f.pos(e) }
 
-// link is the in-game connection: a real net/session.Session, or a local world for the
-// drawing harness and the frame benchmark.
-type link interface {
+// Link is the in-game connection: a real net/session.Session, or a local world for the
+// drawing harness and the Frame benchmark.
+type Link interface {
 	SetInput(b game.Buttons)
-	Frame(fn func(f *frame))
+	Frame(fn func(f *Frame))
 	Events() <-chan session.Event
 	Stats() session.Stats
 	Done() <-chan struct{}
@@ -33,11 +33,12 @@ type link interface {
 // sessionLink adapts *session.Session.
 type sessionLink struct {
 	s  *session.Session
-	fr frame
+	fr Frame
 	v  *session.View
 }
 
-func newSessionLink(s *session.Session) *sessionLink {
+// NewSessionLink adapts a net/session.Session to Link.
+func NewSessionLink(s *session.Session) Link {
 	l := &sessionLink{s: s}
 	l.fr.pos = func(e ecs.Entity) (float32, float32, bool) { return l.v.Pos(e) }
 	return l
@@ -48,7 +49,7 @@ func (l *sessionLink) Events() <-chan session.Event { return l.s.Events() }
 func (l *sessionLink) Stats() session.Stats         { return l.s.Stats() }
 func (l *sessionLink) Done() <-chan struct{}        { return l.s.Done() }
 func (l *sessionLink) Close() error                 { return l.s.Close() }
-func (l *sessionLink) Frame(fn func(f *frame)) {
+func (l *sessionLink) Frame(fn func(f *Frame)) {
 	l.s.View(func(v *session.View) {
 		l.v = v
 		l.fr.World, l.fr.C, l.fr.Self, l.fr.Slot, l.fr.Tick = v.World, v.C, v.Self, v.Slot, v.Tick
@@ -58,18 +59,18 @@ func (l *sessionLink) Frame(fn func(f *frame)) {
 }
 
 // LocalWorld is a hand-filled mirror world drawn without a server: used by the drawing harness,
-// the screenshot tests and the frame benchmark. Positions are drawn as they are (no interpolation).
+// the screenshot tests and the Frame benchmark. Positions are drawn as they are (no interpolation).
 type LocalWorld struct {
 	W    *ecs.World
 	C    *game.Components
 	Self ecs.Entity
 	Slot int
-	// Step, when set, is called once per frame before drawing (to animate the world).
+	// Step, when set, is called once per Frame before drawing (to animate the world).
 	Step   func(w *LocalWorld)
 	Input  game.Buttons
 	events chan session.Event
 	done   chan struct{}
-	fr     frame
+	fr     Frame
 }
 
 // NewLocalWorld returns an empty mirror world with the game components registered.
@@ -96,7 +97,7 @@ func (l *LocalWorld) Stats() session.Stats {
 }
 func (l *LocalWorld) Done() <-chan struct{} { return l.done }
 func (l *LocalWorld) Close() error          { return nil }
-func (l *LocalWorld) Frame(fn func(f *frame)) {
+func (l *LocalWorld) Frame(fn func(f *Frame)) {
 	l.fr.World, l.fr.C, l.fr.Self, l.fr.Slot, l.fr.Tick = l.W, l.C, l.Self, l.Slot, l.W.Tick()
 	fn(&l.fr)
 }

@@ -1,4 +1,9 @@
-package client
+// Package netflow runs the client's network side without ebiten: it executes the scene
+// machine's commands (game/client/scene) on goroutines against the TCP lobby (package lobby) and
+// the UDP game session (package net/session), so that ebiten's Update never blocks, and hands
+// every reply back as a Reply on a channel that Update drains. Link abstracts the in-game
+// connection (a real session, or a hand-filled LocalWorld for tests and benchmarks).
+package netflow
 
 import (
 	"context"
@@ -17,24 +22,24 @@ import (
 	"github.com/rtype/rtype/net/session"
 )
 
-// netEvent is the reply of a network goroutine, handed to the UI goroutine through a channel.
-type netEvent struct {
-	ev    scene.Event
-	lobby *lobby.Client // with EvConnected
-	id    uuid.UUID     // with EvConnected
-	link  link          // with EvSessionReady
+// Reply is the result of a network goroutine, handed to the UI goroutine through a channel.
+type Reply struct {
+	Ev    scene.Event
+	Lobby *lobby.Client // with EvConnected: the authenticated lobby connection
+	ID    uuid.UUID     // with EvConnected: the user UUID from AUTHENTICATE
+	Link  Link          // with EvSessionReady: the game session
 }
 
-// netRunner executes scene commands without ever blocking the caller (ebiten's Update): lobby
+// Runner executes scene commands without ever blocking the caller (ebiten's Update): lobby
 // requests run one at a time on a worker goroutine, waits and dials on their own goroutines, and
 // every reply comes back on events.
-type netRunner struct {
+type Runner struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	log    *slog.Logger
 	name   string
 	netsim string
-	events chan netEvent
+	events chan Reply
 	queue  chan func()
 	wg     sync.WaitGroup
 
@@ -43,22 +48,23 @@ type netRunner struct {
 	id         uuid.UUID
 	addr       string
 	waitCancel context.CancelFunc
-	link       link
+	link       Link
 
 	// dialSession lets tests replace session.Dial.
-	dialSession func(ctx context.Context, cfg session.Config) (link, error)
+	dialSession func(ctx context.Context, cfg session.Config) (Link, error)
 }
 
-func newNetRunner(ctx context.Context, log *slog.Logger, name, netsim string) *netRunner {
+// NewRunner starts the lobby worker; name is sent in AUTHENTICATE, netsim in session.Config.
+func NewRunner(ctx context.Context, log *slog.Logger, name, netsim string) *Runner {
 	ctx, cancel := context.WithCancel(ctx)
-	n := &netRunner{ctx: ctx, cancel: cancel, log: log, name: name, netsim: netsim,
-		events: make(chan netEvent, 64), queue: make(chan func(), 64)}
-	n.dialSession = func(ctx context.Context, cfg session.Config) (link, error) {
+	n := &Runner{ctx: ctx, cancel: cancel, log: log, name: name, netsim: netsim,
+		events: make(chan Reply, 64), queue: make(chan func(), 64)}
+	n.dialSession = func(ctx context.Context, cfg session.Config) (Link, error) {
 		s, err := session.Dial(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
-		return newSessionLink(s), nil
+		return NewSessionLink(s), nil
 	}
 	n.wg.Add(1)
 	go func() {
@@ -75,26 +81,32 @@ func newNetRunner(ctx context.Context, log *slog.Logger, name, netsim string) *n
 	return n
 }
 
-func (n *netRunner) post(ev netEvent) {
+// Events delivers the replies; drain it on the UI goroutine and pass each to Accept.
+func (n *Runner) Events() <-chan Reply { return n.events }
+
+// SetName sets the player name used by the next AUTHENTICATE.
+func (n *Runner) SetName(name string) { n.name = name }
+
+func (n *Runner) post(ev Reply) {
 	select {
 	case n.events <- ev:
 	case <-n.ctx.Done():
-		if ev.lobby != nil {
-			ev.lobby.Close()
+		if ev.Lobby != nil {
+			ev.Lobby.Close()
 		}
-		if ev.link != nil {
-			ev.link.Close()
+		if ev.Link != nil {
+			ev.Link.Close()
 		}
 	}
 }
 
-func (n *netRunner) goDo(fn func()) {
+func (n *Runner) goDo(fn func()) {
 	n.wg.Add(1)
 	go func() { defer n.wg.Done(); fn() }()
 }
 
 // lobbyDo queues fn (which gets the lobby client of the moment) on the lobby worker.
-func (n *netRunner) lobbyDo(fn func(lc *lobby.Client)) {
+func (n *Runner) lobbyDo(fn func(lc *lobby.Client)) {
 	lc := n.lobby
 	if lc == nil {
 		return
@@ -106,29 +118,30 @@ func (n *netRunner) lobbyDo(fn func(lc *lobby.Client)) {
 	}
 }
 
-func (n *netRunner) stopWait() {
+func (n *Runner) stopWait() {
 	if n.waitCancel != nil {
 		n.waitCancel()
 		n.waitCancel = nil
 	}
 }
 
-// accept stores what a reply carries before the scene machine sees it.
-func (n *netRunner) accept(ne netEvent) {
-	if ne.lobby != nil {
-		if n.lobby != nil && n.lobby != ne.lobby {
+// Accept stores what a reply carries (lobby connection, session) before the scene machine sees
+// its event. Call it on the UI goroutine for every Reply.
+func (n *Runner) Accept(ne Reply) {
+	if ne.Lobby != nil {
+		if n.lobby != nil && n.lobby != ne.Lobby {
 			old := n.lobby
 			n.goDo(func() { old.Close() })
 		}
-		n.lobby, n.id = ne.lobby, ne.id
+		n.lobby, n.id = ne.Lobby, ne.ID
 	}
-	if ne.link != nil {
-		n.link = ne.link
+	if ne.Link != nil {
+		n.link = ne.Link
 	}
 }
 
-// members returns the lobby's latest MEMBERS push.
-func (n *netRunner) members() (string, []string) {
+// Members returns the lobby's latest MEMBERS push (code, names in slot order).
+func (n *Runner) Members() (string, []string) {
 	if n.lobby == nil {
 		return "", nil
 	}
@@ -143,8 +156,8 @@ func lobbyErr(err error) error {
 	return err
 }
 
-// exec runs one command; it returns true for CmdQuit.
-func (n *netRunner) exec(c scene.Cmd) {
+// Exec starts one command (CmdQuit and CmdSaveSettings are the caller's); it never blocks.
+func (n *Runner) Exec(c scene.Cmd) {
 	switch c.Kind {
 	case scene.CmdDialLobby:
 		addr, name := c.Addr, n.name
@@ -154,7 +167,7 @@ func (n *netRunner) exec(c scene.Cmd) {
 			defer cancel()
 			lc, err := lobby.Dial(ctx, addr)
 			if err != nil {
-				n.post(netEvent{ev: scene.Event{Kind: scene.EvConnectFailed, Err: err}})
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvConnectFailed, Err: err}})
 				return
 			}
 			type res struct {
@@ -167,42 +180,42 @@ func (n *netRunner) exec(c scene.Cmd) {
 			case r := <-ch:
 				if r.err != nil {
 					lc.Close()
-					n.post(netEvent{ev: scene.Event{Kind: scene.EvConnectFailed, Err: fmt.Errorf("authenticate: %w", lobbyErr(r.err))}})
+					n.post(Reply{Ev: scene.Event{Kind: scene.EvConnectFailed, Err: fmt.Errorf("authenticate: %w", lobbyErr(r.err))}})
 					return
 				}
-				n.post(netEvent{ev: scene.Event{Kind: scene.EvConnected}, lobby: lc, id: r.id})
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvConnected}, Lobby: lc, ID: r.id})
 			case <-ctx.Done():
 				lc.Close()
-				n.post(netEvent{ev: scene.Event{Kind: scene.EvConnectFailed, Err: errors.New("no answer from the lobby server")}})
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvConnectFailed, Err: errors.New("no answer from the lobby server")}})
 			}
 		})
 	case scene.CmdListLobbies:
 		n.lobbyDo(func(lc *lobby.Client) {
 			ls, err := lc.Lobbies()
 			if err != nil {
-				n.post(netEvent{ev: scene.Event{Kind: scene.EvLobbiesFailed, Err: lobbyErr(err)}})
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvLobbiesFailed, Err: lobbyErr(err)}})
 				return
 			}
 			out := make([]scene.Lobby, len(ls))
 			for i, l := range ls {
 				out[i] = scene.Lobby{Code: l.Code, Players: l.Players, Running: l.Running}
 			}
-			n.post(netEvent{ev: scene.Event{Kind: scene.EvLobbies, Lobbies: out}})
+			n.post(Reply{Ev: scene.Event{Kind: scene.EvLobbies, Lobbies: out}})
 		})
 	case scene.CmdJoin:
 		code := c.Code
 		n.lobbyDo(func(lc *lobby.Client) {
 			got, err := lc.Join(code)
 			if err != nil {
-				n.post(netEvent{ev: scene.Event{Kind: scene.EvJoinFailed, Err: lobbyErr(err)}})
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvJoinFailed, Err: lobbyErr(err)}})
 				return
 			}
-			n.post(netEvent{ev: scene.Event{Kind: scene.EvJoined, Code: got}})
+			n.post(Reply{Ev: scene.Event{Kind: scene.EvJoined, Code: got}})
 		})
 	case scene.CmdStart:
 		n.lobbyDo(func(lc *lobby.Client) {
 			if err := lc.Start(); err != nil {
-				n.post(netEvent{ev: scene.Event{Kind: scene.EvStartFailed, Err: lobbyErr(err)}})
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvStartFailed, Err: lobbyErr(err)}})
 			}
 		})
 	case scene.CmdWaitStart:
@@ -219,10 +232,10 @@ func (n *netRunner) exec(c scene.Cmd) {
 				return
 			}
 			if err != nil {
-				n.post(netEvent{ev: scene.Event{Kind: scene.EvLobbyLost, Err: err}})
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvLobbyLost, Err: err}})
 				return
 			}
-			n.post(netEvent{ev: scene.Event{Kind: scene.EvGameStarting, Port: info.Port, Token: info.Token}})
+			n.post(Reply{Ev: scene.Event{Kind: scene.EvGameStarting, Port: info.Port, Token: info.Token}})
 		})
 	case scene.CmdLeave:
 		n.stopWait()
@@ -242,10 +255,10 @@ func (n *netRunner) exec(c scene.Cmd) {
 			defer cancel()
 			l, err := n.dialSession(ctx, cfg)
 			if err != nil {
-				n.post(netEvent{ev: scene.Event{Kind: scene.EvSessionFailed, Err: err}})
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvSessionFailed, Err: err}})
 				return
 			}
-			n.post(netEvent{ev: scene.Event{Kind: scene.EvSessionReady}, link: l})
+			n.post(Reply{Ev: scene.Event{Kind: scene.EvSessionReady}, Link: l})
 		})
 	case scene.CmdCloseSession:
 		if l := n.link; l != nil {
@@ -261,8 +274,9 @@ func (n *netRunner) exec(c scene.Cmd) {
 	}
 }
 
-// close ends everything and waits for the goroutines.
-func (n *netRunner) close() {
+// Close leaves the lobby (at most 500 ms), closes the session and the lobby connection and
+// waits for every goroutine.
+func (n *Runner) Close() {
 	n.stopWait()
 	if n.link != nil {
 		n.link.Close()
@@ -285,11 +299,11 @@ func (n *netRunner) close() {
 	for {
 		select {
 		case ne := <-n.events:
-			if ne.lobby != nil {
-				ne.lobby.Close()
+			if ne.Lobby != nil {
+				ne.Lobby.Close()
 			}
-			if ne.link != nil {
-				ne.link.Close()
+			if ne.Link != nil {
+				ne.Link.Close()
 			}
 		default:
 			return

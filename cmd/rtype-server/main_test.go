@@ -1,0 +1,287 @@
+package main
+
+// Tests of the rtype-server binary as operators run it: built with `go build`, started as a
+// process, stopped with SIGINT.
+//
+//	go test -run . -race ./cmd/rtype-server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/bot"
+	"github.com/rtype/rtype/net/session"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+	buildDir  string
+)
+
+// binary builds cmd/rtype-server once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "rtype-server-test")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(buildDir, "rtype-server")
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		out, err := exec.Command(goTool, "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// syncBuf is an io.Writer safe for the exec copier and the test.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// freePort returns a TCP port of 127.0.0.1 that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return p
+}
+
+// TestHelpListsEveryFlagWithEnv: `rtype-server -h` exits 0 and documents, for every flag, the
+// environment variable that sets it (RTYPE_ + the flag name in upper case, '-' → '_').
+func TestHelpListsEveryFlagWithEnv(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(binary(t), "-h")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("-h: %v\n%s", err, out)
+	}
+	text := string(out)
+	flagLine := regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`)
+	locs := flagLine.FindAllStringSubmatchIndex(text, -1)
+	if len(locs) == 0 {
+		t.Fatalf("no flag in -h output:\n%s", text)
+	}
+	seen := map[string]bool{}
+	for i, l := range locs {
+		name := text[l[2]:l[3]]
+		end := len(text)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		usage := text[l[0]:end]
+		env := "RTYPE_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if !strings.Contains(usage, "(env "+env+")") {
+			t.Errorf("flag -%s: usage does not name its env var %s:\n%s", name, env, usage)
+		}
+		seen[name] = true
+	}
+	for _, want := range []string{"addr", "udp-addr", "udp-ports", "max-lobbies", "stage", "netsim", "log-format", "log-level"} {
+		if !seen[want] {
+			t.Errorf("-h does not list -%s", want)
+		}
+	}
+}
+
+// TestEnvIsRead: the env vars shown by -h configure the server: a bad RTYPE_LOG_LEVEL is
+// rejected with exit 2 and a bad RTYPE_STAGE with exit 1, both naming the problem.
+func TestEnvIsRead(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		env  string
+		code int
+		msg  string
+	}{
+		{"RTYPE_LOG_LEVEL=loud", 2, "-log-level"},
+		{"RTYPE_STAGE=/nonexistent/stage.json", 1, "stage"},
+		{"RTYPE_UDP_PORTS=9-", 2, "-udp-ports"},
+	} {
+		cmd := exec.Command(binary(t), "-addr", "127.0.0.1:"+strconv.Itoa(freePort(t)))
+		cmd.Env = append(os.Environ(), tc.env)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != tc.code {
+			t.Errorf("%s: %v, want exit %d\n%s", tc.env, err, tc.code, out)
+			continue
+		}
+		if !strings.Contains(string(out), tc.msg) {
+			t.Errorf("%s: output does not mention %q:\n%s", tc.env, tc.msg, out)
+		}
+	}
+}
+
+// TestSIGINTEndsGamesAndExits: with 2 bots in a game, SIGINT makes the server end the game with
+// GAME_END (aborted) to every player, and the process exits 0 within 5 s.
+func TestSIGINTEndsGamesAndExits(t *testing.T) {
+	t.Parallel()
+	bin := binary(t)
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	cmd := exec.Command(bin, "-addr", addr, "-stage", "short", "-log-format", "json")
+	cmd.Env = append(os.Environ(), "RTYPE_UDP_ADDR=127.0.0.1")
+	var stderr syncBuf
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", stderr.String())
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// wait until the lobby accepts connections
+	up := false
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		c, err := lobby.Dial(ctx, addr)
+		if err == nil {
+			c.Close()
+			up = true
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("server exited early: %v", err)
+		default:
+		}
+	}
+	if !up {
+		t.Fatal("server lobby never accepted a connection")
+	}
+
+	var inGame atomic.Int32
+	var mu sync.Mutex
+	var sessions []*session.Session
+	type runRes struct {
+		res []bot.Result
+		err error
+	}
+	done := make(chan runRes, 1)
+	go func() {
+		r, err := bot.Run(ctx, bot.Config{Server: addr, Players: 2, OnSession: func(_ int, s *session.Session) {
+			mu.Lock()
+			sessions = append(sessions, s)
+			mu.Unlock()
+			inGame.Add(1)
+		}}, nil)
+		done <- runRes{r, err}
+	}()
+	// both bots are in and the game has run ~1 s
+	ok := false
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if inGame.Load() < 2 {
+			continue
+		}
+		mu.Lock()
+		var tick uint32
+		sessions[0].View(func(v *session.View) { tick = uint32(v.Tick) })
+		mu.Unlock()
+		if tick >= 60 {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		t.Fatal("the game did not start")
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	sent := time.Now()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("server exit after SIGINT: %v, want status 0", err)
+		}
+		if d := time.Since(sent); d > 5*time.Second {
+			t.Errorf("server took %v to exit", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("server still running 5 s after SIGINT")
+	}
+	var rr runRes
+	select {
+	case rr = <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("bots did not finish after the server stopped")
+	}
+	if rr.err != nil {
+		t.Errorf("bots: %v", rr.err)
+	}
+	for _, r := range rr.res {
+		if r.Result != "aborted" {
+			t.Errorf("bot %s: result %q (%s), want aborted (GAME_END from the shutdown)", r.Bot, r.Result, r.Error)
+		}
+	}
+	logs := stderr.String()
+	for _, want := range []string{`"msg":"game ended"`, `"result":"aborted"`, `"msg":"rtype server stopped"`} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("server log lacks %s", want)
+		}
+	}
+}

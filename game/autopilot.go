@@ -1,0 +1,186 @@
+package game
+
+import "github.com/rtype/rtype/ecs"
+
+// Autopilot candidate moves, in the order ties are broken.
+var autoMoves = [9]Buttons{
+	0, BtnUp, BtnDown, BtnLeft, BtnRight,
+	BtnUp | BtnLeft, BtnUp | BtnRight, BtnDown | BtnLeft, BtnDown | BtnRight,
+}
+
+// Look-ahead samples (ticks) and the danger weight of a predicted hit at each.
+var (
+	autoSamples = [5]int{3, 6, 10, 16, 24}
+	autoWeights = [5]float32{1000, 600, 350, 200, 100}
+)
+
+const (
+	autoRange  = 520 // px: threats farther than this are ignored
+	autoMargin = 10  // px added around the ship for a "hit"
+	autoSoft   = 40  // px of near-miss zone (cost x0.15)
+	autoHomeX  = 380 // px: preferred x when nothing else matters
+)
+
+// Autopilot is the built-in player used by bots and `rtype-client
+// -autoplay`. It returns the buttons for ship self at tick. It reads only
+// replicated components (Position, Velocity, Kind, Player, Force, Size,
+// Boss), so it works on the server world and on a client mirror alike; it
+// keeps no state (the tick drives its fire rhythm) and is deterministic.
+//
+// Behaviour: for each of the 9 moves it predicts the ship (MoveShip) and
+// every nearby enemy, boss and enemy bullet (linear, Velocity) over 24
+// ticks and scores danger, then adds a goal cost: grab a capsule, line up
+// with the boss weak point or the closest enemy ahead, stay near x=380.
+// It taps fire (a shot every 8 ticks), charges a full beam during the boss
+// fight when it has no laser and now and then otherwise, launches the
+// Force towards the boss and recalls it after.
+func Autopilot(w *ecs.World, c *Components, self ecs.Entity, tick ecs.Tick) Input {
+	if w == nil || c == nil || !w.Alive(self) {
+		return Input{}
+	}
+	pl, sp := c.Player.Get(self), c.Position.Get(self)
+	if pl == nil || sp == nil || pl.Flags&PlayerDead != 0 {
+		return Input{}
+	}
+	sx, sy := sp.X, sp.Y
+	shw, shh := float32(shipW)/2+autoMargin, float32(shipH)/2+autoMargin
+	if sz := c.Size.Get(self); sz != nil {
+		shw, shh = float32(sz.W)/2+autoMargin, float32(sz.H)/2+autoMargin
+	}
+
+	// Predicted ship positions per move and sample.
+	var ship [len(autoMoves)][len(autoSamples)]Position
+	for m, b := range autoMoves {
+		x, y := sx, sy
+		t := 0
+		for si, st := range autoSamples {
+			for ; t < st; t++ {
+				x, y = MoveShip(x, y, b)
+			}
+			ship[m][si] = Position{x, y}
+		}
+	}
+
+	var cost [len(autoMoves)]float32
+	var (
+		haveBoss, weakOpen   bool
+		weakY                float32
+		tgtFound, capFound   bool
+		tgtX, tgtY, tgtScore float32
+		capX, capY, capD     float32
+		force                *Force
+		threatsAhead         int
+	)
+	for it := c.autoPK.Iter(); it.Next(); {
+		p, k := it.Get()
+		e := it.Entity()
+		switch k.Kind {
+		case KindBossWeakPoint:
+			haveBoss, weakOpen, weakY = true, k.Variant == 1, p.Y
+		case KindPowerUp:
+			d := abs32(p.X-sx) + abs32(p.Y-sy)
+			if p.X > 40 && (!capFound || d < capD) {
+				capFound, capX, capY, capD = true, p.X, p.Y, d
+			}
+			continue
+		case KindForce:
+			if f := c.Force.Get(e); f != nil && f.Owner == self {
+				force = f
+			}
+			continue
+		case KindEnemy:
+			if p.X > sx+60 && p.X < Width-20 {
+				// Prefer close enemies that are easy to line up with.
+				score := (p.X - sx) + 2*abs32(p.Y-sy)
+				if !tgtFound || score < tgtScore {
+					tgtFound, tgtX, tgtY, tgtScore = true, p.X, p.Y, score
+				}
+			}
+		case KindEnemyBullet, KindBoss:
+		default:
+			continue
+		}
+		// A threat: accumulate its danger for every move.
+		dx, dy := p.X-sx, p.Y-sy
+		sz := c.Size.Get(e)
+		if sz == nil {
+			continue
+		}
+		hw, hh := float32(sz.W)/2, float32(sz.H)/2
+		if abs32(dx)-hw > autoRange || abs32(dy)-hh > autoRange {
+			continue
+		}
+		if dx > 0 && abs32(dy) < 200 {
+			threatsAhead++
+		}
+		var vx, vy float32
+		if v := c.Velocity.Get(e); v != nil {
+			vx, vy = v.X, v.Y
+		}
+		for si, st := range autoSamples {
+			tx := p.X + float32(vx*float32(st))/TickRate
+			ty := p.Y + float32(vy*float32(st))/TickRate
+			for m := range autoMoves {
+				q := &ship[m][si]
+				ox := abs32(q.X-tx) - hw - shw
+				oy := abs32(q.Y-ty) - hh - shh
+				switch {
+				case ox < 0 && oy < 0:
+					cost[m] += autoWeights[si]
+				case ox < autoSoft && oy < autoSoft:
+					cost[m] += float32(autoWeights[si] * 0.1)
+				}
+			}
+		}
+	}
+
+	// Goal. Ships spread a little by slot so that several autopilots do not
+	// stack up on the same spot.
+	spread := float32(int(pl.Slot)*2 - 3) // -3, -1, 1, 3
+	goalX, goalY := float32(autoHomeX)+float32(spread*20), sy
+	switch {
+	case capFound:
+		goalX, goalY = capX, capY
+	case haveBoss:
+		goalY = weakY + float32(spread*8)
+		goalX = 520 + float32(spread*30)
+	case tgtFound:
+		goalY = tgtY + float32(spread*10)
+		if tgtX-sx < 260 {
+			goalX = tgtX - 300 // back off from close enemies
+		}
+	}
+	best := 0
+	for m := range autoMoves {
+		q := &ship[m][1]
+		cost[m] += float32(abs32(q.X-goalX)*0.05) + float32(abs32(q.Y-goalY)*0.2)
+		if cost[m] < cost[best] {
+			best = m
+		}
+	}
+	b := autoMoves[best]
+
+	// Fire: charge a full beam against the boss without a laser (and one
+	// time in four otherwise) and release it when full (against the boss:
+	// when the weak point is open), else tap (press 4 ticks, release 4).
+	charge := (haveBoss && pl.Laser == 0) || (!haveBoss && (tick/600)%4 == 3)
+	switch {
+	case charge && pl.Charge == 255:
+		if haveBoss && !weakOpen {
+			b |= BtnFire // keep it for the opening
+		}
+	case charge && (pl.Charge > 0 || tick%90 < 80):
+		b |= BtnFire
+	case !charge && tick%8 < 4:
+		b |= BtnFire
+	}
+
+	// Force: launched against the boss (it hits the weak point), attached otherwise.
+	if force != nil && tick%30 == 0 {
+		attached := force.Mode != ForceDetached
+		if haveBoss == attached {
+			b |= BtnForce
+		}
+	}
+	return Input{Buttons: b}
+}

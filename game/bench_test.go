@@ -1,0 +1,106 @@
+package game
+
+import (
+	"testing"
+)
+
+// benchStage: 64 turrets (HP 1000 before scaling) spread over the right
+// half, firing every 120 ticks (68 with 4 players); no boss in reach. With 4 ships tapping fire
+// this keeps ~300 live entities (enemies, enemy bullets, shots).
+const benchStage = `{
+  "name": "bench", "scrollSpeed": 1,
+  "sections": [{"at": 0, "song": 1}],
+  "waves": [
+    {"at": 0, "kind": "turret", "count": 16, "x": 1100, "y": 60, "dy": 64, "hp": 1000, "fire": 120},
+    {"at": 0, "kind": "turret", "count": 16, "x": 1300, "y": 60, "dy": 64, "hp": 1000, "fire": 120},
+    {"at": 0, "kind": "turret", "count": 16, "x": 1500, "y": 60, "dy": 64, "hp": 1000, "fire": 120},
+    {"at": 0, "kind": "turret", "count": 16, "x": 1700, "y": 60, "dy": 64, "hp": 1000, "fire": 120}
+  ],
+  "boss": {"at": 900000, "kind": "small", "hp": 10, "song": 3,
+    "phases": [{"below": 100, "pattern": "fan", "interval": 60, "bullets": 5, "speed": 300, "open": 60, "closed": 60}]}
+}`
+
+// benchSim returns a 4-player simulation in its steady state.
+func benchSim(tb testing.TB) *Sim {
+	tb.Helper()
+	st, err := ParseStage("bench.json", []byte(benchStage))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := NewSim(Config{Seed: 7, Players: 4, Stage: st})
+	for i := 0; i < 600; i++ {
+		benchTick(s)
+	}
+	return s
+}
+
+// benchTick keeps the ships invulnerable, moving and tapping fire, then steps.
+func benchTick(s *Sim) {
+	t := int(s.Tick())
+	for slot := 0; slot < MaxPlayers; slot++ {
+		e := s.PlayerEntity(slot)
+		s.c.Ship.Get(e).Invuln = 1000
+		b := BtnUp
+		if (t/60+slot)%2 == 0 {
+			b = BtnDown
+		}
+		if t%8 < 4 {
+			b |= BtnFire
+		}
+		s.SetInput(slot, Input{Buttons: b})
+	}
+	s.Step()
+	s.World().ClearEvents()
+}
+
+func BenchmarkStep(b *testing.B) {
+	s := benchSim(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		benchTick(s)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(s.World().Len()), "entities")
+	if over, _ := s.Over(); over {
+		b.Fatal("bench game ended")
+	}
+}
+
+func BenchmarkHash(b *testing.B) {
+	s := benchSim(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = s.Hash()
+	}
+}
+
+func BenchmarkAutopilot(b *testing.B) {
+	s := benchSim(b)
+	e := s.PlayerEntity(0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = Autopilot(s.World(), s.Components(), e, s.Tick())
+	}
+}
+
+// TestStepAllocs pins the zero-allocation steady state of Step (4 ships,
+// ~300 entities), Hash and Autopilot.
+func TestStepAllocs(t *testing.T) {
+	s := benchSim(t)
+	if n := s.World().Len(); n < 250 {
+		t.Fatalf("steady state has %d entities, want ~300", n)
+	}
+	if a := testing.AllocsPerRun(300, func() { benchTick(s) }); a != 0 {
+		t.Errorf("Step allocates %v times per tick, want 0", a)
+	}
+	if a := testing.AllocsPerRun(50, func() { _ = s.Hash() }); a != 0 {
+		t.Errorf("Hash allocates %v times, want 0", a)
+	}
+	e := s.PlayerEntity(0)
+	if a := testing.AllocsPerRun(100, func() { _ = Autopilot(s.World(), s.Components(), e, s.Tick()) }); a != 0 {
+		t.Errorf("Autopilot allocates %v times, want 0", a)
+	}
+}

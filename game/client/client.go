@@ -1,0 +1,487 @@
+// Package client is the Ebitengine desktop client of rtype, the only code in the repository that
+// imports ebiten. Run opens a resizable window whose logical screen is the 1920×1080 virtual
+// playfield (letterboxed by ebiten), runs the scene flow of game/client/scene (title, connect,
+// lobby browser, lobby room, game, results, connection lost, settings), talks to the TCP lobby
+// (package lobby) and the UDP game instance (package net/session) on goroutines so Update never
+// blocks, draws every entity of the session's mirror world at View.Pos, and plays synthesised
+// sound.
+//
+// Keys: F11 or Alt+Enter toggles fullscreen, F3 the network overlay, Esc the pause menu.
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/inpututil"
+	input "github.com/quasilyte/ebitengine-input"
+
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/client/controls"
+	"github.com/rtype/rtype/game/client/fx"
+	"github.com/rtype/rtype/game/client/netflow"
+	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/game/client/settings"
+	"github.com/rtype/rtype/game/client/sfx"
+	"github.com/rtype/rtype/game/client/starfield"
+	"github.com/rtype/rtype/game/client/synth"
+	"github.com/rtype/rtype/net/session"
+)
+
+// Width and Height are the logical screen size: the virtual playfield in px.
+const Width, Height = game.Width, game.Height
+
+// Config configures Run. The zero value (plus Logger) is a normal interactive start.
+type Config struct {
+	// Server is the lobby "host:port"; "" uses the address remembered in the settings file
+	// (default 127.0.0.1:4242). A non-empty value is also remembered.
+	Server string
+	// Name is the player name for AUTHENTICATE (1..16 of [A-Za-z0-9_-]); "" uses the settings.
+	Name string
+	// Fullscreen starts fullscreen (also when the settings say so).
+	Fullscreen bool
+	// WindowW and WindowH are the initial window size in screen px (0 = 1280×720).
+	WindowW, WindowH int
+	// Autoplay drives the ship with game.Autopilot instead of the keyboard, and (like Lobby and
+	// Start) runs the title → lobby → game flow without keys.
+	Autoplay bool
+	// Lobby is a lobby code to join without keys; "" with Autoplay or Start creates a lobby.
+	Lobby string
+	// Start sends START once in the lobby.
+	Start bool
+	// Screenshot, when set, writes a PNG of the whole 1920×1080 frame to this path after
+	// ScreenshotAfter 60 Hz ticks in game with entities visible (default 300 = 5 s), then Run
+	// returns nil. The PNG is the frame drawn right after that tick.
+	Screenshot      string
+	ScreenshotAfter int
+	// Mute disables audio entirely (no device is opened).
+	Mute bool
+	// NetSim is passed to session.Config.NetSim ("lat=75ms,loss=5%").
+	NetSim string
+	// ConfigDir overrides os.UserConfigDir() for settings.json (tests use a temp dir).
+	ConfigDir string
+	// Logger receives the client's logs; nil uses slog.Default().
+	Logger *slog.Logger
+
+	// local, when set (tests, benchmark, harness), replaces the network: the game starts at once
+	// on this hand-filled world.
+	local *netflow.LocalWorld
+	// exitAfter, when > 0, ends Run after that many Update ticks (harness measurements).
+	exitAfter int
+	// noVsync draws as fast as possible (harness measurements).
+	noVsync bool
+}
+
+// Run opens the window and runs the client until the window is closed, Quit is chosen, ctx is
+// done, or a screenshot was written. It returns nil on a normal end.
+func Run(ctx context.Context, cfg Config) error {
+	a, err := newApp(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	w, h := cfg.WindowW, cfg.WindowH
+	if w <= 0 || h <= 0 {
+		w, h = 1280, 720
+	}
+	ebiten.SetWindowTitle("R-Type")
+	ebiten.SetWindowSize(w, h)
+	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
+	ebiten.SetFullscreen(a.set.Fullscreen || cfg.Fullscreen)
+	ebiten.SetTPS(game.TickRate)
+	ebiten.SetVsyncEnabled(!cfg.noVsync)
+	err = ebiten.RunGameWithOptions(a, &ebiten.RunGameOptions{})
+	if errors.Is(err, ebiten.Termination) {
+		err = nil
+	}
+	if err == nil && a.shotErr != nil {
+		err = a.shotErr
+	}
+	return err
+}
+
+// app is the ebiten.Game.
+type app struct {
+	cfg  Config
+	ctx  context.Context
+	log  *slog.Logger
+	set  settings.Settings
+	m    *scene.Machine
+	net  *netflow.Runner
+	ui   *ui
+	snd  *sfx.Player
+	in   input.System
+	h    *input.Handler
+	keys input.Keymap
+
+	canvas *ebiten.Image
+	stars  *starfield.Field
+	frameN int
+	scroll float32 // stage scroll of the last game frame (or idle drift), px
+	menu   int     // selected item of the current scene
+	last   scene.ID
+
+	// in game
+	link      netflow.Link
+	tracker   *fx.Tracker
+	parts     fx.Particles
+	paused    bool
+	pauseSel  int
+	showStats bool
+	gameN     int  // Update ticks in game with entities visible (screenshot countdown)
+	drawnN    int  // entities drawn by the last Draw
+	shotReady bool // gameN reached ScreenshotAfter: the next Draw with entities triggers the write
+	draws     int  // Draw calls (harness FPS measurement)
+	scores    [game.MaxPlayers]playerHUD
+	song      int
+	draw      drawList
+	charge    controls.Charge
+
+	// menus
+	addr, name, code textField
+	focus            int
+	rebind           int // settings row being rebound, -1 none
+	scanner          *input.KeyScanner
+	members          []string
+	membersAt        int
+	msg              string // transient message (settings problems), shown on the title
+	msgUntil         int
+
+	wantShot bool
+	shotErr  error
+	quit     bool
+}
+
+func newApp(ctx context.Context, cfg Config) (*app, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	set, err := settings.Load(cfg.ConfigDir)
+	a := &app{cfg: cfg, ctx: ctx, log: log, set: set, rebind: -1, song: -1}
+	if err != nil {
+		log.Warn("settings", "err", err)
+		a.msg = err.Error()
+		a.msgUntil = 600
+	}
+	if cfg.Server != "" {
+		a.set.ServerAddr = cfg.Server
+	}
+	if cfg.Name != "" {
+		if !settings.ValidName(cfg.Name) {
+			return nil, fmt.Errorf("client: name %q must be 1..16 of [A-Za-z0-9_-]", cfg.Name)
+		}
+		a.set.Name = cfg.Name
+	}
+	if cfg.ScreenshotAfter <= 0 {
+		a.cfg.ScreenshotAfter = 300
+	}
+	if cfg.Screenshot != "" {
+		if dir := filepath.Dir(cfg.Screenshot); dir != "" {
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				return nil, fmt.Errorf("client: screenshot directory %q does not exist", dir)
+			}
+		}
+	}
+	auto := scene.Auto{On: cfg.Autoplay || cfg.Lobby != "" || cfg.Start, Lobby: strings.ToUpper(cfg.Lobby), Start: cfg.Start}
+	a.m = scene.New(a.set.ServerAddr, auto)
+	a.net = netflow.NewRunner(ctx, log, a.set.Name, cfg.NetSim)
+	a.addr = textField{Text: a.set.ServerAddr, Max: 64, Allow: allowAddr}
+	a.name = textField{Text: a.set.Name, Max: 16, Allow: allowName}
+	a.code = textField{Max: 5, Allow: allowCode}
+	a.in.Init(input.SystemConfig{DevicesEnabled: input.KeyboardDevice | input.GamepadDevice})
+	km, msgs := buildKeymap(a.set)
+	for _, m := range msgs {
+		log.Warn("settings: " + m)
+	}
+	a.keys = km
+	a.h = a.in.NewHandler(0, km)
+	a.scanner = input.NewKeyScanner(a.h)
+	a.canvas = ebiten.NewImage(Width, Height)
+	a.stars = starfield.New(0x5eed, starfield.DefaultLayers, 90)
+	a.tracker = fx.NewTracker()
+	a.ui = newUI()
+	if cfg.local == nil {
+		a.snd = sfx.New(cfg.Mute, log)
+	} else {
+		a.snd = sfx.New(true, log)
+	}
+	a.snd.SetVolumes(a.set.MusicVolume, a.set.EffectsVolume)
+	if cfg.local != nil {
+		a.link = cfg.local
+		a.m = scene.New("local", scene.Auto{})
+		a.m.Scene = scene.Playing
+	} else {
+		a.exec(a.m.Begin())
+	}
+	return a, nil
+}
+
+func (a *app) close() {
+	a.net.Close()
+	a.snd.StopMusic()
+}
+
+// Layout fixes the logical screen to the 1920×1080 virtual playfield; ebiten scales and
+// letterboxes it into the window.
+func (a *app) Layout(outsideWidth, outsideHeight int) (int, int) { return Width, Height }
+
+func (a *app) exec(cmds []scene.Cmd) {
+	for _, c := range cmds {
+		switch c.Kind {
+		case scene.CmdQuit:
+			a.quit = true
+		case scene.CmdSaveSettings:
+			a.saveSettings()
+		case scene.CmdCloseSession:
+			a.endGame()
+			a.net.Exec(c)
+		default:
+			a.net.Exec(c)
+		}
+	}
+}
+
+func (a *app) handle(ev scene.Event) {
+	before := a.m.Scene
+	a.exec(a.m.Handle(ev))
+	if a.m.Scene != before {
+		a.menu, a.focus = 0, 0
+		a.log.Debug("scene", "from", before, "to", a.m.Scene)
+	}
+}
+
+func (a *app) saveSettings() {
+	a.set.ServerAddr = a.m.Addr
+	if settings.ValidName(a.name.Text) {
+		a.set.Name = a.name.Text
+		a.net.SetName(a.name.Text)
+	}
+	if err := a.set.Save(a.cfg.ConfigDir); err != nil {
+		a.log.Warn("settings not saved", "err", err)
+	}
+}
+
+func (a *app) endGame() {
+	a.link = nil
+	a.paused = false
+	a.snd.StopMusic()
+	a.song = -1
+}
+
+// Update runs one 60 Hz frame: input, network replies, scene logic. It never blocks.
+func (a *app) Update() error {
+	if a.quit || a.ctx.Err() != nil {
+		return ebiten.Termination
+	}
+	if a.wantShot {
+		return a.writeScreenshot()
+	}
+	a.frameN++
+	if a.cfg.exitAfter > 0 && a.frameN > a.cfg.exitAfter {
+		return ebiten.Termination
+	}
+	a.in.Update()
+	alt := ebiten.IsKeyPressed(ebiten.KeyAlt)
+	toggled := false
+	if inpututil.IsKeyJustPressed(ebiten.KeyF11) || (alt && inpututil.IsKeyJustPressed(ebiten.KeyEnter)) {
+		a.set.Fullscreen = !ebiten.IsFullscreen()
+		ebiten.SetFullscreen(a.set.Fullscreen)
+		a.saveSettings()
+		toggled = true // Alt+Enter must not also activate a menu item
+	}
+	if inpututil.IsKeyJustPressed(ebiten.KeyF3) {
+		a.showStats = !a.showStats
+	}
+	// network replies
+	for done := false; !done; {
+		select {
+		case ne := <-a.net.Events():
+			a.net.Accept(ne)
+			if ne.Link != nil {
+				a.startGame(ne.Link)
+			}
+			a.handle(ne.Ev)
+		default:
+			done = true
+		}
+	}
+	if a.m.Scene != a.last {
+		a.onEnter(a.m.Scene)
+		a.last = a.m.Scene
+	}
+	switch a.m.Scene {
+	case scene.Playing:
+		a.updateGame()
+		if a.m.Scene == scene.Playing && a.drawnN > 0 {
+			a.gameN++
+			if a.cfg.Screenshot != "" && a.gameN >= a.cfg.ScreenshotAfter {
+				a.shotReady = true
+			}
+		}
+	default:
+		a.scroll += 0.8 // idle drift of the menu background
+		if !toggled {
+			a.updateMenus()
+		}
+	}
+	if a.cfg.Screenshot != "" && (a.m.Scene == scene.Lost || a.m.Scene == scene.Results) {
+		// an automated screenshot run that cannot reach (or outlived) the game fails instead of
+		// waiting forever
+		reason := a.m.Reason
+		if a.m.Scene == scene.Results {
+			reason = fmt.Sprintf("the game ended (%s) after %d of %d ticks", game.Result(a.m.Result), a.gameN, a.cfg.ScreenshotAfter)
+		}
+		a.shotErr = fmt.Errorf("client: no screenshot: %s", reason)
+		return ebiten.Termination
+	}
+	a.handle(scene.Event{Kind: scene.EvTick})
+	a.parts.Update()
+	if a.msgUntil > 0 {
+		a.msgUntil--
+	}
+	return nil
+}
+
+func (a *app) onEnter(id scene.ID) {
+	switch id {
+	case scene.Title, scene.Browser, scene.Room:
+		a.snd.StopMusic()
+	case scene.Results:
+		if a.m.Result == uint8(game.ResultVictory) {
+			a.snd.Play(synth.PowerUp)
+		}
+	}
+}
+
+func (a *app) startGame(l netflow.Link) {
+	a.link = l
+	a.tracker.Reset()
+	a.parts.P = a.parts.P[:0]
+	a.paused, a.gameN = false, 0
+	a.scores = [game.MaxPlayers]playerHUD{}
+	a.song = 0
+	a.snd.Music(0)
+}
+
+// updateGame sends the input and handles session events.
+func (a *app) updateGame() {
+	l := a.link
+	if l == nil {
+		return
+	}
+	for done := false; !done; {
+		select {
+		case ev, ok := <-l.Events():
+			if !ok {
+				a.handle(scene.Event{Kind: scene.EvDisconnected, Reason: "the game session ended"})
+				return
+			}
+			a.sessionEvent(ev)
+			if a.link == nil {
+				return
+			}
+		default:
+			done = true
+		}
+	}
+	if a.song >= 0 {
+		a.snd.WantMusic(a.song)
+	}
+	if a.h.ActionIsJustPressed(input.Action(controls.Menu)) {
+		a.paused = !a.paused
+		a.pauseSel = 0
+	}
+	var b game.Buttons
+	switch {
+	case a.paused:
+		if a.h.ActionIsJustPressed(input.Action(controls.Up)) || a.h.ActionIsJustPressed(input.Action(controls.Down)) {
+			a.pauseSel = 1 - a.pauseSel
+		}
+		if inpututil.IsKeyJustPressed(ebiten.KeyEnter) || a.h.ActionIsJustPressed(input.Action(controls.Confirm)) {
+			if a.pauseSel == 0 {
+				a.paused = false
+			} else {
+				a.handle(scene.Event{Kind: scene.EvLeaveGame})
+				return
+			}
+		}
+	case a.cfg.Autoplay:
+		l.Frame(func(f *netflow.Frame) {
+			if f.Self != 0 {
+				b = game.Autopilot(f.World, f.C, f.Self, f.Tick).Buttons
+			}
+		})
+	default:
+		b = gameButtons(controls.Buttons(pressedFunc(a.h)))
+	}
+	a.charge.Update(b&game.BtnFire != 0)
+	l.SetInput(b)
+	if lw, ok := l.(*netflow.LocalWorld); ok && lw.Step != nil {
+		lw.Step(lw)
+	}
+}
+
+func (a *app) sessionEvent(ev session.Event) {
+	switch ev.Kind {
+	case session.EventDeath:
+		a.snd.Play(synth.Explosion)
+	case session.EventMusic:
+		a.song = int(ev.Song)
+		a.snd.Music(a.song)
+	case session.EventGameEnd:
+		a.handle(scene.Event{Kind: scene.EvGameEnd, Result: uint8(ev.Result)})
+	case session.EventDisconnected:
+		reason := ev.Reason
+		if reason == "" {
+			reason = "disconnected from the game server"
+		}
+		a.handle(scene.Event{Kind: scene.EvDisconnected, Reason: reason})
+	}
+}
+
+// Draw renders the frame into the 1920×1080 canvas and copies it to the screen.
+func (a *app) Draw(screen *ebiten.Image) {
+	a.draws++
+	c := a.canvas // the backdrop covers it completely: no Fill needed
+	a.drawnN = 0
+	if a.m.Scene == scene.Playing && a.link != nil {
+		a.drawnN = a.drawGame(c)
+		if a.shotReady && a.drawnN > 0 {
+			a.wantShot = true
+		}
+	} else {
+		a.drawStars(c, a.scroll)
+		a.drawMenus(c)
+	}
+	screen.DrawImage(c, nil)
+}
+
+// writeScreenshot saves the canvas (the last drawn frame) as PNG and ends the game loop.
+func (a *app) writeScreenshot() error {
+	img := image.NewRGBA(image.Rect(0, 0, Width, Height))
+	a.canvas.ReadPixels(img.Pix)
+	for i := 3; i < len(img.Pix); i += 4 {
+		img.Pix[i] = 255
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		a.shotErr = err
+		return ebiten.Termination
+	}
+	if err := os.WriteFile(a.cfg.Screenshot, buf.Bytes(), 0o644); err != nil {
+		a.shotErr = fmt.Errorf("client: screenshot: %w", err)
+		return ebiten.Termination
+	}
+	a.log.Info("screenshot written", "file", a.cfg.Screenshot, "ticks_in_game", a.gameN, "frames_drawn", a.draws)
+	return ebiten.Termination
+}

@@ -1,0 +1,242 @@
+//go:build display
+
+package client
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hajimehoshi/ebiten/v2"
+
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/client/netflow"
+	"github.com/rtype/rtype/game/client/scene"
+)
+
+// harnessEnv makes the test binary run the client itself on the main thread (ebiten requires
+// it) instead of the tests: "shot" writes a screenshot of the demo world to RTYPE_SHOT.
+const harnessEnv = "RTYPE_CLIENT_HARNESS"
+
+// demoWorld fills a mirror world by hand: 4 players (one with the Force and a charge), every
+// enemy variant, the boss with its weak point, bullets, a beam, power-ups, an explosion and the
+// stage singleton, plus extra enemies/bullets up to n entities. Step animates it.
+func demoWorld(n int) *netflow.LocalWorld {
+	lw := netflow.NewLocalWorld()
+	c := lw.C
+	stage := lw.W.Create()
+	c.Kind.Set(stage, game.Kind{Kind: game.KindStage})
+	c.Stage.Set(stage, game.StageState{Scroll: 1000, BossHP: 140, BossMaxHP: 200})
+	var ships [4]ecs.Entity
+	for slot := 0; slot < 4; slot++ {
+		e := lw.Spawn(game.KindPlayer, uint8(slot), 260+float32(slot%2)*140, 260+float32(slot)*170, 96, 40)
+		c.Player.Set(e, game.Player{Slot: uint8(slot), Lives: uint8(3 - slot%3), Score: uint32(1200 * (slot + 1)), Charge: uint8(slot * 80)})
+		ships[slot] = e
+	}
+	lw.Self, lw.Slot = ships[0], 0
+	f := lw.Spawn(game.KindForce, 2, 260+70, 260, 44, 44)
+	c.Force.Set(f, game.Force{Owner: ships[0], Mode: game.ForceFront, Level: 2})
+	for v := 0; v < 5; v++ {
+		e := lw.Spawn(game.KindEnemy, uint8(v), 900+float32(v)*120, 200+float32(v)*130, 64, 56)
+		if v == int(game.EnemyCarrier) {
+			c.Size.Set(e, game.Size{W: 120, H: 90})
+		}
+		c.Health.Set(e, game.Health{HP: 10, MaxHP: 10})
+	}
+	boss := lw.Spawn(game.KindBoss, game.BossBig, 1650, 540, 360, 560)
+	c.Boss.Set(boss, game.Boss{Phase: 1, WeakOpen: 1})
+	c.Health.Set(boss, game.Health{HP: 140, MaxHP: 200})
+	weak := lw.Spawn(game.KindBossWeakPoint, 1, 1560, 540, 64, 64)
+	c.Health.Set(weak, game.Health{HP: 140, MaxHP: 200})
+	for i := 0; i < 6; i++ {
+		lw.Spawn(game.KindPlayerBullet, uint8(i%4), 450+float32(i)*60, 260+float32(i%2)*170, 32, 8)
+		lw.Spawn(game.KindEnemyBullet, uint8(i%2), 800+float32(i)*50, 600+float32(i)*25, 16, 16)
+	}
+	lw.Spawn(game.KindBeam, 2, 700, 770, 300, 40)
+	lw.Spawn(game.KindPowerUp, game.PowerForce, 700, 120, 40, 40)
+	lw.Spawn(game.KindPowerUp, game.PowerLaser, 780, 120, 40, 40)
+	lw.Spawn(game.KindExplosion, game.ExplosionSmall, 1100, 900, 96, 96)
+	for lw.W.Len() < n {
+		i := lw.W.Len()
+		if i%2 == 0 {
+			e := lw.Spawn(game.KindEnemy, uint8(i%4), 600+float32((i*37)%1200), 80+float32((i*53)%900), 56, 48)
+			c.Health.Set(e, game.Health{HP: 5, MaxHP: 5})
+		} else {
+			lw.Spawn(game.KindEnemyBullet, 0, float32((i*71)%1900), float32((i*29)%1000), 16, 16)
+		}
+	}
+	t := 0
+	q := ecs.NewQuery2[game.Position, game.Kind](lw.W)
+	lw.Step = func(w *netflow.LocalWorld) {
+		t++
+		w.W.Advance()
+		st := w.C.Stage.Mut(stage)
+		st.Scroll += 2
+		for it := q.Iter(); it.Next(); {
+			p, k := it.Get()
+			switch k.Kind {
+			case game.KindEnemyBullet:
+				p.X -= 4
+				if p.X < 0 {
+					p.X += game.Width
+				}
+			case game.KindPlayerBullet:
+				p.X += 12
+				if p.X > game.Width {
+					p.X = 400
+				}
+			case game.KindEnemy:
+				p.Y += float32(math.Sin(float64(t)/20)) * 1.5
+			}
+		}
+	}
+	return lw
+}
+
+func harnessMain(mode string) int {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	dir, _ := os.MkdirTemp("", "rtype-client-harness")
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	switch mode {
+	case "shot":
+		cfg := Config{local: demoWorld(60), Screenshot: os.Getenv("RTYPE_SHOT"), ScreenshotAfter: 20, Mute: true, ConfigDir: dir, Logger: log}
+		if err := Run(ctx, cfg); err != nil {
+			fmt.Fprintln(os.Stderr, "harness:", err)
+			return 1
+		}
+		return 0
+	case "menus":
+		// one PNG per scene into RTYPE_SHOT_DIR, for a visual check of the menus
+		cfg := Config{Mute: true, ConfigDir: dir, Logger: log, Server: "127.0.0.1:1"}
+		a, err := newApp(ctx, cfg)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "harness:", err)
+			return 1
+		}
+		g := &menuShots{a: a, dir: os.Getenv("RTYPE_SHOT_DIR")}
+		ebiten.SetWindowSize(960, 540)
+		if err := ebiten.RunGame(g); err != nil {
+			fmt.Fprintln(os.Stderr, "harness:", err)
+			return 1
+		}
+		a.close()
+		return 0
+	case "fps":
+		// frames drawn in 300 ticks with vsync off, on a 4-player 300-entity world
+		cfg := Config{local: demoWorld(300), Mute: true, ConfigDir: dir, Logger: log, exitAfter: 300, noVsync: true}
+		a, err := newApp(ctx, cfg)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "harness:", err)
+			return 1
+		}
+		ebiten.SetWindowSize(1280, 720)
+		ebiten.SetVsyncEnabled(false)
+		start := time.Now()
+		err = ebiten.RunGame(a)
+		el := time.Since(start)
+		fmt.Printf("ticks=%d draws=%d elapsed=%v fps=%.1f\n", a.frameN, a.draws, el.Round(time.Millisecond), float64(a.draws)/el.Seconds())
+		a.close()
+		return 0
+	}
+	fmt.Fprintln(os.Stderr, "harness: unknown mode", mode)
+	return 2
+}
+
+// testLoop runs the tests inside ebiten's game loop so benchmarks can draw (ebiten's
+// internal/testing.MainWithRunLoop pattern).
+type testLoop struct {
+	m    *testing.M
+	code int
+}
+
+func (g *testLoop) Update() error {
+	g.code = g.m.Run()
+	return ebiten.Termination
+}
+func (g *testLoop) Draw(*ebiten.Image)         {}
+func (g *testLoop) Layout(int, int) (int, int) { return 320, 180 }
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(harnessEnv); mode != "" {
+		os.Exit(harnessMain(mode))
+	}
+	if os.Getenv("DISPLAY") == "" {
+		os.Exit(m.Run()) // display-free tests; the display tests skip
+	}
+	g := &testLoop{m: m, code: 1}
+	if err := ebiten.RunGame(g); err != nil {
+		fmt.Fprintln(os.Stderr, "ebiten:", err)
+		os.Exit(1)
+	}
+	os.Exit(g.code)
+}
+
+// menuShots draws each scene once and saves the canvas.
+type menuShots struct {
+	a       *app
+	dir     string
+	i       int
+	pending string
+}
+
+var menuStates = []struct {
+	name string
+	set  func(a *app)
+}{
+	{"title", func(a *app) { a.m.Scene = scene.Title }},
+	{"connect", func(a *app) { a.m.Scene, a.m.Busy = scene.Connect, "Connecting" }},
+	{"browser", func(a *app) {
+		a.m.Scene, a.m.Busy, a.menu = scene.Browser, "", 1
+		a.m.Lobbies = []scene.Lobby{{Code: "K7QF2", Players: 2}, {Code: "ABCD3", Players: 4, Running: true}, {Code: "XY2ZW", Players: 1}}
+	}},
+	{"room", func(a *app) {
+		a.m.Scene, a.m.Code, a.menu = scene.Room, "K7QF2", 0
+		a.members, a.membersAt = []string{"alice", "bob", "carol"}, 1<<30
+	}},
+	{"results", func(a *app) {
+		a.m.Scene, a.m.Result = scene.Results, 1
+		a.scores[0] = playerHUD{present: true, score: 42100}
+		a.scores[2] = playerHUD{present: true, score: 13700}
+	}},
+	{"lost", func(a *app) { a.m.Scene, a.m.Reason = scene.Lost, "server timeout: no datagram for 5 s" }},
+	{"settings", func(a *app) { a.m.Scene, a.menu = scene.Settings, 7 }},
+	{"paused-stats", func(a *app) {
+		a.startGame(demoWorld(80))
+		a.m.Scene, a.paused, a.showStats = scene.Playing, true, true
+	}},
+}
+
+func (g *menuShots) Update() error {
+	if g.pending != "" {
+		img := image.NewRGBA(image.Rect(0, 0, Width, Height))
+		g.a.canvas.ReadPixels(img.Pix)
+		f, err := os.Create(filepath.Join(g.dir, g.pending+".png"))
+		if err != nil {
+			return err
+		}
+		png.Encode(f, img)
+		f.Close()
+		g.i++
+		g.pending = ""
+	}
+	if g.i >= len(menuStates) {
+		return ebiten.Termination
+	}
+	g.a.frameN += 7
+	menuStates[g.i].set(g.a)
+	g.pending = menuStates[g.i].name
+	return nil
+}
+
+func (g *menuShots) Draw(screen *ebiten.Image)  { g.a.Draw(screen) }
+func (g *menuShots) Layout(int, int) (int, int) { return Width, Height }

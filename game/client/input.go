@@ -1,0 +1,129 @@
+package client
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/inpututil"
+	input "github.com/quasilyte/ebitengine-input"
+
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/client/controls"
+	"github.com/rtype/rtype/game/client/settings"
+)
+
+// buildKeymap turns the settings' key names into an ebitengine-input Keymap. Unknown key names
+// are reported (one message each) and skipped; an action left without keys gets its defaults.
+func buildKeymap(s settings.Settings) (input.Keymap, []string) {
+	km := input.Keymap{}
+	var msgs []string
+	defKB, defPad := controls.DefaultKeyboard(), controls.DefaultGamepad()
+	for a := controls.Action(0); a < controls.NumActions; a++ {
+		var keys []input.Key
+		add := func(src string, names []string) {
+			for _, n := range names {
+				k, err := input.ParseKey(n)
+				if err != nil {
+					msgs = append(msgs, fmt.Sprintf("%s binding %s=%q: %v", src, a, n, err))
+					continue
+				}
+				keys = append(keys, k)
+			}
+		}
+		add("keyboard", s.Keyboard[a.String()])
+		n := len(keys)
+		if n == 0 {
+			add("keyboard", defKB[a.String()])
+		}
+		before := len(keys)
+		add("gamepad", s.Gamepad[a.String()])
+		if len(keys) == before {
+			add("gamepad", defPad[a.String()])
+		}
+		km[input.Action(a)] = keys
+	}
+	return km, msgs
+}
+
+// pressed adapts an input handler to controls.Buttons.
+func pressedFunc(h *input.Handler) func(controls.Action) bool {
+	return func(a controls.Action) bool { return h.ActionIsPressed(input.Action(a)) }
+}
+
+// gameButtons converts the controls bits to game.Buttons.
+func gameButtons(bits uint8) game.Buttons { return game.Buttons(bits) }
+
+// textField is a one-line text entry for the connect and lobby-code fields.
+type textField struct {
+	Text  string
+	Max   int
+	Allow func(r rune) bool
+	buf   []rune
+}
+
+// update appends typed characters and handles Backspace (held Backspace repeats).
+func (t *textField) update() {
+	t.buf = ebiten.AppendInputChars(t.buf[:0])
+	for _, r := range t.buf {
+		if t.Allow != nil && !t.Allow(r) {
+			continue
+		}
+		if t.Max > 0 && len([]rune(t.Text)) >= t.Max {
+			break
+		}
+		t.Text += string(r)
+	}
+	if d := inpututil.KeyPressDuration(ebiten.KeyBackspace); d == 1 || (d > 20 && d%3 == 0) {
+		if r := []rune(t.Text); len(r) > 0 {
+			t.Text = string(r[:len(r)-1])
+		}
+	}
+}
+
+func allowAddr(r rune) bool {
+	return r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(".:-[]_", r))
+}
+
+func allowName(r rune) bool {
+	return r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-')
+}
+
+func allowCode(r rune) bool { return r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)) }
+
+// padButtonNames maps standard-layout gamepad buttons to ebitengine-input key names, for
+// rebinding a gamepad action (ebitengine-input's KeyScanner only scans the keyboard).
+var padButtonNames = map[ebiten.StandardGamepadButton]string{
+	ebiten.StandardGamepadButtonRightBottom:      "gamepad_a",
+	ebiten.StandardGamepadButtonRightRight:       "gamepad_b",
+	ebiten.StandardGamepadButtonRightLeft:        "gamepad_x",
+	ebiten.StandardGamepadButtonRightTop:         "gamepad_y",
+	ebiten.StandardGamepadButtonFrontTopLeft:     "gamepad_l1",
+	ebiten.StandardGamepadButtonFrontBottomLeft:  "gamepad_l2",
+	ebiten.StandardGamepadButtonFrontTopRight:    "gamepad_r1",
+	ebiten.StandardGamepadButtonFrontBottomRight: "gamepad_r2",
+	ebiten.StandardGamepadButtonCenterLeft:       "gamepad_back",
+	ebiten.StandardGamepadButtonCenterRight:      "gamepad_start",
+	ebiten.StandardGamepadButtonLeftTop:          "gamepad_up",
+	ebiten.StandardGamepadButtonLeftBottom:       "gamepad_down",
+	ebiten.StandardGamepadButtonLeftLeft:         "gamepad_left",
+	ebiten.StandardGamepadButtonLeftRight:        "gamepad_right",
+	ebiten.StandardGamepadButtonLeftStick:        "gamepad_lstick",
+	ebiten.StandardGamepadButtonRightStick:       "gamepad_rstick",
+}
+
+// scanPadButton returns the name of a gamepad button pressed this frame, if any.
+func scanPadButton(ids []ebiten.GamepadID) (string, bool) {
+	for _, id := range ids {
+		if !ebiten.IsStandardGamepadLayoutAvailable(id) {
+			continue
+		}
+		for b, name := range padButtonNames {
+			if inpututil.IsStandardGamepadButtonJustPressed(id, b) {
+				return name, true
+			}
+		}
+	}
+	return "", false
+}

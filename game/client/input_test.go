@@ -1,0 +1,66 @@
+//go:build display
+
+package client
+
+import (
+	"strings"
+	"testing"
+
+	input "github.com/quasilyte/ebitengine-input"
+
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/client/controls"
+	"github.com/rtype/rtype/game/client/settings"
+)
+
+func TestKeymapFromSettings(t *testing.T) {
+	s := settings.Default()
+	km, msgs := buildKeymap(s)
+	if len(msgs) != 0 {
+		t.Fatalf("default bindings reported problems: %v", msgs)
+	}
+	for a := controls.Action(0); a < controls.NumActions; a++ {
+		if len(km[input.Action(a)]) == 0 {
+			t.Errorf("action %s unbound", a)
+		}
+	}
+	names := func(a controls.Action) string {
+		var out []string
+		for _, k := range km[input.Action(a)] {
+			out = append(out, k.String())
+		}
+		return strings.Join(out, ",")
+	}
+	if got := names(controls.Fire); !strings.Contains(got, "space") || !strings.Contains(got, "j") || !strings.Contains(got, "gamepad_a") {
+		t.Errorf("fire keys %s", got)
+	}
+}
+
+func TestKeymapBadNameFallsBack(t *testing.T) {
+	s := settings.Default()
+	s.Keyboard["fire"] = []string{"no_such_key"}
+	s.Keyboard["up"] = []string{"no_such_key", "i"}
+	km, msgs := buildKeymap(s)
+	if len(msgs) != 2 || !strings.Contains(msgs[0], "no_such_key") {
+		t.Fatalf("messages %v", msgs)
+	}
+	if k := km[input.Action(controls.Fire)]; len(k) == 0 || k[0].String() != "space" {
+		t.Errorf("fire did not fall back to the defaults: %v", k)
+	}
+	if k := km[input.Action(controls.Up)]; k[0].String() != "i" {
+		t.Errorf("valid key lost: %v", k)
+	}
+}
+
+func TestButtonBitsMatchGame(t *testing.T) {
+	pairs := []struct {
+		c uint8
+		g game.Buttons
+	}{{controls.BtnUp, game.BtnUp}, {controls.BtnDown, game.BtnDown}, {controls.BtnLeft, game.BtnLeft},
+		{controls.BtnRight, game.BtnRight}, {controls.BtnFire, game.BtnFire}, {controls.BtnForce, game.BtnForce}}
+	for _, p := range pairs {
+		if gameButtons(p.c) != p.g {
+			t.Errorf("controls bit %d != game bit %d", p.c, p.g)
+		}
+	}
+}

@@ -1,0 +1,513 @@
+package client
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"strings"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/inpututil"
+	"github.com/hajimehoshi/ebiten/v2/text/v2"
+	"github.com/hajimehoshi/ebiten/v2/vector"
+	input "github.com/quasilyte/ebitengine-input"
+	"golang.org/x/image/font/gofont/gobold"
+	"golang.org/x/image/font/gofont/gomono"
+	"golang.org/x/image/font/gofont/goregular"
+
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/client/art"
+	"github.com/rtype/rtype/game/client/controls"
+	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/game/client/settings"
+	"github.com/rtype/rtype/game/client/synth"
+)
+
+type align int
+
+const (
+	alignStart align = iota
+	alignCenter
+	alignEnd
+)
+
+// ui holds the fonts and sprites.
+type ui struct {
+	sp                                *sprites
+	small, normal, big, title, mono   *text.GoTextFace
+	selCol, itemCol, dimCol, errorCol color.RGBA
+	textOp                            text.DrawOptions
+}
+
+func mustSource(ttf []byte) *text.GoTextFaceSource {
+	s, err := text.NewGoTextFaceSource(bytes.NewReader(ttf))
+	if err != nil {
+		panic(err) // the Go fonts are compiled in: cannot fail
+	}
+	return s
+}
+
+func newUI() *ui {
+	reg, bold, mono := mustSource(goregular.TTF), mustSource(gobold.TTF), mustSource(gomono.TTF)
+	return &ui{
+		sp:     newSprites(),
+		small:  &text.GoTextFace{Source: reg, Size: 26},
+		normal: &text.GoTextFace{Source: bold, Size: 34},
+		big:    &text.GoTextFace{Source: bold, Size: 64},
+		title:  &text.GoTextFace{Source: bold, Size: 180},
+		mono:   &text.GoTextFace{Source: mono, Size: 24},
+		selCol: color.RGBA{255, 220, 80, 255}, itemCol: color.RGBA{210, 215, 235, 255},
+		dimCol: color.RGBA{130, 135, 160, 255}, errorCol: color.RGBA{255, 110, 110, 255},
+	}
+}
+
+// text draws s with its top at y, horizontally aligned at x (virtual px).
+func (u *ui) text(dst *ebiten.Image, s string, face *text.GoTextFace, x, y float64, al align, col color.Color) {
+	op := &u.textOp
+	op.GeoM.Reset()
+	op.ColorScale.Reset()
+	op.GeoM.Translate(x, y)
+	op.ColorScale.ScaleWithColor(col)
+	op.PrimaryAlign = text.Align(al)
+	op.SecondaryAlign = text.AlignStart
+	op.LineSpacing = face.Size * 1.3
+	text.Draw(dst, s, face, op)
+}
+
+// menu draws items centred at x from y, the selected one highlighted.
+func (u *ui) menu(dst *ebiten.Image, items []string, sel int, x, y float64) {
+	for i, it := range items {
+		col := u.itemCol
+		label := it
+		if i == sel {
+			col = u.selCol
+			label = "> " + it + " <"
+		}
+		u.text(dst, label, u.normal, x, y+float64(i)*56, alignCenter, col)
+	}
+}
+
+// spinner is the "busy" label with an animation ("Connecting" + rotating dots).
+func spinner(label string, frame int) string {
+	return label + strings.Repeat(".", 1+(frame/15)%3) + strings.Repeat(" ", 2-(frame/15)%3)
+}
+
+func (a *app) justPressed(act controls.Action) bool {
+	return a.h.ActionIsJustPressed(input.Action(act))
+}
+
+// nav moves the menu selection over n items (keyboard arrows/WASD or gamepad); typing
+// restricts it to the arrow keys so letters go into a text field.
+func (a *app) nav(n int, typing bool) {
+	up, down := a.justPressed(controls.Up), a.justPressed(controls.Down)
+	if typing {
+		up, down = inpututil.IsKeyJustPressed(ebiten.KeyArrowUp), inpututil.IsKeyJustPressed(ebiten.KeyArrowDown) || inpututil.IsKeyJustPressed(ebiten.KeyTab)
+	}
+	if n <= 0 {
+		return
+	}
+	if up {
+		a.menu = (a.menu + n - 1) % n
+	}
+	if down {
+		a.menu = (a.menu + 1) % n
+	}
+}
+
+func (a *app) confirm(typing bool) bool {
+	if typing {
+		return inpututil.IsKeyJustPressed(ebiten.KeyEnter) || inpututil.IsKeyJustPressed(ebiten.KeyKPEnter)
+	}
+	return a.justPressed(controls.Confirm) || inpututil.IsKeyJustPressed(ebiten.KeyKPEnter)
+}
+
+func (a *app) back(typing bool) bool {
+	if typing {
+		return inpututil.IsKeyJustPressed(ebiten.KeyEscape)
+	}
+	return a.justPressed(controls.Back) || a.justPressed(controls.Menu)
+}
+
+// settings rows: fullscreen, music, effects, then keyboard and gamepad bindings, reset, back.
+func settingsRows() int { return 3 + 2*int(controls.NumActions) + 2 }
+
+func (a *app) updateMenus() {
+	m := a.m
+	switch m.Scene {
+	case scene.Title:
+		a.nav(3, false)
+		if a.confirm(false) {
+			switch a.menu {
+			case 0:
+				a.handle(scene.Event{Kind: scene.EvPlay})
+			case 1:
+				a.rebind = -1
+				a.handle(scene.Event{Kind: scene.EvOpenSettings})
+			case 2:
+				a.handle(scene.Event{Kind: scene.EvQuit})
+			}
+		} else if inpututil.IsKeyJustPressed(ebiten.KeyEscape) {
+			a.handle(scene.Event{Kind: scene.EvQuit})
+		}
+	case scene.Connect:
+		a.nav(2, true)
+		if a.menu == 0 {
+			a.addr.update()
+		} else {
+			a.name.update()
+		}
+		if a.back(true) {
+			a.handle(scene.Event{Kind: scene.EvBack})
+		} else if a.confirm(true) && m.Busy == "" {
+			addr := strings.TrimSpace(a.addr.Text)
+			if !strings.Contains(addr, ":") {
+				addr += ":4242"
+				a.addr.Text = addr
+			}
+			if !settings.ValidName(a.name.Text) {
+				m.Error = "name: 1 to 16 letters, digits, _ or -"
+				return
+			}
+			a.net.SetName(a.name.Text)
+			a.handle(scene.Event{Kind: scene.EvSubmitAddr, Addr: addr})
+		}
+	case scene.Browser:
+		n := len(m.Lobbies)
+		rows := n + 4 // lobbies, join-by-code, create, refresh, back
+		typing := a.menu == n
+		a.nav(rows, typing)
+		typing = a.menu == n
+		if typing {
+			a.code.update()
+			a.code.Text = strings.ToUpper(a.code.Text)
+		}
+		if a.back(typing) {
+			a.handle(scene.Event{Kind: scene.EvBack})
+			return
+		}
+		if !typing && inpututil.IsKeyJustPressed(ebiten.KeyF5) || (!typing && inpututil.IsKeyJustPressed(ebiten.KeyR)) {
+			a.handle(scene.Event{Kind: scene.EvRefresh})
+		}
+		if a.confirm(typing) {
+			switch {
+			case a.menu < n:
+				a.handle(scene.Event{Kind: scene.EvJoin, Code: m.Lobbies[a.menu].Code})
+			case a.menu == n:
+				if len(a.code.Text) > 0 {
+					a.handle(scene.Event{Kind: scene.EvJoin, Code: a.code.Text})
+				}
+			case a.menu == n+1:
+				a.handle(scene.Event{Kind: scene.EvCreate})
+			case a.menu == n+2:
+				a.handle(scene.Event{Kind: scene.EvRefresh})
+			default:
+				a.handle(scene.Event{Kind: scene.EvBack})
+			}
+		}
+	case scene.Room:
+		if a.frameN-a.membersAt >= 20 || a.members == nil {
+			_, a.members = a.net.Members()
+			a.membersAt = a.frameN
+		}
+		a.nav(2, false)
+		if a.back(false) {
+			a.handle(scene.Event{Kind: scene.EvBack})
+		} else if a.confirm(false) {
+			if a.menu == 0 {
+				a.handle(scene.Event{Kind: scene.EvStart})
+			} else {
+				a.handle(scene.Event{Kind: scene.EvBack})
+			}
+		}
+	case scene.Results, scene.Lost:
+		if a.confirm(false) || a.back(false) {
+			a.handle(scene.Event{Kind: scene.EvContinue})
+		}
+	case scene.Settings:
+		a.updateSettings()
+	}
+}
+
+func (a *app) updateSettings() {
+	if a.rebind >= 0 {
+		a.updateRebind()
+		return
+	}
+	rows := settingsRows()
+	a.nav(rows, false)
+	left, right := a.justPressed(controls.Left), a.justPressed(controls.Right)
+	step := 0.0
+	if left {
+		step = -0.1
+	} else if right {
+		step = 0.1
+	}
+	clamp := func(v float64) float64 { return math.Round(math.Max(0, math.Min(1, v))*10) / 10 }
+	switch {
+	case a.menu == 1 && step != 0:
+		a.set.MusicVolume = clamp(a.set.MusicVolume + step)
+		a.snd.SetVolumes(a.set.MusicVolume, a.set.EffectsVolume)
+	case a.menu == 2 && step != 0:
+		a.set.EffectsVolume = clamp(a.set.EffectsVolume + step)
+		a.snd.SetVolumes(a.set.MusicVolume, a.set.EffectsVolume)
+		a.snd.Play(synth.Shot)
+	}
+	if a.back(false) {
+		a.applyBindings()
+		a.handle(scene.Event{Kind: scene.EvBack})
+		return
+	}
+	if !a.confirm(false) {
+		return
+	}
+	switch {
+	case a.menu == 0:
+		a.set.Fullscreen = !a.set.Fullscreen
+		ebiten.SetFullscreen(a.set.Fullscreen)
+	case a.menu >= 3 && a.menu < rows-2:
+		a.rebind = a.menu
+		a.scanner = input.NewKeyScanner(a.h)
+	case a.menu == rows-2:
+		d := settings.Default()
+		a.set.Keyboard, a.set.Gamepad = d.Keyboard, d.Gamepad
+		a.applyBindings()
+	case a.menu == rows-1:
+		a.applyBindings()
+		a.handle(scene.Event{Kind: scene.EvBack})
+	}
+}
+
+// bindingRow returns the action and whether the row is a gamepad binding.
+func bindingRow(row int) (controls.Action, bool) {
+	i := row - 3
+	n := int(controls.NumActions)
+	return controls.Action(i % n), i >= n
+}
+
+// updateRebind waits for a key (keyboard rows) or a gamepad button (gamepad rows) and makes it
+// the action's first binding; Esc cancels.
+func (a *app) updateRebind() {
+	act, pad := bindingRow(a.rebind)
+	set := func(name string) {
+		b := a.set.Keyboard
+		if pad {
+			b = a.set.Gamepad
+		}
+		old := b[act.String()]
+		keys := []string{name}
+		for i, k := range old {
+			if i > 0 && k != name {
+				keys = append(keys, k)
+			}
+		}
+		b[act.String()] = keys
+		a.rebind = -1
+		a.applyBindings()
+	}
+	if pad {
+		if inpututil.IsKeyJustPressed(ebiten.KeyEscape) {
+			a.rebind = -1
+			return
+		}
+		if name, ok := scanPadButton(ebiten.AppendGamepadIDs(nil)); ok {
+			set(name)
+		}
+		return
+	}
+	k, status := a.scanner.Scan()
+	if status == input.KeyScanCompleted {
+		if k.String() == "escape" && act != controls.Menu && act != controls.Back {
+			a.rebind = -1
+			return
+		}
+		set(k.String())
+	}
+}
+
+func (a *app) applyBindings() {
+	km, msgs := buildKeymap(a.set)
+	for _, m := range msgs {
+		a.log.Warn("settings: " + m)
+	}
+	a.keys = km
+	a.h.Remap(km)
+}
+
+func (a *app) drawMenus(dst *ebiten.Image) {
+	u := a.ui
+	m := a.m
+	cx := float64(Width / 2)
+	switch m.Scene {
+	case scene.Title:
+		drawSprite(dst, u.sp.ship[0], 700, 560, 260, 130, 1, 0)
+		drawSprite(dst, u.sp.force[2], 880, 560, 70, 70, 1, 0)
+		drawSprite(dst, u.sp.enemy[0], 1320, 500, 110, 110, 1, 0)
+		drawSprite(dst, u.sp.enemy[1], 1450, 640, 110, 110, 1, 0)
+		u.text(dst, "R-TYPE", u.title, cx, 150, alignCenter, color.RGBA{120, 190, 255, 255})
+		u.text(dst, "networked co-op", u.normal, cx, 360, alignCenter, u.dimCol)
+		u.menu(dst, []string{"Play", "Settings", "Quit"}, a.menu, cx, 720)
+		u.text(dst, "arrows/WASD move · Space/J fire (hold to charge) · K/Shift Force · Esc menu · F11 fullscreen · F3 network", u.small, cx, 1010, alignCenter, u.dimCol)
+		if a.msgUntil > 0 && a.msg != "" {
+			u.text(dst, a.msg, u.small, cx, 940, alignCenter, u.errorCol)
+		}
+	case scene.Connect:
+		u.text(dst, "CONNECT", u.big, cx, 200, alignCenter, color.White)
+		fields := []struct{ label, val string }{{"Server (host:port)", a.addr.Text}, {"Name", a.name.Text}}
+		for i, f := range fields {
+			y := 380 + float64(i)*150
+			col := u.itemCol
+			if i == a.menu {
+				col = u.selCol
+			}
+			u.text(dst, f.label, u.small, cx-400, y, alignStart, u.dimCol)
+			vector.StrokeRect(dst, float32(cx-400), float32(y+36), 800, 64, 2, col, false)
+			cursor := ""
+			if i == a.menu && (a.frameN/30)%2 == 0 {
+				cursor = "_"
+			}
+			u.text(dst, f.val+cursor, u.normal, cx-384, y+48, alignStart, col)
+		}
+		a.drawStatus(dst, 760)
+		u.text(dst, "Enter connect · Up/Down/Tab switch field · Esc back", u.small, cx, 1000, alignCenter, u.dimCol)
+	case scene.Browser:
+		u.text(dst, "LOBBIES", u.big, cx, 120, alignCenter, color.White)
+		u.text(dst, "server "+m.Addr, u.small, cx, 210, alignCenter, u.dimCol)
+		y := 280.0
+		if len(m.Lobbies) == 0 && m.Busy == "" {
+			u.text(dst, "no lobby yet: create one", u.small, cx, y, alignCenter, u.dimCol)
+			y += 56
+		}
+		for i, l := range m.Lobbies {
+			state := "waiting"
+			if l.Running {
+				state = "in game"
+			}
+			col := u.itemCol
+			if i == a.menu {
+				col = u.selCol
+			}
+			u.text(dst, fmt.Sprintf("%s   %d/4 players   %s", l.Code, l.Players, state), u.normal, cx, y, alignCenter, col)
+			y += 52
+		}
+		n := len(m.Lobbies)
+		y += 20
+		codeLabel := "Join by code: " + a.code.Text
+		if a.menu == n && (a.frameN/30)%2 == 0 {
+			codeLabel += "_"
+		}
+		items := []string{codeLabel, "Create lobby", "Refresh (R)", "Back"}
+		for i, it := range items {
+			col := u.itemCol
+			if a.menu == n+i {
+				col = u.selCol
+			}
+			u.text(dst, it, u.normal, cx, y+float64(i)*56, alignCenter, col)
+		}
+		a.drawStatus(dst, y+260)
+	case scene.Room:
+		u.text(dst, "LOBBY "+m.Code, u.big, cx, 150, alignCenter, color.White)
+		u.text(dst, "give this code to your friends", u.small, cx, 240, alignCenter, u.dimCol)
+		for i := 0; i < game.MaxPlayers; i++ {
+			y := 320 + float64(i)*70
+			name, col := "- free -", u.dimCol
+			if i < len(a.members) {
+				name, col = a.members[i], art.SlotColors[i]
+				drawSprite(dst, u.sp.ship[i], float32(cx-260), float32(y+20), 80, 40, 1, 0)
+				if i == 0 {
+					name += "  (owner)"
+				}
+			}
+			u.text(dst, fmt.Sprintf("%dP  %s", i+1, name), u.normal, cx-200, y, alignStart, col)
+		}
+		u.menu(dst, []string{"Start", "Leave"}, a.menu, cx, 660)
+		a.drawStatus(dst, 820)
+	case scene.Results:
+		title, col := "MISSION FAILED", color.RGBA{255, 100, 100, 255}
+		switch game.Result(m.Result) {
+		case game.ResultVictory:
+			title, col = "MISSION COMPLETE", color.RGBA{120, 255, 160, 255}
+		case game.ResultAborted:
+			title, col = "GAME ABORTED", color.RGBA{255, 200, 120, 255}
+		}
+		u.text(dst, title, u.big, cx, 200, alignCenter, col)
+		for i, p := range a.scores {
+			if !p.present {
+				continue
+			}
+			u.text(dst, fmt.Sprintf("%dP   %08d", i+1, p.score), u.normal, cx, 360+float64(i)*64, alignCenter, art.SlotColors[i])
+		}
+		u.text(dst, "Enter: back to the lobby", u.small, cx, 800, alignCenter, u.dimCol)
+	case scene.Lost:
+		u.text(dst, "CONNECTION LOST", u.big, cx, 300, alignCenter, u.errorCol)
+		u.text(dst, m.Reason, u.normal, cx, 440, alignCenter, u.itemCol)
+		u.text(dst, "Enter: back to the menu", u.small, cx, 600, alignCenter, u.dimCol)
+	case scene.Settings:
+		a.drawSettings(dst)
+	}
+}
+
+// drawStatus shows the busy spinner or the last error at y.
+func (a *app) drawStatus(dst *ebiten.Image, y float64) {
+	u := a.ui
+	if a.m.Busy != "" {
+		u.text(dst, spinner(a.m.Busy, a.frameN), u.normal, Width/2, y, alignCenter, u.selCol)
+		// orbiting dots
+		for i := 0; i < 8; i++ {
+			ang := float64(a.frameN)/10 + float64(i)*math.Pi/4
+			al := float32(i+1) / 8
+			vector.DrawFilledCircle(dst, float32(Width/2+math.Cos(ang)*30), float32(y+90+math.Sin(ang)*30), 6, color.RGBA{uint8(255 * al), uint8(220 * al), uint8(80 * al), uint8(255 * al)}, true)
+		}
+	} else if a.m.Error != "" {
+		u.text(dst, a.m.Error, u.small, Width/2, y, alignCenter, u.errorCol)
+	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func (a *app) drawSettings(dst *ebiten.Image) {
+	u := a.ui
+	u.text(dst, "SETTINGS", u.big, Width/2, 40, alignCenter, color.White)
+	rows := []string{
+		"Fullscreen: " + onOff(a.set.Fullscreen),
+		fmt.Sprintf("Music volume: < %3.0f%% >", a.set.MusicVolume*100),
+		fmt.Sprintf("Effects volume: < %3.0f%% >", a.set.EffectsVolume*100),
+	}
+	for _, pad := range []bool{false, true} {
+		for act := controls.Action(0); act < controls.NumActions; act++ {
+			b, dev := a.set.Keyboard, "Key"
+			if pad {
+				b, dev = a.set.Gamepad, "Pad"
+			}
+			rows = append(rows, fmt.Sprintf("%s  %-22s %s", dev, act.Label(), strings.Join(b[act.String()], ", ")))
+		}
+	}
+	rows = append(rows, "Reset bindings to defaults", "Back")
+	// two columns: general + keyboard on the left, gamepad on the right
+	n := int(controls.NumActions)
+	for i, r := range rows {
+		col := u.itemCol
+		if i == a.menu {
+			col = u.selCol
+			if i == a.rebind {
+				r = "press a key / button for " + r[5:] + "  (Esc cancels)"
+				if _, pad := bindingRow(i); pad {
+					r = "press a gamepad button  (Esc cancels)"
+				}
+			}
+		}
+		x, y := 120.0, 150+float64(i)*40
+		if i >= 3+n && i < 3+2*n {
+			x, y = 1000, 150+float64(i-n)*40
+		} else if i >= 3+2*n {
+			x, y = 120, 150+float64(i-n)*40
+		}
+		u.text(dst, r, u.mono, x, y, alignStart, col)
+	}
+	u.text(dst, "Enter toggle/rebind · Left/Right volume · Esc save and back", u.small, Width/2, 1020, alignCenter, u.dimCol)
+}

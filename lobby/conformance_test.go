@@ -1,0 +1,275 @@
+package lobby
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// The byte-for-byte examples of docs/PROTOCOL.md §2 (the lobby section) are
+// replayed against a running server. Notation: PROTOCOL.md §2.1.1.
+
+type exchangeStep struct {
+	line int    // line number in the markdown file
+	kind byte   // '>' client sends, '<' server line expected, '*' action
+	conn byte   // 'A'..'Z' for '>' and '<'
+	text string // unescaped bytes, placeholders still in
+}
+
+type exchange struct {
+	line  int
+	steps []exchangeStep
+}
+
+var (
+	stepRE        = regexp.MustCompile(`^([A-Z])([<>]) (.*)$`)
+	placeholderRE = regexp.MustCompile(`<([A-Z]+(?:-[A-Z0-9]+)*)>`)
+	unescaper     = strings.NewReplacer(`\r\n`, "\r\n", `\n`, "\n")
+	gameEndsRE    = regexp.MustCompile(`^the game ends with result ([0-9]+)$`)
+	closesRE      = regexp.MustCompile(`^([A-Z]) closes its connection$`)
+	dropsRE       = regexp.MustCompile(`^the game drops <(UUID-[A-Z0-9]+)>$`)
+)
+
+func loadExchanges(t *testing.T) (string, []exchange) {
+	t.Helper()
+	var path string
+	for _, p := range []string{"../docs/PROTOCOL.md"} {
+		if _, err := os.Stat(p); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		t.Fatal("docs/PROTOCOL.md not found")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var (
+		out []exchange
+		cur *exchange
+	)
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		l := sc.Text()
+		switch {
+		case cur == nil && strings.TrimSpace(l) == "```lobby-exchange":
+			cur = &exchange{line: n}
+		case cur == nil:
+		case strings.TrimSpace(l) == "```":
+			out = append(out, *cur)
+			cur = nil
+		case strings.HasPrefix(l, "* "):
+			cur.steps = append(cur.steps, exchangeStep{line: n, kind: '*', text: l[2:]})
+		default:
+			m := stepRE.FindStringSubmatch(l)
+			if m == nil {
+				t.Fatalf("%s:%d: not an exchange line: %q", path, n, l)
+			}
+			cur.steps = append(cur.steps, exchangeStep{line: n, kind: m[2][0], conn: m[1][0], text: unescaper.Replace(m[3])})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if cur != nil {
+		t.Fatalf("%s:%d: unterminated lobby-exchange block", path, cur.line)
+	}
+	return path, out
+}
+
+// TestDocExamplesCover keeps the document complete: every command and push
+// has an example.
+func TestDocExamplesCover(t *testing.T) {
+	path, exs := loadExchanges(t)
+	seen := map[string]bool{}
+	for _, ex := range exs {
+		for _, s := range ex.steps {
+			if s.kind == '*' {
+				continue
+			}
+			name, _, _ := strings.Cut(s.text, " ")
+			seen[string(s.kind)+name] = true
+		}
+	}
+	for _, want := range []string{">AUTHENTICATE", ">GET_LOBBIES", ">JOIN_LOBBY", ">START", ">LEAVE",
+		"<200", "<401", "<500", "<START", "<MEMBERS", "<END"} {
+		if !seen[want] {
+			t.Errorf("%s: no example with %q", path, want)
+		}
+	}
+}
+
+func TestDocExamplesConformance(t *testing.T) {
+	path, exs := loadExchanges(t)
+	if len(exs) < 6 {
+		t.Fatalf("%s: found %d lobby-exchange blocks, want at least 6", path, len(exs))
+	}
+	for _, ex := range exs {
+		t.Run(fmt.Sprintf("line%d", ex.line), func(t *testing.T) {
+			replayExchange(t, path, ex)
+		})
+	}
+}
+
+type replayer struct {
+	t      *testing.T
+	path   string
+	addr   string
+	st     *fakeStarter
+	conns  map[byte]*raw
+	closed map[byte]bool
+	vals   map[string]string // placeholder name -> bound value
+}
+
+func replayExchange(t *testing.T, path string, ex exchange) {
+	srvID := uuid.New()
+	st := newFakeStarter()
+	_, addr := startServer(t, ServerConfig{ServerUUID: srvID, Starter: st})
+	r := &replayer{
+		t: t, path: path, addr: addr, st: st,
+		conns:  map[byte]*raw{},
+		closed: map[byte]bool{},
+		vals:   map[string]string{"SERVER-UUID": srvID.String(), "PORT": strconv.Itoa(fakePort)},
+	}
+	for _, s := range ex.steps {
+		switch s.kind {
+		case '>':
+			r.conn(s.conn).send(r.fill(s))
+		case '<':
+			r.expect(s)
+		case '*':
+			r.action(s)
+		}
+	}
+	// No line the document does not show.
+	for id, c := range r.conns {
+		if !r.closed[id] {
+			c.noLine(20 * time.Millisecond)
+		}
+	}
+}
+
+func (r *replayer) conn(id byte) *raw {
+	c := r.conns[id]
+	if c == nil {
+		c = dialRaw(r.t, r.addr)
+		r.conns[id] = c
+	}
+	return c
+}
+
+func (r *replayer) where(s exchangeStep) string { return fmt.Sprintf("%s:%d", r.path, s.line) }
+
+// fill substitutes bound placeholders in a client line.
+func (r *replayer) fill(s exchangeStep) string {
+	return placeholderRE.ReplaceAllStringFunc(s.text, func(m string) string {
+		name := m[1 : len(m)-1]
+		v, ok := r.vals[name]
+		if !ok {
+			r.t.Fatalf("%s: placeholder %s used before the server sent it", r.where(s), m)
+		}
+		return v
+	})
+}
+
+func placeholderPattern(name string) (string, bool) {
+	switch {
+	case strings.HasPrefix(name, "UUID"):
+		return `[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}`, true
+	case strings.HasPrefix(name, "CODE"):
+		return `[` + CodeAlphabet + `]{5}`, true
+	case strings.HasPrefix(name, "TOKEN"):
+		return `[1-9][0-9]{0,9}`, true
+	}
+	return "", false
+}
+
+// expect reads the next line on the step's connection and matches it
+// against the template, binding first-seen placeholders.
+func (r *replayer) expect(s exchangeStep) {
+	t := r.t
+	got := r.conn(s.conn).line()
+	var (
+		pat   strings.Builder
+		names []string
+	)
+	pat.WriteString("^")
+	last := 0
+	for _, loc := range placeholderRE.FindAllStringSubmatchIndex(s.text, -1) {
+		pat.WriteString(regexp.QuoteMeta(s.text[last:loc[0]]))
+		name := s.text[loc[2]:loc[3]]
+		if v, ok := r.vals[name]; ok {
+			pat.WriteString(regexp.QuoteMeta(v))
+		} else {
+			p, ok := placeholderPattern(name)
+			if !ok {
+				t.Fatalf("%s: unknown placeholder <%s>", r.where(s), name)
+			}
+			pat.WriteString("(" + p + ")")
+			names = append(names, name)
+		}
+		last = loc[1]
+	}
+	pat.WriteString(regexp.QuoteMeta(s.text[last:]))
+	pat.WriteString("$")
+	m := regexp.MustCompile(pat.String()).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("%s: connection %c got %q, want %q", r.where(s), s.conn, got, s.text)
+	}
+	for i, name := range names {
+		v := m[i+1]
+		if prev, ok := r.vals[name]; ok { // same placeholder twice in this line
+			if prev != v {
+				t.Fatalf("%s: <%s> is both %q and %q", r.where(s), name, prev, v)
+			}
+			continue
+		}
+		if strings.HasPrefix(name, "TOKEN") {
+			if _, err := strconv.ParseUint(v, 10, 32); err != nil {
+				t.Fatalf("%s: <%s> = %s is not a u32", r.where(s), name, v)
+			}
+		}
+		for other, ov := range r.vals {
+			if ov == v {
+				t.Fatalf("%s: <%s> and <%s> are both %q", r.where(s), name, other, v)
+			}
+		}
+		r.vals[name] = v
+	}
+}
+
+func (r *replayer) action(s exchangeStep) {
+	t := r.t
+	if m := gameEndsRE.FindStringSubmatch(s.text); m != nil {
+		res, err := strconv.ParseUint(m[1], 10, 8)
+		if err != nil {
+			t.Fatalf("%s: bad result %q", r.where(s), m[1])
+		}
+		r.st.lastGame(t).end(uint8(res))
+		return
+	}
+	if m := closesRE.FindStringSubmatch(s.text); m != nil {
+		r.conn(m[1][0]).c.Close()
+		r.closed[m[1][0]] = true
+		return
+	}
+	if m := dropsRE.FindStringSubmatch(s.text); m != nil {
+		v, ok := r.vals[m[1]]
+		if !ok {
+			t.Fatalf("%s: <%s> not bound", r.where(s), m[1])
+		}
+		expectDrop(t, r.st.lastGame(t), uuid.MustParse(v))
+		return
+	}
+	t.Fatalf("%s: unknown action %q", r.where(s), s.text)
+}
