@@ -7,6 +7,15 @@
 // sound.
 //
 // Keys: F11 or Alt+Enter toggles fullscreen, F3 the network overlay, Esc the pause menu.
+//
+// Display-free logic lives in subpackages tested by a plain go test: scene (screen flow),
+// controls (actions, default bindings, input → game.Buttons), settings (settings.json), netflow
+// (network commands on goroutines, against a real lobby.Server), starfield, fx (particles, hit
+// flashes), synth (PCM), art (sprites), sfx (audio probe). This package's own tests link ebiten,
+// whose initialisation needs a display, so they carry the build tag "display":
+//
+//	xvfb-run -a -s "-screen 0 1920x1080x24" go test -tags display ./game/client/
+//	xvfb-run -a -s "-screen 0 1920x1080x24" go test -tags display -run '^$' -bench Frame ./game/client/
 package client
 
 import (
@@ -131,24 +140,23 @@ type app struct {
 	last   scene.ID
 
 	// in game
-	link      netflow.Link
-	tracker   *fx.Tracker
-	parts     fx.Particles
-	paused    bool
-	pauseSel  int
-	showStats bool
-	gameN     int  // Update ticks in game with entities visible (screenshot countdown)
-	drawnN    int  // entities drawn by the last Draw
-	shotReady bool // gameN reached ScreenshotAfter: the next Draw with entities triggers the write
-	draws     int  // Draw calls (harness FPS measurement)
-	scores    [game.MaxPlayers]playerHUD
-	song      int
-	draw      drawList
-	charge    controls.Charge
+	link       netflow.Link
+	tracker    *fx.Tracker
+	parts      fx.Particles
+	paused     bool
+	pauseSel   int
+	showStats  bool
+	gameN      int  // Update ticks in game with entities visible (screenshot countdown)
+	drawnN     int  // entities drawn by the last Draw
+	shotReady  bool // gameN reached ScreenshotAfter: the next Draw with entities triggers the write
+	draws      int  // Draw calls (harness FPS measurement)
+	scores     [game.MaxPlayers]playerHUD
+	song       int
+	draw       drawList
+	lastCharge uint8 // own Player.Charge of the last frame (charge sound edge)
 
 	// menus
 	addr, name, code textField
-	focus            int
 	rebind           int // settings row being rebound, -1 none
 	scanner          *input.KeyScanner
 	members          []string
@@ -209,7 +217,7 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 	a.canvas = ebiten.NewImage(Width, Height)
 	a.stars = starfield.New(0x5eed, starfield.DefaultLayers, 90)
 	a.tracker = fx.NewTracker()
-	a.ui = newUI()
+	a.ui = sharedUI()
 	if cfg.local == nil {
 		a.snd = sfx.New(cfg.Mute, log)
 	} else {
@@ -229,6 +237,7 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 func (a *app) close() {
 	a.net.Close()
 	a.snd.StopMusic()
+	a.canvas.Deallocate()
 }
 
 // Layout fixes the logical screen to the 1920×1080 virtual playfield; ebiten scales and
@@ -255,8 +264,11 @@ func (a *app) handle(ev scene.Event) {
 	before := a.m.Scene
 	a.exec(a.m.Handle(ev))
 	if a.m.Scene != before {
-		a.menu, a.focus = 0, 0
+		a.menu = 0
 		a.log.Debug("scene", "from", before, "to", a.m.Scene)
+		if a.m.Scene == scene.Lost {
+			a.log.Warn("connection lost", "reason", a.m.Reason)
+		}
 	}
 }
 
@@ -311,6 +323,10 @@ func (a *app) Update() error {
 				a.startGame(ne.Link)
 			}
 			a.handle(ne.Ev)
+			if ne.Link != nil && a.m.Scene != scene.Playing {
+				// the session came up after the player left the room: close it again
+				a.exec([]scene.Cmd{{Kind: scene.CmdCloseSession}})
+			}
 		default:
 			done = true
 		}
@@ -424,7 +440,6 @@ func (a *app) updateGame() {
 	default:
 		b = gameButtons(controls.Buttons(pressedFunc(a.h)))
 	}
-	a.charge.Update(b&game.BtnFire != 0)
 	l.SetInput(b)
 	if lw, ok := l.(*netflow.LocalWorld); ok && lw.Step != nil {
 		lw.Step(lw)

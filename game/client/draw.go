@@ -17,7 +17,6 @@ import (
 	"github.com/rtype/rtype/game/client/synth"
 )
 
-
 // sprites are the art.Sheet images uploaded once to the GPU.
 type sprites struct {
 	ship        [4]*ebiten.Image
@@ -313,9 +312,15 @@ func (a *app) effects() {
 			a.parts.Burst(last.X, last.Y, 20, 7, 25, 4, rgb(140, 220, 255))
 		}
 	})
-	if p := a.scores[max(d.self, 0)]; d.self >= 0 && p.present && p.charge > 40 && a.frameN%60 == 0 {
+	// charge sound when the own beam starts charging (Player.Charge crosses 32 of 255)
+	charge := uint8(0)
+	if d.self >= 0 && d.self < game.MaxPlayers && a.scores[d.self].present {
+		charge = a.scores[d.self].charge
+	}
+	if charge >= 32 && a.lastCharge < 32 {
 		a.snd.Play(synth.Charge)
 	}
+	a.lastCharge = charge
 }
 
 var drawOp ebiten.DrawImageOptions
@@ -483,7 +488,7 @@ func (a *app) drawParticles(dst *ebiten.Image) {
 func (a *app) drawHUD(dst *ebiten.Image) {
 	u := a.ui
 	vector.DrawFilledRect(dst, 0, Height-64, Width, 64, color.RGBA{0, 0, 0, 90}, false)
-	vector.DrawFilledRect(dst, 0, Height-64, Width, 2, color.RGBA{80, 100, 160, 255}, false)
+	vector.DrawFilledRect(dst, 0, art.HUDLineY, Width, 2, art.HUDLineColor, false) // screenshot marker
 	xs := [game.MaxPlayers]float32{24, 384, 1230, 1580}
 	for slot, p := range a.scores {
 		x := xs[slot]

@@ -59,6 +59,16 @@ func TestScreenshotShowsGame(t *testing.T) {
 		data, _ := os.ReadFile(out)
 		os.WriteFile(filepath.Join(dir, "harness.png"), data, 0o644)
 	}
+	line := 0
+	for x := 0; x < 1920; x++ {
+		r, g, b, _ := img.At(x, art.HUDLineY).RGBA()
+		if c := art.HUDLineColor; uint8(r>>8) == c.R && uint8(g>>8) == c.G && uint8(b>>8) == c.B {
+			line++
+		}
+	}
+	if line != 1920 {
+		t.Errorf("HUD line (in-game marker) covers %d of 1920 px", line)
+	}
 	for slot, c := range art.SlotColors {
 		if n := countNear(img, c, 12); n < 200 {
 			t.Errorf("slot %d ship colour %v: only %d pixels", slot, c, n)

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
@@ -46,6 +47,17 @@ func mustSource(ttf []byte) *text.GoTextFaceSource {
 		panic(err) // the Go fonts are compiled in: cannot fail
 	}
 	return s
+}
+
+var (
+	uiOnce sync.Once
+	theUI  *ui
+)
+
+// sharedUI returns the fonts and sprites, built once per process (they only depend on code).
+func sharedUI() *ui {
+	uiOnce.Do(func() { theUI = newUI() })
+	return theUI
 }
 
 func newUI() *ui {

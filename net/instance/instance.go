@@ -41,7 +41,9 @@ const (
 	// further ahead are dropped, inputs for past ticks are ignored (the past is never rewritten).
 	InputWindow = 120
 	// EndLinger is how long an ended game keeps sending so GAME_END gets acknowledged.
-	EndLinger = 3 * time.Second
+	EndLinger = 10 * time.Second
+	// ShutdownLinger is the same when the server is shutting down.
+	ShutdownLinger = 2 * time.Second
 )
 
 // Config configures every instance a Manager starts.
@@ -222,20 +224,21 @@ type Instance struct {
 	sock  transport.Socket
 	epoch time.Time
 
-	mu      sync.Mutex
-	sim     *game.Sim
-	tracker *replication.Tracker
-	peers   []*peer
-	over    bool
-	endAt   time.Duration
-	result  game.Result
-	stopReq chan game.Result
-	dropped [wire.NumReasons]uint64
-	spoofed uint64
-	panics  int
-	paused  bool
-	frame   uint32 // loop iterations (60 Hz), the snapshot cadence even while paused
-	events  []string
+	mu       sync.Mutex
+	sim      *game.Sim
+	tracker  *replication.Tracker
+	peers    []*peer
+	over     bool
+	endAt    time.Duration
+	result   game.Result
+	stopReq  chan game.Result
+	dropped  [wire.NumReasons]uint64
+	spoofed  uint64
+	panics   int
+	paused   bool
+	shutdown bool
+	frame    uint32 // loop iterations (60 Hz), the snapshot cadence even while paused
+	events   []string
 
 	buf  [wire.MaxDatagram]byte
 	rbuf [2048]byte
@@ -337,6 +340,7 @@ func (in *Instance) simLoop() game.Result {
 		select {
 		case r := <-in.stopReq:
 			in.mu.Lock()
+			in.shutdown = true
 			in.broadcastEnd(r)
 			in.mu.Unlock()
 		case <-timer.C:
@@ -385,7 +389,11 @@ func (in *Instance) tickOnce(next *time.Time, tick time.Duration) (finished bool
 	if steps == 5 {
 		*next = time.Now().Add(tick)
 	}
-	return in.over && (now-in.endAt > EndLinger || in.allDelivered()), in.result
+	linger := EndLinger
+	if in.shutdown {
+		linger = ShutdownLinger
+	}
+	return in.over && (now-in.endAt > linger || in.allDelivered()), in.result
 }
 
 func (in *Instance) allDelivered() bool {
@@ -547,6 +555,7 @@ func (in *Instance) sendAll(now time.Duration) {
 		}
 		rttTicks := ecs.Tick(p.ep.RTT()*game.TickRate/time.Second) + 4
 		p.w.ResendTicks = rttTicks
+		p.w.Clock = ecs.Tick(in.frame)
 		for d := 0; d < MaxDatagramsPerSnapshot; d++ {
 			seq := p.ep.Seq()
 			b := in.header(p, in.scratch())

@@ -26,7 +26,7 @@ type entityRec struct {
 	gen   uint32
 	acked [MaxReplicated]ecs.Tick // change tick+1 the client holds (0 = none)
 	sent  [MaxReplicated]ecs.Tick // change tick+1 last sent
-	at    [MaxReplicated]ecs.Tick // world tick of that send
+	at    [MaxReplicated]ecs.Tick // Clock of that send
 	ever  bool                    // something about this entity was sent
 }
 
@@ -103,6 +103,9 @@ type Writer struct {
 	// ResendTicks is how long an unacknowledged component waits before it is sent again even
 	// though it did not change (about one RTT in ticks; the instance keeps it current).
 	ResendTicks ecs.Tick
+	// Clock counts the owner's send frames (60 Hz); the in-flight timer uses it, so resends go on
+	// while the simulation is paused.
+	Clock ecs.Tick
 	// Counters.
 	EntitiesSent, ComponentsSent uint64
 }
@@ -185,7 +188,7 @@ func (w *Writer) Acked(seq uint16) {
 // the last full datagram stopped, so none starves.
 func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, more bool) {
 	t := w.t
-	now := t.W.Tick()
+	now := w.Clock
 	s := &w.seqs[seq&255]
 	s.seq, s.valid, s.n = seq, true, 0
 	n := t.maxIdx

@@ -312,7 +312,7 @@ func TestTwoLobbiesAtOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res[l], errs[l] = bot.Run(ctx, bot.Config{Server: addr, Players: 2, Name: "l" + strconv.Itoa(l) + "bot",
+			res[l], errs[l] = bot.Run(ctx, bot.Config{Server: addr, Players: 2, Name: "l" + strconv.Itoa(l) + "bot", Logger: log,
 				OnSession: func(i int, s *session.Session) {
 					inGame.Add(1)
 					if n := int32(mgr.Running()); n > maxRunning.Load() {
@@ -443,7 +443,7 @@ func TestPlayerLeavesMidGame(t *testing.T) {
 			}
 			botDone := make(chan runRes, 1)
 			go func() {
-				r, err := bot.Run(ctx, bot.Config{Server: addr, Lobby: code, Players: 1, Name: "bot",
+				r, err := bot.Run(ctx, bot.Config{Server: addr, Lobby: code, Players: 1, Name: "bot", Logger: log,
 					OnSession: func(_ int, s *session.Session) { botSess <- s }}, nil)
 				botDone <- runRes{r, err}
 			}()
@@ -492,6 +492,7 @@ func TestPlayerLeavesMidGame(t *testing.T) {
 			} else if seen > 1500*time.Millisecond {
 				t.Errorf("player who said BYE removed from the bot's view only %v later", seen)
 			}
+			t.Logf("%s: the bot saw the ship removed %v after the player vanished (SilenceTimeout %v)", tc.name, seen.Round(time.Millisecond), tc.silence)
 			if d := logs.find("player dropped", "name", "manual", "reason", why); len(d) != 1 {
 				t.Errorf("server log: %d 'player dropped name=manual reason=%s' records, want 1", len(d), why)
 			}
@@ -665,5 +666,60 @@ func TestEmptiedLobbyDisappears(t *testing.T) {
 				t.Errorf("Running() = %d after the emptied game ended", mgr.Running())
 			}
 		})
+	}
+}
+
+// ---- 4 (in-process). shutdown ----
+
+// TestShutdownEndsGamesWithGameEnd: cancelling server.Run's context (what SIGINT does in
+// cmd/rtype-server) while 2 bots play must end the game with GAME_END (aborted) for every player
+// — the documented contract of Run — and Run must return within 5 s.
+func TestShutdownEndsGamesWithGameEnd(t *testing.T) {
+	t.Parallel()
+	log, _ := newLogCapture(t)
+	addr, mgr, stop := startServerTB(t, Config{Stage: "short", Logger: log})
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sessions := make(chan *session.Session, 2)
+	type runRes struct {
+		res []bot.Result
+		err error
+	}
+	done := make(chan runRes, 1)
+	go func() {
+		r, err := bot.Run(ctx, bot.Config{Server: addr, Players: 2, Logger: log,
+			OnSession: func(_ int, s *session.Session) { sessions <- s }}, nil)
+		done <- runRes{r, err}
+	}()
+	var s *session.Session
+	for range 2 {
+		select {
+		case s = <-sessions:
+		case <-ctx.Done():
+			t.Fatal("bots never got into the game")
+		}
+	}
+	if !waitFor(20*time.Second, func() bool { _, tick := players(s); return tick >= 60 }) {
+		t.Fatal("the game did not run")
+	}
+	start := time.Now()
+	stop() // cancels Run's context and waits for Run (reports an error after 10 s)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Run took %v to return after cancel, want ≤ 5 s", d)
+	}
+	if n := mgr.Running(); n != 0 {
+		t.Errorf("Running() = %d after Run returned", n)
+	}
+	var rr runRes
+	select {
+	case rr = <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("bots did not finish after the server stopped")
+	}
+	for _, r := range rr.res {
+		if r.Result != "aborted" {
+			t.Errorf("bot %s: %q (%s), want aborted: GAME_END from the shutdown", r.Bot, r.Result, r.Error)
+		}
 	}
 }

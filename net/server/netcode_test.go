@@ -138,6 +138,11 @@ func runLinkCase(t *testing.T, lc linkCase) {
 	in.Pause(false)
 	o := <-done
 	if o.err != nil {
+		for i, r := range o.res {
+			st := sessions[i].Stats()
+			lo, li := links[i].Dropped()
+			t.Logf("%s: %s %s events=%v stats=%+v link dropped out=%d in=%d", r.Bot, r.Result, r.Error, r.Events, st, lo, li)
+		}
 		t.Fatalf("bots: %v", o.err)
 	}
 	select {

@@ -348,7 +348,7 @@ func (s *Session) sendLoop() {
 		}
 		s.mu.Lock()
 		now := s.now()
-		if s.haveTick && now-s.servAt > ServerTimeout && !s.ended {
+		if s.haveTick && now-s.ep.LastReceive > ServerTimeout && !s.ended {
 			s.mu.Unlock()
 			s.shutdown(false, "server silent for 10 s")
 			return
@@ -487,9 +487,10 @@ func (s *Session) updateRates(now time.Duration) {
 	r.inPS = float64(s.stats.BytesIn-r.bytesIn) / dt
 	r.outPS = float64(s.stats.BytesOut-r.bytesOut) / dt
 	r.snapPS = float64(r.snaps) / dt
-	recv, lost := s.ep.Received-r.recvAt, s.ep.LostIn-r.lostAt
+	recv := float64(s.ep.Received) - float64(r.recvAt)
+	lost := max(float64(s.ep.LostIn)-float64(r.lostAt), 0) // LostIn drops when a late datagram arrives
 	if recv+lost > 0 {
-		r.lossPc = 100 * float64(lost) / float64(recv+lost)
+		r.lossPc = 100 * lost / (recv + lost)
 	}
 	r.at, r.bytesIn, r.bytesOut, r.snaps, r.recvAt, r.lostAt = now, s.stats.BytesIn, s.stats.BytesOut, 0, s.ep.Received, s.ep.LostIn
 }
@@ -542,84 +543,37 @@ func (s *Session) handle(b []byte) {
 		s.servTick, s.servAt, s.haveTick = h.Tick, now, true
 	}
 	s.curTick = h.Tick
-	skip, reliable := false, false
 	hadEntity := false
+	relPending, relID := false, uint16(0)
 	for r.Next() {
-		if skip {
-			skip = false
-			continue
-		}
 		cmd := r.Cmd()
-		rel := reliable
-		reliable = false
-		switch r.ID() {
-		case wire.CmdRel:
+		id := r.ID()
+		if id == wire.CmdRel {
 			var c wire.Rel
 			if _, err := c.Parse(cmd); err == nil {
-				if s.ep.AcceptReliable(c.ID) {
-					reliable = true
-				} else {
-					skip = true
-				}
+				relPending, relID = true, c.ID
 			}
-		case wire.CmdEntity:
-			var c wire.Entity
-			if _, err := c.Parse(cmd); err == nil {
-				hadEntity = true
-				if err := s.mirror.ApplyEntity(&c, h.Tick); err != nil {
-					s.stats.Dropped++
-				}
-			}
-		case wire.CmdDelEnt:
-			var c wire.DelEnt
-			if _, err := c.Parse(cmd); err == nil {
-				s.mirror.DelEnt(c.Entity)
-			}
-		case wire.CmdDelComp:
-			var c wire.DelComp
-			if _, err := c.Parse(cmd); err == nil {
-				s.mirror.DelComp(c.Entity, c.Component)
-			}
-		case wire.CmdMusic:
-			var c wire.Music
-			if _, err := c.Parse(cmd); err == nil {
-				s.queue = append(s.queue, Event{Kind: EventMusic, Song: c.Song})
-			}
-		case wire.CmdDeath:
-			var c wire.Death
-			if _, err := c.Parse(cmd); err == nil {
-				s.queue = append(s.queue, Event{Kind: EventDeath, Entity: ecs.Entity(c.Entity), Slot: c.Slot, Lives: c.Lives})
-			}
-		case wire.CmdGameEnd:
-			var c wire.GameEnd
-			if _, err := c.Parse(cmd); err == nil && !s.ended {
-				s.queue = append(s.queue, Event{Kind: EventGameEnd, Result: game.Result(c.Result)})
-				s.ended = true
-				go s.shutdown(false, "")
-			}
-		case wire.CmdWelcome:
-			var c wire.Welcome
-			if _, err := c.Parse(cmd); err == nil && !s.welcomed {
-				s.welcomed, s.self, s.slot = true, ecs.Entity(c.Entity), int(c.Slot)
-				s.queue = append(s.queue, Event{Kind: EventWelcome, Entity: s.self, Slot: c.Slot})
-			}
-		case wire.CmdPing:
-			var c wire.Ping
-			if _, err := c.Parse(cmd); err == nil {
-				sent := time.Duration(c.Nonce) * time.Millisecond
-				if d := now - sent; d >= 0 && d < 10*time.Second {
-					s.ep.AddRTTSample(d)
-				}
-			}
-		case wire.CmdBye:
-			var c wire.Bye
-			if _, err := c.Parse(cmd); err == nil && !s.ended {
-				s.ended = true
-				s.queue = append(s.queue, Event{Kind: EventDisconnected, Reason: byeReason(c.Reason)})
-				go s.shutdown(false, "")
-			}
+			continue
 		}
-		_ = rel
+		if relPending {
+			relPending = false
+			if !s.ep.ReceiveReliable(relID, cmd) {
+				continue // duplicate, or kept until the gap before it is filled
+			}
+			s.apply(id, cmd, &h)
+			for {
+				b, ok := s.ep.PopReliable()
+				if !ok {
+					break
+				}
+				s.apply(wire.CmdID(b[2]), b, &h)
+			}
+			continue
+		}
+		if id == wire.CmdEntity {
+			hadEntity = true
+		}
+		s.apply(id, cmd, &h)
 	}
 	if hadEntity {
 		s.rate.snaps++
@@ -634,6 +588,67 @@ func (s *Session) handle(b []byte) {
 		select {
 		case s.notify <- struct{}{}:
 		default:
+		}
+	}
+}
+
+// apply carries out one server command of a datagram with header h (called with s.mu held).
+func (s *Session) apply(id wire.CmdID, cmd []byte, h *wire.Header) {
+	switch id {
+	case wire.CmdEntity:
+		var c wire.Entity
+		if _, err := c.Parse(cmd); err == nil {
+			if err := s.mirror.ApplyEntity(&c, h.Tick); err != nil {
+				s.stats.Dropped++
+			}
+		}
+	case wire.CmdDelEnt:
+		var c wire.DelEnt
+		if _, err := c.Parse(cmd); err == nil {
+			s.mirror.DelEnt(c.Entity)
+		}
+	case wire.CmdDelComp:
+		var c wire.DelComp
+		if _, err := c.Parse(cmd); err == nil {
+			s.mirror.DelComp(c.Entity, c.Component)
+		}
+	case wire.CmdMusic:
+		var c wire.Music
+		if _, err := c.Parse(cmd); err == nil {
+			s.queue = append(s.queue, Event{Kind: EventMusic, Song: c.Song})
+		}
+	case wire.CmdDeath:
+		var c wire.Death
+		if _, err := c.Parse(cmd); err == nil {
+			s.queue = append(s.queue, Event{Kind: EventDeath, Entity: ecs.Entity(c.Entity), Slot: c.Slot, Lives: c.Lives})
+		}
+	case wire.CmdGameEnd:
+		var c wire.GameEnd
+		if _, err := c.Parse(cmd); err == nil && !s.ended {
+			s.queue = append(s.queue, Event{Kind: EventGameEnd, Result: game.Result(c.Result)})
+			s.ended = true
+			go s.shutdown(false, "")
+		}
+	case wire.CmdWelcome:
+		var c wire.Welcome
+		if _, err := c.Parse(cmd); err == nil && !s.welcomed {
+			s.welcomed, s.self, s.slot = true, ecs.Entity(c.Entity), int(c.Slot)
+			s.queue = append(s.queue, Event{Kind: EventWelcome, Entity: s.self, Slot: c.Slot})
+		}
+	case wire.CmdPing:
+		var c wire.Ping
+		if _, err := c.Parse(cmd); err == nil {
+			sent := time.Duration(c.Nonce) * time.Millisecond
+			if d := s.now() - sent; d >= 0 && d < 10*time.Second {
+				s.ep.AddRTTSample(d)
+			}
+		}
+	case wire.CmdBye:
+		var c wire.Bye
+		if _, err := c.Parse(cmd); err == nil && !s.ended {
+			s.ended = true
+			s.queue = append(s.queue, Event{Kind: EventDisconnected, Reason: byeReason(c.Reason)})
+			go s.shutdown(false, "")
 		}
 	}
 }

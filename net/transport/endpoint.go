@@ -17,6 +17,9 @@ const (
 	MinResend = 100 * time.Millisecond
 	// MaxResend caps the resend interval under a very slow link.
 	MaxResend = 500 * time.Millisecond
+	// RelRecvWindow is how many reliable ids past the next expected one a receiver buffers, so a
+	// single loss delays only the lost command, not the ones behind it.
+	RelRecvWindow = 256
 )
 
 // Errors of the reliable channel.
@@ -58,6 +61,7 @@ type Endpoint struct {
 	ring         [RelWindow]pending
 	head, count  int
 	relDelivered uint16 // last reliable id delivered in order from the peer
+	rx           [RelRecvWindow]pending
 
 	srtt, rttvar float64 // seconds
 	haveRTT      bool
@@ -257,6 +261,56 @@ func (e *Endpoint) AcceptReliable(id uint16) bool {
 	}
 	e.relDelivered = id
 	return true
+}
+
+func nextRelID(id uint16) uint16 {
+	id++
+	if id == 0 {
+		id = 1
+	}
+	return id
+}
+
+// relDist is how many steps id is after from on the reliable id ring 1..65535.
+func relDist(from, id uint16) int {
+	return int((uint32(id) + 65535 - uint32(from)) % 65535)
+}
+
+// ReceiveReliable handles the reliable command cmd (as on the wire, size prefix included) that
+// followed REL(id): it reports true when cmd is the next in order (deliver it now, then call
+// PopReliable until it reports false). A command a little ahead of the next one (within
+// RelRecvWindow) is kept and delivered by PopReliable once the gap is filled; duplicates and
+// commands too far ahead are dropped (the sender resends them).
+func (e *Endpoint) ReceiveReliable(id uint16, cmd []byte) bool {
+	next := nextRelID(e.relDelivered)
+	if id == next {
+		e.relDelivered = id
+		return true
+	}
+	d := relDist(next, id)
+	if d <= 0 || d >= RelRecvWindow || len(cmd) > RelMaxCmd {
+		return false
+	}
+	slot := &e.rx[id%RelRecvWindow]
+	if slot.n == 0 || slot.id != id {
+		slot.id, slot.n = id, uint8(len(cmd))
+		copy(slot.data[:], cmd)
+	}
+	return false
+}
+
+// PopReliable returns the next buffered reliable command if it is now in order (and counts it as
+// delivered). The slice is valid until the next ReceiveReliable.
+func (e *Endpoint) PopReliable() ([]byte, bool) {
+	next := nextRelID(e.relDelivered)
+	slot := &e.rx[next%RelRecvWindow]
+	if slot.n == 0 || slot.id != next {
+		return nil, false
+	}
+	n := slot.n
+	slot.n = 0
+	e.relDelivered = next
+	return slot.data[:n], true
 }
 
 // LossOut is the fraction (0..1) of our datagrams among the last 256 sent (older than the RTT)

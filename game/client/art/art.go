@@ -26,10 +26,18 @@ var SlotColors = [4]color.RGBA{
 var EnemyColors = [5]color.RGBA{
 	{200, 60, 220, 255},  // straight: magenta dart
 	{240, 150, 40, 255},  // sine: orange flapper
-	{140, 150, 170, 255}, // turret: grey dome
+	{150, 165, 120, 255}, // turret: grey-green dome (never blue-tinted like the stars)
 	{230, 50, 50, 255},   // homing: red spiked mine
 	{150, 120, 70, 255},  // carrier: olive armour
 }
+
+// HUDLineColor is the opaque 2 px line drawn across the whole width at y = 1016..1017 (the top
+// of the in-game HUD bar), on top of every entity: a screenshot shows the game (not a menu)
+// exactly when that row has this colour.
+var HUDLineColor = color.RGBA{80, 100, 160, 255}
+
+// HUDLineY is the first row of the HUD line, in virtual px.
+const HUDLineY = 1016
 
 // Canvas is an RGBA image with drawing helpers in sprite-local px.
 type Canvas struct {

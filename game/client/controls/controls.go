@@ -164,19 +164,3 @@ func Buttons(pressed func(Action) bool) uint8 {
 	}
 	return b
 }
-
-// Charge tracks how long fire has been held, in ticks, for the client-side charge meter when the
-// server's Player.charge is not yet known (it is authoritative once replicated).
-type Charge struct{ held int }
-
-// Update advances one 60 Hz tick with the fire state.
-func (c *Charge) Update(fire bool) {
-	if fire {
-		c.held++
-	} else {
-		c.held = 0
-	}
-}
-
-// Held is the number of ticks fire has been held continuously.
-func (c *Charge) Held() int { return c.held }

@@ -81,17 +81,3 @@ func TestActionNamesRoundTrip(t *testing.T) {
 		t.Error("unknown action name accepted")
 	}
 }
-
-func TestChargeCountsHeldTicks(t *testing.T) {
-	var c Charge
-	for i := 0; i < 30; i++ {
-		c.Update(true)
-	}
-	if c.Held() != 30 {
-		t.Fatalf("held = %d, want 30", c.Held())
-	}
-	c.Update(false)
-	if c.Held() != 0 {
-		t.Fatalf("released: held = %d, want 0", c.Held())
-	}
-}
