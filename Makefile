@@ -49,6 +49,7 @@ play: deps
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags display ./game/client/...
 
 check-deps:
 	@if $(GO) list -deps ./cmd/rtype-server ./cmd/rtype-bot | grep -q hajimehoshi/ebiten; then \
@@ -61,9 +62,10 @@ test-go:
 	$(GO) test -race $(OTHER_PKGS)
 
 test-ebiten:
-	@if [ -n "$(strip $(EBITEN_PKGS))" ]; then $(XVFB) $(GO) test -race $(EBITEN_PKGS); fi
+	@if [ -n "$(strip $(EBITEN_PKGS))" ]; then $(XVFB) $(GO) test -race -tags display $(EBITEN_PKGS); fi
 
-test: deps vet check-deps test-go test-ebiten
+test: deps
+	$(MAKE) vet check-deps test-go test-ebiten
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=1s $(OTHER_PKGS)

@@ -44,18 +44,27 @@ func (s *Store[T]) slotOfLive(idx uint32) int {
 	return -1
 }
 
-// alignedRun returns the lowest lo >= i-runMax+1 such that slots lo..i of
-// x and y hold the same entities. Slot i must be aligned. The common case
-// (the whole window is aligned) is one vectorised memory compare.
+// alignedRun returns the lowest lo >= i-runMax+1 (and >= 0) such that
+// slots lo..i of x and y hold the same entities. Slot i must be aligned.
+// It checks the slot just below first (runs of one are common when the
+// stores are in unrelated orders), then windows growing 8x at a time, each
+// with one vectorised memory compare, then finishes slot by slot.
 func alignedRun(x, y []Entity, i int) int {
 	if i >= len(x) || i >= len(y) {
 		return i
 	}
 	lim := max(i-runMax+1, 0)
-	if entitiesEqual(x[lim:i], y[lim:i]) {
-		return lim
-	}
 	lo := i
+	if lo > lim && x[lo-1] != y[lo-1] {
+		return lo
+	}
+	for step := 8; lo > lim; step *= 8 {
+		from := max(lo-step, lim)
+		if !entitiesEqual(x[from:lo], y[from:lo]) {
+			break
+		}
+		lo = from
+	}
 	for lo > lim && x[lo-1] == y[lo-1] {
 		lo--
 	}
@@ -236,23 +245,24 @@ func (q *Query2[A, B]) Iter() *Iter2[A, B] {
 }
 
 // Iter2 is an iteration of a [Query2].
+//
+// The iterator is always inside a run: slots c+offA of a and c+offB of b
+// hold the current entity, and so do the slots below them down to lo (the
+// two stores list the same entities there, possibly at shifted slots).
+// pa and pb are the addresses of a.dense[offA] and b.dense[offB], so Get
+// is two pointer computations. offA or offB is 0; a match found alone
+// through the sparse table is a run of length 1.
 type Iter2[A, B any] struct {
-	w *World
-	a *Store[A]
-	b *Store[B]
-	// Run mode: pa and pb are the bases of a.dense and b.dense and the
-	// current entity is at slot c of both. Single mode (a match found
-	// through the sparse table): pa and pb point at the entity's
-	// components, c is 0 and the cursor waits in resume.
-	pa, pb unsafe.Pointer
-	c      int    // cursor: dense slot in the driving store (run mode), 0 (single mode)
-	lo     int64  // run mode: slots lo..c-1 are aligned too; stored minus w.epoch
-	resume int    // single mode: the cursor
-	e      Entity // single mode: the current entity
-	ab     *pairTracker
-	// started: the driving store is chosen; single: single mode; driveB:
-	// b drives.
-	started, single, driveB bool
+	w          *World
+	a          *Store[A]
+	b          *Store[B]
+	pa, pb     unsafe.Pointer // &a.dense[offA], &b.dense[offB]; nil outside a step
+	c          int            // run cursor: the current entity is at slot c+offA of a, c+offB of b
+	lo         int64          // slots lo..c-1 (same offsets) are still to visit; stored minus w.epoch
+	offA, offB int
+	ab         *pairTracker
+	started    bool
+	driveB     bool // b is the driving store (else a)
 }
 
 // Next advances to the next entity having both components; it returns
@@ -265,50 +275,57 @@ func (it *Iter2[A, B]) Next() bool {
 	return it.next()
 }
 
-// next is the slow path of Next: it finds the next matching slot and
-// validates the run of aligned slots below it.
+// next is the slow path of Next: it finds the next match in the driving
+// store and the run of matching slots below it.
 func (it *Iter2[A, B]) next() bool {
 	ae, be := it.a.ents, it.b.ents
+	var cur int // slot of the last visited entity in the driving store
 	if !it.started {
 		it.started = true
 		it.driveB = len(be) < len(ae)
-		it.c = min(len(ae), len(be))
+		cur = min(len(ae), len(be))
+	} else if it.driveB {
+		cur = it.c + it.offB
+	} else {
+		cur = it.c + it.offA
 	}
-	if it.single {
-		it.c, it.single = it.resume, false
-	}
-	drive := ae
+	drive, other := ae, be
 	if it.driveB {
-		drive = be
+		drive, other = be, ae
 	}
-	it.c = min(it.c, len(drive))
-	for it.c > 0 {
-		it.c--
-		i := it.c
-		e := drive[i]
-		if i < len(ae) && i < len(be) && ae[i] == be[i] {
-			lo := max(i-runMax+1, 0)
-			if it.ab.mismatch != 0 {
-				lo = alignedRun(ae, be, i)
+	cur = min(cur, len(drive))
+	for cur > 0 {
+		cur--
+		e := drive[cur]
+		j := cur // slot of e in the other store
+		if j >= len(other) || other[j] != e {
+			if it.driveB {
+				j = it.a.slotOfLive(e.Index())
+			} else {
+				j = it.b.slotOfLive(e.Index())
 			}
-			it.pa, it.pb = base(it.a.dense), base(it.b.dense)
-			it.lo = int64(lo) - it.w.epoch
-			return true
+			if j < 0 {
+				continue
+			}
 		}
-		ja, jb := i, i
+		ja, jb := cur, j
 		if it.driveB {
-			ja = it.a.slotOfLive(e.Index())
-		} else {
-			jb = it.b.slotOfLive(e.Index())
+			ja, jb = j, cur
 		}
-		if ja < 0 || jb < 0 {
-			continue
+		m := min(ja, jb)
+		it.offA, it.offB = ja-m, jb-m
+		lo := max(m-runMax+1, 0)
+		if it.offA != 0 || it.offB != 0 || it.ab.mismatch != 0 {
+			lo = m // a run of one unless the slots below match too
+			if m > 0 && ae[it.offA+m-1] == be[it.offB+m-1] {
+				lo = alignedRun(ae[it.offA:], be[it.offB:], m)
+			}
 		}
-		it.single, it.resume, it.e = true, i, e
-		it.pa, it.pb = unsafe.Pointer(&it.a.dense[ja]), unsafe.Pointer(&it.b.dense[jb])
-		it.c, it.lo = 0, -it.w.epoch
+		it.pa, it.pb = unsafe.Pointer(&it.a.dense[it.offA]), unsafe.Pointer(&it.b.dense[it.offB])
+		it.c, it.lo = m, int64(lo)-it.w.epoch
 		return true
 	}
+	it.c, it.offA, it.offB = 0, 0, 0
 	it.lo, it.pa, it.pb = -it.w.epoch, nil, nil
 	return false
 }
@@ -317,11 +334,8 @@ func (it *Iter2[A, B]) next() bool {
 // Get, it describes the current entity only until the loop body removes a
 // component or destroys an entity: read it first.
 func (it *Iter2[A, B]) Entity() Entity {
-	if it.single {
-		return it.e
-	}
-	if it.pa != nil && uint(it.c) < uint(len(it.a.ents)) {
-		return it.a.ents[it.c]
+	if i := it.c + it.offA; it.pa != nil && uint(i) < uint(len(it.a.ents)) {
+		return it.a.ents[i]
 	}
 	return Nil
 }
@@ -356,21 +370,20 @@ func (q *Query3[A, B, C]) Iter() *Iter3[A, B, C] {
 	return &Iter3[A, B, C]{a: q.a, b: q.b, s: q.c, ab: q.ab, ac: q.ac, w: q.a.w}
 }
 
-// Iter3 is an iteration of a [Query3]. See [Iter2] for the two modes.
+// Iter3 is an iteration of a [Query3]; it works like [Iter2] with three
+// stores.
 type Iter3[A, B, C any] struct {
-	w          *World
-	a          *Store[A]
-	b          *Store[B]
-	s          *Store[C]
-	pa, pb, pc unsafe.Pointer // run mode: dense bases; single mode: the components
-	c          int            // cursor: dense slot in the driving store (run mode), 0 (single mode)
-	lo         int64          // run mode: slots lo..c-1 are aligned too; stored minus w.epoch
-	resume     int            // single mode: the cursor
-	e          Entity         // single mode: the current entity
-	ab, ac     *pairTracker
-	started    bool
-	single     bool
-	drive      uint8 // 0: a, 1: b, 2: c
+	w                *World
+	a                *Store[A]
+	b                *Store[B]
+	s                *Store[C]
+	pa, pb, pc       unsafe.Pointer // &a.dense[offA], &b.dense[offB], &s.dense[offC]
+	c                int            // run cursor: the current entity is at slot c+offX of each store
+	lo               int64          // slots lo..c-1 (same offsets) are still to visit; stored minus w.epoch
+	offA, offB, offC int
+	ab, ac           *pairTracker
+	started          bool
+	drive            uint8 // 0: a, 1: b, 2: s
 }
 
 // Next advances to the next entity having the three components; it returns
@@ -383,24 +396,31 @@ func (it *Iter3[A, B, C]) Next() bool {
 	return it.next()
 }
 
-// next is the slow path of Next: it finds the next matching slot and
-// validates the run of aligned slots below it.
+// next is the slow path of Next: it finds the next match in the driving
+// store and the run of matching slots below it.
 func (it *Iter3[A, B, C]) next() bool {
 	ae, be, ce := it.a.ents, it.b.ents, it.s.ents
+	var cur int // slot of the last visited entity in the driving store
 	if !it.started {
 		it.started = true
 		na, nb, nc := len(ae), len(be), len(ce)
 		switch {
 		case na <= nb && na <= nc:
-			it.drive, it.c = 0, na
+			it.drive, cur = 0, na
 		case nb <= nc:
-			it.drive, it.c = 1, nb
+			it.drive, cur = 1, nb
 		default:
-			it.drive, it.c = 2, nc
+			it.drive, cur = 2, nc
 		}
-	}
-	if it.single {
-		it.c, it.single = it.resume, false
+	} else {
+		switch it.drive {
+		case 0:
+			cur = it.c + it.offA
+		case 1:
+			cur = it.c + it.offB
+		default:
+			cur = it.c + it.offC
+		}
 	}
 	var drive []Entity
 	switch it.drive {
@@ -411,49 +431,61 @@ func (it *Iter3[A, B, C]) next() bool {
 	default:
 		drive = ce
 	}
-	it.c = min(it.c, len(drive))
-	for it.c > 0 {
-		it.c--
-		i := it.c
-		e := drive[i]
-		if i < len(ae) && i < len(be) && i < len(ce) && ae[i] == be[i] && ae[i] == ce[i] {
-			lo := max(i-runMax+1, 0)
-			if it.ab.mismatch != 0 {
-				lo = alignedRun(ae, be, i)
-			}
-			if it.ac.mismatch != 0 {
-				lo = max(lo, alignedRun(ae, ce, i))
-			}
-			it.pa, it.pb, it.pc = base(it.a.dense), base(it.b.dense), base(it.s.dense)
-			it.lo = int64(lo) - it.w.epoch
-			return true
-		}
-		ja := it.a.slotOfLive(e.Index())
-		jb := it.b.slotOfLive(e.Index())
-		jc := it.s.slotOfLive(e.Index())
+	cur = min(cur, len(drive))
+	for cur > 0 {
+		cur--
+		e := drive[cur]
+		ja := slotIn(ae, cur, e, it.a.sparse)
+		jb := slotIn(be, cur, e, it.b.sparse)
+		jc := slotIn(ce, cur, e, it.s.sparse)
 		if ja < 0 || jb < 0 || jc < 0 {
 			continue
 		}
-		it.single, it.resume, it.e = true, i, e
-		it.pa = unsafe.Pointer(&it.a.dense[ja])
-		it.pb = unsafe.Pointer(&it.b.dense[jb])
-		it.pc = unsafe.Pointer(&it.s.dense[jc])
-		it.c, it.lo = 0, -it.w.epoch
+		m := min(ja, jb, jc)
+		it.offA, it.offB, it.offC = ja-m, jb-m, jc-m
+		lo := max(m-runMax+1, 0)
+		if it.offA != 0 || it.offB != 0 || it.ab.mismatch != 0 {
+			lo = m // a run of one unless the slots below match too
+			if m > 0 && ae[it.offA+m-1] == be[it.offB+m-1] {
+				lo = alignedRun(ae[it.offA:], be[it.offB:], m)
+			}
+		}
+		if lo < m && (it.offA != 0 || it.offC != 0 || it.ac.mismatch != 0) {
+			lc := m
+			if ae[it.offA+m-1] == ce[it.offC+m-1] {
+				lc = alignedRun(ae[it.offA:], ce[it.offC:], m)
+			}
+			lo = max(lo, lc)
+		}
+		it.pa = unsafe.Pointer(&it.a.dense[it.offA])
+		it.pb = unsafe.Pointer(&it.b.dense[it.offB])
+		it.pc = unsafe.Pointer(&it.s.dense[it.offC])
+		it.c, it.lo = m, int64(lo)-it.w.epoch
 		return true
 	}
+	it.c, it.offA, it.offB, it.offC = 0, 0, 0, 0
 	it.lo, it.pa, it.pb, it.pc = -it.w.epoch, nil, nil, nil
 	return false
+}
+
+// slotIn returns the dense slot of live entity e in a store with entity
+// array ents and sparse table sparse, trying slot hint first; -1 if absent.
+func slotIn(ents []Entity, hint int, e Entity, sparse []int32) int {
+	if hint < len(ents) && ents[hint] == e {
+		return hint
+	}
+	if idx := e.Index(); uint64(idx) < uint64(len(sparse)) {
+		return int(sparse[idx])
+	}
+	return -1
 }
 
 // Entity returns the current entity (Nil outside an iteration step). Like
 // Get, it describes the current entity only until the loop body removes a
 // component or destroys an entity: read it first.
 func (it *Iter3[A, B, C]) Entity() Entity {
-	if it.single {
-		return it.e
-	}
-	if it.pa != nil && uint(it.c) < uint(len(it.a.ents)) {
-		return it.a.ents[it.c]
+	if i := it.c + it.offA; it.pa != nil && uint(i) < uint(len(it.a.ents)) {
+		return it.a.ents[i]
 	}
 	return Nil
 }

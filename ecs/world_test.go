@@ -2,6 +2,7 @@ package ecs
 
 import (
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -301,5 +302,73 @@ func TestStoreLookup(t *testing.T) {
 	}
 	if StoreOf[velocity](w) != s.vel || StoreOf[int](w) != nil {
 		t.Fatal("StoreOf")
+	}
+}
+
+// TestCreateWithIDRandomMix mixes Create, CreateWithID (valid and invalid
+// ids) and Destroy; it checks that nothing panics, that Create never hands
+// out a live index, and that Len, Each and Alive agree.
+func TestCreateWithIDRandomMix(t *testing.T) {
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 3))
+		w := NewWorld()
+		alive := map[Entity]bool{}
+		for op := range 2000 {
+			switch r.IntN(4) {
+			case 0:
+				e := w.Create()
+				for a := range alive {
+					if a.Index() == e.Index() {
+						t.Fatalf("seed %d op %d: Create reused live index %d", seed, op, e.Index())
+					}
+				}
+				alive[e] = true
+			case 1:
+				e := Entity(r.Uint64())
+				if r.IntN(2) == 0 { // plausible id
+					e = newEntity(uint32(r.IntN(300)), uint32(1+r.IntN(5)))
+				}
+				err := w.CreateWithID(e)
+				valid := e.Generation() != 0 && e.Generation() <= maxGeneration && e.Index() <= MaxIndex
+				switch {
+				case !valid:
+					if !errors.Is(err, ErrInvalidEntity) {
+						t.Fatalf("seed %d op %d: invalid %#x accepted: %v", seed, op, uint64(e), err)
+					}
+				case err == nil:
+					if !w.Alive(e) {
+						t.Fatalf("seed %d op %d: CreateWithID(%#x) ok but not alive", seed, op, uint64(e))
+					}
+					alive[e] = true
+				case errors.Is(err, ErrIndexInUse):
+					if w.Alive(e) {
+						t.Fatalf("seed %d op %d: ErrIndexInUse for the live id itself", seed, op)
+					}
+				default:
+					t.Fatalf("seed %d op %d: unexpected error %v", seed, op, err)
+				}
+			default:
+				for e := range alive {
+					if !w.Destroy(e) {
+						t.Fatalf("seed %d op %d: Destroy(%#x) of a live entity failed", seed, op, uint64(e))
+					}
+					delete(alive, e)
+					break
+				}
+			}
+		}
+		if w.Len() != len(alive) {
+			t.Fatalf("seed %d: Len %d, want %d", seed, w.Len(), len(alive))
+		}
+		n := 0
+		w.Each(func(e Entity) {
+			if !alive[e] {
+				t.Fatalf("seed %d: Each visited %#x, not alive in the model", seed, uint64(e))
+			}
+			n++
+		})
+		if n != len(alive) {
+			t.Fatalf("seed %d: Each visited %d, want %d", seed, n, len(alive))
+		}
 	}
 }

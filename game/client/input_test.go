@@ -10,6 +10,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/controls"
+	"github.com/rtype/rtype/game/client/netflow"
 	"github.com/rtype/rtype/game/client/settings"
 )
 
@@ -62,5 +63,35 @@ func TestButtonBitsMatchGame(t *testing.T) {
 		if gameButtons(p.c) != p.g {
 			t.Errorf("controls bit %d != game bit %d", p.c, p.g)
 		}
+	}
+}
+
+func TestCollectDrawList(t *testing.T) {
+	lw := demoWorld(100)
+	var d drawList
+	var hud [game.MaxPlayers]playerHUD
+	lw.Frame(func(f *netflow.Frame) { d.collect(f, &hud) })
+	if len(d.items) != 99 { // every entity but the stage singleton
+		t.Fatalf("%d items, want 99", len(d.items))
+	}
+	if !d.hasStg || d.stage.BossMaxHP != 200 {
+		t.Fatalf("stage %+v", d.stage)
+	}
+	for slot, p := range hud {
+		if !p.present || p.score != uint32(1200*(slot+1)) {
+			t.Errorf("slot %d HUD %+v", slot, p)
+		}
+	}
+	selfs := 0
+	for _, it := range d.items {
+		if it.isSelf {
+			selfs++
+		}
+		if it.w <= 0 || it.h <= 0 {
+			t.Errorf("entity %v drawn with size %vx%v", it.kind, it.w, it.h)
+		}
+	}
+	if selfs != 1 || d.self != 0 {
+		t.Fatalf("self marked %d times, slot %d", selfs, d.self)
 	}
 }

@@ -159,8 +159,6 @@ func (a *app) updateMenus() {
 			case 2:
 				a.handle(scene.Event{Kind: scene.EvQuit})
 			}
-		} else if inpututil.IsKeyJustPressed(ebiten.KeyEscape) {
-			a.handle(scene.Event{Kind: scene.EvQuit})
 		}
 	case scene.Connect:
 		a.nav(2, true)

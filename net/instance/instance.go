@@ -40,6 +40,9 @@ const (
 	// InputWindow is how many ticks ahead of the simulation an input may be stamped; inputs
 	// further ahead are dropped, inputs for past ticks are ignored (the past is never rewritten).
 	InputWindow = 120
+	// DeadReckonPx is how far (virtual px) a client's dead-reckoned Position may drift from the
+	// server's before the Position is sent again (docs/PROTOCOL.md §5.3).
+	DeadReckonPx = 0.5
 	// EndLinger is how long an ended game keeps sending so GAME_END gets acknowledged.
 	EndLinger = 10 * time.Second
 	// ShutdownLinger is the same when the server is shutting down.
@@ -256,6 +259,7 @@ func newInstance(m *Manager, code string, members []lobby.Member, sock transport
 	}
 	in.sim = game.NewSim(game.Config{Seed: m.cfg.Seed(), Players: len(members), Stage: m.cfg.Stage})
 	in.tracker = replication.NewTracker(in.sim.World())
+	in.tracker.DeadReckon(game.CompPosition, game.CompVelocity, DeadReckonPx, game.TickRate)
 	in.sim.World().ClearEvents()
 	for i, mem := range members {
 		p := &peer{member: mem, slot: i}

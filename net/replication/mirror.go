@@ -1,7 +1,9 @@
 package replication
 
 import (
+	"encoding/binary"
 	"errors"
+	"math"
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/net/wire"
@@ -25,6 +27,72 @@ type Mirror struct {
 	OnComponent func(e ecs.Entity, id ecs.ComponentID)
 	// OnDestroy, when set, is called before e is removed from the mirror.
 	OnDestroy func(e ecs.Entity)
+
+	dr           bool
+	drPos, drVel ecs.ComponentID
+	rate         float32
+	anchors      []anchor
+	scratch      [16]byte
+}
+
+type anchor struct {
+	gen  uint32
+	x, y float32
+	t    uint32 // server tick of the Position
+	ok   bool
+}
+
+// DeadReckon makes the mirror compute Positions the server does not send (Tracker.DeadReckon):
+// Advance moves every entity with a Velocity from its last received Position.
+func (m *Mirror) DeadReckon(pos, vel ecs.ComponentID, tickRate float32) {
+	m.dr, m.drPos, m.drVel, m.rate = true, pos, vel, tickRate
+}
+
+// Advance sets the Position of every dead-reckoned entity to where it is at server tick tick:
+// its last received Position moved by its Velocity (Extrapolate). OnComponent is called for each.
+func (m *Mirror) Advance(tick uint32) {
+	if !m.dr {
+		return
+	}
+	ps, vs := m.W.Store(m.drPos), m.W.Store(m.drVel)
+	if ps == nil || vs == nil {
+		return
+	}
+	for i := range m.anchors {
+		a := &m.anchors[i]
+		if !a.ok {
+			continue
+		}
+		e := ecs.Entity(uint64(a.gen)<<32 | uint64(i))
+		if !m.W.Alive(e) {
+			a.ok = false
+			continue
+		}
+		n := int32(tick - a.t)
+		if n <= 0 || !vs.Has(e) || !ps.Has(e) {
+			continue
+		}
+		vx, vy := readXY(vs.AppendWire(m.scratch[:0], e))
+		if vx == 0 && vy == 0 {
+			continue
+		}
+		x, y := Extrapolate(a.x, a.y, vx, vy, float32(n), m.rate)
+		b := m.scratch[:8]
+		binary.LittleEndian.PutUint32(b, math.Float32bits(x))
+		binary.LittleEndian.PutUint32(b[4:], math.Float32bits(y))
+		if err := ps.SetWire(e, b); err == nil && m.OnComponent != nil {
+			m.OnComponent(e, m.drPos)
+		}
+	}
+}
+
+func (m *Mirror) setAnchor(e ecs.Entity, data []byte, tick uint32) {
+	i := int(e.Index())
+	for i >= len(m.anchors) {
+		m.anchors = append(m.anchors, anchor{})
+	}
+	x, y := readXY(data)
+	m.anchors[i] = anchor{gen: e.Generation(), x: x, y: y, t: tick, ok: true}
 }
 
 // NewMirror wraps a world whose components are registered exactly as on the server.
@@ -77,6 +145,9 @@ func (m *Mirror) ApplyEntity(c *wire.Entity, tick uint32) error {
 		}
 		if err := st.SetWire(e, data); err != nil {
 			return err
+		}
+		if m.dr && ecs.ComponentID(id) == m.drPos && len(data) >= 8 {
+			m.setAnchor(e, data, tick)
 		}
 		if m.OnComponent != nil {
 			m.OnComponent(e, ecs.ComponentID(id))

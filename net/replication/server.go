@@ -11,6 +11,9 @@
 package replication
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/net/wire"
 )
@@ -28,6 +31,12 @@ type entityRec struct {
 	sent  [MaxReplicated]ecs.Tick // change tick+1 last sent
 	at    [MaxReplicated]ecs.Tick // Clock of that send
 	ever  bool                    // something about this entity was sent
+	// dead reckoning: the newest Position and Velocity the client acknowledged
+	apX, apY float32
+	apT      ecs.Tick // world tick of that Position
+	avX, avY float32
+	avT      ecs.Tick
+	ap, av   bool
 }
 
 type entry struct {
@@ -35,6 +44,8 @@ type entry struct {
 	gen   uint32
 	comp  uint8
 	tick  ecs.Tick // change tick+1
+	wt    ecs.Tick // world tick of the send
+	x, y  float32  // value sent (dead-reckoned Position and Velocity only)
 }
 
 type seqRec struct {
@@ -51,6 +62,28 @@ type Tracker struct {
 	stores []ecs.AnyStore // replicated stores, ordered by id
 	live   []ecs.Entity   // by index, Nil when dead
 	maxIdx int
+
+	dr             bool
+	drPos, drVel   ecs.ComponentID
+	drThresh, rate float32
+}
+
+// DeadReckon turns on dead reckoning (docs/PROTOCOL.md §5.3): a Position that a client can
+// compute from the Position and Velocity it acknowledged (pos + vel·Δticks/tickRate, within
+// thresholdPx virtual px) is not sent again. Both components are (f32, f32). A Velocity that is
+// sent always carries its Position along, so the client re-anchors.
+func (t *Tracker) DeadReckon(pos, vel ecs.ComponentID, thresholdPx, tickRate float32) {
+	t.dr, t.drPos, t.drVel, t.drThresh, t.rate = true, pos, vel, thresholdPx, tickRate
+}
+
+// Extrapolate is the dead-reckoning formula shared by server and client: where an entity anchored
+// at (x, y) with velocity (vx, vy) px/s is n ticks later.
+func Extrapolate(x, y, vx, vy, n, tickRate float32) (float32, float32) {
+	return x + vx*n/tickRate, y + vy*n/tickRate
+}
+
+func readXY(b []byte) (float32, float32) {
+	return math.Float32frombits(binary.LittleEndian.Uint32(b)), math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
 }
 
 // NewTracker prepares replication of w's replicated components (ids < MaxReplicated).
@@ -108,6 +141,9 @@ type Writer struct {
 	Clock ecs.Tick
 	// Counters.
 	EntitiesSent, ComponentsSent uint64
+	// ReckonedSkips counts Positions not sent because the client computes them.
+	ReckonedSkips uint64
+	scratch       [64]byte
 }
 
 // NewWriter starts a client with an empty baseline: its first snapshots carry every entity.
@@ -179,7 +215,53 @@ func (w *Writer) Acked(seq uint16) {
 		if en.tick > r.acked[en.comp] {
 			r.acked[en.comp] = en.tick
 		}
+		if w.t.dr {
+			switch ecs.ComponentID(en.comp) {
+			case w.t.drPos:
+				if !r.ap || en.wt >= r.apT {
+					r.apX, r.apY, r.apT, r.ap = en.x, en.y, en.wt, true
+				}
+			case w.t.drVel:
+				if !r.av || en.wt >= r.avT {
+					r.avX, r.avY, r.avT, r.av = en.x, en.y, en.wt, true
+				}
+			}
+		}
 	}
+}
+
+// reckon drops the Position from want when the client computes it from what it acknowledged
+// (and adds it when the Velocity goes out, so the client re-anchors).
+func (w *Writer) reckon(e ecs.Entity, r *entityRec, want *[MaxReplicated]bool, wnow ecs.Tick) {
+	t := w.t
+	ps, vs := t.W.Store(t.drPos), t.W.Store(t.drVel)
+	if ps == nil || vs == nil || !ps.Has(e) || !vs.Has(e) {
+		return
+	}
+	if want[t.drVel] {
+		want[t.drPos] = true
+		return
+	}
+	if !want[t.drPos] || !r.ap || !r.av {
+		return
+	}
+	vx, vy := readXY(vs.AppendWire(w.scratch[:0], e))
+	if vx != r.avX || vy != r.avY {
+		return
+	}
+	x, y := readXY(ps.AppendWire(w.scratch[:0], e))
+	px, py := Extrapolate(r.apX, r.apY, vx, vy, float32(int32(wnow-r.apT)), t.rate)
+	if abs32(px-x) <= t.drThresh && abs32(py-y) <= t.drThresh {
+		want[t.drPos] = false
+		w.ReckonedSkips++
+	}
+}
+
+func abs32(v float32) float32 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
 
 // AppendSnapshot appends ENTITY commands for what the client lacks to buf (a datagram whose header
@@ -189,6 +271,7 @@ func (w *Writer) Acked(seq uint16) {
 func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, more bool) {
 	t := w.t
 	now := w.Clock
+	wnow := t.W.Tick()
 	s := &w.seqs[seq&255]
 	s.seq, s.valid, s.n = seq, true, 0
 	n := t.maxIdx
@@ -206,8 +289,7 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 			continue
 		}
 		r := w.rec(e)
-		nc := 0
-		size := wire.EntityOverhead
+		var want [MaxReplicated]bool
 		for _, st := range t.stores {
 			if !st.Has(e) {
 				continue
@@ -220,9 +302,19 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 			if ch <= r.sent[id] && now-r.at[id] < w.ResendTicks {
 				continue // in flight
 			}
-			comps[nc] = uint8(id)
-			nc++
-			size += wire.ComponentOverhead + st.Size()
+			want[id] = true
+		}
+		if t.dr {
+			w.reckon(e, r, &want, wnow)
+		}
+		nc := 0
+		size := wire.EntityOverhead
+		for _, st := range t.stores {
+			if id := st.ID(); want[id] {
+				comps[nc] = uint8(id)
+				nc++
+				size += wire.ComponentOverhead + st.Size()
+			}
 		}
 		if nc == 0 {
 			continue
@@ -237,10 +329,15 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 			id := ecs.ComponentID(comps[i])
 			st := t.W.Store(id)
 			buf = wire.AppendComponentHeader(buf, uint16(id), st.Size())
+			at := len(buf)
 			buf = st.AppendWire(buf, e)
 			ch := st.ChangedAt(e) + 1
 			r.sent[id], r.at[id] = ch, now
-			s.e[s.n] = entry{index: e.Index(), gen: e.Generation(), comp: uint8(id), tick: ch}
+			en := entry{index: e.Index(), gen: e.Generation(), comp: uint8(id), tick: ch, wt: wnow}
+			if t.dr && (id == t.drPos || id == t.drVel) {
+				en.x, en.y = readXY(buf[at:])
+			}
+			s.e[s.n] = en
 			s.n++
 		}
 		buf = wire.EndEntity(buf, start, uint8(nc))

@@ -181,10 +181,22 @@ type offlineInstance struct {
 	simOnly bool   // no replication (to split the tick cost)
 }
 
-func newOfflineInstance(stage *game.Stage, seed uint64, players int) *offlineInstance {
+// deadReckoner is Tracker.DeadReckon (docs/PROTOCOL.md §5.3), looked up dynamically so the
+// benchmarks build with and without it.
+type deadReckoner interface {
+	DeadReckon(pos, vel ecs.ComponentID, thresholdPx, tickRate float32)
+}
+
+// deadReckonPx is net/instance.DeadReckonPx at the time of writing.
+const deadReckonPx = 0.5
+
+func newOfflineInstance(stage *game.Stage, seed uint64, players int, dr bool) *offlineInstance {
 	o := &offlineInstance{clients: players}
 	o.sim = game.NewSim(game.Config{Seed: seed, Players: players, Stage: stage})
 	o.tr = replication.NewTracker(o.sim.World())
+	if dr {
+		any(o.tr).(deadReckoner).DeadReckon(game.CompPosition, game.CompVelocity, deadReckonPx, game.TickRate)
+	}
 	o.sim.World().ClearEvents()
 	for range players {
 		wr := replication.NewWriter(o.tr)
@@ -260,13 +272,15 @@ func (o *offlineInstance) step(in *[game.MaxPlayers]game.Buttons) {
 }
 
 // BenchmarkInstanceTick: one server tick of a 4-player game — Sim.Step plus replication to 4
-// clients (Tracker.Observe, 4 Writers: AppendSnapshot every other tick, Acked 100 ms later) —
+// clients (Tracker.Observe, 4 Writers: AppendSnapshot every other tick, Acked 100 ms later; dead
+// reckoning on when replication.Tracker has it, as net/instance turns it on) —
 // replaying autopilot inputs recorded beforehand. The game restarts (untimed) when it ends.
 // "short" and "stage1" average over the whole stage; "stage1-busiest" times only the 10 s of
 // stage1 with the most live entities (the prefix is replayed untimed); "-sim-only" is Sim.Step
 // alone, without replication.
 func BenchmarkInstanceTick(b *testing.B) {
 	const players, seed = 4, 42
+	_, dr := any(&replication.Tracker{}).(deadReckoner)
 	for _, name := range []string{"short", "stage1", "stage1-busiest", "stage1-busiest-sim-only"} {
 		stageName, simOnly := name, strings.HasSuffix(name, "-sim-only")
 		if strings.HasPrefix(name, "stage1") {
@@ -289,7 +303,7 @@ func BenchmarkInstanceTick(b *testing.B) {
 			for b.Loop() {
 				if t >= to {
 					b.StopTimer()
-					o = newOfflineInstance(stage, seed, players)
+					o = newOfflineInstance(stage, seed, players, dr)
 					o.simOnly = simOnly
 					for t = 0; t < from; t++ {
 						o.step(&inputs[t])
@@ -339,11 +353,12 @@ func busiestWindow(stage *game.Stage, seed uint64, players int, inputs [][game.M
 }
 
 // BenchmarkReplicationOffline: a whole 4-player game per iteration through the offline instance
-// (100 ms acks, no loss), reporting what each client receives per second — snapshot datagrams
+// (100 ms acks, no loss), with delta replication alone and with dead reckoning, reporting what each client receives per second — snapshot datagrams
 // with headers, plus REL+DEL_ENT/DEL_COMP — against full-state snapshots at 30 Hz, over the whole
 // stage and over its busiest 10 s; also the 99th-percentile tick time.
 func BenchmarkReplicationOffline(b *testing.B) {
 	const players, seed = 4, 42
+	_, haveDR := any(&replication.Tracker{}).(deadReckoner)
 	for _, name := range []string{"short", "stage1"} {
 		stage, err := game.LoadStage(name)
 		if err != nil {
@@ -351,53 +366,58 @@ func BenchmarkReplicationOffline(b *testing.B) {
 		}
 		inputs := recordInputs(b, stage, seed, players)
 		from, to := busiestWindow(stage, seed, players, inputs, 10*game.TickRate)
-		b.Run(name, func(b *testing.B) {
-			var sent, full, busySent, busyFull, secs, busySecs float64
-			var snaps, capped, busySnaps, busyCapped float64
-			var durs []time.Duration
-			for b.Loop() {
-				o := newOfflineInstance(stage, seed, players)
-				var fullBytes float64
-				var busyStartBytes, busyStartSnaps, busyStartCapped uint64
-				var busyFullBytes float64
-				for t := range inputs {
-					if t == from {
-						busyStartBytes, busyStartSnaps, busyStartCapped = o.bytes, o.snaps, o.capped
-					}
-					start := time.Now()
-					o.step(&inputs[t])
-					durs = append(durs, time.Since(start))
-					if o.sim.Tick()%instance.SnapshotEvery == 0 {
-						n, _ := fullStateBytes(o.sim.World())
-						fullBytes += float64(n)
-						if t >= from && t < to {
-							busyFullBytes += float64(n)
+		for _, dr := range []bool{false, true} {
+			b.Run(name+map[bool]string{false: "/delta", true: "/delta+deadreckoning"}[dr], func(b *testing.B) {
+				if dr && !haveDR {
+					b.Skip("replication.Tracker has no DeadReckon")
+				}
+				var sent, full, busySent, busyFull, secs, busySecs float64
+				var snaps, capped, busySnaps, busyCapped float64
+				var durs []time.Duration
+				for b.Loop() {
+					o := newOfflineInstance(stage, seed, players, dr)
+					var fullBytes float64
+					var busyStartBytes, busyStartSnaps, busyStartCapped uint64
+					var busyFullBytes float64
+					for t := range inputs {
+						if t == from {
+							busyStartBytes, busyStartSnaps, busyStartCapped = o.bytes, o.snaps, o.capped
+						}
+						start := time.Now()
+						o.step(&inputs[t])
+						durs = append(durs, time.Since(start))
+						if o.sim.Tick()%instance.SnapshotEvery == 0 {
+							n, _ := fullStateBytes(o.sim.World())
+							fullBytes += float64(n)
+							if t >= from && t < to {
+								busyFullBytes += float64(n)
+							}
+						}
+						if t == to-1 {
+							busySent += float64(o.bytes-busyStartBytes) / players
+							busySnaps += float64(o.snaps - busyStartSnaps)
+							busyCapped += float64(o.capped - busyStartCapped)
 						}
 					}
-					if t == to-1 {
-						busySent += float64(o.bytes-busyStartBytes) / players
-						busySnaps += float64(o.snaps - busyStartSnaps)
-						busyCapped += float64(o.capped - busyStartCapped)
-					}
+					sent += float64(o.bytes) / players
+					snaps += float64(o.snaps)
+					capped += float64(o.capped)
+					full += fullBytes
+					busyFull += busyFullBytes
+					secs += float64(len(inputs)) / game.TickRate
+					busySecs += float64(to-from) / game.TickRate
 				}
-				sent += float64(o.bytes) / players
-				snaps += float64(o.snaps)
-				capped += float64(o.capped)
-				full += fullBytes
-				busyFull += busyFullBytes
-				secs += float64(len(inputs)) / game.TickRate
-				busySecs += float64(to-from) / game.TickRate
-			}
-			sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
-			b.ReportMetric(sent/secs, "B/client/s")
-			b.ReportMetric(full/secs, "full-B/client/s")
-			b.ReportMetric(sent/full, "sent/full")
-			b.ReportMetric(busySent/busySecs, "busiest-B/client/s")
-			b.ReportMetric(busyFull/busySecs, "busiest-full-B/client/s")
-			b.ReportMetric(float64(durs[len(durs)*99/100].Nanoseconds()), "p99-ns/tick")
-			b.ReportMetric(100*capped/snaps, "capped-%")
-			b.ReportMetric(100*busyCapped/busySnaps, "busiest-capped-%")
-			b.ReportMetric(float64(len(inputs))/game.TickRate, "game-s")
-		})
+				sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
+				b.ReportMetric(sent/secs, "B/client/s")
+				b.ReportMetric(full/secs, "full-B/client/s")
+				b.ReportMetric(sent/full, "sent/full")
+				b.ReportMetric(busySent/busySecs, "busiest-B/client/s")
+				b.ReportMetric(busyFull/busySecs, "busiest-full-B/client/s")
+				b.ReportMetric(float64(durs[len(durs)*99/100].Nanoseconds()), "p99-ns/tick")
+				b.ReportMetric(100*capped/snaps, "capped-%")
+				b.ReportMetric(100*busyCapped/busySnaps, "busiest-capped-%")
+				b.ReportMetric(float64(len(inputs))/game.TickRate, "game-s")
+			})
+		}
 	}
 }

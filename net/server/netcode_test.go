@@ -108,7 +108,7 @@ func runLinkCase(t *testing.T, lc linkCase) {
 	for _, l := range links {
 		l.SetConfig(linksim.Config{}, linksim.Config{})
 	}
-	var want map[ecs.Entity]string
+	var want map[ecs.Entity]entitySnap
 	in.View(func(sim *game.Sim) { want = snapshotWorld(sim.World()) })
 	// The links still hold datagrams sent before they became clean (latency, bandwidth queue);
 	// count the second from when those have drained.
@@ -118,7 +118,7 @@ func runLinkCase(t *testing.T, lc linkCase) {
 	for {
 		diff = ""
 		for i, s := range sessions {
-			var got map[ecs.Entity]string
+			var got map[ecs.Entity]entitySnap
 			s.View(func(v *session.View) { got = snapshotWorld(v.World) })
 			if d := worldDiff(got, want); d != "" {
 				diff += fmt.Sprintf("bot %d: %s\n", i, d)
@@ -188,12 +188,12 @@ func waitTick(t *testing.T, in *instance.Instance, tick ecs.Tick) {
 }
 
 // worldDiff describes how a mirror differs from the server world ("" when equal).
-func worldDiff(got, want map[ecs.Entity]string) string {
+func worldDiff(got, want map[ecs.Entity]entitySnap) string {
 	var missing, ghost, differ int
 	for e, w := range want {
 		if g, ok := got[e]; !ok {
 			missing++
-		} else if g != w {
+		} else if !same(g, w) {
 			differ++
 		}
 	}

@@ -46,24 +46,52 @@ func startServer(t *testing.T, cfg Config) (string, *instance.Manager, func()) {
 	}
 }
 
-// snapshotWorld encodes every entity's replicated components (id + wire bytes), for comparing a
-// client's mirror with the server's world.
-func snapshotWorld(w *ecs.World) map[ecs.Entity]string {
-	out := map[ecs.Entity]string{}
+// entitySnap is one entity's replicated state: its Position, and every other replicated
+// component encoded (id + wire bytes).
+type entitySnap struct {
+	other  string
+	x, y   float32
+	hasPos bool
+}
+
+// snapshotWorld takes every entity's replicated components, for comparing a client's mirror with
+// the server's world.
+func snapshotWorld(w *ecs.World) map[ecs.Entity]entitySnap {
+	out := map[ecs.Entity]entitySnap{}
 	w.Each(func(e ecs.Entity) {
+		var s entitySnap
 		var b []byte
 		for _, st := range w.Stores() {
 			if st.Flags()&ecs.Replicated == 0 || !st.Has(e) {
 				continue
 			}
+			if st.ID() == game.CompPosition {
+				p := ecs.StoreOf[game.Position](w).Get(e)
+				s.x, s.y, s.hasPos = p.X, p.Y, true
+				continue
+			}
 			b = append(b, byte(st.ID()))
 			b = st.AppendWire(b, e)
 		}
-		if len(b) > 0 {
-			out[e] = string(b)
+		s.other = string(b)
+		if len(b) > 0 || s.hasPos {
+			out[e] = s
 		}
 	})
 	return out
+}
+
+// PositionTolerance is how far a mirror's Position may be from the server's: dead reckoning
+// (net/instance.DeadReckonPx) plus float rounding.
+const PositionTolerance = instance.DeadReckonPx + 0.01
+
+// same reports whether a mirror's entity matches the server's.
+func same(got, want entitySnap) bool {
+	if got.other != want.other || got.hasPos != want.hasPos {
+		return false
+	}
+	dx, dy := got.x-want.x, got.y-want.y
+	return dx*dx <= PositionTolerance*PositionTolerance && dy*dy <= PositionTolerance*PositionTolerance
 }
 
 func TestBotsPlayShortStage(t *testing.T) {
@@ -87,7 +115,7 @@ func TestBotsPlayShortStage(t *testing.T) {
 }
 
 func TestMirrorEqualsServerWorld(t *testing.T) {
-	final := make(chan map[ecs.Entity]string, 1)
+	final := make(chan map[ecs.Entity]entitySnap, 1)
 	addr, _, stop := startServer(t, Config{Stage: "short", OnGameEnd: func(in *instance.Instance) {
 		in.View(func(sim *game.Sim) { final <- snapshotWorld(sim.World()) })
 	}})
@@ -101,13 +129,13 @@ func TestMirrorEqualsServerWorld(t *testing.T) {
 	}
 	want := <-final
 	for i, s := range sessions {
-		var got map[ecs.Entity]string
+		var got map[ecs.Entity]entitySnap
 		s.View(func(v *session.View) { got = snapshotWorld(v.World) })
 		for e, w := range want {
 			if g, ok := got[e]; !ok {
 				t.Errorf("bot %d: entity %#x missing from the mirror", i, uint64(e))
-			} else if g != w {
-				t.Errorf("bot %d: entity %#x differs: mirror %x server %x", i, uint64(e), g, w)
+			} else if !same(g, w) {
+				t.Errorf("bot %d: entity %#x differs: mirror %+v server %+v", i, uint64(e), g, w)
 			}
 		}
 		for e := range got {

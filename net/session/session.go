@@ -28,6 +28,10 @@ const (
 	WelcomeTimeout = 10 * time.Second       // Dial gives up without WELCOME
 	// MaxInputsPerDatagram is how many unacknowledged inputs each datagram repeats.
 	MaxInputsPerDatagram = 12
+	// EndAckTime is how long a session keeps acknowledging after GAME_END before it closes, and
+	// EndAckInterval how often it does.
+	EndAckTime     = time.Second
+	EndAckInterval = 100 * time.Millisecond
 	// SmoothLimit is the largest prediction correction (virtual px) smoothed over frames; larger
 	// ones snap.
 	SmoothLimit = 64
@@ -71,6 +75,8 @@ type impl struct {
 	predOK    bool
 	predAlive bool         // the ship was alive at the last reconciliation
 	stepped   game.Buttons // buttons of the last stamped input
+	endAt     time.Duration
+	advancing bool // Mirror.Advance is running (positions computed, not received)
 	offX      float32
 	offY      float32
 	selfTick  uint32 // server tick of the newest self Position applied
@@ -146,6 +152,7 @@ func DialSocket(ctx context.Context, cfg Config, sock transport.Socket, server n
 	m.comps = game.RegisterComponents(m.world)
 	m.mirror = replication.NewMirror(m.world)
 	m.mirror.OnComponent = s.onComponent
+	m.mirror.DeadReckon(game.CompPosition, game.CompVelocity, game.TickRate)
 	m.mirror.OnDestroy = func(e ecs.Entity) { m.interp.Forget(e.Index()) }
 	m.events = make(chan Event, 1024)
 	m.notify = make(chan struct{}, 1)
@@ -357,6 +364,20 @@ func (s *Session) sendLoop() {
 			s.mu.Unlock()
 			s.shutdown(false, "no answer from the game instance")
 			return
+		}
+		if s.ended {
+			// after GAME_END: keep acknowledging (so the server knows it was delivered), then close
+			if now-s.endAt > EndAckTime {
+				s.mu.Unlock()
+				s.shutdown(false, "")
+				return
+			}
+			if now-lastHere >= EndAckInterval {
+				lastHere = now
+				s.write(s.header(s.buf[:0]))
+			}
+			s.mu.Unlock()
+			continue
 		}
 		if !s.welcomed {
 			if now-lastHere >= HereInterval {
@@ -584,6 +605,10 @@ func (s *Session) handle(b []byte) {
 			}
 		}
 	}
+	// Entities the server no longer sends move on from their last Position (dead reckoning).
+	s.advancing, s.curTick = true, s.servTick
+	s.mirror.Advance(s.servTick)
+	s.advancing = false
 	if len(s.queue) > 0 {
 		select {
 		case s.notify <- struct{}{}:
@@ -626,8 +651,7 @@ func (s *Session) apply(id wire.CmdID, cmd []byte, h *wire.Header) {
 		var c wire.GameEnd
 		if _, err := c.Parse(cmd); err == nil && !s.ended {
 			s.queue = append(s.queue, Event{Kind: EventGameEnd, Result: game.Result(c.Result)})
-			s.ended = true
-			go s.shutdown(false, "")
+			s.ended, s.endAt = true, s.now() // acks go on for EndAckTime, then the session closes
 		}
 	case wire.CmdWelcome:
 		var c wire.Welcome
@@ -670,7 +694,9 @@ func byeReason(r uint8) string {
 // onComponent keeps interpolation samples of positions and notes new self positions.
 func (s *Session) onComponent(e ecs.Entity, id ecs.ComponentID) {
 	if id == game.CompPlayer && e == s.self && int32(s.curTick-s.selfTick) >= 0 {
-		s.selfTick, s.selfDirty = s.curTick, true // death and respawn
+		if pl := s.comps.Player.Get(e); pl != nil && (pl.Flags&game.PlayerDead == 0) != s.predAlive {
+			s.selfTick, s.selfDirty = s.curTick, true // death and respawn
+		}
 	}
 	if id != game.CompPosition {
 		return
@@ -679,8 +705,8 @@ func (s *Session) onComponent(e ecs.Entity, id ecs.ComponentID) {
 	if p == nil {
 		return
 	}
-	s.interp.Add(e.Index(), e.Generation(), s.curTick, p.X, p.Y, 2)
-	if e == s.self && int32(s.curTick-s.selfTick) >= 0 {
+	s.interp.Add(e.Index(), e.Generation(), s.curTick, p.X, p.Y, 4)
+	if e == s.self && !s.advancing && int32(s.curTick-s.selfTick) >= 0 {
 		s.selfTick, s.selfDirty = s.curTick, true
 	}
 }

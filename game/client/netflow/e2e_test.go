@@ -1,0 +1,119 @@
+package netflow
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/instance"
+	"github.com/rtype/rtype/net/session"
+)
+
+// TestEndToEndRealServer runs the client's network side (no display) against a real lobby
+// server and game instance: the keyless flow reaches the game, the session's mirror world shows
+// the own ship through Link.Frame (with a draw position), the autopilot's input moves it, and a
+// Close leaves the server with no player.
+func TestEndToEndRealServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a game instance")
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	stage, err := game.LoadStage("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr := instance.NewManager(instance.Config{Host: "127.0.0.1", Stage: stage, Seed: func() uint64 { return 7 }, Logger: quiet})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := lobby.NewServer(lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 4, IdleTimeout: time.Minute, Starter: mgr, Logger: quiet})
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); srv.Serve(ctx, ln) }()
+	defer func() {
+		cancel()
+		wg.Wait()
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		mgr.Shutdown(sctx)
+	}()
+
+	n := NewRunner(context.Background(), quiet, "e2e", "")
+	m := scene.New(ln.Addr().String(), scene.Auto{On: true, Start: true})
+	var l Link
+	for _, c := range m.Begin() {
+		n.Exec(c)
+	}
+	deadline := time.After(10 * time.Second)
+	for m.Scene != scene.Playing {
+		select {
+		case r := <-n.Events():
+			n.Accept(r)
+			if r.Link != nil {
+				l = r.Link
+			}
+			for _, c := range m.Handle(r.Ev) {
+				n.Exec(c)
+			}
+		case <-deadline:
+			t.Fatalf("stuck in %v (busy %q error %q reason %q)", m.Scene, m.Busy, m.Error, m.Reason)
+		}
+	}
+	// fly with the autopilot for up to 3 s and watch the own ship in the mirror world
+	var first, last [2]float32
+	seen := 0
+	for i := 0; i < 180; i++ {
+		var in game.Input
+		l.Frame(func(f *Frame) {
+			if f.Self == 0 {
+				return
+			}
+			x, y, ok := f.Pos(f.Self)
+			if !ok {
+				return
+			}
+			if k := f.C.Kind.Get(f.Self); k == nil || k.Kind != game.KindPlayer {
+				t.Errorf("Self is not a player ship: %+v", k)
+			}
+			if seen == 0 {
+				first = [2]float32{x, y}
+			}
+			last = [2]float32{x, y}
+			seen++
+			in = game.Autopilot(f.World, f.C, f.Self, f.Tick)
+		})
+		l.SetInput(in.Buttons)
+		time.Sleep(time.Second / 60)
+	}
+	if seen < 60 {
+		t.Fatalf("own ship visible in only %d of 180 frames", seen)
+	}
+	if first == last {
+		t.Errorf("own ship never moved under the autopilot: %v", first)
+	}
+	if st := l.Stats(); st.SnapshotsPerSec <= 0 && st.ServerTick == 0 {
+		t.Errorf("no snapshot statistics: %+v", st)
+	}
+	select {
+	case ev := <-l.Events():
+		if ev.Kind == session.EventDisconnected {
+			t.Fatalf("disconnected: %s", ev.Reason)
+		}
+	default:
+	}
+	n.Close() // says BYE and LEAVE
+	if got := mgr.Running(); got > 1 {
+		t.Fatalf("%d instances running", got)
+	}
+}
