@@ -12,7 +12,7 @@ DEB_TEST  := xvfb xauth libgl1-mesa-dri xdotool
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Packages whose test binaries import ebiten: they need a display (run under Xvfb).
-EBITEN_PKGS = $(shell $(GO) list -f '{{if or (eq .ImportPath "github.com/rtype/rtype/cmd/rtype-client") (eq .ImportPath "github.com/rtype/rtype/game/client")}}{{.ImportPath}}{{end}}{{range .Deps}}{{if eq . "github.com/hajimehoshi/ebiten/v2"}}{{$$.ImportPath}}{{end}}{{end}}' ./... | sort -u)
+EBITEN_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}}' ./... | grep -E ' github.com/hajimehoshi/ebiten/v2( |$$)' | cut -d' ' -f1)
 OTHER_PKGS  = $(filter-out $(EBITEN_PKGS),$(shell $(GO) list ./...))
 
 .PHONY: all deps build server client bot play test vet test-go test-ebiten check-deps bench fuzz dist clean

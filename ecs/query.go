@@ -7,19 +7,20 @@ import (
 )
 
 // Iteration strategy (all queries). An iterator walks the dense slots of
-// its driving store (the smallest store at the first Next) backwards. When
-// the other stores hold the same entities at the same dense slots (the
-// common case: entities spawned with all their components and destroyed
-// whole) it takes a run of up to runMax such aligned slots at once, and
-// Next then only decrements a cursor: Get is two pointer computations, as
-// in an archetype ECS. Whether slots are aligned is known without reading
-// the entity arrays when the query's pairTracker counts no misaligned slot;
-// otherwise each run is validated (one memory compare). Elsewhere each
-// slot is matched through the sparse tables ("single mode").
+// its driving store (the smallest store at the first Next) backwards. For
+// each match it also finds the run of slots below it where the stores list
+// the same entities in the same order (at the same slots when entities are
+// spawned with all their components and destroyed whole; at shifted slots
+// when the driving store holds a subsequence of the other's). Inside a run
+// Next only decrements a cursor and Get is two pointer computations, as in
+// an archetype ECS. A run is at most runMax slots long; when the query's
+// pairTrackers count no misaligned slot, same-slot runs need no checking,
+// otherwise a run is validated with memory compares of the entity arrays.
+// A match found alone through the sparse table is a run of one.
 //
 // Any component removal in the world may move dense slots, and any add may
-// reallocate a dense slice (Get uses the dense bases cached when the run
-// was taken), so both must end the current run; yet the fast path of Next
+// reallocate a dense slice (Get uses the dense addresses cached when the
+// run was taken), so both must end the current run; yet the fast path of Next
 // must stay small enough to be inlined (one compare). The iterator
 // therefore keeps lo - epoch (epoch of the world when the run was taken)
 // and tests c - w.epoch > that, i.e. c - lo > w.epoch - epoch0. Each add
@@ -85,8 +86,9 @@ func entitiesEqual(x, y []Entity) bool {
 }
 
 // elem returns a pointer to element i of the array at base (nil if base is
-// nil and i is 0). Iterators cache the base of each dense slice when they
-// validate a run, and only pass indices that were below its length then,
+// nil and i is 0). Iterators cache the address of a dense slice element
+// (its first one, or the first one of a shifted run) when they take a run,
+// and only pass indices that kept the slot below the slice's length then,
 // so the pointer always lies inside that array, even if the loop body
 // breaks the mutation rule (it may then be stale, never wild).
 func elem[T any](base unsafe.Pointer, i int) *T {

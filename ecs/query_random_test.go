@@ -391,3 +391,58 @@ func TestPairTrackerAlignedWorld(t *testing.T) {
 		t.Fatal("late query did not share the exact tracker")
 	}
 }
+
+// TestQueryShiftedRuns: the velocity store lists a subsequence of the
+// position store (every 8th entity has no velocity), so matching entities
+// sit at shifted slots; runs with offsets must pair the right components,
+// also while the loop destroys the current entity.
+func TestQueryShiftedRuns(t *testing.T) {
+	w, s := newTestWorld()
+	want := map[Entity]bool{}
+	for i := range 2000 {
+		e := w.Create()
+		s.pos.Set(e, position{float32(i), 0})
+		if i%8 != 0 {
+			s.vel.Set(e, velocity{1, 0})
+			want[e] = true
+		}
+		if i%3 != 0 {
+			s.hp.Set(e, health{})
+		}
+	}
+	seen := map[Entity]bool{}
+	k := 0
+	for it := NewQuery2[position, velocity](w).Iter(); it.Next(); {
+		e := it.Entity()
+		p, v := it.Get()
+		if seen[e] || !want[e] || p != s.pos.Get(e) || v != s.vel.Get(e) {
+			t.Fatalf("visit %d: entity %#x wrongly paired or repeated", k, uint64(e))
+		}
+		seen[e] = true
+		if k%5 == 0 {
+			w.Destroy(e)
+		}
+		k++
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("visited %d, want %d", len(seen), len(want))
+	}
+	n3 := 0
+	for it := NewQuery3[health, velocity, position](w).Iter(); it.Next(); {
+		e := it.Entity()
+		h, v, p := it.Get()
+		if h != s.hp.Get(e) || v != s.vel.Get(e) || p != s.pos.Get(e) {
+			t.Fatalf("Query3: entity %#x wrongly paired", uint64(e))
+		}
+		n3++
+	}
+	want3 := 0
+	w.Each(func(e Entity) {
+		if s.hp.Has(e) && s.vel.Has(e) && s.pos.Has(e) {
+			want3++
+		}
+	})
+	if n3 != want3 || n3 == 0 {
+		t.Fatalf("Query3 visited %d, want %d", n3, want3)
+	}
+}

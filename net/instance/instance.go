@@ -284,8 +284,8 @@ func (in *Instance) Result() uint8 { return uint8(in.finalRes.Load()) }
 func (in *Instance) Drop(id uuid.UUID) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.over {
-		return // the game is over: the lobby connection closing is no news
+	if in.over || in.shutdown {
+		return // the game is over (or ending): the lobby connection closing is no news
 	}
 	for _, p := range in.peers {
 		if p.member.UUID == id && !p.gone {

@@ -71,13 +71,27 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Ready(ln.Addr(), mgr)
 	}
 	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: mgr, Logger: log})
-	serveErr := srv.Serve(ctx, ln)
+	// The lobby outlives ctx a little: on shutdown the games end first (GAME_END, acknowledged),
+	// then the lobby closes its connections (closing them first would drop the players instead).
+	lobbyCtx, stopLobby := context.WithCancel(context.Background())
+	defer stopLobby()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(lobbyCtx, ln) }()
+	var err2 error
+	select {
+	case <-ctx.Done():
+	case err2 = <-serveErr:
+		serveErr <- err2
+	}
+	log.Info("rtype server shutting down", "games", mgr.Running())
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	shutErr := mgr.Shutdown(sctx)
+	stopLobby()
+	err2 = <-serveErr
 	log.Info("rtype server stopped")
-	if serveErr != nil && !errors.Is(serveErr, context.Canceled) && !errors.Is(serveErr, net.ErrClosed) {
-		return serveErr
+	if err2 != nil && !errors.Is(err2, context.Canceled) && !errors.Is(err2, net.ErrClosed) {
+		return err2
 	}
 	return shutErr
 }
