@@ -58,8 +58,9 @@ check-deps:
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/rtype-bot
 	@echo "check-deps: server and bot build with CGO_ENABLED=0 and link no ebiten"
 
+# The end-to-end tests play in real time (mostly waiting): run more of them at once than cores.
 test-go:
-	$(GO) test -race $(OTHER_PKGS)
+	$(GO) test -race -parallel 6 -timeout 20m $(OTHER_PKGS)
 
 test-ebiten:
 	@if [ -n "$(strip $(EBITEN_PKGS))" ]; then $(XVFB) $(GO) test -race -tags display $(EBITEN_PKGS); fi

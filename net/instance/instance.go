@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -578,25 +577,7 @@ func (in *Instance) sendAll(now time.Duration) {
 
 // receiveLoop reads datagrams until quit, dropping (and counting) every invalid one.
 func (in *Instance) receiveLoop(quit <-chan struct{}) {
-	for {
-		select {
-		case <-quit:
-			return
-		default:
-		}
-		_ = in.sock.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-		n, from, err := in.sock.ReadFrom(in.rbuf[:])
-		if err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				continue
-			}
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			continue
-		}
-		in.handle(in.rbuf[:n], from)
-	}
+	transport.ReadLoop(in.sock, in.rbuf[:], quit, in.handle)
 }
 
 // handle processes one datagram from addr.

@@ -97,6 +97,7 @@ func same(got, want entitySnap) bool {
 func TestBotsPlayShortStage(t *testing.T) {
 	for _, n := range []int{2, 4} {
 		t.Run(string(rune('0'+n))+"bots", func(t *testing.T) {
+			t.Parallel()
 			addr, _, stop := startServer(t, Config{Stage: "short"})
 			defer stop()
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -115,6 +116,7 @@ func TestBotsPlayShortStage(t *testing.T) {
 }
 
 func TestMirrorEqualsServerWorld(t *testing.T) {
+	t.Parallel()
 	final := make(chan map[ecs.Entity]entitySnap, 1)
 	addr, _, stop := startServer(t, Config{Stage: "short", OnGameEnd: func(in *instance.Instance) {
 		in.View(func(sim *game.Sim) { final <- snapshotWorld(sim.World()) })

@@ -7,7 +7,6 @@ import (
 	"math"
 	"net"
 	"net/netip"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -518,31 +517,15 @@ func (s *Session) updateRates(now time.Duration) {
 
 // receiveLoop reads and applies the server's datagrams; invalid ones are dropped and counted.
 func (s *Session) receiveLoop() {
-	for {
-		select {
-		case <-s.done:
-			return
-		default:
-		}
-		_ = s.sock.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-		n, from, err := s.sock.ReadFrom(s.rbuf[:])
-		if err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				continue
-			}
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			continue
-		}
+	transport.ReadLoop(s.sock, s.rbuf[:], s.done, func(b []byte, from netip.AddrPort) {
 		if from != s.server {
 			s.mu.Lock()
 			s.stats.Dropped++
 			s.mu.Unlock()
-			continue
+			return
 		}
-		s.handle(s.rbuf[:n])
-	}
+		s.handle(b)
+	})
 }
 
 func (s *Session) handle(b []byte) {

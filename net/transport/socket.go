@@ -5,6 +5,7 @@
 package transport
 
 import (
+	"errors"
 	"net"
 	"net/netip"
 	"time"
@@ -64,3 +65,25 @@ func (s *UDPSocket) LocalAddr() netip.AddrPort {
 
 // Close implements Socket.
 func (s *UDPSocket) Close() error { return s.c.Close() }
+
+// ReadLoop reads datagrams from sock into buf and calls handle with each, until quit is closed or
+// the socket is closed. It wakes every 100 ms to notice quit; other read errors are retried.
+// handle must not keep b.
+func ReadLoop(sock Socket, buf []byte, quit <-chan struct{}, handle func(b []byte, from netip.AddrPort)) {
+	for {
+		select {
+		case <-quit:
+			return
+		default:
+		}
+		_ = sock.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		n, from, err := sock.ReadFrom(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue // deadline (look at quit again) or a transient error
+		}
+		handle(buf[:n], from)
+	}
+}
