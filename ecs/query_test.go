@@ -335,3 +335,35 @@ func TestIteratorOutsideSteps(t *testing.T) {
 		t.Fatal("Next after the end returned true")
 	}
 }
+
+type marker struct{}
+
+func TestZeroSizeComponent(t *testing.T) {
+	w, s := newTestWorld()
+	mk := Register[marker](w, 9, nil, 0)
+	var want []Entity
+	for i := range 20 {
+		e := w.Create()
+		s.pos.Set(e, position{float32(i), 0})
+		if i%2 == 0 {
+			mk.Set(e, marker{})
+			want = append(want, e)
+		}
+	}
+	var got []Entity
+	for it := NewQuery2[marker, position](w).Iter(); it.Next(); {
+		m, p := it.Get()
+		e := it.Entity()
+		if m == nil || p != s.pos.Get(e) || !mk.Has(e) {
+			t.Fatalf("entity %#x: bad pointers", uint64(e))
+		}
+		*m = marker{}
+		got = append(got, e)
+	}
+	if !slices.Equal(sorted(got), sorted(want)) {
+		t.Fatalf("visited %v, want %v", got, want)
+	}
+	if w.Signature(want[0])&(1<<9) == 0 || !mk.Remove(want[0]) || mk.Len() != len(want)-1 {
+		t.Fatal("zero-size store bookkeeping")
+	}
+}

@@ -513,7 +513,7 @@ func (in *Instance) dropPeer(p *peer, reason uint8, why string) {
 	if p.gone {
 		return
 	}
-	if p.bound {
+	if p.bound && !in.over {
 		b := in.header(p, in.scratch())
 		b = wire.Bye{Reason: reason}.Append(b)
 		in.write(p, b)
@@ -594,13 +594,16 @@ func (in *Instance) handle(b []byte, from netip.AddrPort) {
 	}
 	var p *peer
 	for _, q := range in.peers {
-		if q.member.Token == h.Token && !q.gone {
+		if q.member.Token == h.Token {
 			p = q
 		}
 	}
 	if p == nil {
 		in.dropped[wire.ReasonIndex(wire.ErrToken)]++
 		return
+	}
+	if p.gone {
+		return // a dropped player's last datagrams: expected, not an attack
 	}
 	// Only HERE with the member's uuid may bind (or rebind) an address to the token.
 	if !p.bound || p.addr != from {
