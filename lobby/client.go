@@ -65,6 +65,30 @@ type Client struct {
 	ends    []uint8
 	notify  chan struct{} // closed and replaced on every push and on failure
 	err     error         // why the connection is unusable; nil while it works
+	kaDone  chan struct{} // closed when the keep-alive goroutine ends
+}
+
+// KeepAlive is how often an authenticated Client sends GET_LOBBIES so that the server's idle
+// timeout (5 minutes by default, docs/PROTOCOL.md §2) never closes a player waiting in a lobby.
+var KeepAlive = time.Minute
+
+func (c *Client) keepAlive() {
+	defer close(c.kaDone)
+	t := time.NewTicker(KeepAlive)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-t.C:
+			c.mu.Lock()
+			authed := c.id != uuid.Nil && c.err == nil
+			c.mu.Unlock()
+			if authed {
+				_, _ = c.Lobbies()
+			}
+		}
+	}
 }
 
 // Dial connects to a lobby server at addr ("host:port"); ctx bounds the dial only.
@@ -80,7 +104,9 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 		done:   make(chan struct{}),
 		notify: make(chan struct{}),
 	}
+	c.kaDone = make(chan struct{})
 	go c.readLoop()
+	go c.keepAlive()
 	return c, nil
 }
 
@@ -219,6 +245,7 @@ func (c *Client) Close() error {
 	c.mu.Unlock()
 	c.nc.Close()
 	<-c.done
+	<-c.kaDone
 	return nil
 }
 

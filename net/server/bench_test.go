@@ -7,6 +7,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sort"
 	"strings"
@@ -357,67 +358,69 @@ func busiestWindow(stage *game.Stage, seed uint64, players int, inputs [][game.M
 // with headers, plus REL+DEL_ENT/DEL_COMP — against full-state snapshots at 30 Hz, over the whole
 // stage and over its busiest 10 s; also the 99th-percentile tick time.
 func BenchmarkReplicationOffline(b *testing.B) {
-	const players, seed = 4, 42
+	const seed = 42
 	_, haveDR := any(&replication.Tracker{}).(deadReckoner)
-	for _, name := range []string{"short", "stage1"} {
-		stage, err := game.LoadStage(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		inputs := recordInputs(b, stage, seed, players)
-		from, to := busiestWindow(stage, seed, players, inputs, 10*game.TickRate)
-		for _, dr := range []bool{false, true} {
-			b.Run(name+map[bool]string{false: "/delta", true: "/delta+deadreckoning"}[dr], func(b *testing.B) {
-				if dr && !haveDR {
-					b.Skip("replication.Tracker has no DeadReckon")
-				}
-				var sent, full, busySent, busyFull, secs, busySecs float64
-				var snaps, capped, busySnaps, busyCapped float64
-				var durs []time.Duration
-				for b.Loop() {
-					o := newOfflineInstance(stage, seed, players, dr)
-					var fullBytes float64
-					var busyStartBytes, busyStartSnaps, busyStartCapped uint64
-					var busyFullBytes float64
-					for t := range inputs {
-						if t == from {
-							busyStartBytes, busyStartSnaps, busyStartCapped = o.bytes, o.snaps, o.capped
-						}
-						start := time.Now()
-						o.step(&inputs[t])
-						durs = append(durs, time.Since(start))
-						if o.sim.Tick()%instance.SnapshotEvery == 0 {
-							n, _ := fullStateBytes(o.sim.World())
-							fullBytes += float64(n)
-							if t >= from && t < to {
-								busyFullBytes += float64(n)
+	for _, players := range []int{1, 2, 4} {
+		for _, name := range []string{"short", "stage1"} {
+			stage, err := game.LoadStage(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			inputs := recordInputs(b, stage, seed, players)
+			from, to := busiestWindow(stage, seed, players, inputs, 10*game.TickRate)
+			for _, dr := range []bool{false, true} {
+				b.Run(fmt.Sprintf("%dp/", players)+name+map[bool]string{false: "/delta", true: "/delta+deadreckoning"}[dr], func(b *testing.B) {
+					if dr && !haveDR {
+						b.Skip("replication.Tracker has no DeadReckon")
+					}
+					var sent, full, busySent, busyFull, secs, busySecs float64
+					var snaps, capped, busySnaps, busyCapped float64
+					var durs []time.Duration
+					for b.Loop() {
+						o := newOfflineInstance(stage, seed, players, dr)
+						var fullBytes float64
+						var busyStartBytes, busyStartSnaps, busyStartCapped uint64
+						var busyFullBytes float64
+						for t := range inputs {
+							if t == from {
+								busyStartBytes, busyStartSnaps, busyStartCapped = o.bytes, o.snaps, o.capped
+							}
+							start := time.Now()
+							o.step(&inputs[t])
+							durs = append(durs, time.Since(start))
+							if o.sim.Tick()%instance.SnapshotEvery == 0 {
+								n, _ := fullStateBytes(o.sim.World())
+								fullBytes += float64(n)
+								if t >= from && t < to {
+									busyFullBytes += float64(n)
+								}
+							}
+							if t == to-1 {
+								busySent += float64(o.bytes-busyStartBytes) / float64(players)
+								busySnaps += float64(o.snaps - busyStartSnaps)
+								busyCapped += float64(o.capped - busyStartCapped)
 							}
 						}
-						if t == to-1 {
-							busySent += float64(o.bytes-busyStartBytes) / players
-							busySnaps += float64(o.snaps - busyStartSnaps)
-							busyCapped += float64(o.capped - busyStartCapped)
-						}
+						sent += float64(o.bytes) / float64(players)
+						snaps += float64(o.snaps)
+						capped += float64(o.capped)
+						full += fullBytes
+						busyFull += busyFullBytes
+						secs += float64(len(inputs)) / game.TickRate
+						busySecs += float64(to-from) / game.TickRate
 					}
-					sent += float64(o.bytes) / players
-					snaps += float64(o.snaps)
-					capped += float64(o.capped)
-					full += fullBytes
-					busyFull += busyFullBytes
-					secs += float64(len(inputs)) / game.TickRate
-					busySecs += float64(to-from) / game.TickRate
-				}
-				sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
-				b.ReportMetric(sent/secs, "B/client/s")
-				b.ReportMetric(full/secs, "full-B/client/s")
-				b.ReportMetric(sent/full, "sent/full")
-				b.ReportMetric(busySent/busySecs, "busiest-B/client/s")
-				b.ReportMetric(busyFull/busySecs, "busiest-full-B/client/s")
-				b.ReportMetric(float64(durs[len(durs)*99/100].Nanoseconds()), "p99-ns/tick")
-				b.ReportMetric(100*capped/snaps, "capped-%")
-				b.ReportMetric(100*busyCapped/busySnaps, "busiest-capped-%")
-				b.ReportMetric(float64(len(inputs))/game.TickRate, "game-s")
-			})
+					sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
+					b.ReportMetric(sent/secs, "B/client/s")
+					b.ReportMetric(full/secs, "full-B/client/s")
+					b.ReportMetric(sent/full, "sent/full")
+					b.ReportMetric(busySent/busySecs, "busiest-B/client/s")
+					b.ReportMetric(busyFull/busySecs, "busiest-full-B/client/s")
+					b.ReportMetric(float64(durs[len(durs)*99/100].Nanoseconds()), "p99-ns/tick")
+					b.ReportMetric(100*capped/snaps, "capped-%")
+					b.ReportMetric(100*busyCapped/busySnaps, "busiest-capped-%")
+					b.ReportMetric(float64(len(inputs))/game.TickRate, "game-s")
+				})
+			}
 		}
 	}
 }
