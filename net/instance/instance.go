@@ -408,8 +408,14 @@ func (in *Instance) allDelivered() bool {
 	return true
 }
 
+// stepHook, when set (tests only, before any instance starts), runs at the start of every step.
+var stepHook func(in *Instance)
+
 // step runs one tick: inputs, simulation, events, timeouts. Called with in.mu held.
 func (in *Instance) step(now time.Duration) {
+	if stepHook != nil {
+		stepHook(in)
+	}
 	t := uint32(in.sim.Tick()) + 1 // the tick this step produces
 	active := 0
 	for _, p := range in.peers {
