@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/wire"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -78,5 +80,65 @@ func TestPanicEndsOnlyThatGame(t *testing.T) {
 	}
 	if r := good.Result(); r != uint8(game.ResultAborted) {
 		t.Errorf("shutdown result %d, want aborted", r)
+	}
+}
+
+// The server's hot path allocates nothing: handling a client's INPUT+PING datagram, and one
+// tick of simulation plus snapshots for every client.
+func TestHotPathAllocatesNothing(t *testing.T) {
+	stage, err := game.LoadStage("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a fixed seed keeps the run deterministic (game events, which are logged, happen at fixed ticks)
+	m := NewManager(Config{Host: "127.0.0.1", Stage: stage, Seed: func() uint64 { return 1 }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	sock, err := m.listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+	in := newInstance(m, "ALLOC", members(2), sock)
+	from := sock.LocalAddr() // datagrams "from" ourselves: the snapshots come back to this socket, unread
+	for _, p := range in.peers {
+		p.bound, p.addr = true, from
+	}
+	in.peers[1].addr = netip.AddrPortFrom(from.Addr(), from.Port()+1)
+	var seq uint16
+	tick := uint32(0)
+	datagram := func() []byte {
+		seq++
+		h := wire.Header{Token: in.peers[0].member.Token, Tick: tick, Seq: seq}
+		b := h.Append(nil)
+		var c wire.Input
+		c.Count = 3
+		for i := 0; i < 3; i++ {
+			c.Ticks[i], c.Buttons[i] = uint32(in.sim.Tick())+uint32(3-i), uint8(game.BtnFire|game.BtnRight)
+		}
+		b = c.Append(b)
+		return wire.Ping{Nonce: 7}.Append(b)
+	}
+	// warm up: grow every buffer to its steady size
+	for i := 0; i < 600; i++ {
+		in.handle(datagram(), from)
+		in.mu.Lock()
+		in.step(in.now())
+		in.sendAll(in.now())
+		in.mu.Unlock()
+	}
+	dgs := make([][]byte, 200)
+	for i := range dgs {
+		dgs[i] = datagram()
+	}
+	i := 0
+	if n := testing.AllocsPerRun(100, func() { in.handle(dgs[i%len(dgs)], from); i++ }); n != 0 {
+		t.Errorf("handle: %v allocs per datagram, want 0", n)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		in.mu.Lock()
+		in.step(in.now())
+		in.sendAll(in.now())
+		in.mu.Unlock()
+	}); n != 0 {
+		t.Errorf("tick + snapshots: %v allocs, want 0", n)
 	}
 }
