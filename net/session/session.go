@@ -144,18 +144,8 @@ func Dial(ctx context.Context, cfg Config) (*Session, error) {
 
 // DialSocket is Dial over a given socket (tests use the link simulator); the session owns sock.
 func DialSocket(ctx context.Context, cfg Config, sock transport.Socket, server netip.AddrPort) (*Session, error) {
-	s := &Session{}
+	s := newSession(cfg, sock, server)
 	m := &s.impl
-	m.cfg, m.sock, m.server, m.epoch, m.slot = cfg, sock, server, time.Now(), -1
-	m.world = ecs.NewWorld()
-	m.comps = game.RegisterComponents(m.world)
-	m.mirror = replication.NewMirror(m.world)
-	m.mirror.OnComponent = s.onComponent
-	m.mirror.DeadReckon(game.CompPosition, game.CompVelocity, game.TickRate)
-	m.mirror.OnDestroy = func(e ecs.Entity) { m.interp.Forget(e.Index()) }
-	m.events = make(chan Event, 1024)
-	m.notify = make(chan struct{}, 1)
-	m.done = make(chan struct{})
 	m.wg.Add(3)
 	go func() { defer m.wg.Done(); s.receiveLoop() }()
 	go func() { defer m.wg.Done(); s.sendLoop() }()
@@ -181,6 +171,23 @@ func DialSocket(ctx context.Context, cfg Config, sock transport.Socket, server n
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+}
+
+// newSession builds a session's state without starting its goroutines.
+func newSession(cfg Config, sock transport.Socket, server netip.AddrPort) *Session {
+	s := &Session{}
+	m := &s.impl
+	m.cfg, m.sock, m.server, m.epoch, m.slot = cfg, sock, server, time.Now(), -1
+	m.world = ecs.NewWorld()
+	m.comps = game.RegisterComponents(m.world)
+	m.mirror = replication.NewMirror(m.world)
+	m.mirror.OnComponent = s.onComponent
+	m.mirror.DeadReckon(game.CompPosition, game.CompVelocity, game.TickRate)
+	m.mirror.OnDestroy = func(e ecs.Entity) { m.interp.Forget(e.Index()) }
+	m.events = make(chan Event, 1024)
+	m.notify = make(chan struct{}, 1)
+	m.done = make(chan struct{})
+	return s
 }
 
 func (s *Session) now() time.Duration { return time.Since(s.epoch) }
