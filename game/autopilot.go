@@ -34,6 +34,10 @@ const (
 // It taps fire (a shot every 8 ticks), charges a full beam during the boss
 // fight when it has no laser and now and then otherwise, launches the
 // Force towards the boss and recalls it after.
+// autoStickiness is the cost bonus of keeping the current move (in goal-cost units: 0.2 per px
+// of vertical distance).
+const autoStickiness = 1.0
+
 func Autopilot(w *ecs.World, c *Components, self ecs.Entity, tick ecs.Tick) Input {
 	if w == nil || c == nil || !w.Alive(self) {
 		return Input{}
@@ -150,10 +154,43 @@ func Autopilot(w *ecs.World, c *Components, self ecs.Entity, tick ecs.Tick) Inpu
 			goalX = tgtX - 300 // back off from close enemies
 		}
 	}
+	// Dead band: within one step of the goal on an axis, that axis pulls no more (no
+	// one-pixel dithering around the goal).
+	if abs32(goalX-sx) < shipStep {
+		goalX = sx
+	}
+	if abs32(goalY-sy) < shipStep {
+		goalY = sy
+	}
+	// Hysteresis: the move the ship is already making (its Velocity) gets a small bonus, so
+	// that near-equal choices do not flip every tick. Steady movement is also what dead
+	// reckoning replicates for free (docs/PROTOCOL.md §5.3).
+	cur := -1
+	if v := c.Velocity.Get(self); v != nil {
+		var mb Buttons
+		if v.X < 0 {
+			mb |= BtnLeft
+		} else if v.X > 0 {
+			mb |= BtnRight
+		}
+		if v.Y < 0 {
+			mb |= BtnUp
+		} else if v.Y > 0 {
+			mb |= BtnDown
+		}
+		for m, b := range autoMoves {
+			if b == mb {
+				cur = m
+			}
+		}
+	}
 	best := 0
 	for m := range autoMoves {
 		q := &ship[m][1]
 		cost[m] += float32(abs32(q.X-goalX)*0.05) + float32(abs32(q.Y-goalY)*0.2)
+		if m == cur {
+			cost[m] -= autoStickiness
+		}
 		if cost[m] < cost[best] {
 			best = m
 		}
