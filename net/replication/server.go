@@ -37,6 +37,11 @@ type entityRec struct {
 	avX, avY float32
 	avT      ecs.Tick
 	ap, av   bool
+	// the newest Position sent (maybe still in flight), with the Velocity the entity had then
+	spX, spY, svX, svY float32
+	spT                ecs.Tick // its world tick
+	spAt               ecs.Tick // Clock of the send
+	sp                 bool
 }
 
 type entry struct {
@@ -242,16 +247,20 @@ func (w *Writer) reckon(e ecs.Entity, r *entityRec, want *[MaxReplicated]bool, w
 		want[t.drPos] = true
 		return
 	}
-	if !want[t.drPos] || !r.ap || !r.av {
+	if !want[t.drPos] {
 		return
 	}
 	vx, vy := readXY(vs.AppendWire(w.scratch[:0], e))
-	if vx != r.avX || vy != r.avY {
-		return
-	}
 	x, y := readXY(ps.AppendWire(w.scratch[:0], e))
-	px, py := Extrapolate(r.apX, r.apY, vx, vy, float32(int32(wnow-r.apT)), t.rate)
-	if abs32(px-x) <= t.drThresh && abs32(py-y) <= t.drThresh {
+	near := func(ax, ay float32, at ecs.Tick) bool {
+		px, py := Extrapolate(ax, ay, vx, vy, float32(int32(wnow-at)), t.rate)
+		return abs32(px-x) <= t.drThresh && abs32(py-y) <= t.drThresh
+	}
+	// The client computes the Position from the anchor it acknowledged, or from the one in
+	// flight (sent less than ResendTicks ago: if it is lost, the Position goes out again then).
+	acked := r.ap && r.av && vx == r.avX && vy == r.avY && near(r.apX, r.apY, r.apT)
+	flight := r.sp && w.Clock-r.spAt < w.ResendTicks && vx == r.svX && vy == r.svY && near(r.spX, r.spY, r.spT)
+	if acked || flight {
 		want[t.drPos] = false
 		w.ReckonedSkips++
 	}
@@ -336,6 +345,12 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 			en := entry{index: e.Index(), gen: e.Generation(), comp: uint8(id), tick: ch, wt: wnow}
 			if t.dr && (id == t.drPos || id == t.drVel) {
 				en.x, en.y = readXY(buf[at:])
+				if id == t.drPos {
+					r.spX, r.spY, r.spT, r.spAt, r.sp = en.x, en.y, wnow, now, true
+					if vs := t.W.Store(t.drVel); vs != nil && vs.Has(e) {
+						r.svX, r.svY = readXY(vs.AppendWire(w.scratch[:0], e))
+					}
+				}
 			}
 			s.e[s.n] = en
 			s.n++
