@@ -39,6 +39,8 @@ const (
 	// InputWindow is how many ticks ahead of the simulation an input may be stamped; inputs
 	// further ahead are dropped, inputs for past ticks are ignored (the past is never rewritten).
 	InputWindow = 120
+	// MaxStateResendTicks caps the wait (ticks) before unacknowledged state is sent again.
+	MaxStateResendTicks = 20
 	// DeadReckonPx is how far (virtual px) a client's dead-reckoned Position may drift from the
 	// server's before the Position is sent again (docs/PROTOCOL.md §5.3).
 	DeadReckonPx = 0.5
@@ -562,8 +564,10 @@ func (in *Instance) sendAll(now time.Duration) {
 		if !snapshot && p.ep.Pending() == 0 {
 			continue
 		}
-		rttTicks := ecs.Tick(p.ep.RTT()*game.TickRate/time.Second) + 4
-		p.w.ResendTicks = rttTicks
+		// Unacknowledged state goes out again after about one RTT, but at least every
+		// MaxStateResend: on a jittery link an ack can take far longer than the mean RTT, and
+		// waiting for it would leave a lost spawn missing for a second or more.
+		p.w.ResendTicks = min(ecs.Tick(p.ep.RTT()*game.TickRate/time.Second)+4, MaxStateResendTicks)
 		p.w.Clock = ecs.Tick(in.frame)
 		for d := 0; d < MaxDatagramsPerSnapshot; d++ {
 			seq := p.ep.Seq()

@@ -113,8 +113,18 @@ func (m *Mirror) ApplyEntity(c *wire.Entity, tick uint32) error {
 	}
 	if !m.W.Alive(e) {
 		if err := m.W.CreateWithID(e); err != nil {
-			// Another generation holds the index: the server reused it, so that one is dead.
-			m.killIndex(e.Index())
+			// Another generation holds the index. Generations only grow, so the older of the
+			// two is dead on the server: a late ENTITY of an older generation is dropped (and
+			// never replaces the newer one); a newer generation replaces the older one.
+			other := m.aliveAt(e.Index())
+			if other != ecs.Nil && other.Generation() > e.Generation() {
+				m.bury(e)
+				return nil
+			}
+			if other != ecs.Nil {
+				m.bury(other)
+				m.destroy(other)
+			}
 			if err := m.W.CreateWithID(e); err != nil {
 				return err
 			}
@@ -156,15 +166,26 @@ func (m *Mirror) ApplyEntity(c *wire.Entity, tick uint32) error {
 	return nil
 }
 
-func (m *Mirror) killIndex(idx uint32) {
-	var victim ecs.Entity
+// aliveAt returns the live entity holding index idx, or Nil (a linear scan: only when an index
+// changes hands, which is rare).
+func (m *Mirror) aliveAt(idx uint32) ecs.Entity {
+	var found ecs.Entity
 	m.W.Each(func(x ecs.Entity) {
 		if x.Index() == idx {
-			victim = x
+			found = x
 		}
 	})
-	if victim != ecs.Nil {
-		m.destroy(victim)
+	return found
+}
+
+// bury records that e (and every older generation of its index) is dead.
+func (m *Mirror) bury(e ecs.Entity) {
+	i := int(e.Index())
+	for i >= len(m.deadGen) {
+		m.deadGen = append(m.deadGen, 0)
+	}
+	if e.Generation() > m.deadGen[i] {
+		m.deadGen[i] = e.Generation()
 	}
 }
 
@@ -178,13 +199,7 @@ func (m *Mirror) destroy(e ecs.Entity) {
 // DelEnt applies DEL_ENT: the entity is removed and tombstoned.
 func (m *Mirror) DelEnt(id uint64) {
 	e := ecs.Entity(id)
-	i := int(e.Index())
-	for i >= len(m.deadGen) {
-		m.deadGen = append(m.deadGen, 0)
-	}
-	if e.Generation() > m.deadGen[i] {
-		m.deadGen[i] = e.Generation()
-	}
+	m.bury(e)
 	if m.W.Alive(e) {
 		m.destroy(e)
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -50,7 +51,11 @@ func TestLinkMatrix(t *testing.T) {
 }
 
 func runLinkCase(t *testing.T, lc linkCase) {
-	addr, mgr, stop := startServer(t, Config{Stage: "short"})
+	stage := "short"
+	if s := os.Getenv("RTYPE_SOAK_STAGE"); s != "" && lc.name == "soak" {
+		stage = s // e.g. RTYPE_SOAK_STAGE=stage1: the soak over the whole of stage 1 (about 5 minutes)
+	}
+	addr, mgr, stop := startServer(t, Config{Stage: stage})
 	defer stop()
 	const players = 4
 	links := make([]*linksim.Link, players)
@@ -58,7 +63,7 @@ func runLinkCase(t *testing.T, lc linkCase) {
 	var mu sync.Mutex
 	ready := make(chan struct{})
 	nready := 0
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	type out struct {
 		res []bot.Result
@@ -189,20 +194,24 @@ func waitTick(t *testing.T, in *instance.Instance, tick ecs.Tick) {
 // worldDiff describes how a mirror differs from the server world ("" when equal).
 func worldDiff(got, want map[ecs.Entity]entitySnap) string {
 	var missing, ghost, differ int
+	var detail string
 	for e, w := range want {
 		if g, ok := got[e]; !ok {
 			missing++
+			detail += fmt.Sprintf(" missing %#x %+v;", uint64(e), w)
 		} else if !same(g, w) {
 			differ++
+			detail += fmt.Sprintf(" %#x mirror %+v server %+v;", uint64(e), g, w)
 		}
 	}
-	for e := range got {
+	for e, g := range got {
 		if _, ok := want[e]; !ok {
 			ghost++
+			detail += fmt.Sprintf(" ghost %#x %+v;", uint64(e), g)
 		}
 	}
 	if missing+ghost+differ == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d missing, %d ghosts, %d with other values (of %d entities)", missing, ghost, differ, len(want))
+	return fmt.Sprintf("%d missing, %d ghosts, %d with other values (of %d entities):%s", missing, ghost, differ, len(want), detail)
 }
