@@ -41,11 +41,14 @@ bot:
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/rtype-bot ./cmd/rtype-bot
 
 # play: a server on localhost in the background and one client; closing the client stops the server.
+# The game instances (UDP) bind the same host as the lobby (loopback by default).
 play: deps
 	$(GO) build -o $(BIN)/ ./cmd/rtype-server ./cmd/rtype-client
-	@./$(BIN)/rtype-server -addr $(ADDR) -stage $(STAGE) & srv=$$!; \
+	@h='$(ADDR)'; h=$${h%:*}; \
+	./$(BIN)/rtype-server -addr $(ADDR) -udp-addr "$$h" -stage $(STAGE) & srv=$$!; \
 	trap 'kill $$srv 2>/dev/null; wait $$srv 2>/dev/null' EXIT INT TERM; \
-	sleep 0.5; ./$(BIN)/rtype-client -server $(ADDR)
+	sleep 0.5; kill -0 $$srv 2>/dev/null || { echo "make play: the server did not start (is $(ADDR) in use?)"; exit 1; }; \
+	./$(BIN)/rtype-client -server $(ADDR)
 
 vet:
 	$(GO) vet ./...
@@ -77,7 +80,7 @@ fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
 	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
 	  for t in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
-	    echo "fuzz $$pkg $$t ($(FUZZTIME))"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    echo "fuzz $$pkg $$t ($(FUZZTIME))"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -parallel 1 $$pkg; \
 	  done; done
 
 dist:

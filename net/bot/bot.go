@@ -143,7 +143,10 @@ func Run(ctx context.Context, cfg Config, out io.Writer) ([]Result, error) {
 	}
 	for _, r := range results {
 		if !r.Ended() {
-			return results, fmt.Errorf("bot %s: %s %s", r.Bot, r.Result, r.Error)
+			if r.Error != "" {
+				return results, fmt.Errorf("bot %s: %s: %s", r.Bot, r.Result, r.Error)
+			}
+			return results, fmt.Errorf("bot %s: %s", r.Bot, r.Result)
 		}
 	}
 	return results, nil
@@ -161,7 +164,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	st, err := lc.WaitStart(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return fail("timeout", err)
+			return fail(stopped(ctx), err)
 		}
 		return fail("error", err)
 	}
@@ -181,7 +184,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	s, err := session.Dial(ctx, scfg)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
-			return fail("timeout", err)
+			return fail(stopped(ctx), err)
 		}
 		return fail("disconnected", err)
 	}
@@ -196,7 +199,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	for {
 		select {
 		case <-ctx.Done():
-			res.Result = "timeout"
+			res.Result = stopped(ctx)
 			return finish(s, res)
 		case ev, ok := <-events:
 			if !ok {
@@ -225,6 +228,14 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 			})
 		}
 	}
+}
+
+// stopped says why ctx ended: "timeout" (the -timeout deadline) or "interrupted" (SIGINT/SIGTERM).
+func stopped(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "timeout"
+	}
+	return "interrupted"
 }
 
 func finish(s *session.Session, res Result) Result {

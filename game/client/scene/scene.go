@@ -129,6 +129,10 @@ type Cmd struct {
 	Token uint32
 }
 
+// ResultsGuardTicks is how long (60 Hz ticks) the results screen ignores confirm and back, so
+// that buttons still pressed from the game (fire is also confirm) do not skip it.
+const ResultsGuardTicks = 90
+
 // Auto configures the keyless flow of -autoplay / -lobby / -start.
 type Auto struct {
 	On    bool
@@ -345,22 +349,23 @@ func (m *Machine) Handle(ev Event) []Cmd {
 	case Results:
 		switch ev.Kind {
 		case EvTick:
-			if !m.auto.On {
-				return nil
-			}
 			m.timer++
-			if m.timer < m.auto.ResultsTicks {
+			if !m.auto.On || m.timer < m.auto.ResultsTicks {
 				return nil
 			}
-			fallthrough
 		case EvContinue, EvBack:
-			if !m.connected {
-				m.Scene = Title
-				return nil
+			if m.timer < ResultsGuardTicks {
+				return nil // fire (also "confirm") still being hammered from the game must not skip the results
 			}
-			m.Scene, m.Busy = Room, ""
-			return []Cmd{{Kind: CmdWaitStart}}
+		default:
+			return nil
 		}
+		if !m.connected {
+			m.Scene = Title
+			return nil
+		}
+		m.Scene, m.Busy = Room, ""
+		return []Cmd{{Kind: CmdWaitStart}}
 	case Lost:
 		switch ev.Kind {
 		case EvContinue, EvBack:

@@ -195,3 +195,20 @@ func TestNames(t *testing.T) {
 		t.Fatal("names")
 	}
 }
+
+// Fire is also "confirm": hammering it as the game ends must not skip the results screen.
+func TestResultsIgnoreConfirmAtFirst(t *testing.T) {
+	m := New("h:4242", Auto{})
+	m.Scene, m.connected = Results, true
+	m.timer = 0
+	if cmds := m.Handle(Event{Kind: EvContinue}); m.Scene != Results || len(cmds) != 0 {
+		t.Fatalf("confirm right after the game ended left the results: scene %v cmds %v", m.Scene, cmds)
+	}
+	for i := 0; i < ResultsGuardTicks; i++ {
+		m.Handle(Event{Kind: EvTick})
+	}
+	m.Handle(Event{Kind: EvContinue})
+	if m.Scene != Room {
+		t.Fatalf("confirm after %d ticks: scene %v, want Room", ResultsGuardTicks, m.Scene)
+	}
+}

@@ -72,9 +72,11 @@ func Probe(timeout time.Duration) error {
 		return fmt.Errorf("audio probe timed out after %v", timeout)
 	}
 	if err != nil {
-		msg := bytes.TrimSpace(out.Bytes())
+		// the child's last line says why (the ALSA library's own chatter comes before it)
+		lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
+		msg := bytes.TrimSpace(lines[len(lines)-1])
 		if len(msg) > 200 {
-			msg = msg[len(msg)-200:]
+			msg = append(msg[:200:200], "…"...)
 		}
 		return fmt.Errorf("audio probe failed (%v): %s", err, msg)
 	}
