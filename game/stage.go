@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -250,14 +252,27 @@ func decodeError(file string, data []byte, dec *json.Decoder, err error) error {
 		if field == "" {
 			field = "(root)"
 		}
-		return &StageError{File: file, Field: field, Reason: fmt.Sprintf("expected %v, got JSON %s (line %d, column %d)", typ.Type, typ.Value, l, c)}
+		want := typ.Type.String()
+		if typ.Type == reflect.TypeOf(stageJSON{}) {
+			want = "a stage object {...}"
+		}
+		return &StageError{File: file, Field: field, Reason: fmt.Sprintf("expected %s, got JSON %s (line %d, column %d)", want, typ.Value, l, c)}
 	case errors.Is(err, io.EOF):
 		return &StageError{File: file, Reason: "empty file"}
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return &StageError{File: file, Reason: "truncated JSON"}
 	}
 	msg := strings.TrimPrefix(err.Error(), "json: ")
-	l, c := lineCol(data, dec.InputOffset())
+	off := dec.InputOffset()
+	if name, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		// point at the field itself, not where the decoder stopped
+		if re, err := regexp.Compile(regexp.QuoteMeta(name) + `\s*:`); err == nil {
+			if loc := re.FindIndex(data); loc != nil {
+				off = int64(loc[0])
+			}
+		}
+	}
+	l, c := lineCol(data, off)
 	return &StageError{File: file, Reason: fmt.Sprintf("%s (near line %d, column %d)", msg, l, c)}
 }
 

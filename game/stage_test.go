@@ -125,7 +125,7 @@ func TestParseStageErrors(t *testing.T) {
 		{"truncated", "", `{"name": "t", "waves": [`, `truncated JSON`},
 		{"empty file", "", ``, `empty file`},
 		{"trailing data", "", baseStage + ` {}`, `trailing data`},
-		{"not an object", "", `[1, 2]`, `(root): expected game.stageJSON`},
+		{"not an object", "", `[1, 2]`, `(root): expected a stage object`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
