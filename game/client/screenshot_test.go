@@ -5,7 +5,6 @@ package client
 import (
 	"image"
 	"image/color"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,15 +42,7 @@ func TestScreenshotShowsGame(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("client harness: %v\n%s", err, b)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := readPNG(t, out)
 	if b := img.Bounds(); b.Dx() != 1920 || b.Dy() != 1080 {
 		t.Fatalf("screenshot is %v, want 1920x1080", b)
 	}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"net"
 	"testing"
 	"time"
 
@@ -17,33 +16,11 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// startServer runs the server in-process on 127.0.0.1:0 and returns its lobby address.
+// startServer runs the server in-process on 127.0.0.1:0 and returns its lobby address, its
+// instance manager and a stop function (see startServerTB).
 func startServer(t *testing.T, cfg Config) (string, *instance.Manager, func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan struct{})
-	var addr string
-	var mgr *instance.Manager
-	cfg.Addr, cfg.UDPHost = "127.0.0.1:0", "127.0.0.1"
-	cfg.Ready = func(a net.Addr, m *instance.Manager) { addr, mgr = a.String(), m; close(ready) }
-	errc := make(chan error, 1)
-	go func() { errc <- Run(ctx, cfg) }()
-	select {
-	case <-ready:
-	case err := <-errc:
-		t.Fatalf("server: %v", err)
-	}
-	return addr, mgr, func() {
-		cancel()
-		select {
-		case err := <-errc:
-			if err != nil {
-				t.Errorf("server shutdown: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Errorf("server did not stop within 10 s")
-		}
-	}
+	return startServerTB(t, cfg)
 }
 
 // entitySnap is one entity's replicated state: its Position, and every other replicated
