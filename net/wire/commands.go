@@ -162,17 +162,22 @@ func (c DelEnt) Append(buf []byte) []byte {
 }
 
 // Parse decodes the command at the start of b and returns its length.
-func (c *DelEnt) Parse(b []byte) (int, error) {
-	a, n, err := fixed(b, CmdDelEnt, DelEntArgs)
+func (c *DelEnt) Parse(b []byte) (n int, err error) {
+	c.Entity, n, err = parseEntityCmd(b, CmdDelEnt)
+	return n, err
+}
+
+// parseEntityCmd parses a command whose only argument is an entId (DEL_ENT, GET_ENT).
+func parseEntityCmd(b []byte, id CmdID) (uint64, int, error) {
+	a, n, err := fixed(b, id, 8)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	e, err := entityID(a)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	c.Entity = e
-	return n, nil
+	return e, n, nil
 }
 
 // DelComp is DEL_COMP (id 3, s→c): the entity lost a component
@@ -316,17 +321,9 @@ func (c GetEnt) Append(buf []byte) []byte {
 }
 
 // Parse decodes the command at the start of b and returns its length.
-func (c *GetEnt) Parse(b []byte) (int, error) {
-	a, n, err := fixed(b, CmdGetEnt, GetEntArgs)
-	if err != nil {
-		return 0, err
-	}
-	e, err := entityID(a)
-	if err != nil {
-		return 0, err
-	}
-	c.Entity = e
-	return n, nil
+func (c *GetEnt) Parse(b []byte) (n int, err error) {
+	c.Entity, n, err = parseEntityCmd(b, CmdGetEnt)
+	return n, err
 }
 
 // ActShoot is ACT_SHOOT (id 9, c→s): one normal shot (seed 004 §3.3.2,
