@@ -196,7 +196,8 @@ func (a *app) updateMenus() {
 			a.handle(scene.Event{Kind: scene.EvBack})
 			return
 		}
-		if !typing && inpututil.IsKeyJustPressed(ebiten.KeyF5) || (!typing && inpututil.IsKeyJustPressed(ebiten.KeyR)) {
+		// F5 refreshes even while the join-code field has focus (R there is a letter of a code)
+		if inpututil.IsKeyJustPressed(ebiten.KeyF5) || (!typing && inpututil.IsKeyJustPressed(ebiten.KeyR)) {
 			a.handle(scene.Event{Kind: scene.EvRefresh})
 		}
 		if a.confirm(typing) {
@@ -406,7 +407,7 @@ func (a *app) drawMenus(dst *ebiten.Image) {
 		if a.menu == n && (a.frameN/30)%2 == 0 {
 			codeLabel += "_"
 		}
-		items := []string{codeLabel, "Create lobby", "Refresh (R)", "Back"}
+		items := []string{codeLabel, "Create lobby", "Refresh (F5)", "Back"}
 		for i, it := range items {
 			col := u.itemCol
 			if a.menu == n+i {
