@@ -73,7 +73,7 @@ type View struct {
 
 // Pos is where entity e should be drawn now, in virtual px: the predicted position for the local
 // ship (and its attached Force), the interpolated position for every other entity; ok is false when
-// e has no Position.
+// e has no Position, or when it spawned after the (delayed) moment being drawn.
 func (v *View) Pos(e ecs.Entity) (x, y float32, ok bool) { return v.s.pos(e) }
 
 // Config configures Dial.

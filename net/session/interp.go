@@ -103,6 +103,17 @@ func (ip *Interpolator) At(index, gen uint32, rt float64) (x, y float32, ok bool
 	return l.x, l.y, true
 }
 
+// Unborn reports whether entity (index, gen) did not exist yet at render tick rt: its first
+// sample is later. A renderer hides it until then, so that a spawn appears at the moment it
+// happened on the server's timeline (the rest of the world is drawn that far behind too).
+func (ip *Interpolator) Unborn(index, gen uint32, rt float64) bool {
+	if int(index) >= len(ip.tracks) {
+		return false
+	}
+	tr := &ip.tracks[index]
+	return tr.gen == gen && tr.n > 0 && rt < float64(tr.s[0].tick)-0.5
+}
+
 // RenderClock is the fractional server tick at which remote entities are drawn: it advances with
 // local time, steered gently (±10 %) toward newest-tick-minus-delay so it never steps backwards,
 // and snaps only when more than a second off.

@@ -111,3 +111,18 @@ func TestRenderClockNeverStepsBack(t *testing.T) {
 		prev = v
 	}
 }
+
+// A spawn appears when the render clock reaches its first sample, not as soon as it arrives.
+func TestInterpolatorUnbornUntilFirstSample(t *testing.T) {
+	var ip Interpolator
+	ip.Add(2, 1, 100, 10, 10, 4)
+	if !ip.Unborn(2, 1, 94) {
+		t.Error("an entity first seen at tick 100 is drawn at render tick 94")
+	}
+	if ip.Unborn(2, 1, 100) || ip.Unborn(2, 1, 120) {
+		t.Error("an entity is hidden after its first sample")
+	}
+	if ip.Unborn(3, 1, 0) {
+		t.Error("an entity without samples is reported unborn")
+	}
+}

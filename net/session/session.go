@@ -259,6 +259,9 @@ func (s *Session) pos(e ecs.Entity) (x, y float32, ok bool) {
 				return p.X - sp.X + s.predX + s.offX, p.Y - sp.Y + s.predY + s.offY, true
 			}
 		}
+		if s.interp.Unborn(e.Index(), e.Generation(), s.clock.t) {
+			return 0, 0, false // spawned later than the moment being drawn
+		}
 		if ix, iy, ok := s.interp.At(e.Index(), e.Generation(), s.clock.t); ok {
 			return ix, iy, true
 		}
