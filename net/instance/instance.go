@@ -241,8 +241,8 @@ type Instance struct {
 	panics   int
 	paused   bool
 	shutdown bool
-	frame    uint32 // loop iterations (60 Hz), the snapshot cadence even while paused
-	events   []string
+	frame    uint32       // loop iterations (60 Hz), the snapshot cadence even while paused
+	events   []game.Event // reliable game events sent, for EventLog
 
 	buf  [wire.MaxDatagram]byte
 	rbuf [2048]byte
@@ -256,6 +256,7 @@ func newInstance(m *Manager, code string, members []lobby.Member, sock transport
 		m: m, code: code, sock: sock, epoch: time.Now(),
 		log:     m.log.With("lobby", code, "instance", m.nextID.Add(1), "port", sock.LocalAddr().Port()),
 		stopReq: make(chan game.Result, 1),
+		events:  make([]game.Event, 0, 64),
 		done:    make(chan struct{}),
 	}
 	in.sim = game.NewSim(game.Config{Seed: m.cfg.Seed(), Players: len(members), Stage: m.cfg.Stage})
@@ -455,7 +456,7 @@ func (in *Instance) step(now time.Duration) {
 	in.sim.Step()
 	in.replicateEvents()
 	for _, ev := range in.sim.Events() {
-		in.events = append(in.events, eventString(ev))
+		in.events = append(in.events, ev) // formatted only by EventLog (tests)
 		switch ev.Kind {
 		case game.EventDeath:
 			in.broadcastReliable(wire.Death{Entity: uint64(ev.Entity), Slot: ev.Slot, Lives: ev.Lives}.Append(in.scratch()))
@@ -735,7 +736,11 @@ func eventString(ev game.Event) string {
 func (in *Instance) EventLog() []string {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return append([]string(nil), in.events...)
+	out := make([]string, len(in.events))
+	for i, ev := range in.events {
+		out[i] = eventString(ev)
+	}
+	return out
 }
 
 // Pause stops (or resumes) the simulation while replication goes on: a test freezes the world to
