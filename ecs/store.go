@@ -5,7 +5,7 @@ import (
 )
 
 // Codec encodes one fixed-size component type in its little-endian wire
-// layout (docs/PROTOCOL.md, "Component list v1").
+// layout (docs/PROTOCOL.md, "Component list v2").
 type Codec[T any] interface {
 	// Size is the exact encoded size in bytes.
 	Size() int

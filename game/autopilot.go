@@ -36,7 +36,7 @@ const (
 // Force towards the boss and recalls it after.
 // autoStickiness is the cost bonus of keeping the current move (in goal-cost units: 0.2 per px
 // of vertical distance).
-const autoStickiness = 1.0
+const autoStickiness = 3.0
 
 func Autopilot(w *ecs.World, c *Components, self ecs.Entity, tick ecs.Tick) Input {
 	if w == nil || c == nil || !w.Alive(self) {
@@ -202,11 +202,11 @@ func Autopilot(w *ecs.World, c *Components, self ecs.Entity, tick ecs.Tick) Inpu
 	// when the weak point is open), else tap (press 4 ticks, release 4).
 	charge := (haveBoss && pl.Laser == 0) || (!haveBoss && (tick/600)%4 == 3)
 	switch {
-	case charge && pl.Charge == 255:
+	case charge && ChargeAt(pl.ChargeFrom, tick) == 255:
 		if haveBoss && !weakOpen {
 			b |= BtnFire // keep it for the opening
 		}
-	case charge && (pl.Charge > 0 || tick%90 < 80):
+	case charge && (ChargeAt(pl.ChargeFrom, tick) > 0 || tick%90 < 80):
 		b |= BtnFire
 	case !charge && tick%8 < 4:
 		b |= BtnFire

@@ -348,10 +348,7 @@ func (s *Sim) damageBoss(dmg uint16, slot int) {
 	} else {
 		h.HP -= dmg
 	}
-	hp := h.HP
-	s.c.Health.Mut(s.boss).HP = hp
-	s.c.Stage.Mut(s.stageEnt).BossHP = hp
-	if hp == 0 {
+	if h.HP == 0 {
 		b := s.c.Boss.Mut(s.boss)
 		b.Phase, b.WeakOpen = BossPhaseDying, 0
 		s.c.Kind.Mut(s.weak).Variant = 0
@@ -381,7 +378,7 @@ func (s *Sim) sysDamage() {
 		s.addScore(k.slot, uint32(en.Score))
 		s.explosion(p.X, p.Y, ExplosionSmall)
 		if en.Drop > 0 {
-			s.spawn(KindPowerUp, en.Drop-1, p.X, p.Y, powerUpDrift, 0, powerUpSize, powerUpSize)
+			s.spawn(KindPowerUp, en.Drop-1, p.X, p.Y, powerUpDrift, 0)
 		}
 		s.w.Destroy(e)
 	}
@@ -434,7 +431,7 @@ func (s *Sim) killShip(slot int) {
 		pl.Lives--
 	}
 	pl.Flags = PlayerDead
-	pl.Charge, pl.Laser = 0, 0
+	pl.ChargeFrom, pl.Laser = 0, 0
 	sh := s.c.Ship.Get(e)
 	sh.Held, sh.Cooldown, sh.Invuln = 0, 0, 0
 	if pl.Lives > 0 {

@@ -8,7 +8,7 @@ import (
 	"github.com/rtype/rtype/ecs"
 )
 
-// Wire ids of the replicated components (docs/DESIGN.md "Component list v1").
+// Wire ids of the replicated components (docs/DESIGN.md "Component list v2").
 const (
 	CompPosition ecs.ComponentID = 1
 	CompVelocity ecs.ComponentID = 2
@@ -17,7 +17,6 @@ const (
 	CompHealth   ecs.ComponentID = 5
 	CompForce    ecs.ComponentID = 6
 	CompBoss     ecs.ComponentID = 7
-	CompSize     ecs.ComponentID = 8
 	CompStage    ecs.ComponentID = 9
 )
 
@@ -29,6 +28,9 @@ const (
 	CompLifetime ecs.ComponentID = 23
 	CompForceCtl ecs.ComponentID = 24
 	CompBossCtl  ecs.ComponentID = 25
+	// CompSize is not sent: it follows from Kind (SizeOf). Clients derive it when a Kind
+	// arrives (docs/PROTOCOL.md §4.1). Wire id 8 (Size in earlier drafts) is reserved.
+	CompSize ecs.ComponentID = 26
 )
 
 // Position is the centre of an entity in virtual px (id 1; wire: x f32, y f32).
@@ -134,14 +136,18 @@ const (
 )
 
 // Player is the per-ship player state (id 4; wire: slot u8, lives u8,
-// flags u8, charge u8, score u32, laser u8 = 9 bytes).
+// flags u8, laser u8, score u32, chargeFrom u32 = 12 bytes).
+//
+// The beam charge is replicated as its cause, the tick fire was pressed, not as
+// the 0..255 value that grows every tick: a charging ship's Player changes twice
+// per beam instead of every tick. ChargeAt gives the charge at any tick.
 type Player struct {
-	Slot   uint8  // 0..3, colour index
-	Lives  uint8  // lives left, including the current ship (3 at start)
-	Flags  uint8  // PlayerInvulnerable | PlayerDead
-	Charge uint8  // beam charge 0..255 while fire is held
-	Score  uint32 // points
-	Laser  uint8  // laser level 0..2 (changes the normal shot)
+	Slot       uint8  // 0..3, colour index
+	Lives      uint8  // lives left, including the current ship (3 at start)
+	Flags      uint8  // PlayerInvulnerable | PlayerDead
+	Laser      uint8  // laser level 0..2 (changes the normal shot)
+	Score      uint32 // points
+	ChargeFrom uint32 // tick (60 Hz) of the first tick fire has been held, once the charge is > 0; else 0
 }
 
 // Health is the hit points of an enemy, weak point or boss (id 5; wire: hp u16, maxHP u16).
@@ -171,17 +177,81 @@ type Boss struct {
 	WeakOpen uint8 // 1 while the weak point can be damaged
 }
 
-// Size is the hitbox and drawn size in virtual px (id 8; wire: w u16, h u16).
+// Size is the hitbox and drawn size in virtual px (id 26, not replicated: SizeOf(Kind)).
 type Size struct{ W, H uint16 }
 
+// DeriveFromKind sets on a client's mirror the components that are not sent because they follow
+// from e's Kind (today the Size, SizeOf). Call it whenever a Kind arrives (docs/PROTOCOL.md §4.1).
+func (c *Components) DeriveFromKind(e ecs.Entity) {
+	if k := c.Kind.Get(e); k != nil {
+		c.Size.Set(e, SizeOf(*k))
+	}
+}
+
+// SizeOf is the hitbox and drawn size of an entity of kind k, in virtual px: sizes are fixed by
+// kind and variant (docs/PROTOCOL.md §4.1), so they are never sent. Unknown kinds and
+// KindStage are 0×0.
+func SizeOf(k Kind) Size {
+	v := int(k.Variant)
+	switch k.Kind {
+	case KindPlayer:
+		return Size{shipW, shipH}
+	case KindForce:
+		return Size{forceSize, forceSize}
+	case KindPlayerBullet:
+		switch k.Variant {
+		case ShotLaser1:
+			return Size{40, 10}
+		case ShotLaser2:
+			return Size{96, 14}
+		case ShotForce:
+			return Size{24, 12}
+		}
+		return Size{32, 10}
+	case KindBeam:
+		if v >= 1 && v < len(beamLevels) {
+			return Size{beamLevels[v].w, beamLevels[v].h}
+		}
+	case KindEnemyBullet:
+		if k.Variant == BulletBig {
+			return Size{24, 24}
+		}
+		return Size{16, 16}
+	case KindEnemy:
+		if v < numEnemyKinds {
+			return Size{enemyDefaults[v].w, enemyDefaults[v].h}
+		}
+	case KindBoss:
+		if v < len(bossGeom) {
+			return Size{bossGeom[v].w, bossGeom[v].h}
+		}
+	case KindBossWeakPoint:
+		return Size{weakPointSize, weakPointSize}
+	case KindPowerUp:
+		return Size{powerUpSize, powerUpSize}
+	case KindExplosion:
+		switch k.Variant {
+		case ExplosionBig:
+			return Size{128, 128}
+		case ExplosionBoss:
+			return Size{256, 256}
+		}
+		return Size{64, 64}
+	}
+	return Size{}
+}
+
 // StageState is the replicated component id 9 ("Stage"), held by the stage
-// singleton entity (wire: scroll f32, section u8, bossHP u16, bossMaxHP u16 = 9).
-// It is named StageState because Stage is the stage file type.
+// singleton entity (wire: section u8 = 1). It is named StageState because
+// Stage is the stage file type.
+//
+// The stage singleton also has a Position whose X is the scroll (px scrolled
+// since the start) and a Velocity of (ScrollSpeed, 0) px/s until the boss
+// appears, then (0, 0): the scroll is dead-reckoned like any mover and costs
+// nothing on the wire while its speed is constant (docs/PROTOCOL.md §4).
+// The boss's hit points are its weak point's Health.
 type StageState struct {
-	Scroll    float32 // px scrolled since the start
-	Section   uint8   // index into Stage.Sections (music section); len(Stage.Sections) once the boss is out
-	BossHP    uint16  // boss weak point HP (0 before the boss)
-	BossMaxHP uint16  // 0 before the boss appears
+	Section uint8 // index into Stage.Sections (music section); len(Stage.Sections) once the boss is out
 }
 
 // Ship is the server-only ship state (id 20).
@@ -276,7 +346,7 @@ func RegisterComponents(w *ecs.World) *Components {
 		Health:   ecs.Register[Health](w, CompHealth, healthCodec{}, ecs.Replicated),
 		Force:    ecs.Register[Force](w, CompForce, forceCodec{}, ecs.Replicated),
 		Boss:     ecs.Register[Boss](w, CompBoss, bossCodec{}, ecs.Replicated),
-		Size:     ecs.Register[Size](w, CompSize, sizeCodec{}, ecs.Replicated),
+		Size:     ecs.Register[Size](w, CompSize, sizeCodec{}, 0),
 		Stage:    ecs.Register[StageState](w, CompStage, stageCodec{}, ecs.Replicated),
 		Ship:     ecs.Register[Ship](w, CompShip, shipCodec{}, 0),
 		Enemy:    ecs.Register[Enemy](w, CompEnemy, enemyCodec{}, 0),
@@ -376,22 +446,22 @@ func (kindCodec) Parse(b []byte, v *Kind) error {
 
 type playerCodec struct{}
 
-func (playerCodec) Size() int { return 9 }
+func (playerCodec) Size() int { return 12 }
 func (playerCodec) Append(b []byte, v *Player) []byte {
-	b = append(b, v.Slot, v.Lives, v.Flags, v.Charge)
+	b = append(b, v.Slot, v.Lives, v.Flags, v.Laser)
 	b = le.AppendUint32(b, v.Score)
-	return append(b, v.Laser)
+	return le.AppendUint32(b, v.ChargeFrom)
 }
 func (playerCodec) Parse(b []byte, v *Player) error {
-	if len(b) != 9 {
-		return sizeErr("Player", 9, len(b))
+	if len(b) != 12 {
+		return sizeErr("Player", 12, len(b))
 	}
 	if b[0] >= MaxPlayers {
 		return &CodecError{Component: "Player", Field: "slot", Reason: fmt.Sprintf("%d is not a slot 0..3", b[0])}
 	}
-	v.Slot, v.Lives, v.Flags, v.Charge = b[0], b[1], b[2], b[3]
+	v.Slot, v.Lives, v.Flags, v.Laser = b[0], b[1], b[2], b[3]
 	v.Score = le.Uint32(b[4:])
-	v.Laser = b[8]
+	v.ChargeFrom = le.Uint32(b[8:])
 	return nil
 }
 
@@ -455,21 +525,13 @@ func (sizeCodec) Parse(b []byte, v *Size) error {
 
 type stageCodec struct{}
 
-func (stageCodec) Size() int { return 9 }
-func (stageCodec) Append(b []byte, v *StageState) []byte {
-	b = append(appendF32(b, v.Scroll), v.Section)
-	return le.AppendUint16(le.AppendUint16(b, v.BossHP), v.BossMaxHP)
-}
+func (stageCodec) Size() int                             { return 1 }
+func (stageCodec) Append(b []byte, v *StageState) []byte { return append(b, v.Section) }
 func (stageCodec) Parse(b []byte, v *StageState) error {
-	if len(b) != 9 {
-		return sizeErr("Stage", 9, len(b))
+	if len(b) != 1 {
+		return sizeErr("Stage", 1, len(b))
 	}
-	s := getF32(b)
-	if !finite(s) {
-		return finiteErr("Stage", "scroll")
-	}
-	v.Scroll, v.Section = s, b[4]
-	v.BossHP, v.BossMaxHP = le.Uint16(b[5:]), le.Uint16(b[7:])
+	v.Section = b[0]
 	return nil
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/rtype/rtype/ecs"
 )
 
-// Wire layouts of docs/DESIGN.md "Component list v1", written out by hand.
+// Wire layouts of docs/DESIGN.md "Component list v2", written out by hand.
 func TestReplicatedWireLayout(t *testing.T) {
 	w := ecs.NewWorld()
 	c := RegisterComponents(w)
@@ -17,12 +17,11 @@ func TestReplicatedWireLayout(t *testing.T) {
 	c.Position.Set(e, Position{100, 540})
 	c.Velocity.Set(e, Velocity{-1, 0.5})
 	c.Kind.Set(e, Kind{Kind: KindEnemy, Variant: EnemyTurret})
-	c.Player.Set(e, Player{Slot: 2, Lives: 3, Flags: PlayerInvulnerable, Charge: 200, Score: 0x01020304, Laser: 1})
+	c.Player.Set(e, Player{Slot: 2, Lives: 3, Flags: PlayerInvulnerable, ChargeFrom: 0x0a0b0c0d, Score: 0x01020304, Laser: 1})
 	c.Health.Set(e, Health{HP: 0x0102, MaxHP: 0x0304})
 	c.Force.Set(e, Force{Owner: ecs.Entity(0x0000000200000005), Mode: ForceBack, Level: 3})
 	c.Boss.Set(e, Boss{Phase: 2, WeakOpen: 1})
-	c.Size.Set(e, Size{W: 0x0150, H: 0x0020})
-	c.Stage.Set(e, StageState{Scroll: 2, Section: 4, BossHP: 0x0506, BossMaxHP: 0x0708})
+	c.Stage.Set(e, StageState{Section: 4})
 	tests := []struct {
 		id   ecs.ComponentID
 		want []byte
@@ -31,12 +30,11 @@ func TestReplicatedWireLayout(t *testing.T) {
 		{CompPosition, []byte{0x00, 0x00, 0xc8, 0x42, 0x00, 0x00, 0x07, 0x44}},
 		{CompVelocity, []byte{0x00, 0x00, 0x80, 0xbf, 0x00, 0x00, 0x00, 0x3f}},
 		{CompKind, []byte{byte(KindEnemy), EnemyTurret}},
-		{CompPlayer, []byte{2, 3, 1, 200, 0x04, 0x03, 0x02, 0x01, 1}},
+		{CompPlayer, []byte{2, 3, 1, 1, 0x04, 0x03, 0x02, 0x01, 0x0d, 0x0c, 0x0b, 0x0a}},
 		{CompHealth, []byte{0x02, 0x01, 0x04, 0x03}},
 		{CompForce, []byte{0x05, 0, 0, 0, 0x02, 0, 0, 0, 2, 3}},
 		{CompBoss, []byte{2, 1}},
-		{CompSize, []byte{0x50, 0x01, 0x20, 0x00}},
-		{CompStage, []byte{0x00, 0x00, 0x00, 0x40, 4, 0x06, 0x05, 0x08, 0x07}},
+		{CompStage, []byte{4}},
 	}
 	for _, tc := range tests {
 		st := w.Store(tc.id)
@@ -94,9 +92,8 @@ func TestCodecRejectsBadValues(t *testing.T) {
 		{"position NaN x", CompPosition, append(le32(nan), 0, 0, 0, 0)},
 		{"position Inf y", CompPosition, append([]byte{0, 0, 0, 0}, le32(inf)...)},
 		{"velocity NaN", CompVelocity, append(le32(nan), 0, 0, 0, 0)},
-		{"player slot 4", CompPlayer, []byte{4, 3, 0, 0, 0, 0, 0, 0, 0}},
+		{"player slot 4", CompPlayer, []byte{4, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
 		{"force mode 3", CompForce, []byte{1, 0, 0, 0, 1, 0, 0, 0, 3, 1}},
-		{"stage scroll NaN", CompStage, append(le32(nan), 0, 0, 0, 0, 0)},
 	}
 	w := ecs.NewWorld()
 	RegisterComponents(w)
@@ -144,5 +141,43 @@ func checkRoundTrip[T comparable](t *testing.T, c ecs.Codec[T], v T) {
 func TestEntityKindString(t *testing.T) {
 	if KindEnemyBullet.String() != "enemy-bullet" || KindStage.String() != "stage" || EntityKind(200).String() != "kind(200)" {
 		t.Errorf("names: %v %v %v", KindEnemyBullet, KindStage, EntityKind(200))
+	}
+}
+
+// Sizes are not replicated: every entity the simulation creates has exactly the Size a client
+// derives from its Kind (SizeOf, docs/PROTOCOL.md §4.1), and it is never 0×0.
+func TestSizeFollowsKind(t *testing.T) {
+	if StoreFlags := RegisterComponents(ecs.NewWorld()).Size.Flags(); StoreFlags&ecs.Replicated != 0 {
+		t.Fatal("Size is replicated")
+	}
+	st, err := LoadStage("stage1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSim(Config{Seed: 3, Players: 4, Stage: st})
+	seen := map[Kind]bool{}
+	for tick := 0; tick < 60*60*5; tick++ {
+		for slot := 0; slot < 4; slot++ {
+			s.SetInput(slot, Autopilot(s.World(), s.Components(), s.PlayerEntity(slot), s.Tick()))
+		}
+		s.Step()
+		s.World().ClearEvents()
+		for it := ecs.NewQuery1[Kind](s.World()).Iter(); it.Next(); {
+			k := *it.Get()
+			if k.Kind == KindStage {
+				continue
+			}
+			sz := s.c.Size.Get(it.Entity())
+			if sz == nil || *sz != SizeOf(k) || sz.W == 0 || sz.H == 0 {
+				t.Fatalf("tick %d: %+v has Size %v, SizeOf gives %v", s.Tick(), k, sz, SizeOf(k))
+			}
+			seen[k] = true
+		}
+		if over, _ := s.Over(); over {
+			break
+		}
+	}
+	if len(seen) < 12 {
+		t.Errorf("only %d kinds seen: %v", len(seen), seen)
 	}
 }

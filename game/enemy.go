@@ -5,17 +5,17 @@ import "github.com/rtype/rtype/ecs"
 // Boss geometry per variant: body size, weak point size and offset from
 // the body centre, resting x.
 var bossGeom = [2]struct {
-	w, h, ww, wh uint16
-	wdx          float32
-	restX        float32
+	w, h  uint16
+	wdx   float32
+	restX float32
 }{
-	BossBig:   {w: 360, h: 560, ww: 80, wh: 80, wdx: -150, restX: Width - 280},
-	BossSmall: {w: 240, h: 320, ww: 64, wh: 64, wdx: -100, restX: Width - 200},
+	BossBig:   {w: 360, h: 560, wdx: -150, restX: Width - 280},
+	BossSmall: {w: 240, h: 320, wdx: -100, restX: Width - 200},
 }
 
 // sysSpawn spawns the waves whose scroll position has been reached, then the boss.
 func (s *Sim) sysSpawn() {
-	scroll := s.c.Stage.Get(s.stageEnt).Scroll
+	scroll := s.Scroll()
 	for s.spawnIdx < len(s.stage.spawns) && s.stage.spawns[s.spawnIdx].at <= scroll {
 		s.spawnEnemy(&s.stage.spawns[s.spawnIdx])
 		s.spawnIdx++
@@ -32,7 +32,7 @@ func (s *Sim) spawnEnemy(se *spawnEntry) {
 	if wv.Kind == EnemyTurret {
 		vx = -s.stage.ScrollSpeed
 	}
-	e := s.spawn(KindEnemy, wv.Kind, wv.X, se.y, vx, 0, d.w, d.h)
+	e := s.spawn(KindEnemy, wv.Kind, wv.X, se.y, vx, 0)
 	hp := uint16(s.scaleHP(wv.HP))
 	s.c.Health.Set(e, Health{HP: hp, MaxHP: hp})
 	ivl := uint16(s.scaleFire(wv.Fire))
@@ -48,7 +48,7 @@ func (s *Sim) spawnEnemy(se *spawnEntry) {
 
 func (s *Sim) spawnMinion(x, y float32) {
 	d := enemyDefaults[EnemyHoming]
-	e := s.spawn(KindEnemy, EnemyHoming, x, y, -d.speed, 0, d.w, d.h)
+	e := s.spawn(KindEnemy, EnemyHoming, x, y, -d.speed, 0)
 	hp := uint16(s.scaleHP(d.hp))
 	s.c.Health.Set(e, Health{HP: hp, MaxHP: hp})
 	s.c.Enemy.Set(e, Enemy{Type: EnemyHoming, BaseY: y, Speed: d.speed, Score: d.score})
@@ -60,15 +60,12 @@ func (s *Sim) spawnBoss() {
 	g := bossGeom[b.Variant]
 	hp := uint16(s.scaleHP(b.HP))
 	x, y := float32(Width+g.w/2+20), float32(Height/2)
-	s.boss = s.spawn(KindBoss, b.Variant, x, y, -bossEnterSpeed, 0, g.w, g.h)
+	s.boss = s.spawn(KindBoss, b.Variant, x, y, -bossEnterSpeed, 0)
 	s.c.Boss.Set(s.boss, Boss{Phase: 0})
-	s.c.Health.Set(s.boss, Health{HP: hp, MaxHP: hp})
-	s.weak = s.spawn(KindBossWeakPoint, 0, x+g.wdx, y, -bossEnterSpeed, 0, g.ww, g.wh)
+	s.weak = s.spawn(KindBossWeakPoint, 0, x+g.wdx, y, -bossEnterSpeed, 0)
 	s.c.Health.Set(s.weak, Health{HP: hp, MaxHP: hp})
 	s.c.BossCtl.Set(s.boss, BossCtl{Weak: s.weak, BaseY: y})
-	st := s.c.Stage.Mut(s.stageEnt)
-	st.BossHP, st.BossMaxHP = hp, hp
-	st.Section = uint8(len(s.stage.Sections))
+	s.c.Stage.Mut(s.stageEnt).Section = uint8(len(s.stage.Sections))
 	s.emit(Event{Kind: EventMusic, Song: b.Song})
 }
 
@@ -84,27 +81,26 @@ func (s *Sim) sysAI() {
 		case EnemyStraight:
 			vx, vy = -en.Speed, 0
 		case EnemySine:
-			// One period every 2 s: y = BaseY + Amp*sin(2*pi*age/120).
-			ty := en.BaseY + float32(en.Amp*sin16(uint16(uint64(en.Age)*65536/120)))
-			vx, vy = -en.Speed, float32((ty-p.Y)*TickRate)
+			// One period every 2 s along y = BaseY + Amp*sin(2*pi*age/120), in straight segments.
+			vx, vy = -en.Speed, swayVY(vy, p.Y, en.BaseY, en.Amp, en.Age-1, 120, 15)
 		case EnemyTurret:
 			vx, vy = 0, 0
 			if !s.bossSpawned {
 				vx = -s.stage.ScrollSpeed
 			}
 		case EnemyHoming:
-			// Fly in for 40 ticks, then steer towards the nearest ship for 4 s.
-			if en.Age > 40 && en.Age < 280 {
+			// Fly in for 40 ticks, then steer towards the nearest ship for 4 s, turning every
+			// 6th tick (a constant velocity in between is what clients dead-reckon exactly).
+			if en.Age > 40 && en.Age < 280 && (en.Age-41)%homingSteerEvery == 0 {
 				if tx, ty, ok := s.nearestShip(p.X, p.Y); ok && tx < p.X+40 {
 					dvx, dvy := aim(p.X, p.Y, tx, ty, en.Speed)
-					const turn = 14 // px/s per tick
+					const turn = 14 * homingSteerEvery // px/s per steering step
 					vx = approach(vx, dvx, turn)
 					vy = approach(vy, dvy, turn)
 				}
 			}
 		case EnemyCarrier:
-			ty := en.BaseY + float32(40*sin16(uint16(uint64(en.Age)*65536/180)))
-			vx, vy = -en.Speed, float32((ty-p.Y)*TickRate)
+			vx, vy = -en.Speed, swayVY(vy, p.Y, en.BaseY, 40, en.Age-1, 180, 20)
 		}
 		s.setVel(e, v, vx, vy)
 		if en.FireIvl == 0 {
@@ -126,9 +122,25 @@ func (s *Sim) sysAI() {
 		if en.Type == EnemyStraight && tx > p.X {
 			continue // only shoots forwards (left)
 		}
-		s.queue(bulletReq{kind: KindEnemyBullet, variant: BulletSmall, x: p.X, y: p.Y, vx: bvx, vy: bvy, w: 16, h: 16})
+		s.queue(bulletReq{kind: KindEnemyBullet, variant: BulletSmall, x: p.X, y: p.Y, vx: bvx, vy: bvy})
 	}
 	s.bossAI()
+}
+
+// homingSteerEvery is how many ticks a homing enemy keeps its velocity between two turns.
+const homingSteerEvery = 6
+
+// swayVY is the vertical speed in px/s of an entity swaying along y = base + amp*sin(2*pi*t/period)
+// (t in ticks) as a polyline: at every seg-th tick it aims straight at the curve's point seg
+// ticks ahead and keeps that speed until then; between those ticks it returns vy unchanged. A
+// constant speed over each segment is what clients dead-reckon exactly (docs/PROTOCOL.md §5.3),
+// so a swaying entity costs one ENTITY per segment instead of one per snapshot.
+func swayVY(vy, y, base, amp float32, t uint32, period, seg uint32) float32 {
+	if t%seg != 0 {
+		return vy
+	}
+	ty := base + float32(amp*sin16(uint16(uint64(t+seg)*65536/uint64(period))))
+	return float32((ty-y)*TickRate) / float32(seg)
 }
 
 // phaseFor returns the fight phase 1..n for the weak point's HP.
@@ -189,9 +201,11 @@ func (s *Sim) bossAI() {
 		bc.FireCD = 40
 	}
 	spec := &s.stage.Boss.Phases[b.Phase-1]
-	// Sway: y = BaseY + Sway*sin(2*pi*t/240).
-	ty := bc.BaseY + float32(spec.Sway*sin16(uint16(uint64(bc.Age-bc.PhaseAt)*65536/240)))
-	vy := float32((ty - p.Y) * TickRate)
+	// Sway along y = BaseY + Sway*sin(2*pi*t/240), in straight segments of 20 ticks.
+	vy := v.Y
+	if t := bc.Age - bc.PhaseAt; t > 0 { // t is 0 on the tick the phase changes
+		vy = swayVY(vy, p.Y, bc.BaseY, spec.Sway, t-1, 240, 20)
+	}
 	s.setVel(s.boss, v, 0, vy)
 	s.setVel(s.weak, wv, 0, vy)
 	// Weak point opening.
@@ -218,7 +232,7 @@ func (s *Sim) bossAI() {
 		ivl = 4
 	}
 	bc.FireCD = uint16(ivl)
-	ox, oy := wp.X-float32(g.ww)/2, wp.Y
+	ox, oy := wp.X-weakPointSize/2, wp.Y
 	switch spec.Pattern {
 	case PatternFan:
 		n := spec.Bullets
@@ -229,7 +243,7 @@ func (s *Sim) bossAI() {
 				a += uint16(10922 * i / (n - 1))
 			}
 			s.queue(bulletReq{kind: KindEnemyBullet, variant: BulletBig, x: ox, y: oy,
-				vx: float32(spec.Speed * cos16(a)), vy: float32(spec.Speed * sin16(a)), w: 24, h: 24})
+				vx: float32(spec.Speed * cos16(a)), vy: float32(spec.Speed * sin16(a))})
 		}
 	case PatternAimed:
 		tx, ty, ok := s.nearestShip(ox, oy)
@@ -238,7 +252,7 @@ func (s *Sim) bossAI() {
 		}
 		for i := 0; i < spec.Bullets; i++ {
 			bvx, bvy := aim(ox, oy, tx, ty+float32((i-spec.Bullets/2)*40), spec.Speed)
-			s.queue(bulletReq{kind: KindEnemyBullet, variant: BulletBig, x: ox - float32(i*20), y: oy, vx: bvx, vy: bvy, w: 24, h: 24})
+			s.queue(bulletReq{kind: KindEnemyBullet, variant: BulletBig, x: ox - float32(i*20), y: oy, vx: bvx, vy: bvy})
 		}
 	case PatternRing:
 		n := spec.Bullets
@@ -246,7 +260,7 @@ func (s *Sim) bossAI() {
 		for i := 0; i < n; i++ {
 			a := bc.Angle + uint16(65536*i/n)
 			s.queue(bulletReq{kind: KindEnemyBullet, variant: BulletBig, x: p.X, y: p.Y,
-				vx: float32(spec.Speed * cos16(a)), vy: float32(spec.Speed * sin16(a)), w: 24, h: 24})
+				vx: float32(spec.Speed * cos16(a)), vy: float32(spec.Speed * sin16(a))})
 		}
 	case PatternSpawn:
 		for i := 0; i < spec.Bullets; i++ {

@@ -51,18 +51,18 @@ func step(s *Sim, n int, b Buttons) {
 
 // addEnemy places an enemy that does not move nor fire.
 func addEnemy(s *Sim, x, y float32, hp uint16) ecs.Entity {
-	e := s.spawn(KindEnemy, EnemyStraight, x, y, 0, 0, 64, 48)
+	e := s.spawn(KindEnemy, EnemyStraight, x, y, 0, 0)
 	s.c.Health.Set(e, Health{HP: hp, MaxHP: hp})
 	s.c.Enemy.Set(e, Enemy{Type: EnemyStraight, Score: 100})
 	return e
 }
 
 func addEnemyBullet(s *Sim, x, y, vx, vy float32) ecs.Entity {
-	return s.spawn(KindEnemyBullet, BulletSmall, x, y, vx, vy, 16, 16)
+	return s.spawn(KindEnemyBullet, BulletSmall, x, y, vx, vy)
 }
 
 func addCapsule(s *Sim, variant uint8, x, y float32) ecs.Entity {
-	return s.spawn(KindPowerUp, variant, x, y, 0, 0, powerUpSize, powerUpSize)
+	return s.spawn(KindPowerUp, variant, x, y, 0, 0)
 }
 
 // makeVulnerable clears the spawn invulnerability of every ship.

@@ -61,7 +61,7 @@ func TestAutopilotPlaysStage1(t *testing.T) {
 	for _, n := range players {
 		over, r, ticks, s := playAuto(t, st, n, 42, maxTicks)
 		if !over {
-			t.Errorf("%d players: not over after %d ticks (scroll %v)", n, ticks, s.c.Stage.Get(s.stageEnt).Scroll)
+			t.Errorf("%d players: not over after %d ticks (scroll %v)", n, ticks, s.Scroll())
 			continue
 		}
 		if r == ResultAborted {
@@ -105,6 +105,7 @@ func TestAutopilotOnMirror(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			mc.DeriveFromKind(e)
 		})
 		if mc.Ship.Len() != 0 || mc.Enemy.Len() != 0 {
 			t.Fatal("mirror has server-only components")

@@ -66,27 +66,26 @@ func (s *Sim) sysInput() {
 			if sh.Held < 0xFFFF {
 				sh.Held++
 			}
-			c := 0
-			if int(sh.Held) > chargeDelay {
-				c = (int(sh.Held) - chargeDelay) * 255 / chargeTicks
-				if c > 255 {
-					c = 255
-				}
-			}
-			if uint8(c) != pl.Charge {
-				s.c.Player.Mut(e).Charge = uint8(c)
-			}
 		case wasFire:
-			if lvl := ChargeLevel(pl.Charge); lvl > 0 {
+			if lvl := ChargeLevel(chargeOf(int(sh.Held))); lvl > 0 {
 				bl := beamLevels[lvl]
 				s.queue(bulletReq{kind: KindBeam, variant: uint8(lvl), x: nx + shipW/2 + float32(bl.w/2), y: ny,
-					vx: beamSpeed, w: bl.w, h: bl.h, damage: bl.damage, slot: uint8(slot), pierce: 1})
+					vx: beamSpeed, damage: bl.damage, slot: uint8(slot), pierce: 1})
 				sh.Cooldown = fireCooldown
 			}
 			sh.Held = 0
-			if pl.Charge != 0 {
-				s.c.Player.Mut(e).Charge = 0
+		}
+		// The replicated charge is the tick the hold began (Player.ChargeFrom), published once
+		// the charge shows (so tapping fire never changes Player).
+		from := uint32(0)
+		if fire && int(sh.Held) > chargeDelay {
+			from = uint32(s.w.Tick()) + 1 - uint32(sh.Held)
+			if pl.ChargeFrom != 0 && sh.Held == 0xFFFF {
+				from = pl.ChargeFrom // the count saturated: keep the start
 			}
+		}
+		if from != pl.ChargeFrom {
+			s.c.Player.Mut(e).ChargeFrom = from
 		}
 
 		// Force button (edge): launch an attached Force, recall a detached one.
@@ -114,12 +113,12 @@ func (s *Sim) fireShot(e ecs.Entity, slot int, pl *Player, sh *Ship, x, y float3
 	fx := x + shipW/2 + 12
 	switch {
 	case pl.Laser >= 2:
-		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotLaser2, x: fx + 24, y: y, vx: laserSpeed, w: 96, h: 14, damage: 3, slot: sl})
+		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotLaser2, x: fx + 24, y: y, vx: laserSpeed, damage: 3, slot: sl})
 	case pl.Laser == 1:
-		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotLaser1, x: fx, y: y - 12, vx: laserSpeed, w: 40, h: 10, damage: 1, slot: sl})
-		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotLaser1, x: fx, y: y + 12, vx: laserSpeed, w: 40, h: 10, damage: 1, slot: sl})
+		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotLaser1, x: fx, y: y - 12, vx: laserSpeed, damage: 1, slot: sl})
+		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotLaser1, x: fx, y: y + 12, vx: laserSpeed, damage: 1, slot: sl})
 	default:
-		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotNormal, x: fx, y: y, vx: shotSpeed, w: 32, h: 10, damage: 1, slot: sl})
+		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotNormal, x: fx, y: y, vx: shotSpeed, damage: 1, slot: sl})
 	}
 	if sh.Force == ecs.Nil {
 		return
@@ -133,10 +132,10 @@ func (s *Sim) fireShot(e ecs.Entity, slot int, pl *Player, sh *Ship, x, y float3
 	if f.Mode == ForceBack {
 		dir = -1
 	}
-	s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotForce, x: fp.X + dir*(forceSize/2+8), y: fp.Y, vx: dir * shotSpeed, w: 24, h: 12, damage: 1, slot: sl})
+	s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotForce, x: fp.X + dir*(forceSize/2+8), y: fp.Y, vx: dir * shotSpeed, damage: 1, slot: sl})
 	if f.Level >= 2 {
-		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotForce, x: fp.X, y: fp.Y - 20, vx: dir * 1300, vy: -360, w: 20, h: 12, damage: 1, slot: sl})
-		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotForce, x: fp.X, y: fp.Y + 20, vx: dir * 1300, vy: 360, w: 20, h: 12, damage: 1, slot: sl})
+		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotForce, x: fp.X, y: fp.Y - 20, vx: dir * 1300, vy: -360, damage: 1, slot: sl})
+		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotForce, x: fp.X, y: fp.Y + 20, vx: dir * 1300, vy: 360, damage: 1, slot: sl})
 	}
 }
 
@@ -161,11 +160,10 @@ func (s *Sim) sysForce() {
 		if fc.Lock > 0 {
 			fc.Lock--
 		}
+		attached := false
 		switch {
-		case f.Mode == ForceFront:
-			nx, ny = sp.X+forceAttachDX, sp.Y
-		case f.Mode == ForceBack:
-			nx, ny = sp.X-forceAttachDX, sp.Y
+		case f.Mode != ForceDetached:
+			nx, ny, attached = AttachedForcePos(f.Mode, sp.X, sp.Y)
 		case fc.Recall == 1:
 			vx, vy := aim(ox, oy, sp.X, sp.Y, forceRecallSpeed)
 			nx, ny = ox+vx/TickRate, oy+vy/TickRate
@@ -200,19 +198,35 @@ func (s *Sim) sysForce() {
 		if f.Mode == ForceDetached && fc.Lock == 0 &&
 			abs32(nx-sp.X) <= (shipW+forceSize)/2+4 && abs32(ny-sp.Y) <= (shipH+forceSize)/2+4 {
 			m := s.c.Force.Mut(fe)
+			m.Mode = ForceBack
 			if nx >= sp.X {
 				m.Mode = ForceFront
-				nx = sp.X + forceAttachDX
-			} else {
-				m.Mode = ForceBack
-				nx = sp.X - forceAttachDX
 			}
-			ny = sp.Y
+			nx, ny, attached = AttachedForcePos(m.Mode, sp.X, sp.Y)
 			fc.Recall = 0
 		}
 		s.setPos(fe, fp, nx, ny)
-		s.setVel(fe, s.c.Velocity.Get(fe), float32((nx-ox)*TickRate), float32((ny-oy)*TickRate))
+		if attached {
+			// Carried by its ship: the Force's own Velocity is 0 and clients place it from the
+			// ship (AttachedForcePos), so its Position is not sent (docs/PROTOCOL.md §5.7).
+			s.setVel(fe, s.c.Velocity.Get(fe), 0, 0)
+		} else {
+			s.setVel(fe, s.c.Velocity.Get(fe), float32((nx-ox)*TickRate), float32((ny-oy)*TickRate))
+		}
 	}
+}
+
+// AttachedForcePos is where a Force attached in mode (ForceFront or ForceBack) to a ship at
+// (shipX, shipY) is, in virtual px: 70 px in front of or behind the ship's centre. ok is false
+// for ForceDetached. Server and clients place attached Forces with it (docs/PROTOCOL.md §5.7).
+func AttachedForcePos(mode uint8, shipX, shipY float32) (x, y float32, ok bool) {
+	switch mode {
+	case ForceFront:
+		return shipX + forceAttachDX, shipY, true
+	case ForceBack:
+		return shipX - forceAttachDX, shipY, true
+	}
+	return 0, 0, false
 }
 
 // giveForce spawns the Force for ship e (flying in from the left edge,
@@ -227,7 +241,7 @@ func (s *Sim) giveForce(e ecs.Entity, sh *Ship) {
 		return
 	}
 	sp := s.c.Position.Get(e)
-	fe := s.spawn(KindForce, 1, -forceSize, sp.Y, 0, 0, forceSize, forceSize)
+	fe := s.spawn(KindForce, 1, -forceSize, sp.Y, 0, 0)
 	s.c.Force.Set(fe, Force{Owner: e, Mode: ForceDetached, Level: 1})
 	s.c.ForceCtl.Set(fe, ForceCtl{Recall: 1})
 	sh.Force = fe

@@ -30,6 +30,7 @@ const (
 	forceHitEvery    = 6   // ticks between Force contact damage
 	forceAttachLock  = 20  // ticks after a launch during which it cannot re-attach
 	powerUpSize      = 48
+	weakPointSize    = 72 // boss weak point, px square
 	powerUpDrift     = -60
 	maxLaser         = 2
 	maxForceLevel    = 3
@@ -45,7 +46,25 @@ var beamLevels = [4]struct {
 	damage uint16
 }{{}, {120, 24, 4}, {200, 44, 8}, {300, 72, 16}}
 
-// ChargeLevel returns the beam level 0..3 of a Player.Charge value
+// ChargeAt returns the beam charge 0..255 at tick of a ship whose Player.ChargeFrom is from
+// (0: fire not held): 0 for the first chargeDelay (10) ticks fire is held, then rising to 255
+// over chargeTicks (60) ticks. Server and clients compute it alike (docs/PROTOCOL.md §4).
+func ChargeAt(from uint32, tick ecs.Tick) uint8 {
+	if from == 0 || uint32(tick) < from {
+		return 0
+	}
+	return chargeOf(int(uint32(tick)-from) + 1)
+}
+
+// chargeOf is the beam charge 0..255 once fire has been held for held ticks (the press tick is 1).
+func chargeOf(held int) uint8 {
+	if held <= chargeDelay {
+		return 0
+	}
+	return uint8(min(255, (held-chargeDelay)*255/chargeTicks))
+}
+
+// ChargeLevel returns the beam level 0..3 of a charge value (ChargeAt)
 // (0: releasing fire fires no beam). Thresholds: 60, 150, 255.
 func ChargeLevel(charge uint8) int {
 	switch {
@@ -112,7 +131,6 @@ type bulletReq struct {
 	variant uint8
 	x, y    float32
 	vx, vy  float32
-	w, h    uint16
 	damage  uint16
 	slot    uint8
 	pierce  uint8
@@ -168,6 +186,8 @@ func NewSim(cfg Config) *Sim {
 	s.stageEnt = w.Create()
 	s.c.Kind.Set(s.stageEnt, Kind{Kind: KindStage})
 	s.c.Stage.Set(s.stageEnt, StageState{})
+	s.c.Position.Set(s.stageEnt, Position{}) // X: the scroll, moved by sysMove
+	s.c.Velocity.Set(s.stageEnt, Velocity{X: s.stage.ScrollSpeed})
 	for slot := 0; slot < n; slot++ {
 		e := w.Create()
 		s.ships[slot] = e
@@ -175,7 +195,7 @@ func NewSim(cfg Config) *Sim {
 		s.c.Velocity.Set(e, Velocity{})
 		s.c.Kind.Set(e, Kind{Kind: KindPlayer, Variant: uint8(slot)})
 		s.c.Player.Set(e, Player{Slot: uint8(slot), Lives: startLives, Flags: PlayerInvulnerable})
-		s.c.Size.Set(e, Size{shipW, shipH})
+		s.c.Size.Set(e, SizeOf(Kind{Kind: KindPlayer}))
 		s.c.Ship.Set(e, Ship{Invuln: invulnTicks})
 	}
 	return s
@@ -262,13 +282,13 @@ func (s *Sim) Step() {
 
 func (s *Sim) emit(ev Event) { s.events = append(s.events, ev) }
 
-// spawn creates a moving entity with Position, Velocity, Kind and Size.
-func (s *Sim) spawn(k EntityKind, variant uint8, x, y, vx, vy float32, w, h uint16) ecs.Entity {
+// spawn creates a moving entity with Position, Velocity, Kind and its Size (SizeOf).
+func (s *Sim) spawn(k EntityKind, variant uint8, x, y, vx, vy float32) ecs.Entity {
 	e := s.w.Create()
 	s.c.Position.Set(e, Position{x, y})
 	s.c.Velocity.Set(e, Velocity{vx, vy})
 	s.c.Kind.Set(e, Kind{Kind: k, Variant: variant})
-	s.c.Size.Set(e, Size{w, h})
+	s.c.Size.Set(e, SizeOf(Kind{Kind: k, Variant: variant}))
 	return e
 }
 
@@ -283,7 +303,7 @@ func (s *Sim) flushPending() {
 			s.spawnMinion(r.x, r.y)
 			continue
 		}
-		e := s.spawn(r.kind, r.variant, r.x, r.y, r.vx, r.vy, r.w, r.h)
+		e := s.spawn(r.kind, r.variant, r.x, r.y, r.vx, r.vy)
 		switch r.kind {
 		case KindPlayerBullet, KindBeam:
 			s.c.Shot.Set(e, Shot{Damage: r.damage, Slot: r.slot, Pierce: r.pierce})
@@ -295,14 +315,14 @@ func (s *Sim) flushPending() {
 }
 
 func (s *Sim) explosion(x, y float32, variant uint8) {
-	sz, life := uint16(64), uint16(24)
+	life := uint16(24)
 	switch variant {
 	case ExplosionBig:
-		sz, life = 128, 40
+		life = 40
 	case ExplosionBoss:
-		sz, life = 256, 30
+		life = 30
 	}
-	s.queue(bulletReq{kind: KindExplosion, variant: variant, x: x, y: y, w: sz, h: sz, life: life})
+	s.queue(bulletReq{kind: KindExplosion, variant: variant, x: x, y: y, life: life})
 }
 
 // setPos writes a Position and marks it changed only when it moved.
@@ -430,26 +450,49 @@ func (s *Sim) sysScroll() {
 		s.emit(Event{Kind: EventMusic, Song: s.stage.Sections[0].Song})
 	}
 	if s.bossSpawned {
+		s.setVel(s.stageEnt, s.c.Velocity.Get(s.stageEnt), 0, 0) // the scroll stops
 		return
 	}
-	st := s.c.Stage.Mut(s.stageEnt)
-	st.Scroll += s.stage.ScrollSpeed / TickRate
+	st := s.c.Stage.Get(s.stageEnt)
 	next := int(st.Section) + 1
-	if next < len(s.stage.Sections) && st.Scroll >= s.stage.Sections[next].At {
-		st.Section = uint8(next)
+	if next < len(s.stage.Sections) && s.Scroll() >= s.stage.Sections[next].At {
+		s.c.Stage.Mut(s.stageEnt).Section = uint8(next)
 		s.emit(Event{Kind: EventMusic, Song: s.stage.Sections[next].Song})
 	}
 }
+
+// ExpiresOutsideField reports whether entities of kind k are destroyed as soon as their Position
+// leaves the field (OutsideField): bullets, beams, enemies and power-ups. Clients delete them
+// alike, so the server sends no DEL_ENT for them (docs/PROTOCOL.md §5.6).
+func ExpiresOutsideField(k EntityKind) bool {
+	switch k {
+	case KindPlayerBullet, KindBeam, KindEnemyBullet, KindEnemy, KindPowerUp:
+		return true
+	}
+	return false
+}
+
+// ExpirySlack is how far (virtual px) past the field's edge a client deletes an entity that
+// ExpiresOutsideField by itself (docs/PROTOCOL.md §5.6): more than the 0.5 px dead-reckoning bound,
+// so a client never deletes what the server still has.
+const ExpirySlack = 1
+
+// OutsideField reports whether (x, y) virtual px is more than slack px outside the field: the
+// 1920×1080 playfield with a margin of 300 px on every side.
+func OutsideField(x, y, slack float32) bool {
+	m := offscreenMargin + slack
+	return x < -m || x > Width+m || y < -m || y > Height+m
+}
+
+// Scroll is how far the stage has scrolled, in px: the X of the stage singleton's Position.
+func (s *Sim) Scroll() float32 { return s.c.Position.Get(s.stageEnt).X }
 
 // sysCleanup destroys bullets, enemies and power-ups that left the playfield.
 func (s *Sim) sysCleanup() {
 	for it := s.qPK.Iter(); it.Next(); {
 		p, k := it.Get()
-		switch k.Kind {
-		case KindPlayerBullet, KindBeam, KindEnemyBullet, KindEnemy, KindPowerUp:
-			if p.X < -offscreenMargin || p.X > Width+offscreenMargin || p.Y < -offscreenMargin || p.Y > Height+offscreenMargin {
-				s.doomed = append(s.doomed, it.Entity())
-			}
+		if ExpiresOutsideField(k.Kind) && OutsideField(p.X, p.Y, 0) {
+			s.doomed = append(s.doomed, it.Entity())
 		}
 	}
 	s.flushDoomed()

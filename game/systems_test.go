@@ -134,7 +134,7 @@ func TestChargeLevels(t *testing.T) {
 		s := newTestSim(t, 1)
 		e := s.PlayerEntity(0)
 		step(s, tc.held, BtnFire)
-		charge := s.c.Player.Get(e).Charge
+		charge := ChargeAt(s.c.Player.Get(e).ChargeFrom, s.Tick())
 		wantCharge := (tc.held - chargeDelay) * 255 / chargeTicks
 		wantCharge = max(0, min(255, wantCharge))
 		if int(charge) != wantCharge {
@@ -144,7 +144,7 @@ func TestChargeLevels(t *testing.T) {
 			t.Errorf("held %d: level %d, want %d", tc.held, lvl, tc.wantLevel)
 		}
 		step(s, 1, 0) // release
-		if c := s.c.Player.Get(e).Charge; c != 0 {
+		if c := s.c.Player.Get(e).ChargeFrom; c != 0 {
 			t.Errorf("held %d: charge %d after release, want 0", tc.held, c)
 		}
 		beam := find(s, KindBeam)
@@ -520,9 +520,11 @@ func TestBossPhasesWeakPointAndVictory(t *testing.T) {
 	if !hasEvent(ev, Event{Kind: EventMusic, Song: 3}) {
 		t.Errorf("no boss music event in %v", ev)
 	}
-	st := s.c.Stage.Get(s.stageEnt)
-	if st.BossMaxHP != 20 || st.BossHP != 20 {
-		t.Errorf("stage boss HP %d/%d, want 20/20", st.BossHP, st.BossMaxHP)
+	if h := s.c.Health.Get(s.weak); h == nil || *h != (Health{HP: 20, MaxHP: 20}) {
+		t.Errorf("weak point Health %+v, want 20/20", h)
+	}
+	if s.c.Health.Has(s.boss) {
+		t.Error("the boss body has a Health (the boss's hit points are the weak point's)")
 	}
 	for i := 0; i < 600 && s.c.Boss.Get(s.boss).Phase == 0; i++ {
 		step(s, 1, 0)
@@ -531,9 +533,9 @@ func TestBossPhasesWeakPointAndVictory(t *testing.T) {
 		t.Fatalf("boss phase %d after entering, want 1", ph)
 	}
 	// Scroll stops while the boss is on screen.
-	sc := s.c.Stage.Get(s.stageEnt).Scroll
+	sc := s.Scroll()
 	step(s, 10, 0)
-	if s.c.Stage.Get(s.stageEnt).Scroll != sc {
+	if s.Scroll() != sc {
 		t.Error("scroll advances during the boss fight")
 	}
 	weak := s.weak
@@ -573,9 +575,6 @@ func TestBossPhasesWeakPointAndVictory(t *testing.T) {
 	step(s, fireCooldown, 0)
 	if hp := s.c.Health.Get(weak).HP; hp != hp0-1 {
 		t.Fatalf("open weak point HP %d after one shot, want %d", hp, hp0-1)
-	}
-	if st := s.c.Stage.Get(s.stageEnt); st.BossHP != hp0-1 || s.c.Health.Get(s.boss).HP != hp0-1 {
-		t.Errorf("Stage.BossHP %d, boss body HP %d, want both %d", st.BossHP, s.c.Health.Get(s.boss).HP, hp0-1)
 	}
 	// Below 50%: phase 2.
 	s.c.Health.Get(weak).HP = 10
@@ -635,10 +634,11 @@ func TestScrollAndWaveSpawns(t *testing.T) {
 	  "boss": {"at": 9000, "kind": "small", "hp": 5, "song": 2,
 	    "phases": [{"below": 100, "pattern": "ring", "interval": 30, "bullets": 8, "speed": 200, "open": 30, "closed": 0}]}}`)
 	s := NewSim(Config{Seed: 1, Players: 1, Stage: st})
-	// The spawn system runs before the scroll system: step t spawns what
-	// the scroll reached after step t-1 (2 px per tick at 120 px/s).
+	// The scroll (the stage singleton's Position) moves in the move system,
+	// before the spawn system: step t spawns what the scroll reached at
+	// step t (2 px per tick at 120 px/s).
 	for tick := 1; tick <= 25; tick++ {
-		scroll := float32(2 * (tick - 1))
+		scroll := float32(2 * tick)
 		want := 0
 		for _, w := range st.Waves {
 			for i := 0; i < w.Count; i++ {
@@ -649,7 +649,7 @@ func TestScrollAndWaveSpawns(t *testing.T) {
 		}
 		step(s, 1, 0)
 		if got := count(s, KindEnemy, -1); got != want {
-			t.Errorf("tick %d (scroll before %v): %d enemies, want %d", tick, scroll, got, want)
+			t.Errorf("tick %d (scroll %v): %d enemies, want %d", tick, scroll, got, want)
 		}
 	}
 	if got := count(s, KindEnemy, int(EnemyTurret)); got != 1 {
@@ -661,7 +661,7 @@ func TestDifficultyScalesWithPlayers(t *testing.T) {
 	hp := func(players int) uint16 {
 		s := NewSim(Config{Seed: 1, Players: players, Stage: mustParse(t, "boss.json", bossStage)})
 		step(s, 1, 0)
-		return s.c.Stage.Get(s.stageEnt).BossMaxHP
+		return s.c.Health.Get(s.weak).MaxHP
 	}
 	h1, h4 := hp(1), hp(4)
 	if h1 != 20 || h4 <= h1 {

@@ -68,6 +68,7 @@ type item struct {
 	hp     uint16
 	hasHP  bool
 	player game.Player
+	charge uint8 // beam charge 0..255 at the frame's tick (game.ChargeAt)
 	isSelf bool
 	force  game.Force
 	boss   game.Boss
@@ -86,7 +87,9 @@ type drawList struct {
 	items  []item
 	stage  game.StageState
 	hasStg bool
-	self   int // slot, -1 unknown
+	scroll float32     // px the stage has scrolled: the stage singleton's drawn X
+	bossHP game.Health // the boss weak point's Health (boss bar); MaxHP 0 without a boss
+	self   int         // slot, -1 unknown
 	q      *ecs.Query1[game.Kind]
 	qw     *ecs.World
 	born   map[ecs.Entity]int // frame an explosion entity was first drawn
@@ -142,6 +145,7 @@ func (d *drawList) collect(f *netflow.Frame, hud *[game.MaxPlayers]playerHUD) {
 	d.items = d.items[:0]
 	d.self = f.Slot
 	d.hasStg = false
+	d.bossHP = game.Health{}
 	if d.q == nil || d.qw != f.World {
 		d.q, d.qw = ecs.NewQuery1[game.Kind](f.World), f.World
 	}
@@ -154,8 +158,16 @@ func (d *drawList) collect(f *netflow.Frame, hud *[game.MaxPlayers]playerHUD) {
 		if k.Kind == game.KindStage {
 			if s := c.Stage.Get(e); s != nil {
 				d.stage, d.hasStg = *s, true
+				if x, _, ok := f.Pos(e); ok {
+					d.scroll = x
+				}
 			}
 			continue
+		}
+		if k.Kind == game.KindBossWeakPoint {
+			if h := c.Health.Get(e); h != nil {
+				d.bossHP = *h
+			}
 		}
 		x, y, ok := f.Pos(e)
 		if !ok {
@@ -173,9 +185,9 @@ func (d *drawList) collect(f *netflow.Frame, hud *[game.MaxPlayers]playerHUD) {
 		switch k.Kind {
 		case game.KindPlayer:
 			if p := c.Player.Get(e); p != nil {
-				in.player = *p
+				in.player, in.charge = *p, game.ChargeAt(p.ChargeFrom, f.Tick)
 				if int(p.Slot) < len(hud) {
-					hud[p.Slot] = playerHUD{present: true, score: p.Score, lives: p.Lives, charge: p.Charge, dead: p.Flags&game.PlayerDead != 0}
+					hud[p.Slot] = playerHUD{present: true, score: p.Score, lives: p.Lives, charge: in.charge, dead: p.Flags&game.PlayerDead != 0}
 				}
 			}
 			in.isSelf = e == f.Self
@@ -224,7 +236,7 @@ func (a *app) drawGame(dst *ebiten.Image) int {
 	d := &a.draw
 	a.link.Frame(func(f *netflow.Frame) { d.collect(f, &a.scores) })
 	if d.hasStg {
-		a.scroll = d.stage.Scroll
+		a.scroll = d.scroll
 	} else {
 		a.scroll += 2
 	}
@@ -386,8 +398,8 @@ func (a *app) drawItem(dst *ebiten.Image, sp *sprites, it *item) {
 			return
 		}
 		drawSprite(dst, sp.ship[int(it.player.Slot)%4], it.x, it.y, it.w*1.15, it.h*1.15, 1, flash)
-		if it.player.Charge > 20 { // charging glow at the nose
-			k := float32(it.player.Charge) / 255
+		if it.charge > 20 { // charging glow at the nose
+			k := float32(it.charge) / 255
 			drawGlow(dst, sp.glow, it.x+it.w*0.6, it.y, 10+30*k, color.RGBA{120, 190, 255, 255}, 0.5+0.5*k)
 		}
 		if !it.isSelf && a.ui != nil { // slot tag above the other players
@@ -522,8 +534,8 @@ func (a *app) drawHUD(dst *ebiten.Image) {
 		vector.DrawFilledRect(dst, mx+3, my+3, (mw-6)*charge, mh-6, col, false)
 	}
 	// boss bar
-	if st := a.draw.stage; a.draw.hasStg && st.BossMaxHP > 0 {
-		k := float32(st.BossHP) / float32(st.BossMaxHP)
+	if h := a.draw.bossHP; h.MaxHP > 0 {
+		k := float32(h.HP) / float32(h.MaxHP)
 		bx, bw := float32(Width/2-400), float32(800)
 		u.text(dst, "BOSS", u.small, float64(bx-14), 26, alignEnd, color.RGBA{255, 120, 120, 255})
 		vector.DrawFilledRect(dst, bx, 24, bw, 22, color.RGBA{40, 0, 0, 200}, false)

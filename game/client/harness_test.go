@@ -34,11 +34,12 @@ func demoWorld(n int) *netflow.LocalWorld {
 	c := lw.C
 	stage := lw.W.Create()
 	c.Kind.Set(stage, game.Kind{Kind: game.KindStage})
-	c.Stage.Set(stage, game.StageState{Scroll: 1000, BossHP: 140, BossMaxHP: 200})
+	c.Stage.Set(stage, game.StageState{Section: 1})
+	c.Position.Set(stage, game.Position{X: 1000})
 	var ships [4]ecs.Entity
 	for slot := 0; slot < 4; slot++ {
 		e := lw.Spawn(game.KindPlayer, uint8(slot), 260+float32(slot%2)*140, 260+float32(slot)*170, 96, 40)
-		c.Player.Set(e, game.Player{Slot: uint8(slot), Lives: uint8(3 - slot%3), Score: uint32(1200 * (slot + 1)), Charge: uint8(slot * 80)})
+		c.Player.Set(e, game.Player{Slot: uint8(slot), Lives: uint8(3 - slot%3), Score: uint32(1200 * (slot + 1)), ChargeFrom: uint32(max(1, 200-slot*40))})
 		ships[slot] = e
 	}
 	lw.Self, lw.Slot = ships[0], 0
@@ -53,7 +54,6 @@ func demoWorld(n int) *netflow.LocalWorld {
 	}
 	boss := lw.Spawn(game.KindBoss, game.BossBig, 1650, 540, 360, 560)
 	c.Boss.Set(boss, game.Boss{Phase: 1, WeakOpen: 1})
-	c.Health.Set(boss, game.Health{HP: 140, MaxHP: 200})
 	weak := lw.Spawn(game.KindBossWeakPoint, 1, 1560, 540, 64, 64)
 	c.Health.Set(weak, game.Health{HP: 140, MaxHP: 200})
 	for i := 0; i < 6; i++ {
@@ -78,8 +78,7 @@ func demoWorld(n int) *netflow.LocalWorld {
 	lw.Step = func(w *netflow.LocalWorld) {
 		t++
 		w.W.Advance()
-		st := w.C.Stage.Mut(stage)
-		st.Scroll += 2
+		w.C.Position.Mut(stage).X += 2
 		for it := q.Iter(); it.Next(); {
 			p, k := it.Get()
 			switch k.Kind {

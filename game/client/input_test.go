@@ -74,8 +74,8 @@ func TestCollectDrawList(t *testing.T) {
 	if len(d.items) != 99 { // every entity but the stage singleton
 		t.Fatalf("%d items, want 99", len(d.items))
 	}
-	if !d.hasStg || d.stage.BossMaxHP != 200 {
-		t.Fatalf("stage %+v", d.stage)
+	if !d.hasStg || d.scroll != 1000 || d.bossHP != (game.Health{HP: 140, MaxHP: 200}) {
+		t.Fatalf("stage %+v scroll %v boss %+v", d.stage, d.scroll, d.bossHP)
 	}
 	for slot, p := range hud {
 		if !p.present || p.score != uint32(1200*(slot+1)) {

@@ -260,8 +260,7 @@ func newInstance(m *Manager, code string, members []lobby.Member, sock transport
 		done:    make(chan struct{}),
 	}
 	in.sim = game.NewSim(game.Config{Seed: m.cfg.Seed(), Players: len(members), Stage: m.cfg.Stage})
-	in.tracker = replication.NewTracker(in.sim.World())
-	in.tracker.DeadReckon(game.CompPosition, game.CompVelocity, DeadReckonPx, game.TickRate)
+	in.tracker = NewTracker(in.sim)
 	in.sim.World().ClearEvents()
 	for i, mem := range members {
 		p := &peer{member: mem, slot: i}
@@ -784,4 +783,25 @@ func (in *Instance) View(fn func(sim *game.Sim)) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	fn(in.sim)
+}
+
+// NewTracker prepares the replication of sim's world as an instance does it (docs/PROTOCOL.md
+// §5.3–5.6): dead reckoning within DeadReckonPx, Position and Velocity packed as Motion, and no
+// DEL_ENT for entities that clients delete by themselves when they leave the field.
+func NewTracker(sim *game.Sim) *replication.Tracker {
+	tr := replication.NewTracker(sim.World())
+	tr.DeadReckon(game.CompPosition, game.CompVelocity, DeadReckonPx, game.TickRate)
+	tr.PackMotion()
+	tr.PackSpawn(game.CompKind)
+	c := sim.Components()
+	kinds := c.Kind
+	tr.Derived(func(e ecs.Entity) bool {
+		f := c.Force.Get(e)
+		return f != nil && f.Mode != game.ForceDetached
+	})
+	tr.SelfExpiry(func(e ecs.Entity) bool {
+		k := kinds.Get(e)
+		return k != nil && game.ExpiresOutsideField(k.Kind)
+	}, func(x, y float32) bool { return game.OutsideField(x, y, game.ExpirySlack) })
+	return tr
 }

@@ -30,6 +30,7 @@ type Mirror struct {
 
 	dr           bool
 	drPos, drVel ecs.ComponentID
+	spawnWith    ecs.ComponentID // the 2-byte component of a Spawn record (Kind)
 	rate         float32
 	anchors      []anchor
 	scratch      [16]byte
@@ -47,6 +48,10 @@ type anchor struct {
 func (m *Mirror) DeadReckon(pos, vel ecs.ComponentID, tickRate float32) {
 	m.dr, m.drPos, m.drVel, m.rate = true, pos, vel, tickRate
 }
+
+// PackSpawn names the component (the entity's Kind, 2 bytes) whose value leads a Spawn record
+// (Tracker.PackSpawn); a Spawn is applied as that component, then Position and Velocity.
+func (m *Mirror) PackSpawn(kind ecs.ComponentID) { m.spawnWith = kind }
 
 // Advance sets the Position of every dead-reckoned entity to where it is at server tick tick:
 // its last received Position moved by its Velocity (Extrapolate). OnComponent is called for each.
@@ -78,8 +83,7 @@ func (m *Mirror) Advance(tick uint32) {
 		}
 		x, y := Extrapolate(a.x, a.y, vx, vy, float32(n), m.rate)
 		b := m.scratch[:8]
-		binary.LittleEndian.PutUint32(b, math.Float32bits(x))
-		binary.LittleEndian.PutUint32(b[4:], math.Float32bits(y))
+		putXY(b, x, y)
 		if err := ps.SetWire(e, b); err == nil && m.OnComponent != nil {
 			m.OnComponent(e, m.drPos)
 		}
@@ -143,27 +147,62 @@ func (m *Mirror) ApplyEntity(c *wire.Entity, tick uint32) error {
 		if !ok {
 			break
 		}
-		if int(id) < MaxReplicated {
-			if last := m.compTick[i][id]; last != 0 && int32(tick-last) < 0 {
-				continue
+		if id == wire.CompSpawn && m.dr && m.spawnWith != 0 {
+			// Kind + Motion: applied as the three components.
+			if err := m.set(e, i, uint16(m.spawnWith), data[:2], tick); err != nil {
+				return err
 			}
-			m.compTick[i][id] = tick
+			id, data = wire.CompMotion, data[2:]
 		}
-		st := m.W.Store(ecs.ComponentID(id))
-		if st == nil {
-			return ErrUnknownComponent
+		if id == wire.CompMotion && m.dr {
+			// Position and Velocity in one fixed-point record: applied as the two components.
+			x, y, vx, vy := wire.ParseMotion(data)
+			pb, vb := m.scratch[:8], m.scratch[8:16]
+			putXY(pb, x, y)
+			putXY(vb, vx, vy)
+			if err := m.set(e, i, uint16(m.drPos), pb, tick); err != nil {
+				return err
+			}
+			if err := m.set(e, i, uint16(m.drVel), vb, tick); err != nil {
+				return err
+			}
+			continue
 		}
-		if err := st.SetWire(e, data); err != nil {
+		if err := m.set(e, i, id, data, tick); err != nil {
 			return err
-		}
-		if m.dr && ecs.ComponentID(id) == m.drPos && len(data) >= 8 {
-			m.setAnchor(e, data, tick)
-		}
-		if m.OnComponent != nil {
-			m.OnComponent(e, ecs.ComponentID(id))
 		}
 	}
 	return nil
+}
+
+// set applies component id (wire encoding data) of e, whose index is i, from a datagram of
+// server tick tick, unless a newer value is held (latest-wins).
+func (m *Mirror) set(e ecs.Entity, i int, id uint16, data []byte, tick uint32) error {
+	if int(id) < MaxReplicated {
+		if last := m.compTick[i][id]; last != 0 && int32(tick-last) < 0 {
+			return nil
+		}
+		m.compTick[i][id] = tick
+	}
+	st := m.W.Store(ecs.ComponentID(id))
+	if st == nil {
+		return ErrUnknownComponent
+	}
+	if err := st.SetWire(e, data); err != nil {
+		return err
+	}
+	if m.dr && ecs.ComponentID(id) == m.drPos && len(data) >= 8 {
+		m.setAnchor(e, data, tick)
+	}
+	if m.OnComponent != nil {
+		m.OnComponent(e, ecs.ComponentID(id))
+	}
+	return nil
+}
+
+func putXY(b []byte, x, y float32) {
+	binary.LittleEndian.PutUint32(b, math.Float32bits(x))
+	binary.LittleEndian.PutUint32(b[4:], math.Float32bits(y))
 }
 
 // aliveAt returns the live entity holding index idx, or Nil (a linear scan: only when an index
@@ -194,6 +233,17 @@ func (m *Mirror) destroy(e ecs.Entity) {
 		m.OnDestroy(e)
 	}
 	m.W.Destroy(e)
+}
+
+// Bury tombstones entity id without removing it: no later ENTITY changes or revives it, and it is
+// no longer dead-reckoned. DelEnt removes it (a client that shows deletions on its render
+// timeline buries on DEL_ENT and removes when the timeline gets there).
+func (m *Mirror) Bury(id uint64) {
+	e := ecs.Entity(id)
+	m.bury(e)
+	if i := int(e.Index()); i < len(m.anchors) && m.anchors[i].gen == e.Generation() {
+		m.anchors[i].ok = false
+	}
 }
 
 // DelEnt applies DEL_ENT: the entity is removed and tombstoned.

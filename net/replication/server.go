@@ -31,6 +31,9 @@ type entityRec struct {
 	sent  [MaxReplicated]ecs.Tick // change tick+1 last sent
 	at    [MaxReplicated]ecs.Tick // Clock of that send
 	ever  bool                    // something about this entity was sent
+	// expires: the client deletes this entity by itself once its Position is outside
+	// (Tracker.SelfExpiry), learnt when it was first sent
+	expires bool
 	// dead reckoning: the newest Position and Velocity the client acknowledged
 	apX, apY float32
 	apT      ecs.Tick // world tick of that Position
@@ -71,6 +74,55 @@ type Tracker struct {
 	dr             bool
 	drPos, drVel   ecs.ComponentID
 	drThresh, rate float32
+	motion         bool
+	spawnWith      ecs.ComponentID // PackSpawn's component, 0 = none
+
+	expires func(e ecs.Entity) bool
+	outside func(x, y float32) bool
+	derived func(e ecs.Entity) bool
+}
+
+// Derived tells the Writers which entities' Position clients compute from their other
+// components (docs/PROTOCOL.md §5.7: a Force attached to its ship): while derived(e) holds and
+// the client has acknowledged the current value of every other replicated component of e, its
+// Position and Velocity are left out. Needs DeadReckon.
+func (t *Tracker) Derived(derived func(e ecs.Entity) bool) { t.derived = derived }
+
+// SelfExpiry tells the Writers which entities clients delete by themselves (docs/PROTOCOL.md
+// §5.6): expires(e) reports, while e is alive, whether it is one of them; outside(x, y) whether
+// a client deletes it when its Position is (x, y) px. When such an entity is destroyed, a Writer
+// sends no DEL_ENT if the one Position and Velocity the client can hold for it (acknowledged,
+// nothing newer in flight) dead-reckon to a point outside at the tick of the destruction.
+// Needs DeadReckon.
+func (t *Tracker) SelfExpiry(expires func(e ecs.Entity) bool, outside func(x, y float32) bool) {
+	t.expires, t.outside = expires, outside
+}
+
+// PackMotion makes the Writers send the dead-reckoned Position and Velocity (DeadReckon) of an
+// entity together as one Motion record (wire.CompMotion, docs/PROTOCOL.md §4: fixed point,
+// 18 bytes instead of 2 × 18), whenever either goes out and both fit its range; out of range
+// they go as separate f32 records. Dead reckoning then works from the values the client
+// decodes. Call after DeadReckon.
+func (t *Tracker) PackMotion() { t.motion = t.dr }
+
+// PackSpawn makes a Motion that goes out together with component kind (2 bytes, the entity's
+// Kind) travel as one Spawn record (wire.CompSpawn, docs/PROTOCOL.md §4: 20 bytes instead of
+// 18 + 12) — in practice an entity's first ENTITY. Call after PackMotion.
+func (t *Tracker) PackSpawn(kind ecs.ComponentID) {
+	if st := t.W.Store(kind); t.motion && st != nil && st.Size() == 2 {
+		t.spawnWith = kind
+	}
+}
+
+// clientMotion returns the Position and Velocity a client holds once they are sent now: the
+// Motion quantisation of (x, y, vx, vy) when packing is on and they fit, else the values.
+func (t *Tracker) clientMotion(x, y, vx, vy float32) (float32, float32, float32, float32, bool) {
+	if t.motion {
+		if qx, qy, qvx, qvy, ok := wire.QuantizeMotion(x, y, vx, vy); ok {
+			return qx, qy, qvx, qvy, true
+		}
+	}
+	return x, y, vx, vy, false
 }
 
 // DeadReckon turns on dead reckoning (docs/PROTOCOL.md §5.3): a Position that a client can
@@ -148,7 +200,10 @@ type Writer struct {
 	EntitiesSent, ComponentsSent uint64
 	// ReckonedSkips counts Positions not sent because the client computes them.
 	ReckonedSkips uint64
-	scratch       [64]byte
+	// SelfExpired counts DEL_ENT not needed because the client deletes the entity by itself
+	// (Tracker.SelfExpiry).
+	SelfExpired uint64
+	scratch     [64]byte
 }
 
 // NewWriter starts a client with an empty baseline: its first snapshots carry every entity.
@@ -173,9 +228,32 @@ func (w *Writer) Destroyed(e ecs.Entity) bool {
 	if i >= len(w.recs) || w.recs[i].gen != e.Generation() {
 		return false
 	}
-	ever := w.recs[i].ever
-	w.recs[i] = entityRec{}
+	r := &w.recs[i]
+	ever := r.ever
+	if ever && w.selfExpires(r) {
+		ever = false
+		w.SelfExpired++
+	}
+	*r = entityRec{}
 	return ever
+}
+
+// selfExpires reports whether the client deletes the entity of r by itself at the current tick:
+// the only anchor it can hold (acknowledged, and no newer Position or Velocity sent) reckons
+// to a Position outside (Tracker.SelfExpiry).
+func (w *Writer) selfExpires(r *entityRec) bool {
+	t := w.t
+	if !r.expires || t.outside == nil || !t.dr || !r.ap || !r.av {
+		return false
+	}
+	if r.sp && (r.spT != r.apT || r.spX != r.apX || r.spY != r.apY || r.svX != r.avX || r.svY != r.avY) {
+		return false // a newer anchor is (or was) in flight: the client may hold either
+	}
+	if r.sent[t.drVel] > r.acked[t.drVel] || r.sent[t.drPos] > r.acked[t.drPos] {
+		return false
+	}
+	x, y := Extrapolate(r.apX, r.apY, r.avX, r.avY, float32(int32(t.W.Tick()-r.apT)), t.rate)
+	return t.outside(x, y)
 }
 
 // Removed reports whether the client must be told (DEL_COMP) that e lost component id: true when
@@ -250,8 +328,9 @@ func (w *Writer) reckon(e ecs.Entity, r *entityRec, want *[MaxReplicated]bool, w
 	if !want[t.drPos] {
 		return
 	}
-	vx, vy := readXY(vs.AppendWire(w.scratch[:0], e))
 	x, y := readXY(ps.AppendWire(w.scratch[:0], e))
+	vx, vy := readXY(vs.AppendWire(w.scratch[:0], e))
+	_, _, vx, vy, _ = t.clientMotion(x, y, vx, vy) // the Velocity as the client would hold it
 	near := func(ax, ay float32, at ecs.Tick) bool {
 		px, py := Extrapolate(ax, ay, vx, vy, float32(int32(wnow-at)), t.rate)
 		return abs32(px-x) <= t.drThresh && abs32(py-y) <= t.drThresh
@@ -299,6 +378,7 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 		}
 		r := w.rec(e)
 		var want [MaxReplicated]bool
+		othersAcked := true // every component but Position and Velocity acknowledged as it is
 		for _, st := range t.stores {
 			if !st.Has(e) {
 				continue
@@ -308,16 +388,42 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 			if ch <= r.acked[id] {
 				continue
 			}
+			if id != t.drPos && id != t.drVel {
+				othersAcked = false
+			}
 			if ch <= r.sent[id] && now-r.at[id] < w.ResendTicks {
 				continue // in flight
 			}
 			want[id] = true
 		}
+		if t.dr && t.derived != nil && othersAcked && t.derived(e) {
+			want[t.drPos], want[t.drVel] = false, false // the client computes them
+		}
 		if t.dr {
 			w.reckon(e, r, &want, wnow)
 		}
+		// Position and Velocity as one Motion record (PackMotion).
+		packed := false
+		var mx, my, mvx, mvy float32
+		if t.motion && want[t.drPos] {
+			if ps, vs := t.W.Store(t.drPos), t.W.Store(t.drVel); vs != nil && vs.Has(e) {
+				x, y := readXY(ps.AppendWire(w.scratch[:0], e))
+				vx, vy := readXY(vs.AppendWire(w.scratch[:0], e))
+				mx, my, mvx, mvy, packed = t.clientMotion(x, y, vx, vy)
+			}
+		}
 		nc := 0
 		size := wire.EntityOverhead
+		spawn := false
+		if packed {
+			want[t.drPos], want[t.drVel] = false, false
+			nc = 1
+			size += wire.ComponentOverhead + 8
+			if t.spawnWith != 0 && want[t.spawnWith] {
+				spawn, want[t.spawnWith] = true, false
+				size += 2
+			}
+		}
 		for _, st := range t.stores {
 			if id := st.ID(); want[id] {
 				comps[nc] = uint8(id)
@@ -328,13 +434,45 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 		if nc == 0 {
 			continue
 		}
-		if len(buf)+size > limit || s.n+nc > maxEntries {
+		entries := nc
+		if packed {
+			entries++ // one record, two baseline entries
+		}
+		if spawn {
+			entries++ // and a third
+		}
+		if len(buf)+size > limit || s.n+entries > maxEntries {
 			w.cursor = idx
 			return buf, true
 		}
 		var start int
 		buf, start = wire.BeginEntity(buf, uint64(e))
-		for i := 0; i < nc; i++ {
+		i0 := 0
+		if packed {
+			i0 = 1
+			ids := [3]ecs.ComponentID{t.drPos, t.drVel, t.spawnWith}
+			n := 2
+			if spawn {
+				n = 3
+				buf = wire.AppendComponentHeader(buf, wire.CompSpawn, 10)
+				buf = t.W.Store(t.spawnWith).AppendWire(buf, e)
+			} else {
+				buf = wire.AppendComponentHeader(buf, wire.CompMotion, 8)
+			}
+			buf, _ = wire.AppendMotion(buf, mx, my, mvx, mvy)
+			for _, id := range ids[:n] {
+				ch := t.W.Store(id).ChangedAt(e) + 1
+				r.sent[id], r.at[id] = ch, now
+				en := entry{index: e.Index(), gen: e.Generation(), comp: uint8(id), tick: ch, wt: wnow, x: mx, y: my}
+				if id == t.drVel {
+					en.x, en.y = mvx, mvy
+				}
+				s.e[s.n] = en
+				s.n++
+			}
+			r.spX, r.spY, r.spT, r.spAt, r.sp, r.svX, r.svY = mx, my, wnow, now, true, mvx, mvy
+		}
+		for i := i0; i < nc; i++ {
 			id := ecs.ComponentID(comps[i])
 			st := t.W.Store(id)
 			buf = wire.AppendComponentHeader(buf, uint16(id), st.Size())
@@ -356,6 +494,9 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 			s.n++
 		}
 		buf = wire.EndEntity(buf, start, uint8(nc))
+		if !r.ever && t.expires != nil {
+			r.expires = t.expires(e)
+		}
 		r.ever = true
 		w.EntitiesSent++
 		w.ComponentsSent += uint64(nc)

@@ -180,23 +180,18 @@ type offlineInstance struct {
 	snaps   uint64 // snapshots (per client)
 	capped  uint64 // snapshots cut at MaxDatagramsPerSnapshot with entities left out
 	simOnly bool   // no replication (to split the tick cost)
+	// onDatagram, when set, sees client c's snapshot datagrams (header included) and the
+	// reliable commands' bytes (n, for DEL_ENT/DEL_COMP of entity e).
+	onDatagram func(c int, b []byte)
+	onReliable func(c int, e ecs.Entity, n int)
 }
-
-// deadReckoner is Tracker.DeadReckon (docs/PROTOCOL.md §5.3), looked up dynamically so the
-// benchmarks build with and without it.
-type deadReckoner interface {
-	DeadReckon(pos, vel ecs.ComponentID, thresholdPx, tickRate float32)
-}
-
-// deadReckonPx is net/instance.DeadReckonPx at the time of writing.
-const deadReckonPx = 0.5
 
 func newOfflineInstance(stage *game.Stage, seed uint64, players int, dr bool) *offlineInstance {
 	o := &offlineInstance{clients: players}
 	o.sim = game.NewSim(game.Config{Seed: seed, Players: players, Stage: stage})
 	o.tr = replication.NewTracker(o.sim.World())
 	if dr {
-		any(o.tr).(deadReckoner).DeadReckon(game.CompPosition, game.CompVelocity, deadReckonPx, game.TickRate)
+		o.tr = instance.NewTracker(o.sim) // as the server replicates
 	}
 	o.sim.World().ClearEvents()
 	for range players {
@@ -227,9 +222,12 @@ func (o *offlineInstance) step(in *[game.MaxPlayers]game.Buttons) {
 	for i := range evs {
 		switch evs[i].Kind {
 		case ecs.EventDestroyed:
-			for _, wr := range o.ws {
+			for c, wr := range o.ws {
 				if wr.Destroyed(evs[i].Entity) {
 					o.bytes += 5 + 11 // REL + DEL_ENT
+					if o.onReliable != nil {
+						o.onReliable(c, evs[i].Entity, 16)
+					}
 				}
 			}
 		case ecs.EventRemoved:
@@ -257,6 +255,9 @@ func (o *offlineInstance) step(in *[game.MaxPlayers]game.Buttons) {
 			var more bool
 			b, more = wr.AppendSnapshot(b, wire.MaxDatagram, o.seq[c])
 			o.bytes += uint64(len(b))
+			if o.onDatagram != nil {
+				o.onDatagram(c, b)
+			}
 			o.dgrams++
 			o.ring[c][o.tail[c]] = sentRec{seq: o.seq[c], tick: now}
 			o.tail[c] = (o.tail[c] + 1) % 64
@@ -281,7 +282,7 @@ func (o *offlineInstance) step(in *[game.MaxPlayers]game.Buttons) {
 // alone, without replication.
 func BenchmarkInstanceTick(b *testing.B) {
 	const players, seed = 4, 42
-	_, dr := any(&replication.Tracker{}).(deadReckoner)
+	const dr = true // replicate as net/instance does
 	for _, name := range []string{"short", "stage1", "stage1-busiest", "stage1-busiest-sim-only"} {
 		stageName, simOnly := name, strings.HasSuffix(name, "-sim-only")
 		if strings.HasPrefix(name, "stage1") {
@@ -359,7 +360,6 @@ func busiestWindow(stage *game.Stage, seed uint64, players int, inputs [][game.M
 // stage and over its busiest 10 s; also the 99th-percentile tick time.
 func BenchmarkReplicationOffline(b *testing.B) {
 	const seed = 42
-	_, haveDR := any(&replication.Tracker{}).(deadReckoner)
 	for _, players := range []int{1, 2, 4} {
 		for _, name := range []string{"short", "stage1"} {
 			stage, err := game.LoadStage(name)
@@ -369,10 +369,7 @@ func BenchmarkReplicationOffline(b *testing.B) {
 			inputs := recordInputs(b, stage, seed, players)
 			from, to := busiestWindow(stage, seed, players, inputs, 10*game.TickRate)
 			for _, dr := range []bool{false, true} {
-				b.Run(fmt.Sprintf("%dp/", players)+name+map[bool]string{false: "/delta", true: "/delta+deadreckoning"}[dr], func(b *testing.B) {
-					if dr && !haveDR {
-						b.Skip("replication.Tracker has no DeadReckon")
-					}
+				b.Run(fmt.Sprintf("%dp/", players)+name+map[bool]string{false: "/delta", true: "/instance"}[dr], func(b *testing.B) {
 					var sent, full, busySent, busyFull, secs, busySecs float64
 					var snaps, capped, busySnaps, busyCapped float64
 					var durs []time.Duration

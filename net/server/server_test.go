@@ -12,6 +12,7 @@ import (
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/session"
+	"github.com/rtype/rtype/net/wire"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -29,6 +30,8 @@ type entitySnap struct {
 	other  string
 	x, y   float32
 	hasPos bool
+	vx, vy float32
+	hasVel bool
 }
 
 // snapshotWorld takes every entity's replicated components, for comparing a client's mirror with
@@ -47,11 +50,16 @@ func snapshotWorld(w *ecs.World) map[ecs.Entity]entitySnap {
 				s.x, s.y, s.hasPos = p.X, p.Y, true
 				continue
 			}
+			if st.ID() == game.CompVelocity {
+				v := ecs.StoreOf[game.Velocity](w).Get(e)
+				s.vx, s.vy, s.hasVel = v.X, v.Y, true
+				continue
+			}
 			b = append(b, byte(st.ID()))
 			b = st.AppendWire(b, e)
 		}
 		s.other = string(b)
-		if len(b) > 0 || s.hasPos {
+		if len(b) > 0 || s.hasPos || s.hasVel {
 			out[e] = s
 		}
 	})
@@ -62,13 +70,19 @@ func snapshotWorld(w *ecs.World) map[ecs.Entity]entitySnap {
 // (net/instance.DeadReckonPx) plus float rounding.
 const PositionTolerance = instance.DeadReckonPx + 0.01
 
+// VelocityTolerance is how far a mirror's Velocity may be from the server's: half a Motion step
+// (1/16 px/s, docs/PROTOCOL.md §4).
+const VelocityTolerance = 0.5/wire.MotionVelScale + 1e-4
+
 // same reports whether a mirror's entity matches the server's.
 func same(got, want entitySnap) bool {
-	if got.other != want.other || got.hasPos != want.hasPos {
+	if got.other != want.other || got.hasPos != want.hasPos || got.hasVel != want.hasVel {
 		return false
 	}
 	dx, dy := got.x-want.x, got.y-want.y
-	return dx*dx <= PositionTolerance*PositionTolerance && dy*dy <= PositionTolerance*PositionTolerance
+	dvx, dvy := got.vx-want.vx, got.vy-want.vy
+	return dx*dx <= PositionTolerance*PositionTolerance && dy*dy <= PositionTolerance*PositionTolerance &&
+		dvx*dvx <= VelocityTolerance*VelocityTolerance && dvy*dvy <= VelocityTolerance*VelocityTolerance
 }
 
 func TestBotsPlayShortStage(t *testing.T) {

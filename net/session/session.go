@@ -34,6 +34,11 @@ const (
 	// SmoothLimit is the largest prediction correction (virtual px) smoothed over frames; larger
 	// ones snap.
 	SmoothLimit = 64
+	// CorrectionMin is the smallest difference (virtual px) between the predicted and the
+	// reconciled position that counts as a prediction correction: the server's Position arrives
+	// rounded to 1/8 px (Motion, docs/PROTOCOL.md §4), so smaller differences are rounding, taken
+	// over silently.
+	CorrectionMin = 0.25
 )
 
 // ErrNoWelcome is returned by Dial when the server never answered HERE.
@@ -57,6 +62,10 @@ type impl struct {
 	world     *ecs.World
 	comps     *game.Components
 	mirror    *replication.Mirror
+	qExpire   *ecs.Query2[game.Position, game.Kind]
+	qForce    *ecs.Query1[game.Force]
+	dying     []dying      // DEL_ENT received, shown until the render timeline reaches it
+	expired   []ecs.Entity // scratch of expireOutside
 	interp    Interpolator
 	clock     RenderClock
 	lastView  time.Duration
@@ -183,7 +192,12 @@ func newSession(cfg Config, sock transport.Socket, server netip.AddrPort) *Sessi
 	m.mirror = replication.NewMirror(m.world)
 	m.mirror.OnComponent = s.onComponent
 	m.mirror.DeadReckon(game.CompPosition, game.CompVelocity, game.TickRate)
+	m.mirror.PackSpawn(game.CompKind)
 	m.mirror.OnDestroy = func(e ecs.Entity) { m.interp.Forget(e.Index()) }
+	m.qExpire = ecs.NewQuery2[game.Position, game.Kind](m.world)
+	m.qForce = ecs.NewQuery1[game.Force](m.world)
+	m.dying = make([]dying, 0, 64)
+	m.expired = make([]ecs.Entity, 0, 64)
 	m.events = make(chan Event, 1024)
 	m.notify = make(chan struct{}, 1)
 	m.done = make(chan struct{})
@@ -221,6 +235,7 @@ func (s *Session) View(fn func(v *View)) {
 	s.lastView = now
 	s.eagerInput(now)
 	rt := s.clock.Advance(dt, s.estServerTick(now)-s.interpDelayTicks())
+	s.reapDying(rt)
 	// decay the prediction smoothing offset (about 6 frames)
 	k := float32(math.Pow(0.75, dt*60))
 	s.offX *= k
@@ -495,7 +510,7 @@ func (s *Session) reconcile(x, y float32, st uint32) {
 	}
 	dx, dy := s.predX-nx, s.predY-ny
 	d := math.Hypot(float64(dx), float64(dy))
-	if d > 0.01 {
+	if d > CorrectionMin {
 		s.corrN++
 		s.corrSum += d
 		if d <= SmoothLimit {
@@ -602,6 +617,10 @@ func (s *Session) handle(b []byte) {
 	s.advancing, s.curTick = true, s.servTick
 	s.mirror.Advance(s.servTick)
 	s.advancing = false
+	// also when nothing is drawn (bots); 3 ticks later than View would, which usually does it
+	s.reapDying(s.estServerTick(s.now()) - s.interpDelayTicks() - 3)
+	s.expireOutside()
+	s.placeAttached()
 	if len(s.queue) > 0 {
 		select {
 		case s.notify <- struct{}{}:
@@ -623,7 +642,14 @@ func (s *Session) apply(id wire.CmdID, cmd []byte, h *wire.Header) {
 	case wire.CmdDelEnt:
 		var c wire.DelEnt
 		if _, err := c.Parse(cmd); err == nil {
-			s.mirror.DelEnt(c.Entity)
+			// Tombstoned now, removed when the render timeline reaches this tick (reapDying), so
+			// an entity disappears when it is drawn there, as spawns appear (Interpolator.Unborn).
+			s.mirror.Bury(c.Entity)
+			if s.world.Alive(ecs.Entity(c.Entity)) && !s.ended {
+				s.dying = append(s.dying, dying{e: ecs.Entity(c.Entity), tick: h.Tick})
+			} else {
+				s.mirror.DelEnt(c.Entity)
+			}
 		}
 	case wire.CmdDelComp:
 		var c wire.DelComp
@@ -645,6 +671,7 @@ func (s *Session) apply(id wire.CmdID, cmd []byte, h *wire.Header) {
 		if _, err := c.Parse(cmd); err == nil && !s.ended {
 			s.queue = append(s.queue, Event{Kind: EventGameEnd, Result: game.Result(c.Result)})
 			s.ended, s.endAt = true, s.now() // acks go on for EndAckTime, then the session closes
+			s.reapDying(math.MaxUint32)
 		}
 	case wire.CmdWelcome:
 		var c wire.Welcome
@@ -684,12 +711,75 @@ func byeReason(r uint8) string {
 	return "disconnected"
 }
 
+// dying is an entity whose DEL_ENT arrived in a datagram of server tick tick.
+type dying struct {
+	e    ecs.Entity
+	tick uint32
+}
+
+// reapDying removes from the mirror the dying entities whose tick the render timeline has
+// reached (upTo: the render tick).
+func (s *Session) reapDying(upTo float64) {
+	n := 0
+	for _, d := range s.dying {
+		if float64(d.tick) <= upTo {
+			s.mirror.DelEnt(uint64(d.e))
+			continue
+		}
+		s.dying[n] = d
+		n++
+	}
+	s.dying = s.dying[:n]
+}
+
+// expireOutside deletes the entities that left the field (bullets, enemies, ... more than 1 px
+// outside): the server destroys them there too and sends no DEL_ENT (docs/PROTOCOL.md §5.6).
+func (s *Session) expireOutside() {
+	s.expired = s.expired[:0]
+	for it := s.qExpire.Iter(); it.Next(); {
+		p, k := it.Get()
+		if game.ExpiresOutsideField(k.Kind) && game.OutsideField(p.X, p.Y, game.ExpirySlack) {
+			s.expired = append(s.expired, it.Entity())
+		}
+	}
+	for _, e := range s.expired {
+		s.mirror.DelEnt(uint64(e))
+	}
+}
+
+// placeAttached puts every Force attached to a ship where its ship carries it: the server does
+// not send the Position of an attached Force (docs/PROTOCOL.md §5.7).
+func (s *Session) placeAttached() {
+	for it := s.qForce.Iter(); it.Next(); {
+		f, e := it.Get(), it.Entity()
+		sp := s.comps.Position.Get(f.Owner)
+		if sp == nil {
+			continue
+		}
+		x, y, ok := game.AttachedForcePos(f.Mode, sp.X, sp.Y)
+		if !ok {
+			continue
+		}
+		if p := s.comps.Position.Get(e); p != nil {
+			p.X, p.Y = x, y
+		} else {
+			s.comps.Position.Set(e, game.Position{X: x, Y: y})
+		}
+		s.interp.Add(e.Index(), e.Generation(), s.curTick, x, y, 4)
+	}
+}
+
 // onComponent keeps interpolation samples of positions and notes new self positions.
 func (s *Session) onComponent(e ecs.Entity, id ecs.ComponentID) {
 	if id == game.CompPlayer && e == s.self && int32(s.curTick-s.selfTick) >= 0 {
 		if pl := s.comps.Player.Get(e); pl != nil && (pl.Flags&game.PlayerDead == 0) != s.predAlive {
 			s.selfTick, s.selfDirty = s.curTick, true // death and respawn
 		}
+	}
+	if id == game.CompKind {
+		// Sizes are not sent: they follow from the Kind (docs/PROTOCOL.md §4.1).
+		s.comps.DeriveFromKind(e)
+		return
 	}
 	if id != game.CompPosition {
 		return

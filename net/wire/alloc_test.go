@@ -252,7 +252,7 @@ func checkDatagram(t *testing.T, d []byte) {
 // the same 22 bytes, and any rejection is one of the header errors.
 func FuzzHeader(f *testing.F) {
 	f.Add(goldenHeader.Append(nil))
-	f.Add([]byte("RT\x01\x00\x00\x00\x00\x00"))
+	f.Add([]byte("RT\x02\x00\x00\x00\x00\x00"))
 	f.Add(make([]byte, HeaderSize))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var h Header

@@ -206,7 +206,7 @@ func (c *DelComp) Parse(b []byte) (int, error) {
 		return 0, err
 	}
 	comp := le.Uint32(a[8:])
-	if comp > 0xffff || ComponentSize(uint16(comp)) == 0 {
+	if comp > 0xffff || ComponentSize(uint16(comp)) == 0 || comp == uint32(CompMotion) || comp == uint32(CompSpawn) {
 		return 0, ErrComponent
 	}
 	c.Entity, c.Component = e, comp

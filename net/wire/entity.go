@@ -1,25 +1,33 @@
 package wire
 
-// Component ids of component list v1 (docs/PROTOCOL.md §4, docs/DESIGN.md).
+// Component ids of component list v2 (docs/PROTOCOL.md §4, docs/DESIGN.md).
 const (
 	CompPosition uint16 = 1 // x f32, y f32: virtual px, centre (8 bytes)
 	CompVelocity uint16 = 2 // vx f32, vy f32: px/s (8 bytes)
 	CompKind     uint16 = 3 // kind u8, variant u8 (2 bytes)
-	CompPlayer   uint16 = 4 // slot, lives, flags, charge u8, score u32, laser u8 (9 bytes)
+	CompPlayer   uint16 = 4 // slot, lives, flags, laser u8, score u32, chargeFrom u32 tick (12 bytes)
 	CompHealth   uint16 = 5 // hp u16, maxHP u16 (4 bytes)
 	CompForce    uint16 = 6 // owner u64, mode u8, level u8 (10 bytes)
 	CompBoss     uint16 = 7 // phase u8, weakOpen u8 (2 bytes)
-	CompSize     uint16 = 8 // w u16, h u16: virtual px (4 bytes)
-	CompStage    uint16 = 9 // scroll f32 px, section u8, bossHP u16, bossMaxHP u16 (9 bytes)
+	// Id 8 is reserved (Size in earlier drafts: sizes now follow from Kind, docs/PROTOCOL.md §4.1).
+	CompStage uint16 = 9 // section u8 (1 byte); the scroll is the stage entity's Position
+	// CompMotion is Position and Velocity in one fixed-point record: x, y i16 in 1/8 px, vx, vy
+	// i16 in 1/16 px/s (8 bytes; AppendMotion, ParseMotion). Never with Position or Velocity
+	// in the same ENTITY.
+	CompMotion uint16 = 10
+	// CompSpawn is Kind and Motion in one record: kind u8, variant u8, then the 8 bytes of a
+	// Motion (10 bytes), for an entity's first ENTITY. Never with Kind, Motion, Position or
+	// Velocity in the same ENTITY.
+	CompSpawn uint16 = 11
 
-	// MaxComponent is the largest component id of list v1.
-	MaxComponent = CompStage
+	// MaxComponent is the largest component id of list v2.
+	MaxComponent = CompSpawn
 )
 
-var compSizes = [...]uint8{0, 8, 8, 2, 9, 4, 10, 2, 4, 9}
+var compSizes = [...]uint8{0, 8, 8, 2, 12, 4, 10, 2, 0, 1, 8, 10}
 
 // ComponentSize returns the fixed encoded size in bytes of component id in
-// component list v1 (docs/PROTOCOL.md §4), or 0 for an unknown id.
+// component list v2 (docs/PROTOCOL.md §4), or 0 for an unknown or reserved id.
 func ComponentSize(id uint16) int {
 	if int(id) < len(compSizes) {
 		return int(compSizes[id])
@@ -125,7 +133,8 @@ func (c *Entity) Parse(b []byte) (int, error) {
 		seen |= bit
 		rest = rest[ComponentOverhead+want:]
 	}
-	if len(rest) != 0 {
+	if len(rest) != 0 || (seen&(1<<CompMotion) != 0 && seen&(1<<CompPosition|1<<CompVelocity) != 0) ||
+		(seen&(1<<CompSpawn) != 0 && seen&(1<<CompKind|1<<CompMotion|1<<CompPosition|1<<CompVelocity) != 0) {
 		return 0, ErrComponent
 	}
 	c.Entity, c.Count, c.comps = e, uint8(count), comps

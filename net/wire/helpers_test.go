@@ -108,6 +108,7 @@ var (
 	entDead   = uint64(1)<<32 | 2 // index 2, generation 1
 	entFive   = uint64(1)<<32 | 5
 	entBullet = uint64(3)<<32 | 42
+	entSpawn  = uint64(1)<<32 | 7
 	testUUID  = [16]byte{0x6b, 0xa7, 0xb8, 0x10, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8}
 	testInput = Input{Count: 3, Ticks: [16]uint32{602, 601, 600}, Buttons: [16]uint8{0x11, 0x10, 0x00}}
 )
@@ -163,6 +164,21 @@ func cmdCases() []cmdCase {
 			func(b []byte) []byte { return buildEntity(b, entFive, pos) }},
 		{"entity_pos_vel", Entity{Entity: entBullet, Count: 2, comps: rawComps(pos2, vel)},
 			func(b []byte) []byte { return buildEntity(b, entBullet, pos2, vel) }},
+		{"entity_motion", Entity{Entity: entBullet, Count: 1, comps: rawComps(comp{CompMotion, []byte{0x24, 0x03, 0x42, 0x06, 0x40, 0xed, 0xc8, 0x00}})},
+			func(b []byte) []byte {
+				b, start := BeginEntity(b, entBullet)
+				b = AppendComponentHeader(b, CompMotion, 8)
+				b, _ = AppendMotion(b, 100.5, 200.25, -300, 12.5)
+				return EndEntity(b, start, 1)
+			}},
+		{"entity_spawn", Entity{Entity: entSpawn, Count: 1, comps: rawComps(comp{CompSpawn, []byte{5, 1, 0xc0, 0x2b, 0xe0, 0x10, 0xc9, 0xea, 0x80, 0x07}})},
+			func(b []byte) []byte {
+				b, start := BeginEntity(b, entSpawn)
+				b = AppendComponentHeader(b, CompSpawn, 10)
+				b = append(b, 5, 1)
+				b, _ = AppendMotion(b, 1400, 540, -339.4375, 120)
+				return EndEntity(b, start, 1)
+			}},
 		{"del_ent", DelEnt{entBullet}, simple(DelEnt{entBullet})},
 		{"del_comp", DelComp{entBullet, 2}, simple(DelComp{entBullet, 2})},
 		{"music", Music{3}, simple(Music{3})},

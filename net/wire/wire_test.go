@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -164,7 +165,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	maxEnt := uint64(1)<<63 - 1
 	cmds := []command{
-		DelEnt{0}, DelEnt{maxEnt}, DelComp{maxEnt, uint32(MaxComponent)}, DelComp{1, 1},
+		DelEnt{0}, DelEnt{maxEnt}, DelComp{maxEnt, uint32(CompStage)}, DelComp{1, 1},
 		Music{0}, Music{255}, GameEnd{0}, GameEnd{1}, GameEnd{2},
 		Death{maxEnt, 3, 0}, Death{0, 0, 255},
 		Here{[16]byte{15: 1}}, GetEnt{maxEnt}, ActShoot{},
@@ -196,6 +197,9 @@ func TestRoundTrip(t *testing.T) {
 func TestEntityRoundTripAllComponents(t *testing.T) {
 	var cs []comp
 	for id := uint16(1); id <= MaxComponent; id++ {
+		if ComponentSize(id) == 0 || id == CompMotion || id == CompSpawn {
+			continue // reserved; Motion and Spawn never travel with Position, Velocity, Kind
+		}
 		data := make([]byte, ComponentSize(id))
 		for i := range data {
 			data[i] = byte(int(id)*16 + i)
@@ -243,8 +247,31 @@ func TestEntityRoundTripAllComponents(t *testing.T) {
 	}
 }
 
+// componentRow matches a row of the component list table of docs/PROTOCOL.md §4: | id | name | size |.
+var componentRow = regexp.MustCompile(`(?m)^\| (\d+) \| [A-Za-z]+ \| (\d+) \|`)
+
+// TestComponentSize checks ComponentSize against the component list of docs/PROTOCOL.md §4.
 func TestComponentSize(t *testing.T) {
-	want := map[uint16]int{1: 8, 2: 8, 3: 2, 4: 9, 5: 4, 6: 10, 7: 2, 8: 4, 9: 9}
+	doc, err := os.ReadFile("../../docs/PROTOCOL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := string(doc)
+	if i := strings.Index(sec, "## 4. Component list"); i >= 0 {
+		sec = sec[i:]
+	}
+	if i := strings.Index(sec, "## 5."); i >= 0 {
+		sec = sec[:i]
+	}
+	want := map[uint16]int{}
+	for _, m := range componentRow.FindAllStringSubmatch(sec, -1) {
+		id, _ := strconv.Atoi(m[1])
+		size, _ := strconv.Atoi(m[2])
+		want[uint16(id)] = size
+	}
+	if len(want) == 0 {
+		t.Fatal("no component table in docs/PROTOCOL.md §4")
+	}
 	for id := 0; id <= 0xffff; id++ {
 		if got := ComponentSize(uint16(id)); got != want[uint16(id)] {
 			t.Fatalf("ComponentSize(%d) = %d, want %d", id, got, want[uint16(id)])

@@ -1,5 +1,5 @@
 // Package starfield computes the parallax star background: several layers of stars, each layer
-// scrolling at its own fraction of the stage scroll (game.StageState.Scroll, virtual px), wrapped
+// scrolling at its own fraction of the stage scroll (the stage singleton's Position X, virtual px), wrapped
 // around the 1920 px wide playfield. It is pure maths (no ebiten) so it is unit-tested; the client
 // draws each star at ScreenX/Y.
 package starfield

@@ -1,0 +1,124 @@
+package server
+
+import (
+	"testing"
+
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/net/wire"
+)
+
+// streamCategory names what an ENTITY is about, for BenchmarkReplicationBreakdown.
+func streamCategory(k game.EntityKind) string {
+	switch k {
+	case game.KindPlayer:
+		return "ships"
+	case game.KindForce:
+		return "forces"
+	case game.KindPlayerBullet, game.KindBeam:
+		return "player-shots"
+	case game.KindEnemyBullet:
+		return "enemy-shots"
+	case game.KindEnemy, game.KindPowerUp:
+		return "enemies"
+	case game.KindBoss, game.KindBossWeakPoint:
+		return "boss"
+	}
+	return "other"
+}
+
+// BenchmarkReplicationBreakdown: one 4-player game of stage 1 through the offline instance (as
+// BenchmarkReplicationOffline), splitting what client 0 receives by what it is about — ENTITY
+// commands per kind of entity, reliable DEL_ENT/DEL_COMP (with their REL), datagram headers —
+// over two 10 s windows: the one with the most live entities ("busiest", the figure of
+// BenchmarkReplicationOffline) and the one with the most bytes ("max"). Metrics are B/s.
+//
+//	go test -run '^$' -bench BenchmarkReplicationBreakdown -benchtime 1x ./net/server
+func BenchmarkReplicationBreakdown(b *testing.B) {
+	const seed, players, window = 42, 4, 10 * game.TickRate
+	stage, err := game.LoadStage("stage1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	inputs := recordInputs(b, stage, seed, players)
+	from, _ := busiestWindow(stage, seed, players, inputs, window)
+	for b.Loop() {
+		o := newOfflineInstance(stage, seed, players, true)
+		kinds := map[uint64]string{} // entity → category, learnt when first seen
+		perTick := make([]map[string]int, len(inputs))
+		cur := 0
+		add := func(cat string, n int) {
+			if perTick[cur] == nil {
+				perTick[cur] = map[string]int{}
+			}
+			perTick[cur][cat] += n
+		}
+		o.onDatagram = func(c int, d []byte) {
+			if c != 0 {
+				return
+			}
+			add("headers", wire.HeaderSize)
+			for d = d[wire.HeaderSize:]; len(d) > 0; {
+				var en wire.Entity
+				n, err := en.Parse(d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				cat, ok := kinds[en.Entity]
+				if !ok {
+					cat = "other"
+					if k := o.sim.Components().Kind.Get(ecs.Entity(en.Entity)); k != nil {
+						cat = streamCategory(k.Kind)
+					}
+					kinds[en.Entity] = cat
+				}
+				add(cat, n)
+				d = d[n:]
+			}
+		}
+		o.onReliable = func(c int, e ecs.Entity, n int) {
+			if c == 0 {
+				add("DEL_ENT", n)
+			}
+		}
+		for t := range inputs {
+			cur = t
+			o.step(&inputs[t])
+		}
+		sum := func(at int) (map[string]int, int) {
+			m, total := map[string]int{}, 0
+			for t := at; t < at+window && t < len(perTick); t++ {
+				for k, v := range perTick[t] {
+					m[k] += v
+					total += v
+				}
+			}
+			return m, total
+		}
+		maxAt, maxTotal, run := 0, 0, 0
+		for t := range perTick {
+			for _, v := range perTick[t] {
+				run += v
+			}
+			if t >= window {
+				for _, v := range perTick[t-window] {
+					run -= v
+				}
+			}
+			if t >= window-1 && run > maxTotal {
+				maxAt, maxTotal = t-window+1, run
+			}
+		}
+		busy, busyTotal := sum(from)
+		top, _ := sum(maxAt)
+		const secs = window / game.TickRate
+		b.ReportMetric(float64(busyTotal)/secs, "busiest-B/s")
+		b.ReportMetric(float64(maxTotal)/secs, "max-B/s")
+		for _, cat := range []string{"ships", "forces", "player-shots", "enemy-shots", "enemies", "boss", "DEL_ENT", "headers", "other"} {
+			b.ReportMetric(float64(busy[cat])/secs, "busiest-"+cat+"-B/s")
+			b.ReportMetric(float64(top[cat])/secs, "max-"+cat+"-B/s")
+		}
+		b.ReportMetric(float64(from)/game.TickRate, "busiest-at-s")
+		b.ReportMetric(float64(maxAt)/game.TickRate, "max-at-s")
+	}
+}

@@ -1,0 +1,57 @@
+package session
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/net/wire"
+)
+
+// A deleted entity stays drawable until the render timeline (about 100 ms behind the newest
+// state) reaches the tick of its DEL_ENT, as spawns appear only when it reaches theirs; it is
+// then removed even if nothing is drawn, and at GAME_END at once.
+func TestDeletionShownOnRenderTimeline(t *testing.T) {
+	s := newSession(Config{Token: 42}, nil, netip.MustParseAddrPort("127.0.0.1:9"))
+	s.welcomed, s.self, s.slot = true, ecs.Entity(1<<32|1), 0
+	enemy, other := ecs.Entity(1<<32|5), ecs.Entity(1<<32|6)
+	var seq uint16
+	send := func(tick uint32, build func(b []byte) []byte) {
+		seq++
+		b := wire.Header{Token: 42, Tick: tick, Seq: seq}.Append(nil)
+		s.handle(build(b))
+	}
+	spawn := func(b []byte, e ecs.Entity, x float32) []byte {
+		b, start := wire.BeginEntity(b, uint64(e))
+		b = wire.AppendComponentHeader(b, wire.CompSpawn, 10)
+		b = append(b, byte(game.KindEnemy), 0)
+		b, _ = wire.AppendMotion(b, x, 500, -120, 0)
+		return wire.EndEntity(b, start, 1)
+	}
+	send(100, func(b []byte) []byte { return spawn(spawn(b, enemy, 1500), other, 1600) })
+	for tick := uint32(102); tick <= 120; tick += 2 {
+		send(tick, func(b []byte) []byte { return b })
+	}
+	send(122, func(b []byte) []byte { return wire.DelEnt{Entity: uint64(enemy)}.Append(b) })
+	drawn := false
+	s.View(func(v *View) { _, _, drawn = v.Pos(enemy) })
+	if !s.world.Alive(enemy) || !drawn {
+		t.Fatalf("enemy gone as soon as DEL_ENT arrived (alive %v, drawn %v)", s.world.Alive(enemy), drawn)
+	}
+	for tick := uint32(124); tick <= 140; tick += 2 {
+		send(tick, func(b []byte) []byte { return b })
+	}
+	if s.world.Alive(enemy) {
+		t.Fatal("enemy still in the mirror 18 ticks after its DEL_ENT")
+	}
+	if !s.world.Alive(other) {
+		t.Fatal("the other entity went too")
+	}
+	send(142, func(b []byte) []byte {
+		return wire.GameEnd{Result: wire.ResultVictory}.Append(wire.DelEnt{Entity: uint64(other)}.Append(b))
+	})
+	if s.world.Alive(other) {
+		t.Fatal("deleted entity kept after GAME_END")
+	}
+}
