@@ -101,6 +101,11 @@ func TestBotsPlayShortStage(t *testing.T) {
 				if !r.Ended() || r.Ticks == 0 || r.DatagramsIn == 0 {
 					t.Errorf("bot %s: %+v", r.Bot, r)
 				}
+				// 30 snapshots a second on loopback, empty ones included (generous bound for
+				// a loaded machine)
+				if r.SnapshotsPerSec < 15 || r.SnapshotsPerSec > 40 {
+					t.Errorf("bot %s: %.1f snapshots/s, want about 30", r.Bot, r.SnapshotsPerSec)
+				}
 			}
 		})
 	}

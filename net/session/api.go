@@ -45,7 +45,7 @@ type Stats struct {
 	RTTMillis        float64 // smoothed round-trip time, ms
 	JitterMillis     float64 // mean deviation of the RTT, ms
 	LossPercent      float64 // datagrams from the server lost, % over the last seconds
-	SnapshotsPerSec  float64 // state datagrams received per second
+	SnapshotsPerSec  float64 // snapshots (datagrams of a newer server tick) received per second
 	BytesInPerSec    float64
 	BytesOutPerSec   float64
 	DatagramsIn      uint64

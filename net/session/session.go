@@ -569,7 +569,10 @@ func (s *Session) handle(b []byte) {
 		return
 	}
 	if !s.haveTick || int32(h.Tick-s.servTick) > 0 {
+		// a snapshot of a newer tick (the server sends one every snapshot, even with nothing
+		// in it: dead reckoning makes most of them small)
 		s.servTick, s.servAt, s.haveTick = h.Tick, now, true
+		s.rate.snaps++
 	}
 	s.curTick = h.Tick
 	hadEntity := false
@@ -605,7 +608,6 @@ func (s *Session) handle(b []byte) {
 		s.apply(id, cmd, &h)
 	}
 	if hadEntity {
-		s.rate.snaps++
 		if s.selfDirty {
 			s.selfDirty = false
 			if p := s.comps.Position.Get(s.self); p != nil {
