@@ -218,6 +218,7 @@ type peer struct {
 	lastHeard         time.Duration
 	bytesIn, bytesOut uint64
 	dgIn, dgOut       uint64
+	snapTick          uint32 // tick of the last snapshot sent (0: none yet)
 }
 
 // Instance is one running game (lobby.Game).
@@ -533,9 +534,16 @@ func (in *Instance) dropPeer(p *peer, reason uint8, why string) {
 	in.log.Info("player dropped", "slot", p.slot, "name", p.member.Name, "reason", why)
 }
 
+// header appends p's next datagram header. Its tick is that of the last snapshot sent to p (the
+// simulation tick before the first one), so a newer tick always means a new snapshot
+// (docs/PROTOCOL.md §5.2); sendAll sets it on snapshot ticks.
 func (in *Instance) header(p *peer, buf []byte) []byte {
 	seq, ack, bits, rel := p.ep.HeaderFields(in.now())
-	h := wire.Header{Token: p.member.Token, Tick: uint32(in.sim.Tick()), Seq: seq, Ack: ack, AckBits: bits, RelAck: rel}
+	tick := p.snapTick
+	if tick == 0 {
+		tick = uint32(in.sim.Tick())
+	}
+	h := wire.Header{Token: p.member.Token, Tick: tick, Seq: seq, Ack: ack, AckBits: bits, RelAck: rel}
 	return h.Append(buf)
 }
 
@@ -569,6 +577,9 @@ func (in *Instance) sendAll(now time.Duration) {
 		// waiting for it would leave a lost spawn missing for a second or more.
 		p.w.ResendTicks = min(ecs.Tick(p.ep.RTT()*game.TickRate/time.Second)+4, MaxStateResendTicks)
 		p.w.Clock = ecs.Tick(in.frame)
+		if snapshot {
+			p.snapTick = uint32(in.sim.Tick())
+		}
 		for d := 0; d < MaxDatagramsPerSnapshot; d++ {
 			seq := p.ep.Seq()
 			b := in.header(p, in.scratch())

@@ -444,8 +444,13 @@ func (s *Session) stepInput(now time.Duration, eager bool) bool {
 	}
 	target := uint32(s.estServerTick(now)+s.ep.RTT().Seconds()*game.TickRate) + 2
 	next := s.inTick + 1
-	if s.inTick == 0 || int32(target-next) > 6 || int32(next-target) > 6 {
-		next = target // far off (start, RTT change): re-aim
+	if s.inTick == 0 || int32(target-next) > 6 {
+		next = target // start, or far behind (RTT grew): re-aim (the ticks between get b too)
+	} else if int32(next-target) > 6 {
+		// Far ahead (RTT shrank): hold until the target catches up. Never re-aim backwards: the
+		// ticks already stamped were sent, and the server keeps the first input it gets for a
+		// tick, so restamping them would make prediction and server disagree.
+		return false
 	} else if int32(target-next) > 1 {
 		next++ // behind: catch up one tick at a time
 	} else if int32(next-target) > 1 && !(eager && int32(next-target) <= 4) {
@@ -493,13 +498,25 @@ func (s *Session) appendInputs(b []byte) []byte {
 func (s *Session) reconcile(x, y float32, st uint32) {
 	alive := s.selfAlive()
 	nx, ny := x, y
-	if alive {
-		for t := st + 1; s.inTick != 0 && int32(s.inTick-t) >= 0; t++ {
-			r := s.inputs[t%uint32(len(s.inputs))]
-			if r.tick != t {
-				continue
+	if alive && s.inTick != 0 {
+		// The server applies, on a tick without an input, the last buttons it applied: replay
+		// the same, starting from the newest input at or before st.
+		n := uint32(len(s.inputs))
+		var b game.Buttons
+		known := false
+		for t, k := st, uint32(0); k < n; t, k = t-1, k+1 {
+			if r := s.inputs[t%n]; r.tick == t {
+				b, known = r.b, true
+				break
 			}
-			nx, ny = game.MoveShip(nx, ny, r.b)
+		}
+		for t := st + 1; int32(s.inTick-t) >= 0; t++ {
+			if r := s.inputs[t%n]; r.tick == t {
+				b, known = r.b, true
+			}
+			if known {
+				nx, ny = game.MoveShip(nx, ny, b)
+			}
 		}
 	}
 	if !s.predOK || !alive || !s.predAlive {
