@@ -7,6 +7,7 @@ package instance
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -219,7 +220,14 @@ type peer struct {
 	bytesIn, bytesOut uint64
 	dgIn, dgOut       uint64
 	snapTick          uint32 // tick of the last snapshot sent (0: none yet)
+	// backlog holds the reliable commands (framed, back to back) for a peer not bound yet: its
+	// reliable channel starts with WELCOME, then these (docs/PROTOCOL.md §5.5).
+	backlog []byte
 }
+
+// maxBacklog bounds the reliable commands kept for a peer that has not said HERE yet (it is
+// dropped 20 s after the start anyway).
+const maxBacklog = 4096
 
 // Instance is one running game (lobby.Game).
 type Instance struct {
@@ -264,7 +272,7 @@ func newInstance(m *Manager, code string, members []lobby.Member, sock transport
 	in.tracker = NewTracker(in.sim)
 	in.sim.World().ClearEvents()
 	for i, mem := range members {
-		p := &peer{member: mem, slot: i}
+		p := &peer{member: mem, slot: i, backlog: make([]byte, 0, 256)}
 		p.w = replication.NewWriter(in.tracker)
 		pw := p.w
 		p.ep.OnAck = pw.Acked
@@ -513,16 +521,24 @@ func (in *Instance) broadcastReliable(cmd []byte) {
 }
 
 func (in *Instance) sendReliable(p *peer, cmd []byte) {
+	if !p.bound {
+		if len(p.backlog)+len(cmd) <= maxBacklog {
+			p.backlog = append(p.backlog, cmd...)
+		}
+		return
+	}
 	if err := p.ep.SendReliable(cmd); err != nil {
 		in.dropPeer(p, wire.ByeKicked, err.Error())
 	}
 }
 
+// dropPeer removes p from the game and tells it why with a BYE, unless it left by itself
+// (reason ByeLeft: it said BYE).
 func (in *Instance) dropPeer(p *peer, reason uint8, why string) {
 	if p.gone {
 		return
 	}
-	if p.bound && !in.over {
+	if p.bound && !in.over && reason != wire.ByeLeft {
 		b := in.header(p, in.scratch())
 		b = wire.Bye{Reason: reason}.Append(b)
 		in.write(p, b)
@@ -636,8 +652,17 @@ func (in *Instance) handle(b []byte, from netip.AddrPort) {
 		if !p.bound {
 			in.log.Info("player here", "slot", p.slot, "name", p.member.Name, "addr", from)
 		}
+		first := !p.bound
 		p.bound, p.addr = true, from
-		in.sendReliable(p, wire.Welcome{Entity: uint64(in.sim.PlayerEntity(p.slot)), Slot: uint8(p.slot), Tick: uint32(in.sim.Tick()), TickRate: game.TickRate}.Append(in.scratch()))
+		if first {
+			in.sendReliable(p, wire.Welcome{Entity: uint64(in.sim.PlayerEntity(p.slot)), Slot: uint8(p.slot), Tick: uint32(in.sim.Tick()), TickRate: game.TickRate}.Append(in.scratch()))
+			for b := p.backlog; len(b) >= 2; { // the events before HERE, after WELCOME
+				n := 2 + int(binary.LittleEndian.Uint16(b))
+				in.sendReliable(p, b[:n])
+				b = b[n:]
+			}
+			p.backlog = p.backlog[:0]
+		}
 		// Answer at once with REL+WELCOME alone: never larger than the HERE datagram that caused
 		// it (docs/PROTOCOL.md §6).
 		out := in.header(p, in.scratch())

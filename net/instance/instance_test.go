@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/netip"
 	"testing"
 	"time"
@@ -140,5 +141,97 @@ func TestHotPathAllocatesNothing(t *testing.T) {
 		in.mu.Unlock()
 	}); n != 0 {
 		t.Errorf("tick + snapshots: %v allocs, want 0", n)
+	}
+}
+
+// A player's reliable channel starts with WELCOME, even when game events (the stage's MUSIC)
+// happened before its HERE: the first answer is REL 1 + WELCOME, no larger than the HERE, and
+// the earlier events follow as REL 2... (docs/PROTOCOL.md §3.7, §5.5).
+func TestWelcomeIsTheFirstReliableCommand(t *testing.T) {
+	stage, err := game.LoadStage("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(Config{Host: "127.0.0.1", Stage: stage, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	sock, err := m.listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+	ms := members(1)
+	in := newInstance(m, "WELC", ms, sock)
+	in.mu.Lock()
+	for range 5 { // the MUSIC event of tick 1 happens before the player says HERE
+		in.step(in.now())
+		in.sendAll(in.now())
+	}
+	in.mu.Unlock()
+	client, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.MustParseAddrPort("127.0.0.1:0")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	here := wire.Header{Token: ms[0].Token, Seq: 1}.Append(nil)
+	here = wire.Here{UUID: ms[0].UUID}.Append(here)
+	here = wire.Ping{Nonce: 1}.Append(here)
+	in.handle(here, client.LocalAddr().(*net.UDPAddr).AddrPort())
+	read := func() []byte {
+		buf := make([]byte, 2048)
+		_ = client.SetReadDeadline(time.Now().Add(2 * time.Second))
+		n, err := client.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return buf[:n]
+	}
+	first := read()
+	var h wire.Header
+	r, err := wire.Open(first, &h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []wire.CmdID
+	var rels []uint16
+	for r.Next() {
+		ids = append(ids, r.ID())
+		if r.ID() == wire.CmdRel {
+			var c wire.Rel
+			if _, err := c.Parse(r.Cmd()); err == nil {
+				rels = append(rels, c.ID)
+			}
+		}
+	}
+	if len(ids) != 2 || ids[0] != wire.CmdRel || ids[1] != wire.CmdWelcome || rels[0] != 1 || len(first) > len(here) {
+		t.Fatalf("first answer: commands %v (rel ids %v), %d bytes for a %d-byte HERE; want REL 1 + WELCOME, not larger", ids, rels, len(first), len(here))
+	}
+	in.mu.Lock()
+	in.step(in.now())
+	in.sendAll(in.now())
+	in.mu.Unlock()
+	found := false
+	for range 4 {
+		b := read()
+		if r, err := wire.Open(b, &h); err == nil {
+			var rel uint16
+			for r.Next() {
+				switch r.ID() {
+				case wire.CmdRel:
+					var c wire.Rel
+					_, _ = c.Parse(r.Cmd())
+					rel = c.ID
+				case wire.CmdMusic:
+					if rel != 2 {
+						t.Errorf("MUSIC as reliable command %d, want 2", rel)
+					}
+					found = true
+				}
+			}
+		}
+		if found {
+			break
+		}
+	}
+	if !found {
+		t.Error("the stage's MUSIC (before HERE) never came")
 	}
 }
