@@ -95,47 +95,11 @@ type drawList struct {
 	born   map[ecs.Entity]int // frame an explosion entity was first drawn
 }
 
-// defaultSize is the drawn size in px of an entity without a Size component.
+// defaultSize is the drawn size in px of an entity without a Size component (a hand-filled
+// world; a session's mirror derives every Size from the Kind): game.SizeOf, else 32×32.
 func defaultSize(k game.Kind) (float32, float32) {
-	switch k.Kind {
-	case game.KindPlayer:
-		return 96, 48
-	case game.KindForce:
-		return 48, 48
-	case game.KindPlayerBullet:
-		if k.Variant == game.ShotLaser2 {
-			return 96, 16
-		}
-		return 40, 12
-	case game.KindBeam:
-		return 200, 40
-	case game.KindEnemyBullet:
-		if k.Variant == game.BulletBig {
-			return 32, 32
-		}
-		return 18, 18
-	case game.KindEnemy:
-		if k.Variant == game.EnemyCarrier {
-			return 120, 90
-		}
-		return 72, 64
-	case game.KindBoss:
-		if k.Variant == game.BossSmall {
-			return 240, 320
-		}
-		return 360, 560
-	case game.KindBossWeakPoint:
-		return 64, 64
-	case game.KindPowerUp:
-		return 48, 48
-	case game.KindExplosion:
-		switch k.Variant {
-		case game.ExplosionBig:
-			return 160, 160
-		case game.ExplosionBoss:
-			return 480, 480
-		}
-		return 96, 96
+	if sz := game.SizeOf(k); sz.W > 0 && sz.H > 0 {
+		return float32(sz.W), float32(sz.H)
 	}
 	return 32, 32
 }
