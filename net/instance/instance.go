@@ -830,13 +830,12 @@ func NewTracker(sim *game.Sim) *replication.Tracker {
 	tr.PackMotion()
 	tr.PackSpawn(game.CompKind)
 	c := sim.Components()
-	kinds := c.Kind
 	tr.Derived(func(e ecs.Entity) bool {
 		f := c.Force.Get(e)
 		return f != nil && f.Mode != game.ForceDetached
 	})
 	tr.SelfExpiry(func(e ecs.Entity) bool {
-		k := kinds.Get(e)
+		k := c.Kind.Get(e)
 		return k != nil && game.ExpiresOutsideField(k.Kind)
 	}, func(x, y float32) bool { return game.OutsideField(x, y, game.ExpirySlack) })
 	return tr

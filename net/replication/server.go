@@ -80,6 +80,32 @@ type Tracker struct {
 	expires func(e ecs.Entity) bool
 	outside func(x, y float32) bool
 	derived func(e ecs.Entity) bool
+
+	motions []motionAt // by index: an entity's motion, read and quantised once per tick for all Writers
+}
+
+type motionAt struct {
+	e    ecs.Entity
+	tick ecs.Tick
+	m    motion
+}
+
+// motionOf returns e's Position and Velocity (raw, and as a client holds them once sent), read
+// and quantised once per world tick whatever the number of Writers. e has both components.
+func (t *Tracker) motionOf(e ecs.Entity, ps, vs ecs.AnyStore, scratch []byte) *motion {
+	i := int(e.Index())
+	for i >= len(t.motions) {
+		t.motions = append(t.motions, motionAt{})
+	}
+	c := &t.motions[i]
+	if now := t.W.Tick(); c.e != e || c.tick != now || !c.m.ok {
+		m := &c.m
+		m.rx, m.ry = readXY(ps.AppendWire(scratch[:0], e))
+		vx, vy := readXY(vs.AppendWire(scratch[:0], e))
+		m.x, m.y, m.vx, m.vy, m.packed = t.clientMotion(m.rx, m.ry, vx, vy)
+		m.ok, c.e, c.tick = true, e, now
+	}
+	return &c.m
 }
 
 // Derived tells the Writers which entities' Position clients compute from their other
@@ -315,22 +341,21 @@ func (w *Writer) Acked(seq uint16) {
 
 // reckon drops the Position from want when the client computes it from what it acknowledged
 // (and adds it when the Velocity goes out, so the client re-anchors).
-func (w *Writer) reckon(e ecs.Entity, r *entityRec, want *[MaxReplicated]bool, wnow ecs.Tick) {
+//
+// It also returns the entity's Position and Velocity as the client will hold them once sent
+// (clientMotion), read and quantised once for the caller's Motion record.
+func (w *Writer) reckon(e ecs.Entity, r *entityRec, want *[MaxReplicated]bool, wnow ecs.Tick) (m motion) {
 	t := w.t
 	ps, vs := t.W.Store(t.drPos), t.W.Store(t.drVel)
-	if ps == nil || vs == nil || !ps.Has(e) || !vs.Has(e) {
-		return
+	if ps == nil || vs == nil || !ps.Has(e) || !vs.Has(e) || (!want[t.drPos] && !want[t.drVel]) {
+		return m
 	}
+	m = *t.motionOf(e, ps, vs, w.scratch[:])
 	if want[t.drVel] {
 		want[t.drPos] = true
-		return
+		return m
 	}
-	if !want[t.drPos] {
-		return
-	}
-	x, y := readXY(ps.AppendWire(w.scratch[:0], e))
-	vx, vy := readXY(vs.AppendWire(w.scratch[:0], e))
-	_, _, vx, vy, _ = t.clientMotion(x, y, vx, vy) // the Velocity as the client would hold it
+	x, y, vx, vy := m.rx, m.ry, m.vx, m.vy // where it is, with the Velocity the client would hold
 	near := func(ax, ay float32, at ecs.Tick) bool {
 		px, py := Extrapolate(ax, ay, vx, vy, float32(int32(wnow-at)), t.rate)
 		return abs32(px-x) <= t.drThresh && abs32(py-y) <= t.drThresh
@@ -343,6 +368,16 @@ func (w *Writer) reckon(e ecs.Entity, r *entityRec, want *[MaxReplicated]bool, w
 		want[t.drPos] = false
 		w.ReckonedSkips++
 	}
+	return m
+}
+
+// motion is an entity's Position (px) and Velocity (px/s) as a client holds them once sent;
+// packed when they fit a Motion record (then quantised), ok when the entity has both. rx, ry
+// is the Position as the server has it.
+type motion struct {
+	x, y, vx, vy float32
+	rx, ry       float32
+	packed, ok   bool
 }
 
 func abs32(v float32) float32 {
@@ -399,19 +434,13 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 		if t.dr && t.derived != nil && othersAcked && t.derived(e) {
 			want[t.drPos], want[t.drVel] = false, false // the client computes them
 		}
+		var m motion
 		if t.dr {
-			w.reckon(e, r, &want, wnow)
+			m = w.reckon(e, r, &want, wnow)
 		}
 		// Position and Velocity as one Motion record (PackMotion).
-		packed := false
-		var mx, my, mvx, mvy float32
-		if t.motion && want[t.drPos] {
-			if ps, vs := t.W.Store(t.drPos), t.W.Store(t.drVel); vs != nil && vs.Has(e) {
-				x, y := readXY(ps.AppendWire(w.scratch[:0], e))
-				vx, vy := readXY(vs.AppendWire(w.scratch[:0], e))
-				mx, my, mvx, mvy, packed = t.clientMotion(x, y, vx, vy)
-			}
-		}
+		packed := t.motion && want[t.drPos] && m.ok && m.packed
+		mx, my, mvx, mvy := m.x, m.y, m.vx, m.vy
 		nc := 0
 		size := wire.EntityOverhead
 		spawn := false
