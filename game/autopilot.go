@@ -59,7 +59,7 @@ func Autopilot(w *ecs.World, c *Components, self ecs.Entity, tick ecs.Tick) Inpu
 		t := 0
 		for si, st := range autoSamples {
 			for ; t < st; t++ {
-				x, y = MoveShip(x, y, b)
+				x, y = MoveShip(x, y, b, pl.Speed)
 			}
 			ship[m][si] = Position{x, y}
 		}

@@ -32,6 +32,31 @@ func (a aabb) overlaps(b aabb) bool {
 	return a.minX < b.maxX && b.minX < a.maxX && a.minY < b.maxY && b.minY < a.maxY
 }
 
+// inset returns a shrunk by d px on every side.
+func (a aabb) inset(d float32) aabb { return aabb{a.minX + d, a.minY + d, a.maxX - d, a.maxY - d} }
+
+// Terrain hitbox insets (px): a ship's hull is rounder than its box; bullets are fuzzy.
+const (
+	shipInset   = 6
+	bulletInset = 2
+)
+
+// stopsAtTerrain reports whether entities of kind k are destroyed when they touch terrain:
+// player shots (except the blue and yellow lasers, which bounce and crawl), beams and enemy
+// bullets.
+func stopsAtTerrain(k *Kind) bool {
+	switch k.Kind {
+	case KindBeam, KindEnemyBullet:
+		return true
+	case KindPlayerBullet:
+		if colour, _, ok := LaserOf(k.Variant); ok && (colour == LaserBlue || colour == LaserYellow) {
+			return false
+		}
+		return true
+	}
+	return false
+}
+
 func boxOf(p *Position, sz *Size) aabb {
 	hw, hh := float32(sz.W)/2, float32(sz.H)/2
 	return aabb{p.X - hw, p.Y - hh, p.X + hw, p.Y + hh}
@@ -167,6 +192,7 @@ func (s *Sim) sysCollide() {
 	g := &s.grid
 	g.reset()
 	s.probes = s.probes[:0]
+	terr, scroll := s.terrain(), s.Scroll()
 	for it := s.qPK.Iter(); it.Next(); {
 		p, k := it.Get()
 		e := it.Entity()
@@ -175,6 +201,11 @@ func (s *Sim) sysCollide() {
 			continue
 		}
 		b := boxOf(p, sz)
+		if terr != nil && stopsAtTerrain(k) && terr.terrainBox(b.inset(bulletInset), scroll) != HitNone {
+			// Shots, beams and enemy bullets stop at terrain.
+			s.doomed = append(s.doomed, e)
+			continue
+		}
 		switch k.Kind {
 		case KindEnemy:
 			g.insert(e, b, layEnemy)
@@ -290,6 +321,15 @@ func (s *Sim) collideShip(pr *probe) {
 	pl := s.c.Player.Get(pr.e)
 	vulnerable := pl.Flags&PlayerInvulnerable == 0
 	hit := false
+	if t := s.terrain(); t != nil {
+		if t.terrainBox(pr.box.inset(shipInset), s.Scroll()) != HitNone {
+			if vulnerable {
+				hit = true // touching the terrain destroys the ship
+			} else {
+				s.pushOut(pr.e, t)
+			}
+		}
+	}
 	for _, ci := range s.grid.find(pr.box, layEnemy|layBoss|layWeak|layEBullet|layPower) {
 		item := &s.grid.items[ci]
 		switch item.layer {
@@ -389,13 +429,28 @@ func (s *Sim) sysDamage() {
 		}
 		s.w.Destroy(pu.capsule)
 		sh := s.c.Ship.Get(pu.ship)
+		pl := s.c.Player.Get(pu.ship)
 		switch pu.variant {
-		case PowerForce:
-			s.giveForce(pu.ship, sh)
-		case PowerLaser:
-			if pl := s.c.Player.Get(pu.ship); pl.Laser < maxLaser {
-				s.c.Player.Mut(pu.ship).Laser++
+		case PowerRed, PowerBlue, PowerYellow:
+			// A crystal: the first gives the Force; one of the laser's colour levels the Force
+			// up; another colour changes the laser.
+			colour := pu.variant - PowerRed + LaserRed
+			if pl.Laser == colour || pl.Laser == LaserNone || sh.Force == ecs.Nil {
+				s.giveForce(pu.ship, sh)
 			}
+			if pl.Laser != colour {
+				s.c.Player.Mut(pu.ship).Laser = colour
+			}
+		case PowerSpeed:
+			if pl.Speed < MaxSpeed {
+				s.c.Player.Mut(pu.ship).Speed++
+			}
+		case PowerMissile:
+			if pl.Missile == 0 {
+				s.c.Player.Mut(pu.ship).Missile = 1
+			}
+		case PowerBit:
+			s.giveBit(pu.ship, sh)
 		}
 		s.addScore(int(s.c.Player.Get(pu.ship).Slot), 100)
 	}

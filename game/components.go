@@ -53,40 +53,79 @@ const (
 	// KindForce: the Force pod. Variant = Force level 1..3. Components:
 	// Position, Velocity, Kind, Force, Size.
 	KindForce EntityKind = 2
-	// KindPlayerBullet: a normal shot. Variant: ShotNormal, ShotLaser1,
-	// ShotLaser2, ShotForce.
+	// KindPlayerBullet: a player's shot. Variant: ShotNormal, ShotForce, ShotMissile, or a
+	// laser LaserShot(colour, level) (the colour of Player.Laser, the level of the Force).
 	KindPlayerBullet EntityKind = 3
 	// KindBeam: a charged (wave cannon) beam. Variant = charge level 1..3
 	// (Size grows with the level).
 	KindBeam EntityKind = 4
 	// KindEnemyBullet: a Bydo bullet. Variant: BulletSmall, BulletBig.
 	KindEnemyBullet EntityKind = 5
-	// KindEnemy: a Bydo enemy. Variant: EnemyStraight, EnemySine,
-	// EnemyTurret, EnemyHoming, EnemyCarrier. Components add Health.
+	// KindEnemy: a Bydo enemy. Variant: EnemyStraight ... EnemyMidboss. Components add Health.
+	// Ground kinds (turret, walker, hopper) stand on the floor, or hang from the ceiling when
+	// their y is in the upper half of the playfield (clients draw them upside down).
 	KindEnemy EntityKind = 6
 	// KindBoss: the boss body (invulnerable, blocks shots, kills on contact).
-	// Variant: BossBig (stage 1), BossSmall. Components add Boss, Health
-	// (mirrors the weak point).
+	// Variant: BossBig (stage 1), BossSmall, BossWall (stage 2). Components add Boss.
 	KindBoss EntityKind = 7
 	// KindBossWeakPoint: the boss core; damageable only while Boss.WeakOpen
 	// is 1. Variant 0 closed, 1 open. Components add Health.
 	KindBossWeakPoint EntityKind = 8
-	// KindPowerUp: a capsule. Variant: PowerForce, PowerLaser.
+	// KindPowerUp: a capsule. Variant: PowerRed, PowerBlue, PowerYellow (laser crystals, the
+	// colour cycles), PowerBit, PowerSpeed, PowerMissile.
 	KindPowerUp EntityKind = 9
 	// KindExplosion: a short-lived explosion (no collision). Variant:
 	// ExplosionSmall (enemy), ExplosionBig (ship), ExplosionBoss.
 	KindExplosion EntityKind = 10
 	// KindStage: the stage singleton (Stage component); never drawn.
 	KindStage EntityKind = 11
+	// KindBit: a Bit, the small orb that flies above (variant 0) or below (variant 1) its ship,
+	// blocks enemy bullets and hurts enemies it touches.
+	KindBit EntityKind = 12
+	// KindBossPart: a segment of a boss's tail or tentacle (blocks shots, kills ships on
+	// contact, cannot be destroyed). Variant: PartTail, PartTailTip, PartTentacle,
+	// PartTentacleTip.
+	KindBossPart EntityKind = 13
+	// NumKinds is one more than the largest entity kind.
+	NumKinds = 14
 )
 
 // Variants of KindPlayerBullet.
 const (
-	ShotNormal uint8 = 0 // ship shot without laser
-	ShotLaser1 uint8 = 1 // Player.Laser == 1: two parallel shots
-	ShotLaser2 uint8 = 2 // Player.Laser >= 2: long laser
-	ShotForce  uint8 = 3 // shot fired by the Force
+	ShotNormal  uint8 = 0 // ship shot without a Force attached
+	ShotForce   uint8 = 1 // shot fired by a detached Force (or a Bit)
+	ShotMissile uint8 = 2 // homing missile (PowerMissile)
+	// ShotLaser is the first laser variant: LaserShot(colour, level) = ShotLaser +
+	// (colour-1)*3 + level-1, i.e. 3..5 red, 6..8 blue, 9..11 yellow.
+	ShotLaser uint8 = 3
+	// NumShotVariants is one more than the largest shot variant.
+	NumShotVariants = ShotLaser + 9
 )
+
+// Laser colours (Player.Laser): the colour of the last crystal taken.
+const (
+	LaserNone   uint8 = 0
+	LaserRed    uint8 = 1 // anti-air: a twisting helix straight ahead
+	LaserBlue   uint8 = 2 // reflecting: angled beams that bounce off terrain
+	LaserYellow uint8 = 3 // anti-ground: beams that crawl along floor and ceiling
+)
+
+// LaserShot is the KindPlayerBullet variant of a laser of colour (LaserRed..LaserYellow) at
+// Force level 1..3.
+func LaserShot(colour, level uint8) uint8 {
+	colour = min(max(colour, LaserRed), LaserYellow)
+	level = min(max(level, 1), maxForceLevel)
+	return ShotLaser + (colour-1)*3 + level - 1
+}
+
+// LaserOf returns the colour and level of a laser shot variant (ok false for other shots).
+func LaserOf(variant uint8) (colour, level uint8, ok bool) {
+	if variant < ShotLaser || variant >= NumShotVariants {
+		return 0, 0, false
+	}
+	v := variant - ShotLaser
+	return v/3 + 1, v%3 + 1, true
+}
 
 // Variants of KindEnemyBullet.
 const (
@@ -96,24 +135,43 @@ const (
 
 // Variants of KindEnemy (also the stage JSON wave kinds, see EnemyKindNames).
 const (
-	EnemyStraight uint8 = 0 // "straight": flies left, occasional aimed shot
-	EnemySine     uint8 = 1 // "sine": flies left on a sine wave, in formations
-	EnemyTurret   uint8 = 2 // "turret": scrolls with the ground, aims at the nearest ship
-	EnemyHoming   uint8 = 3 // "homing": kamikaze that steers towards the nearest ship
-	EnemyCarrier  uint8 = 4 // "carrier": slow armoured carrier (POW armor), drops capsules
-	numEnemyKinds       = 5
+	EnemyStraight  uint8 = 0 // "straight": flies left, occasional aimed shot
+	EnemySine      uint8 = 1 // "sine": spinning flyer on a sine wave, in formations
+	EnemyTurret    uint8 = 2 // "turret": cannon mounted on the floor or ceiling, aims at the nearest ship
+	EnemyHoming    uint8 = 3 // "homing": kamikaze that steers towards the nearest ship
+	EnemyCarrier   uint8 = 4 // "carrier": slow armoured carrier, drops capsules
+	EnemyWalker    uint8 = 5 // "walker": walks along the floor or ceiling, fires up/down at ships
+	EnemyHopper    uint8 = 6 // "hopper": jumps along the floor or ceiling
+	EnemySnake     uint8 = 7 // "snake": head of a segmented snake winding through the cave
+	EnemySnakeBody uint8 = 8 // a body segment following the snake's head
+	EnemyMidboss   uint8 = 9 // "midboss": big armoured enemy; only beams and the Force hurt it
+	numEnemyKinds        = 10
 )
 
 // Variants of KindBoss.
 const (
-	BossBig   uint8 = 0 // stage 1 boss, 360x560
+	BossBig   uint8 = 0 // stage 1 boss: body at the right, a long segmented tail, weak point in the belly
 	BossSmall uint8 = 1 // small boss (short stage), 240x320
+	BossWall  uint8 = 2 // stage 2 boss: grown into the right wall, two tentacles
+)
+
+// Variants of KindBossPart.
+const (
+	PartTail        uint8 = 0
+	PartTailTip     uint8 = 1
+	PartTentacle    uint8 = 2
+	PartTentacleTip uint8 = 3
 )
 
 // Variants of KindPowerUp.
 const (
-	PowerForce uint8 = 0 // gives the Force (or levels it up)
-	PowerLaser uint8 = 1 // Player.Laser + 1 (max 2)
+	PowerRed     uint8 = 0 // red laser crystal (the crystals' colour cycles red, blue, yellow)
+	PowerBlue    uint8 = 1 // blue laser crystal
+	PowerYellow  uint8 = 2 // yellow laser crystal
+	PowerBit     uint8 = 3 // "B": a Bit (up to two)
+	PowerSpeed   uint8 = 4 // "S": faster ship (up to 3 steps)
+	PowerMissile uint8 = 5 // "M": homing missiles fired with the shots
+	numPowers          = 6
 )
 
 // Variants of KindExplosion.
@@ -135,8 +193,8 @@ const (
 	PlayerDead         uint8 = 2 // bit1: destroyed, waiting to respawn (or out of lives)
 )
 
-// Player is the per-ship player state (id 4; wire: slot u8, lives u8,
-// flags u8, laser u8, score u32, chargeFrom u32 = 12 bytes).
+// Player is the per-ship player state (id 4; wire: slot u8, lives u8, flags u8, laser u8,
+// speed u8, missile u8, score u32, chargeFrom u32 = 14 bytes).
 //
 // The beam charge is replicated as its cause, the tick fire was pressed, not as
 // the 0..255 value that grows every tick: a charging ship's Player changes twice
@@ -145,7 +203,9 @@ type Player struct {
 	Slot       uint8  // 0..3, colour index
 	Lives      uint8  // lives left, including the current ship (3 at start)
 	Flags      uint8  // PlayerInvulnerable | PlayerDead
-	Laser      uint8  // laser level 0..2 (changes the normal shot)
+	Laser      uint8  // laser colour: LaserNone, LaserRed, LaserBlue, LaserYellow (fired with the Force attached)
+	Speed      uint8  // speed-ups taken 0..MaxSpeed (MoveShip's speed)
+	Missile    uint8  // 1: homing missiles go out with the shots
 	Score      uint32 // points
 	ChargeFrom uint32 // tick (60 Hz) of the first tick fire has been held, once the charge is > 0; else 0
 }
@@ -199,15 +259,22 @@ func SizeOf(k Kind) Size {
 	case KindForce:
 		return Size{forceSize, forceSize}
 	case KindPlayerBullet:
+		if colour, level, ok := LaserOf(k.Variant); ok {
+			return laserSizes[colour][level]
+		}
 		switch k.Variant {
-		case ShotLaser1:
-			return Size{40, 10}
-		case ShotLaser2:
-			return Size{96, 14}
 		case ShotForce:
 			return Size{24, 12}
+		case ShotMissile:
+			return Size{28, 12}
 		}
 		return Size{32, 10}
+	case KindBit:
+		return Size{bitSize, bitSize}
+	case KindBossPart:
+		if v < len(partSizes) {
+			return partSizes[v]
+		}
 	case KindBeam:
 		if v >= 1 && v < len(beamLevels) {
 			return Size{beamLevels[v].w, beamLevels[v].h}
@@ -222,7 +289,7 @@ func SizeOf(k Kind) Size {
 			return Size{enemyDefaults[v].w, enemyDefaults[v].h}
 		}
 	case KindBoss:
-		if v < len(bossGeom) {
+		if v < len(bossGeom) && bossGeom[v].w > 0 {
 			return Size{bossGeom[v].w, bossGeom[v].h}
 		}
 	case KindBossWeakPoint:
@@ -446,22 +513,28 @@ func (kindCodec) Parse(b []byte, v *Kind) error {
 
 type playerCodec struct{}
 
-func (playerCodec) Size() int { return 12 }
+func (playerCodec) Size() int { return 14 }
 func (playerCodec) Append(b []byte, v *Player) []byte {
-	b = append(b, v.Slot, v.Lives, v.Flags, v.Laser)
+	b = append(b, v.Slot, v.Lives, v.Flags, v.Laser, v.Speed, v.Missile)
 	b = le.AppendUint32(b, v.Score)
 	return le.AppendUint32(b, v.ChargeFrom)
 }
 func (playerCodec) Parse(b []byte, v *Player) error {
-	if len(b) != 12 {
-		return sizeErr("Player", 12, len(b))
+	if len(b) != 14 {
+		return sizeErr("Player", 14, len(b))
 	}
 	if b[0] >= MaxPlayers {
 		return &CodecError{Component: "Player", Field: "slot", Reason: fmt.Sprintf("%d is not a slot 0..3", b[0])}
 	}
-	v.Slot, v.Lives, v.Flags, v.Laser = b[0], b[1], b[2], b[3]
-	v.Score = le.Uint32(b[4:])
-	v.ChargeFrom = le.Uint32(b[8:])
+	if b[3] > LaserYellow {
+		return &CodecError{Component: "Player", Field: "laser", Reason: fmt.Sprintf("%d is not a laser colour 0..3", b[3])}
+	}
+	if b[4] > MaxSpeed {
+		return &CodecError{Component: "Player", Field: "speed", Reason: fmt.Sprintf("%d is not a speed 0..%d", b[4], MaxSpeed)}
+	}
+	v.Slot, v.Lives, v.Flags, v.Laser, v.Speed, v.Missile = b[0], b[1], b[2], b[3], b[4], b[5]
+	v.Score = le.Uint32(b[6:])
+	v.ChargeFrom = le.Uint32(b[10:])
 	return nil
 }
 

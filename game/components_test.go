@@ -17,7 +17,7 @@ func TestReplicatedWireLayout(t *testing.T) {
 	c.Position.Set(e, Position{100, 540})
 	c.Velocity.Set(e, Velocity{-1, 0.5})
 	c.Kind.Set(e, Kind{Kind: KindEnemy, Variant: EnemyTurret})
-	c.Player.Set(e, Player{Slot: 2, Lives: 3, Flags: PlayerInvulnerable, ChargeFrom: 0x0a0b0c0d, Score: 0x01020304, Laser: 1})
+	c.Player.Set(e, Player{Slot: 2, Lives: 3, Flags: PlayerInvulnerable, ChargeFrom: 0x0a0b0c0d, Score: 0x01020304, Laser: 1, Speed: 2, Missile: 1})
 	c.Health.Set(e, Health{HP: 0x0102, MaxHP: 0x0304})
 	c.Force.Set(e, Force{Owner: ecs.Entity(0x0000000200000005), Mode: ForceBack, Level: 3})
 	c.Boss.Set(e, Boss{Phase: 2, WeakOpen: 1})
@@ -30,7 +30,7 @@ func TestReplicatedWireLayout(t *testing.T) {
 		{CompPosition, []byte{0x00, 0x00, 0xc8, 0x42, 0x00, 0x00, 0x07, 0x44}},
 		{CompVelocity, []byte{0x00, 0x00, 0x80, 0xbf, 0x00, 0x00, 0x00, 0x3f}},
 		{CompKind, []byte{byte(KindEnemy), EnemyTurret}},
-		{CompPlayer, []byte{2, 3, 1, 1, 0x04, 0x03, 0x02, 0x01, 0x0d, 0x0c, 0x0b, 0x0a}},
+		{CompPlayer, []byte{2, 3, 1, 1, 2, 1, 0x04, 0x03, 0x02, 0x01, 0x0d, 0x0c, 0x0b, 0x0a}},
 		{CompHealth, []byte{0x02, 0x01, 0x04, 0x03}},
 		{CompForce, []byte{0x05, 0, 0, 0, 0x02, 0, 0, 0, 2, 3}},
 		{CompBoss, []byte{2, 1}},
@@ -92,7 +92,9 @@ func TestCodecRejectsBadValues(t *testing.T) {
 		{"position NaN x", CompPosition, append(le32(nan), 0, 0, 0, 0)},
 		{"position Inf y", CompPosition, append([]byte{0, 0, 0, 0}, le32(inf)...)},
 		{"velocity NaN", CompVelocity, append(le32(nan), 0, 0, 0, 0)},
-		{"player slot 4", CompPlayer, []byte{4, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+		{"player slot 4", CompPlayer, []byte{4, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+		{"player laser 4", CompPlayer, []byte{0, 3, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+		{"player speed 4", CompPlayer, []byte{0, 3, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
 		{"force mode 3", CompForce, []byte{1, 0, 0, 0, 1, 0, 0, 0, 3, 1}},
 	}
 	w := ecs.NewWorld()

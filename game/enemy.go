@@ -4,13 +4,14 @@ import "github.com/rtype/rtype/ecs"
 
 // Boss geometry per variant: body size, weak point size and offset from
 // the body centre, resting x.
-var bossGeom = [2]struct {
+var bossGeom = [3]struct {
 	w, h  uint16
 	wdx   float32
 	restX float32
 }{
 	BossBig:   {w: 360, h: 560, wdx: -150, restX: Width - 280},
 	BossSmall: {w: 240, h: 320, wdx: -100, restX: Width - 200},
+	BossWall:  {w: 320, h: 720, wdx: -130, restX: Width - 160},
 }
 
 // sysSpawn spawns the waves whose scroll position has been reached, then the boss.

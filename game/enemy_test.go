@@ -89,7 +89,7 @@ func TestEnemyKinds(t *testing.T) {
 			if find(s, KindEnemyBullet) != ecs.Nil {
 				t.Error("carrier fired")
 			}
-			if d := s.c.Enemy.Get(e).Drop; d != 1+PowerForce {
+			if d := s.c.Enemy.Get(e).Drop; d != 1+PowerRed {
 				t.Errorf("carrier drop %d", d)
 			}
 		}},

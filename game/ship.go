@@ -3,12 +3,13 @@ package game
 import "github.com/rtype/rtype/ecs"
 
 // MoveShip is one tick of ship movement, shared by the server and client
-// prediction: 8 px/tick (480 px/s) along the held directions, diagonals
-// normalised (5.656854 px/tick per axis), opposite directions cancel, and
+// prediction: 8 + 1.5·speed px/tick (480 px/s without speed-ups, speed =
+// Player.Speed 0..MaxSpeed) along the held directions, diagonals normalised
+// (5.656854 px/tick per axis at speed 0), opposite directions cancel, and
 // the ship's centre is clamped so its 80x36 hitbox stays inside the
 // 1920x1080 playfield. Pure float32 arithmetic without fused operations:
 // every platform computes the same bits.
-func MoveShip(x, y float32, b Buttons) (nx, ny float32) {
+func MoveShip(x, y float32, b Buttons, speed uint8) (nx, ny float32) {
 	var dx, dy float32
 	if b&BtnLeft != 0 {
 		dx--
@@ -22,9 +23,10 @@ func MoveShip(x, y float32, b Buttons) (nx, ny float32) {
 	if b&BtnDown != 0 {
 		dy++
 	}
-	step := float32(shipStep)
+	sp := min(int(speed), MaxSpeed)
+	step := shipSteps[sp]
 	if dx != 0 && dy != 0 {
-		step = shipDiag
+		step = shipDiags[sp]
 	}
 	nx = x + float32(dx*step)
 	ny = y + float32(dy*step)
@@ -47,7 +49,7 @@ func (s *Sim) sysInput() {
 		b := sh.Input
 		p := s.c.Position.Get(e)
 		ox, oy := p.X, p.Y
-		nx, ny := MoveShip(ox, oy, b)
+		nx, ny := MoveShip(ox, oy, b, pl.Speed)
 		s.setPos(e, p, nx, ny)
 		s.setVel(e, s.c.Velocity.Get(e), float32((nx-ox)*TickRate), float32((ny-oy)*TickRate))
 
@@ -111,13 +113,18 @@ func (s *Sim) fireShot(e ecs.Entity, slot int, pl *Player, sh *Ship, x, y float3
 	sh.Cooldown = fireCooldown
 	sl := uint8(slot)
 	fx := x + shipW/2 + 12
-	switch {
-	case pl.Laser >= 2:
-		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotLaser2, x: fx + 24, y: y, vx: laserSpeed, damage: 3, slot: sl})
-	case pl.Laser == 1:
-		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotLaser1, x: fx, y: y - 12, vx: laserSpeed, damage: 1, slot: sl})
-		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotLaser1, x: fx, y: y + 12, vx: laserSpeed, damage: 1, slot: sl})
-	default:
+	// Interim: a straight laser of the crystal's colour while the Force is attached (the colour
+	// behaviours come with the arsenal).
+	attached := false
+	if sh.Force != ecs.Nil {
+		if f := s.c.Force.Get(sh.Force); f != nil && f.Mode != ForceDetached {
+			attached = true
+		}
+	}
+	if attached && pl.Laser != LaserNone {
+		lvl := s.c.Force.Get(sh.Force).Level
+		s.queue(bulletReq{kind: KindPlayerBullet, variant: LaserShot(pl.Laser, lvl), x: fx + 24, y: y, vx: laserSpeed, damage: uint16(1 + lvl), slot: sl})
+	} else {
 		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotNormal, x: fx, y: y, vx: shotSpeed, damage: 1, slot: sl})
 	}
 	if sh.Force == ecs.Nil {
@@ -246,3 +253,12 @@ func (s *Sim) giveForce(e ecs.Entity, sh *Ship) {
 	s.c.ForceCtl.Set(fe, ForceCtl{Recall: 1})
 	sh.Force = fe
 }
+
+// giveBit gives ship e a Bit (the arsenal adds Bits; until then the capsule only scores).
+func (s *Sim) giveBit(e ecs.Entity, sh *Ship) {}
+
+// Ship steps per tick by speed-ups taken: straight and diagonal (step/sqrt 2), px/tick.
+var (
+	shipSteps = [MaxSpeed + 1]float32{shipStep, 9.5, 11, 12.5}
+	shipDiags = [MaxSpeed + 1]float32{shipDiag, 6.717514, 7.778175, 8.838835}
+)

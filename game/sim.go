@@ -38,7 +38,20 @@ const (
 	bossDyingTicks   = 120
 	bossEnterSpeed   = 240
 	offscreenMargin  = 300
+	bitSize          = 36
+	// MaxSpeed is the number of speed-ups a ship can take (Player.Speed).
+	MaxSpeed = 3
 )
+
+// laserSizes is the hitbox of each laser shot by colour (LaserRed..LaserYellow) and level 1..3.
+var laserSizes = [4][4]Size{
+	LaserRed:    {{}, {64, 28}, {80, 40}, {96, 56}}, // helix envelope
+	LaserBlue:   {{}, {40, 12}, {52, 16}, {64, 20}}, // angled reflecting beams
+	LaserYellow: {{}, {36, 14}, {44, 18}, {52, 22}}, // crawling beams
+}
+
+// partSizes is the size of each boss part variant (PartTail ... PartTentacleTip).
+var partSizes = [4]Size{PartTail: {64, 64}, PartTailTip: {72, 72}, PartTentacle: {56, 56}, PartTentacleTip: {64, 64}}
 
 // Beam (charged shot) levels 1..3: size and damage.
 var beamLevels = [4]struct {
@@ -412,7 +425,7 @@ func (s *Sim) sysTimers() {
 					pl.Flags = PlayerInvulnerable
 					sh.Invuln = invulnTicks
 					p := s.c.Position.Get(e)
-					s.setPos(e, p, shipSpawnX, spawnY(slot, s.n))
+					s.setPos(e, p, shipSpawnX, s.respawnY(slot))
 				}
 			}
 			continue
@@ -482,6 +495,46 @@ const ExpirySlack = 1
 func OutsideField(x, y, slack float32) bool {
 	m := offscreenMargin + slack
 	return x < -m || x > Width+m || y < -m || y > Height+m
+}
+
+// terrain returns the stage's terrain, or nil when the stage is open space.
+func (s *Sim) terrain() *Terrain {
+	if s.stage.Terrain.Empty() {
+		return nil
+	}
+	return &s.stage.Terrain
+}
+
+// pushOut moves ship e vertically out of the ceiling or floor it overlaps (an invulnerable,
+// just respawned ship is never destroyed by terrain: it is carried along instead).
+func (s *Sim) pushOut(e ecs.Entity, t *Terrain) {
+	p := s.c.Position.Get(e)
+	scroll := s.Scroll()
+	top, bottom := t.Span(p.X-shipW/2+scroll, p.X+shipW/2+scroll)
+	y := clamp32(p.Y, top+shipH/2+shipInset, bottom-shipH/2-shipInset)
+	s.setPos(e, p, p.X, y)
+}
+
+// respawnY is where the ship of slot reappears: its slot's height, moved into the corridor
+// between ceiling and floor at the respawn x.
+func (s *Sim) respawnY(slot int) float32 {
+	y := spawnY(slot, s.n)
+	t := s.terrain()
+	if t == nil {
+		return y
+	}
+	scroll := s.Scroll()
+	x0, x1 := shipSpawnX-shipW+scroll, shipSpawnX+shipW+scroll
+	top, bottom := t.Span(x0, x1)
+	const margin = shipH
+	if y < top+margin || y > bottom-margin {
+		y = top + (bottom-top)*float32(slot+1)/float32(s.n+1)
+	}
+	// Avoid a structure at the spawn point: try the corridor's middle.
+	if t.BlockAt(x0, y-shipH, x1, y+shipH) >= 0 {
+		y = (top + bottom) / 2
+	}
+	return y
 }
 
 // Scroll is how far the stage has scrolled, in px: the X of the stage singleton's Position.

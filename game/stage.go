@@ -28,6 +28,7 @@ type Stage struct {
 	Sections    []Section
 	Waves       []Wave
 	Boss        BossSpec
+	Terrain     Terrain // ceiling, floor and structures (empty: open space)
 
 	spawns []spawnEntry // waves expanded to one entry per enemy, sorted by At
 }
@@ -52,7 +53,7 @@ type Wave struct {
 	Amplitude float32 // px, sine amplitude (sine kind)
 	HP        int     // hit points before player scaling (0 in the file: default)
 	Fire      int     // ticks between shots before player scaling; 0 never fires
-	Drop      uint8   // 0 none, 1+PowerForce, 1+PowerLaser: carried by the last member
+	Drop      uint8   // 0 none, else 1 + the KindPowerUp variant carried by the last member (1+PowerRed: a crystal)
 }
 
 // BossSpec is the stage boss. It appears when the scroll reaches At; the
@@ -87,12 +88,14 @@ const (
 )
 
 // EnemyKindNames are the wave kinds of the stage JSON, indexed by Kind.Variant of KindEnemy.
-var EnemyKindNames = [numEnemyKinds]string{"straight", "sine", "turret", "homing", "carrier"}
+var EnemyKindNames = [numEnemyKinds]string{"straight", "sine", "turret", "homing", "carrier", "walker", "hopper", "snake", "snake-body", "midboss"}
 
 var (
 	patternNames  = []string{"fan", "aimed", "ring", "spawn"}
-	bossKindNames = []string{"big", "small"}
-	dropNames     = []string{"", "force", "laser"}
+	bossKindNames = []string{"big", "small", "wall"}
+	// dropNames are the stage JSON "drop" values, indexed by Wave.Drop-1 ("" none). "force"
+	// and "laser" are accepted as older names of "crystal".
+	dropNames = []string{"", "crystal", "", "", "bit", "speed", "missile"}
 )
 
 type spawnEntry struct {
@@ -124,6 +127,24 @@ type stageJSON struct {
 	Sections    []sectionJSON `json:"sections"`
 	Waves       []waveJSON    `json:"waves"`
 	Boss        *bossJSON     `json:"boss"`
+	Terrain     *terrainJSON  `json:"terrain"`
+}
+
+// terrainJSON is the compact terrain form: column heights every step px of world x.
+type terrainJSON struct {
+	Theme   string      `json:"theme"`
+	Start   float64     `json:"start"`
+	Step    *float64    `json:"step"`
+	Ceiling []float64   `json:"ceiling"`
+	Floor   []float64   `json:"floor"`
+	Blocks  []blockJSON `json:"blocks"`
+}
+
+type blockJSON struct {
+	X *float64 `json:"x"`
+	Y *float64 `json:"y"`
+	W *float64 `json:"w"`
+	H *float64 `json:"h"`
 }
 
 type sectionJSON struct {
@@ -179,6 +200,12 @@ var enemyDefaults = [numEnemyKinds]struct {
 	EnemyTurret:   {speed: 0, hp: 4, fire: 100, score: 300, w: 72, h: 64},
 	EnemyHoming:   {speed: 300, hp: 2, fire: 0, score: 200, w: 56, h: 48},
 	EnemyCarrier:  {speed: 150, hp: 4, fire: 0, score: 500, w: 96, h: 80},
+	// Ground kinds: speed is along the ground in the world (px/s, walking left).
+	EnemyWalker:    {speed: 70, hp: 3, fire: 140, score: 300, w: 64, h: 56},
+	EnemyHopper:    {speed: 110, hp: 2, fire: 0, score: 200, w: 56, h: 48},
+	EnemySnake:     {speed: 200, hp: 3, fire: 160, score: 300, w: 64, h: 64},
+	EnemySnakeBody: {speed: 200, hp: 2, fire: 0, score: 100, w: 48, h: 48},
+	EnemyMidboss:   {speed: 60, hp: 40, fire: 80, score: 3000, w: 200, h: 176},
 }
 
 // StageError is a stage file validation error: File names the file,
@@ -431,8 +458,11 @@ func (v *validator) stage(raw *stageJSON) *Stage {
 			w.Fire = v.integer(f+".fire", *r.Fire, 0, 3600)
 		}
 		drop, ok := lookup(dropNames, r.Drop)
+		if r.Drop == "force" || r.Drop == "laser" {
+			drop, ok = 1+PowerRed, true
+		}
 		if !ok {
-			v.fail(f+".drop", "unknown drop %q (want \"force\", \"laser\" or none)", r.Drop)
+			v.fail(f+".drop", "unknown drop %q (want crystal, bit, speed, missile or none)", r.Drop)
 		}
 		w.Drop = drop
 		if last := float64(w.Y) + float64(w.Count-1)*float64(w.DY); last < 0 || last > Height {
@@ -467,7 +497,7 @@ func (v *validator) stage(raw *stageJSON) *Stage {
 	if v.required("boss.kind", b.Kind == nil) {
 		k, ok := lookup(bossKindNames, *b.Kind)
 		if !ok {
-			v.fail("boss.kind", "unknown kind %q (want \"big\" or \"small\")", *b.Kind)
+			v.fail("boss.kind", "unknown kind %q (want one of %s)", *b.Kind, strings.Join(bossKindNames, ", "))
 		}
 		st.Boss.Variant = k
 	}
@@ -524,8 +554,89 @@ func (v *validator) stage(raw *stageJSON) *Stage {
 	if v.err != nil {
 		return st
 	}
+	if raw.Terrain != nil {
+		v.terrain(raw.Terrain, &st.Terrain)
+		if v.err != nil {
+			return st
+		}
+	}
 	st.expand()
 	return st
+}
+
+// terrain validates the "terrain" object into t.
+func (v *validator) terrain(r *terrainJSON, t *Terrain) {
+	t.Theme = ThemeBase
+	if r.Theme != "" {
+		th, ok := lookup(ThemeNames, r.Theme)
+		if !ok {
+			v.fail("terrain.theme", "unknown theme %q (want one of %s)", r.Theme, strings.Join(ThemeNames, ", "))
+		}
+		t.Theme = th
+	}
+	t.Start = v.num("terrain.start", &r.Start, 0, 0, maxScrollAt)
+	if v.required("terrain.step", r.Step == nil) {
+		t.Step = v.num("terrain.step", r.Step, 0, minTerrainStep, maxTerrainStep)
+	}
+	if len(r.Ceiling) != len(r.Floor) {
+		v.fail("terrain.floor", "%d samples but terrain.ceiling has %d (one height per column in each)", len(r.Floor), len(r.Ceiling))
+	}
+	if len(r.Ceiling) == 1 || len(r.Ceiling) > maxTerrainLen {
+		v.fail("terrain.ceiling", "%d samples, want 0 or 2..%d", len(r.Ceiling), maxTerrainLen)
+	}
+	if v.err != nil {
+		return
+	}
+	hmax := float64(Height - MinCorridor)
+	for i := range r.Ceiling {
+		c := v.num(fmt.Sprintf("terrain.ceiling[%d]", i), &r.Ceiling[i], 0, 0, hmax)
+		f := v.num(fmt.Sprintf("terrain.floor[%d]", i), &r.Floor[i], 0, 0, hmax)
+		if v.err != nil {
+			return
+		}
+		if gap := Height - c - f; gap < MinCorridor {
+			v.fail(fmt.Sprintf("terrain.floor[%d]", i), "leaves a corridor of %g px with terrain.ceiling[%d] = %g (at least %d px, so a ship can pass)", gap, i, c, MinCorridor)
+			return
+		}
+		t.Ceil = append(t.Ceil, c)
+		t.Floor = append(t.Floor, f)
+	}
+	if len(r.Blocks) > maxBlocks {
+		v.fail("terrain.blocks", "%d blocks, at most %d", len(r.Blocks), maxBlocks)
+		return
+	}
+	for i := range r.Blocks {
+		b := &r.Blocks[i]
+		f := fmt.Sprintf("terrain.blocks[%d]", i)
+		var blk Block
+		if v.required(f+".x", b.X == nil) {
+			blk.X = v.num(f+".x", b.X, 0, 0, maxScrollAt+Width)
+		}
+		if v.required(f+".y", b.Y == nil) {
+			blk.Y = v.num(f+".y", b.Y, 0, 0, Height-16)
+		}
+		if v.required(f+".w", b.W == nil) {
+			blk.W = v.num(f+".w", b.W, 0, 16, 4000)
+		}
+		if v.required(f+".h", b.H == nil) {
+			blk.H = v.num(f+".h", b.H, 0, 16, Height)
+		}
+		if v.err != nil {
+			return
+		}
+		if blk.Y+blk.H > Height {
+			v.fail(f+".h", "the block reaches y=%g, below the playfield (0..%d)", blk.Y+blk.H, Height)
+			return
+		}
+		ceil, floor := t.Span(blk.X, blk.X+blk.W)
+		if blk.Y-ceil < MinCorridor && floor-(blk.Y+blk.H) < MinCorridor {
+			v.fail(f, "closes the corridor: %g px free above it and %g px below (one side needs at least %d px)",
+				blk.Y-ceil, floor-(blk.Y+blk.H), MinCorridor)
+			return
+		}
+		t.Blocks = append(t.Blocks, blk)
+	}
+	t.index()
 }
 
 // expand builds the sorted per-enemy spawn list.
@@ -554,28 +665,34 @@ func (st *Stage) Enemies() int { return len(st.spawns) }
 // hand-built Stage (missing sections or boss phases, unknown kinds, bad
 // speeds) so that NewSim never panics on it.
 func sanitize(st *Stage) *Stage {
-	ok := len(st.Sections) > 0 && len(st.Boss.Phases) > 0 && st.Boss.Variant <= BossSmall &&
+	ok := len(st.Sections) > 0 && len(st.Boss.Phases) > 0 && st.Boss.Variant <= BossWall &&
 		st.ScrollSpeed > 0 && st.ScrollSpeed <= 1000 && st.Boss.HP > 0
 	total := 0
 	for i := range st.Waves {
 		w := &st.Waves[i]
 		total += w.Count
-		if w.Kind >= numEnemyKinds || w.Count < 0 || w.Count > maxWaveCount || w.Drop > 1+PowerLaser || w.HP < 0 || w.Fire < 0 {
+		if w.Kind >= numEnemyKinds || w.Count < 0 || w.Count > maxWaveCount || w.Drop > numPowers || w.HP < 0 || w.Fire < 0 {
 			ok = false
 		}
+	}
+	tr := &st.Terrain
+	if len(tr.Ceil) != len(tr.Floor) || len(tr.Ceil) == 1 || (len(tr.Ceil)+len(tr.Blocks) > 0 && !(tr.Step >= minTerrainStep && tr.Step <= maxTerrainStep)) ||
+		(len(tr.Blocks) > 0 && tr.cols == nil) {
+		ok = false
 	}
 	if ok && total == len(st.spawns) {
 		return st
 	}
 	c := *st
 	c.spawns = nil
+	c.Terrain = sanitizeTerrain(st.Terrain)
 	if len(c.Sections) == 0 {
 		c.Sections = []Section{{At: 0}}
 	}
 	if !(c.ScrollSpeed > 0 && c.ScrollSpeed <= 1000) {
 		c.ScrollSpeed = 120
 	}
-	if c.Boss.Variant > BossSmall {
+	if c.Boss.Variant > BossWall {
 		c.Boss.Variant = BossSmall
 	}
 	if c.Boss.HP <= 0 {
@@ -597,10 +714,27 @@ func sanitize(st *Stage) *Stage {
 	c.Boss.Phases = ph
 	c.Waves = nil
 	for _, w := range st.Waves {
-		if w.Kind < numEnemyKinds && w.Count > 0 && w.Count <= maxWaveCount && w.Drop <= 1+PowerLaser && w.HP >= 0 && w.Fire >= 0 {
+		if w.Kind < numEnemyKinds && w.Count > 0 && w.Count <= maxWaveCount && w.Drop <= numPowers && w.HP >= 0 && w.Fire >= 0 {
 			c.Waves = append(c.Waves, w)
 		}
 	}
 	c.expand()
 	return &c
+}
+
+// sanitizeTerrain returns a usable copy of a hand-built terrain: equal sample counts, a valid
+// step and the block index built.
+func sanitizeTerrain(t Terrain) Terrain {
+	n := min(len(t.Ceil), len(t.Floor))
+	if n < 2 {
+		n = 0
+	}
+	t.Ceil = append([]float32(nil), t.Ceil[:n]...)
+	t.Floor = append([]float32(nil), t.Floor[:n]...)
+	t.Blocks = append([]Block(nil), t.Blocks...)
+	if !(t.Step >= minTerrainStep && t.Step <= maxTerrainStep) {
+		t.Step = 128
+	}
+	t.index()
+	return t
 }

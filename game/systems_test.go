@@ -36,14 +36,14 @@ func TestMoveShip(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			nx, ny := MoveShip(tc.x, tc.y, tc.b)
+			nx, ny := MoveShip(tc.x, tc.y, tc.b, 0)
 			if abs32(nx-tc.nx) > 1e-4 || abs32(ny-tc.ny) > 1e-4 {
 				t.Errorf("MoveShip(%v,%v,%06b) = (%v,%v), want (%v,%v)", tc.x, tc.y, tc.b, nx, ny, tc.nx, tc.ny)
 			}
 		})
 	}
 	// Diagonal speed equals straight speed.
-	nx, ny := MoveShip(500, 500, BtnUp|BtnRight)
+	nx, ny := MoveShip(500, 500, BtnUp|BtnRight, 0)
 	if d := math.Hypot(float64(nx-500), float64(ny-500)); math.Abs(d-float64(step)) > 1e-3 {
 		t.Errorf("diagonal step length %v, want %v", d, step)
 	}
@@ -57,7 +57,7 @@ func TestShipMovesLikeMoveShip(t *testing.T) {
 	seq := []Buttons{BtnUp, BtnUp | BtnRight, BtnDown | BtnLeft, BtnRight, BtnRight, 0, BtnDown}
 	for i := 0; i < 200; i++ {
 		b := seq[i%len(seq)]
-		p.X, p.Y = MoveShip(p.X, p.Y, b)
+		p.X, p.Y = MoveShip(p.X, p.Y, b, 0)
 		step(s, 1, b)
 		if got := *s.c.Position.Get(e); got != p {
 			t.Fatalf("tick %d: ship at %v, MoveShip says %v", i, got, p)
@@ -105,17 +105,26 @@ func TestFireRate(t *testing.T) {
 	}
 }
 
-func TestLaserChangesShot(t *testing.T) {
-	for laser, want := range map[uint8]struct {
-		variant uint8
-		n       int
-	}{0: {ShotNormal, 1}, 1: {ShotLaser1, 2}, 2: {ShotLaser2, 1}} {
-		s := newTestSim(t, 1)
-		s.c.Player.Get(s.PlayerEntity(0)).Laser = laser
-		step(s, 1, BtnFire)
-		if got := count(s, KindPlayerBullet, int(want.variant)); got != want.n {
-			t.Errorf("laser %d: %d shots of variant %d, want %d", laser, got, want.variant, want.n)
-		}
+func TestLaserNeedsAttachedForce(t *testing.T) {
+	// Without a Force the ship fires its normal shot whatever its laser colour; with the Force
+	// attached it fires the laser of its colour at the Force's level.
+	s := newTestSim(t, 1)
+	e := s.PlayerEntity(0)
+	s.c.Player.Get(e).Laser = LaserRed
+	step(s, 1, BtnFire)
+	if got := count(s, KindPlayerBullet, int(ShotNormal)); got != 1 {
+		t.Fatalf("no Force: %d normal shots, want 1", got)
+	}
+	p := *s.c.Position.Get(e)
+	addCapsule(s, PowerRed, p.X, p.Y)
+	step(s, 120, 0) // the Force flies in and attaches
+	f := s.c.Force.Get(s.c.Ship.Get(e).Force)
+	if f == nil || f.Mode == ForceDetached {
+		t.Fatalf("Force %+v not attached", f)
+	}
+	step(s, 1, BtnFire)
+	if got := count(s, KindPlayerBullet, int(LaserShot(LaserRed, 1))); got == 0 {
+		t.Error("Force attached with a red crystal: no red laser")
 	}
 }
 
@@ -203,7 +212,7 @@ func TestShotDamagesAndKills(t *testing.T) {
 	e := s.PlayerEntity(0)
 	y := s.c.Position.Get(e).Y
 	en := addEnemy(s, 800, y, 2)
-	s.c.Enemy.Get(en).Drop = 1 + PowerLaser
+	s.c.Enemy.Get(en).Drop = 1 + PowerSpeed
 	step(s, 1, BtnFire)
 	step(s, 40, 0)
 	if h := s.c.Health.Get(en); h == nil || h.HP != 1 {
@@ -224,8 +233,8 @@ func TestShotDamagesAndKills(t *testing.T) {
 	if sc := s.c.Player.Get(s.PlayerEntity(1)).Score; sc != 0 {
 		t.Errorf("other player scored %d", sc)
 	}
-	if count(s, KindPowerUp, int(PowerLaser)) != 1 {
-		t.Error("the enemy did not drop its laser capsule")
+	if count(s, KindPowerUp, int(PowerSpeed)) != 1 {
+		t.Error("the enemy did not drop its speed capsule")
 	}
 }
 
@@ -390,7 +399,7 @@ func TestForceLifecycle(t *testing.T) {
 	s := newTestSim(t, 1)
 	e := s.PlayerEntity(0)
 	p := *s.c.Position.Get(e)
-	addCapsule(s, PowerForce, p.X+20, p.Y)
+	addCapsule(s, PowerRed, p.X+20, p.Y)
 	step(s, 1, 0)
 	fe := s.c.Ship.Get(e).Force
 	if fe == ecs.Nil {
@@ -439,7 +448,7 @@ func TestForceLifecycle(t *testing.T) {
 	}
 	// A second capsule levels it up.
 	p = *s.c.Position.Get(e)
-	addCapsule(s, PowerForce, p.X, p.Y+10)
+	addCapsule(s, PowerRed, p.X, p.Y+10)
 	step(s, 1, 0)
 	if f, k := s.c.Force.Get(fe), s.c.Kind.Get(fe); f.Level != 2 || k.Variant != 2 {
 		t.Errorf("force level %d variant %d after a second capsule, want 2", f.Level, k.Variant)
@@ -497,16 +506,30 @@ func TestDeathLosesForceAndLaser(t *testing.T) {
 	}
 }
 
-func TestLaserCapsule(t *testing.T) {
+func TestCrystalsColourAndLevel(t *testing.T) {
+	// The first crystal gives the Force and its colour; one of the same colour levels the Force
+	// up to 3; another colour changes the laser and keeps the level.
 	s := newTestSim(t, 1)
 	e := s.PlayerEntity(0)
-	for want := uint8(1); want <= maxLaser+1; want++ {
+	take := func(v uint8) {
 		p := *s.c.Position.Get(e)
-		addCapsule(s, PowerLaser, p.X, p.Y)
+		addCapsule(s, v, p.X, p.Y)
 		step(s, 1, 0)
-		if got := s.c.Player.Get(e).Laser; got != min(want, maxLaser) {
-			t.Errorf("laser %d after %d capsules, want %d", got, want, min(want, maxLaser))
+	}
+	take(PowerBlue)
+	fe := s.c.Ship.Get(e).Force
+	if fe == ecs.Nil || s.c.Player.Get(e).Laser != LaserBlue {
+		t.Fatalf("first crystal: force %v laser %d", fe, s.c.Player.Get(e).Laser)
+	}
+	for want := uint8(2); want <= maxForceLevel+1; want++ {
+		take(PowerBlue)
+		if got := s.c.Force.Get(fe).Level; got != min(want, maxForceLevel) {
+			t.Errorf("Force level %d after %d blue crystals, want %d", got, want, min(want, maxForceLevel))
 		}
+	}
+	take(PowerYellow)
+	if s.c.Player.Get(e).Laser != LaserYellow || s.c.Force.Get(fe).Level != maxForceLevel {
+		t.Errorf("yellow crystal: laser %d level %d", s.c.Player.Get(e).Laser, s.c.Force.Get(fe).Level)
 	}
 }
 

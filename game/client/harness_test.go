@@ -61,8 +61,8 @@ func demoWorld(n int) *netflow.LocalWorld {
 		lw.Spawn(game.KindEnemyBullet, uint8(i%2), 800+float32(i)*50, 600+float32(i)*25, 16, 16)
 	}
 	lw.Spawn(game.KindBeam, 2, 700, 770, 300, 40)
-	lw.Spawn(game.KindPowerUp, game.PowerForce, 700, 120, 40, 40)
-	lw.Spawn(game.KindPowerUp, game.PowerLaser, 780, 120, 40, 40)
+	lw.Spawn(game.KindPowerUp, game.PowerRed, 700, 120, 40, 40)
+	lw.Spawn(game.KindPowerUp, game.PowerSpeed, 780, 120, 40, 40)
 	lw.Spawn(game.KindExplosion, game.ExplosionSmall, 1100, 900, 96, 96)
 	for lw.W.Len() < n {
 		i := lw.W.Len()

@@ -290,6 +290,15 @@ func (s *Session) selfAlive() bool {
 	return pl != nil && pl.Flags&game.PlayerDead == 0
 }
 
+// selfSpeed is the local ship's speed-ups (Player.Speed) as last replicated: prediction moves
+// the ship at the speed the server last confirmed.
+func (s *Session) selfSpeed() uint8 {
+	if pl := s.comps.Player.Get(s.self); pl != nil {
+		return pl.Speed
+	}
+	return 0
+}
+
 // Events delivers reliable server events in order; it is closed when the session ends.
 func (s *Session) Events() <-chan Event { return s.events }
 
@@ -473,7 +482,7 @@ func (s *Session) predictOne(b game.Buttons) {
 	if !s.predOK || !s.selfAlive() {
 		return
 	}
-	s.predX, s.predY = game.MoveShip(s.predX, s.predY, b)
+	s.predX, s.predY = game.MoveShip(s.predX, s.predY, b, s.selfSpeed())
 }
 
 // appendInputs writes INPUT with the inputs the server has not yet simulated, newest first.
@@ -510,12 +519,13 @@ func (s *Session) reconcile(x, y float32, st uint32) {
 				break
 			}
 		}
+		speed := s.selfSpeed()
 		for t := st + 1; int32(s.inTick-t) >= 0; t++ {
 			if r := s.inputs[t%n]; r.tick == t {
 				b, known = r.b, true
 			}
 			if known {
-				nx, ny = game.MoveShip(nx, ny, b)
+				nx, ny = game.MoveShip(nx, ny, b, speed)
 			}
 		}
 	}

@@ -55,7 +55,7 @@ func TestReconcileHoldsLastButtons(t *testing.T) {
 	// the server's state at tick 92: ticks 93..99 move right (no input for 93, 94, 96..99), 100 stays
 	want := float32(300)
 	for range 7 {
-		want, _ = game.MoveShip(want, 500, game.BtnRight)
+		want, _ = game.MoveShip(want, 500, game.BtnRight, 0)
 	}
 	s.predX = want
 	s.reconcile(300, 500, 92)

@@ -21,7 +21,7 @@ const (
 	// MaxDatagram is the largest datagram in bytes, header included (seed 000).
 	MaxDatagram = 1200
 	// Version is the protocol version byte carried by every header.
-	Version = 2
+	Version = 3
 	// Magic0 and Magic1 are the first two bytes of every datagram ("RT").
 	Magic0, Magic1 = 0x52, 0x54
 )
