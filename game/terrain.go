@@ -184,7 +184,9 @@ func (t *Terrain) Touch(wx0, y0, wx1, y1 float32) Hit {
 }
 
 // Overlaps reports whether the box (world x wx0..wx1, screen y y0..y1) touches any terrain.
-func (t *Terrain) Overlaps(wx0, y0, wx1, y1 float32) bool { return t.Touch(wx0, y0, wx1, y1) != HitNone }
+func (t *Terrain) Overlaps(wx0, y0, wx1, y1 float32) bool {
+	return t.Touch(wx0, y0, wx1, y1) != HitNone
+}
 
 // BlockAt returns the index in Blocks of the first block overlapping the box, or -1.
 func (t *Terrain) BlockAt(wx0, y0, wx1, y1 float32) int {
