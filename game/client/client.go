@@ -434,7 +434,7 @@ func (a *app) updateGame() {
 	case a.cfg.Autoplay:
 		l.Frame(func(f *netflow.Frame) {
 			if f.Self != 0 {
-				b = game.Autopilot(f.World, f.C, f.Self, f.Tick).Buttons
+				b = game.Autopilot(f.World, f.C, nil, f.Self, f.Tick).Buttons
 			}
 		})
 	default:

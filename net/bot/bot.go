@@ -224,7 +224,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 					s.SetInput(0)
 					return
 				}
-				s.SetInput(game.Autopilot(v.World, v.C, v.Self, v.Tick).Buttons)
+				s.SetInput(game.Autopilot(v.World, v.C, nil, v.Self, v.Tick).Buttons)
 			})
 		}
 	}

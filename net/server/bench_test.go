@@ -140,7 +140,7 @@ func recordInputs(tb testing.TB, stage *game.Stage, seed uint64, players int) []
 		var in [game.MaxPlayers]game.Buttons
 		for slot := 0; slot < players; slot++ {
 			if e := sim.PlayerEntity(slot); e != ecs.Nil {
-				in[slot] = game.Autopilot(sim.World(), sim.Components(), e, sim.Tick()).Buttons
+				in[slot] = game.Autopilot(sim.World(), sim.Components(), &sim.Stage().Terrain, e, sim.Tick()).Buttons
 				sim.SetInput(slot, game.Input{Buttons: in[slot]})
 			}
 		}

@@ -242,7 +242,7 @@ func (p *manualPlayer) play(t *testing.T, ctx context.Context) {
 			var b game.Buttons
 			p.s.View(func(v *session.View) {
 				if v.Self != ecs.Nil {
-					b = game.Autopilot(v.World, v.C, v.Self, v.Tick).Buttons
+					b = game.Autopilot(v.World, v.C, nil, v.Self, v.Tick).Buttons
 				}
 			})
 			p.s.SetInput(b) // outside View: SetInput may take the session lock

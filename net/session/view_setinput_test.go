@@ -18,7 +18,7 @@ import (
 // TestSetInputInsideView: the bot (net/bot play) and any autopilot read the mirror in View and
 // set the buttons from inside the callback:
 //
-//	s.View(func(v *session.View) { s.SetInput(game.Autopilot(v.World, v.C, v.Self, v.Tick).Buttons) })
+//	s.View(func(v *session.View) { s.SetInput(game.Autopilot(v.World, v.C, nil, v.Self, v.Tick).Buttons) })
 //
 // View holds the session lock while fn runs, so SetInput must not take that lock again: a
 // change of buttons must not deadlock the session (which then stops sending and is dropped by

@@ -91,7 +91,7 @@ func TestEndToEndRealServer(t *testing.T) {
 			}
 			last = [2]float32{x, y}
 			seen++
-			in = game.Autopilot(f.World, f.C, f.Self, f.Tick)
+			in = game.Autopilot(f.World, f.C, nil, f.Self, f.Tick)
 		})
 		l.SetInput(in.Buttons)
 		time.Sleep(time.Second / 60)
