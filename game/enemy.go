@@ -475,7 +475,7 @@ func (s *Sim) midboss(en *Enemy, p *Position, v *Velocity) (vx, vy float32) {
 // 12 parts costs 12·60/partSeg motion records per second, not 12·30.
 const (
 	maxBossParts = 24
-	partSeg      = 10 // ticks per straight segment of a part's path
+	partSeg      = 15 // ticks per straight segment of a part's path
 )
 
 // bossChain is one tail or tentacle of a boss variant. Angles are in 1/65536 turns (y down:

@@ -361,7 +361,7 @@ func busiestWindow(stage *game.Stage, seed uint64, players int, inputs [][game.M
 func BenchmarkReplicationOffline(b *testing.B) {
 	const seed = 42
 	for _, players := range []int{1, 2, 4} {
-		for _, name := range []string{"short", "stage1"} {
+		for _, name := range []string{"short", "stage1", "stage2"} {
 			stage, err := game.LoadStage(name)
 			if err != nil {
 				b.Fatal(err)
