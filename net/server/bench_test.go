@@ -283,10 +283,10 @@ func (o *offlineInstance) step(in *[game.MaxPlayers]game.Buttons) {
 func BenchmarkInstanceTick(b *testing.B) {
 	const players, seed = 4, 42
 	const dr = true // replicate as net/instance does
-	for _, name := range []string{"short", "stage1", "stage1-busiest", "stage1-busiest-sim-only"} {
+	for _, name := range []string{"short", "stage1", "stage1-busiest", "stage1-busiest-sim-only", "stage2", "stage2-busiest", "stage2-busiest-sim-only"} {
 		stageName, simOnly := name, strings.HasSuffix(name, "-sim-only")
-		if strings.HasPrefix(name, "stage1") {
-			stageName = "stage1"
+		if before, _, ok := strings.Cut(name, "-"); ok {
+			stageName = before
 		}
 		stage, err := game.LoadStage(stageName)
 		if err != nil {
