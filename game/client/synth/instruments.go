@@ -35,26 +35,26 @@ type patch struct {
 var (
 	patchBrass = patch{osc: oscFM, ratio: 1, index: 1.3, index0: 2.2, indexDecay: 0.12,
 		attack: 0.012, decay: 0.25, sustain: 0.75, release: 0.12,
-		vibDepth: 0.18, vibRate: 5.5, vibDelay: 0.22, gain: 0.30, echo: 0.30}
+		vibDepth: 0.18, vibRate: 5.5, vibDelay: 0.22, gain: 0.42, echo: 0.30}
 	patchPulseLead = patch{osc: oscPulse, duty: 0.25,
 		attack: 0.004, decay: 0.3, sustain: 0.65, release: 0.09,
-		vibDepth: 0.15, vibRate: 6, vibDelay: 0.18, gain: 0.20, echo: 0.35}
+		vibDepth: 0.15, vibRate: 6, vibDelay: 0.18, gain: 0.28, echo: 0.35}
 	patchBell = patch{osc: oscFM, ratio: 3.5, index: 0.4, index0: 2.4, indexDecay: 0.25,
-		attack: 0.002, decay: 0.9, sustain: 0.15, release: 0.35, gain: 0.30, echo: 0.40}
+		attack: 0.002, decay: 0.9, sustain: 0.15, release: 0.35, gain: 0.40, echo: 0.40}
 	patchSyncLead = patch{osc: oscFM, ratio: 2, index: 1.6, index0: 1.5, indexDecay: 0.2,
 		attack: 0.006, decay: 0.2, sustain: 0.7, release: 0.1,
-		vibDepth: 0.2, vibRate: 6.5, vibDelay: 0.2, gain: 0.26, echo: 0.30}
+		vibDepth: 0.2, vibRate: 6.5, vibDelay: 0.2, gain: 0.36, echo: 0.30}
 	patchBass = patch{osc: oscFM, ratio: 1, index: 1.0, index0: 3.5, indexDecay: 0.05,
 		attack: 0.003, decay: 0.18, sustain: 0.65, release: 0.05, gain: 0.42}
 	patchArp = patch{osc: oscPulse, duty: 0.5,
-		attack: 0.002, decay: 0.11, sustain: 0.0, release: 0.04, gain: 0.11, echo: 0.45}
+		attack: 0.002, decay: 0.11, sustain: 0.0, release: 0.04, gain: 0.15, echo: 0.45}
 	patchPad = patch{osc: oscFM, ratio: 1, index: 0.7, indexDecay: 1, detune: 9,
-		attack: 0.35, decay: 0.6, sustain: 0.8, release: 0.5, gain: 0.055}
-	drumKick  = patch{osc: oscKick, gain: 0.70, decayTime: 0.22}
-	drumSnare = patch{osc: oscSnare, gain: 0.40, decayTime: 0.11}
-	drumHat   = patch{osc: oscHat, gain: 0.10, decayTime: 0.025}
-	drumOpen  = patch{osc: oscHat, gain: 0.09, decayTime: 0.16}
-	drumCrash = patch{osc: oscHat, gain: 0.12, decayTime: 0.9}
+		attack: 0.35, decay: 0.6, sustain: 0.8, release: 0.5, gain: 0.07}
+	drumKick  = patch{osc: oscKick, gain: 0.55, decayTime: 0.22}
+	drumSnare = patch{osc: oscSnare, gain: 0.28, decayTime: 0.11}
+	drumHat   = patch{osc: oscHat, gain: 0.16, decayTime: 0.025}
+	drumOpen  = patch{osc: oscHat, gain: 0.12, decayTime: 0.16}
+	drumCrash = patch{osc: oscHat, gain: 0.09, decayTime: 0.9}
 	drumTom   = patch{osc: oscTom, gain: 0.45, decayTime: 0.18}
 )
 
