@@ -3,6 +3,7 @@ package synth
 import (
 	"io"
 	"math"
+	"sort"
 )
 
 // numVoices is the voice pool of one stream.
@@ -20,7 +21,6 @@ var trackPatch = [numTracks]*patch{trCounter: &patchBell, trBass: &patchBass, tr
 type Stream struct {
 	c       *compiled
 	pos     int64 // sample position in the piece's timeline (wraps at the loop end)
-	played  int64 // samples rendered since the start
 	next    int   // next event index
 	voices  [numVoices]voice
 	seed    uint32
@@ -43,6 +43,13 @@ func (s *Stream) LoopStart() int64 { return s.c.loopStart }
 
 // LoopEnd is the sample position where the stream wraps to LoopStart.
 func (s *Stream) LoopEnd() int64 { return s.c.end }
+
+// skipTo moves the stream to sample pos of the piece (< LoopEnd) without playing what comes
+// before: notes that would still ring there are missing (for tests that start near the loop).
+func (s *Stream) skipTo(pos int64) {
+	s.pos = pos
+	s.next = sort.Search(len(s.c.events), func(i int) bool { return s.c.events[i].at >= pos })
+}
 
 // trigger starts event e on a free voice (or the quietest one).
 func (s *Stream) trigger(e *event) {
@@ -121,7 +128,6 @@ func (s *Stream) renderFloat(n int) int {
 		l[i] = limit((l[i] + 0.5*dl) * g)
 		r[i] = limit((r[i] + 0.5*dr) * g)
 	}
-	s.played += int64(n)
 	if !c.s.Loop && s.pos >= c.end {
 		quiet := true
 		for i := range s.voices {

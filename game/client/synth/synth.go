@@ -116,16 +116,3 @@ func toInt16(v float64) int16 {
 	}
 	return int16(math.Round(v * 32767))
 }
-
-// Peak returns the largest sample magnitude of 16-bit LE PCM as a fraction of full scale.
-func Peak(pcm []byte) float64 {
-	m := 0
-	for i := 0; i+1 < len(pcm); i += 2 {
-		v := int(int16(binary.LittleEndian.Uint16(pcm[i:])))
-		if v < 0 {
-			v = -v
-		}
-		m = max(m, v)
-	}
-	return float64(m) / 32767
-}
