@@ -151,9 +151,8 @@ type app struct {
 	shotReady  bool // gameN reached ScreenshotAfter: the next Draw with entities triggers the write
 	draws      int  // Draw calls (harness FPS measurement)
 	scores     [game.MaxPlayers]playerHUD
-	song       int
 	draw       drawList
-	lastCharge uint8 // own Player.Charge of the last frame (charge sound edge)
+	soundState soundWatch // own ship state of the last frame (sounds) and the no-sound notice
 
 	// menus
 	addr, name, code textField
@@ -175,7 +174,7 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 		log = slog.Default()
 	}
 	set, err := settings.Load(cfg.ConfigDir)
-	a := &app{cfg: cfg, ctx: ctx, log: log, set: set, rebind: -1, song: -1}
+	a := &app{cfg: cfg, ctx: ctx, log: log, set: set, rebind: -1}
 	if err != nil {
 		log.Warn("settings", "err", err)
 		a.msg = err.Error()
@@ -224,6 +223,7 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 		a.snd = sfx.New(true, log)
 	}
 	a.snd.SetVolumes(a.set.MusicVolume, a.set.EffectsVolume)
+	a.musicFor(a.m.Scene) // the first scene is never "entered" (onEnter)
 	if cfg.local != nil {
 		a.link = cfg.local
 		a.m = scene.New("local", scene.Auto{})
@@ -287,7 +287,6 @@ func (a *app) endGame() {
 	a.link = nil
 	a.paused = false
 	a.snd.StopMusic()
-	a.song = -1
 }
 
 // Update runs one 60 Hz frame: input, network replies, scene logic. It never blocks.
@@ -347,7 +346,9 @@ func (a *app) Update() error {
 	default:
 		a.scroll += 0.8 // idle drift of the menu background
 		if !toggled {
+			scn, menu := a.m.Scene, a.menu
 			a.updateMenus()
+			a.menuSounds(scn, menu)
 		}
 	}
 	if a.cfg.Screenshot != "" && (a.m.Scene == scene.Lost || a.m.Scene == scene.Results) {
@@ -369,14 +370,7 @@ func (a *app) Update() error {
 }
 
 func (a *app) onEnter(id scene.ID) {
-	switch id {
-	case scene.Title, scene.Browser, scene.Room:
-		a.snd.StopMusic()
-	case scene.Results:
-		if a.m.Result == uint8(game.ResultVictory) {
-			a.snd.Play(synth.PowerUp)
-		}
-	}
+	a.musicFor(id)
 }
 
 func (a *app) startGame(l netflow.Link) {
@@ -385,8 +379,8 @@ func (a *app) startGame(l netflow.Link) {
 	a.parts.P = a.parts.P[:0]
 	a.paused, a.gameN = false, 0
 	a.scores = [game.MaxPlayers]playerHUD{}
-	a.song = 0
-	a.snd.Music(0)
+	a.soundState = soundWatch{notice: a.soundState.notice, noticed: a.soundState.noticed}
+	// the menu music plays on until the stage's first MUSIC
 }
 
 // updateGame sends the input and handles session events.
@@ -409,9 +403,6 @@ func (a *app) updateGame() {
 		default:
 			done = true
 		}
-	}
-	if a.song >= 0 {
-		a.snd.WantMusic(a.song)
 	}
 	if a.h.ActionIsJustPressed(input.Action(controls.Menu)) {
 		a.paused = !a.paused
@@ -449,10 +440,9 @@ func (a *app) updateGame() {
 func (a *app) sessionEvent(ev session.Event) {
 	switch ev.Kind {
 	case session.EventDeath:
-		a.snd.Play(synth.Explosion)
+		a.snd.Play(synth.ExplosionLarge)
 	case session.EventMusic:
-		a.song = int(ev.Song)
-		a.snd.Music(a.song)
+		a.snd.Music(int(ev.Song)) // an unknown song id keeps the current music
 	case session.EventGameEnd:
 		a.handle(scene.Event{Kind: scene.EvGameEnd, Result: uint8(ev.Result)})
 	case session.EventDisconnected:
@@ -478,6 +468,7 @@ func (a *app) Draw(screen *ebiten.Image) {
 		a.drawStars(c, a.scroll)
 		a.drawMenus(c)
 	}
+	a.drawSoundNotice(c)
 	screen.DrawImage(c, nil)
 }
 

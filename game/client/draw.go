@@ -254,10 +254,10 @@ func (a *app) effects() {
 					a.snd.Play(synth.Shot)
 				}
 			case game.KindBeam:
-				a.snd.Play(synth.Beam)
+				a.snd.Play(synth.BeamEffect(int(it.kind.Variant)))
 			case game.KindExplosion:
 				d.born[it.e] = a.frameN
-				a.snd.Play(synth.Explosion)
+				a.snd.Play(explosionEffect(it.kind.Variant))
 			}
 		}
 	}
@@ -271,10 +271,14 @@ func (a *app) effects() {
 			col := art.EnemyColors[int(last.Kind.Variant)%len(art.EnemyColors)]
 			a.parts.Burst(last.X, last.Y, 22, 9, 28, 5, rgb(255, 200, 90))
 			a.parts.Burst(last.X, last.Y, 10, 6, 36, 6, rgb(col.R, col.G, col.B))
-			a.snd.Play(synth.Explosion)
+			if last.Kind.Kind == game.KindBossWeakPoint {
+				a.snd.Play(synth.ExplosionMedium)
+			} else {
+				a.snd.Play(synth.ExplosionSmall)
+			}
 		case game.KindBoss:
 			a.parts.Burst(last.X, last.Y, 200, 18, 70, 9, rgb(255, 180, 80))
-			a.snd.Play(synth.Explosion)
+			a.snd.Play(synth.ExplosionLarge)
 		case game.KindPlayer:
 			col := art.SlotColors[int(last.Kind.Variant)%4]
 			a.parts.Burst(last.X, last.Y, 60, 12, 50, 7, rgb(col.R, col.G, col.B))
@@ -284,19 +288,10 @@ func (a *app) effects() {
 				a.parts.Burst(last.X, last.Y, 4, 4, 8, 2.5, rgb(255, 255, 200))
 			}
 		case game.KindPowerUp:
-			a.snd.Play(synth.PowerUp)
 			a.parts.Burst(last.X, last.Y, 20, 7, 25, 4, rgb(140, 220, 255))
 		}
 	})
-	// charge sound when the own beam starts charging (Player.Charge crosses 32 of 255)
-	charge := uint8(0)
-	if d.self >= 0 && d.self < game.MaxPlayers && a.scores[d.self].present {
-		charge = a.scores[d.self].charge
-	}
-	if charge >= 32 && a.lastCharge < 32 {
-		a.snd.Play(synth.Charge)
-	}
-	a.lastCharge = charge
+	a.ownSounds() // charge hum, death, respawn, power-up, Force launch/attach
 }
 
 var drawOp ebiten.DrawImageOptions
