@@ -367,6 +367,9 @@ func ParseStagePart(body string) (parts int, gz []byte, err error) {
 	if len(b64) == 0 || len(b64) > base64.StdEncoding.EncodedLen(StagePartBytes) {
 		return 0, nil, syntaxErr("stage part data must be 1..%d bytes of base64", base64.StdEncoding.EncodedLen(StagePartBytes))
 	}
+	if strings.ContainsAny(b64, "\r\n") { // the decoder skips them; they are never in a body
+		return 0, nil, syntaxErr("stage part data is not standard base64")
+	}
 	gz, err = base64.StdEncoding.Strict().DecodeString(b64)
 	if err != nil {
 		return 0, nil, syntaxErr("stage part data is not standard base64: %v", err)
