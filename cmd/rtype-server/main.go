@@ -42,7 +42,7 @@ func main() {
 	flag.StringVar(&cfg.UDPHost, "udp-addr", env("RTYPE_UDP_ADDR", ""), "host game instances bind UDP on; empty = all interfaces (env RTYPE_UDP_ADDR)")
 	flag.StringVar(&ports, "udp-ports", env("RTYPE_UDP_PORTS", ""), "UDP port range for game instances, e.g. 4300-4399; empty = chosen by the OS (env RTYPE_UDP_PORTS)")
 	flag.IntVar(&cfg.MaxLobbies, "max-lobbies", envInt("RTYPE_MAX_LOBBIES", 64), "maximum number of lobbies at once; 0 or less means the default 64 (env RTYPE_MAX_LOBBIES)")
-	flag.StringVar(&cfg.Stage, "stage", env("RTYPE_STAGE", "stage1"), "stage to play: stage1, short, or a path to a stage JSON file (env RTYPE_STAGE)")
+	flag.StringVar(&cfg.Stage, "stage", env("RTYPE_STAGE", "stage1"), "default stage of new lobbies: an embedded stage (stage1, short, ...) or a path to a stage JSON file, which is then offered too; lobbies may choose any offered stage (env RTYPE_STAGE)")
 	flag.StringVar(&cfg.NetSim, "netsim", env("RTYPE_NETSIM", ""), `simulate a bad network on game sockets, e.g. "lat=75ms,jitter=10ms,loss=5%,dup=1%" (env RTYPE_NETSIM)`)
 	flag.StringVar(&logFormat, "log-format", env("RTYPE_LOG_FORMAT", "text"), "log format: text or json (env RTYPE_LOG_FORMAT)")
 	flag.StringVar(&logLevel, "log-level", env("RTYPE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env RTYPE_LOG_LEVEL)")

@@ -67,6 +67,9 @@ type Config struct {
 	Lobby string
 	// Start sends START once in the lobby.
 	Start bool
+	// Stage is the stage of the lobby the keyless flow creates (Autoplay or Start without
+	// Lobby); "" = the server's default.
+	Stage string
 	// Screenshot, when set, writes a PNG of the whole 1920×1080 frame to this path after
 	// ScreenshotAfter 60 Hz ticks in game with entities visible (default 300 = 5 s), then Run
 	// returns nil. The PNG is the frame drawn right after that tick.
@@ -159,7 +162,9 @@ type app struct {
 	rebind           int // settings row being rebound, -1 none
 	scanner          *input.KeyScanner
 	members          []string
+	roomStage        string // the lobby's stage (STAGE push), refreshed with members
 	membersAt        int
+	stageSel         int    // browser: index in m.Stages of the stage for "Create lobby"
 	msg              string // transient message (settings problems), shown on the title
 	msgUntil         int
 
@@ -199,7 +204,7 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 			}
 		}
 	}
-	auto := scene.Auto{On: cfg.Autoplay || cfg.Lobby != "" || cfg.Start, Lobby: strings.ToUpper(cfg.Lobby), Start: cfg.Start}
+	auto := scene.Auto{On: cfg.Autoplay || cfg.Lobby != "" || cfg.Start, Lobby: strings.ToUpper(cfg.Lobby), Start: cfg.Start, Stage: cfg.Stage}
 	a.m = scene.New(a.set.ServerAddr, auto)
 	a.net = netflow.NewRunner(ctx, log, a.set.Name, cfg.NetSim)
 	a.addr = textField{Text: a.set.ServerAddr, Max: 64, Allow: allowAddr}

@@ -196,11 +196,14 @@ var menuStates = []struct {
 	{"connect", func(a *app) { a.m.Scene, a.m.Busy = scene.Connect, "Connecting" }},
 	{"browser", func(a *app) {
 		a.m.Scene, a.m.Busy, a.menu = scene.Browser, "", 1
-		a.m.Lobbies = []scene.Lobby{{Code: "K7QF2", Players: 2}, {Code: "ABCD3", Players: 4, Running: true}, {Code: "XY2ZW", Players: 1}}
+		a.m.Lobbies = []scene.Lobby{{Code: "K7QF2", Players: 2, Stage: "stage1"}, {Code: "ABCD3", Players: 4, Running: true, Stage: "short"},
+			{Code: "XY2ZW", Players: 1, Stage: "stage1"}}
+		a.m.Stages, a.stageSel = []string{"stage1", "short"}, 1
 	}},
 	{"room", func(a *app) {
 		a.m.Scene, a.m.Code, a.menu = scene.Room, "K7QF2", 0
-		a.members, a.membersAt = []string{"alice", "bob", "carol"}, 1<<30
+		a.members, a.membersAt, a.roomStage = []string{"alice", "bob", "carol"}, 1<<30, "short"
+		a.m.Stages = []string{"stage1", "short"}
 	}},
 	{"results", func(a *app) {
 		a.m.Scene, a.m.Result = scene.Results, 1

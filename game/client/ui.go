@@ -200,6 +200,16 @@ func (a *app) updateMenus() {
 		if inpututil.IsKeyJustPressed(ebiten.KeyF5) || (!typing && inpututil.IsKeyJustPressed(ebiten.KeyR)) {
 			a.handle(scene.Event{Kind: scene.EvRefresh})
 		}
+		// Left/Right choose the stage of the lobby to create (not while typing a code: A and D
+		// are letters of codes)
+		if !typing && len(m.Stages) > 0 {
+			if a.justPressed(controls.Left) {
+				a.stageSel = (a.stageSel + len(m.Stages) - 1) % len(m.Stages)
+			}
+			if a.justPressed(controls.Right) {
+				a.stageSel = (a.stageSel + 1) % len(m.Stages)
+			}
+		}
 		if a.confirm(typing) {
 			switch {
 			case a.menu < n:
@@ -209,7 +219,7 @@ func (a *app) updateMenus() {
 					a.handle(scene.Event{Kind: scene.EvJoin, Code: a.code.Text})
 				}
 			case a.menu == n+1:
-				a.handle(scene.Event{Kind: scene.EvCreate})
+				a.handle(scene.Event{Kind: scene.EvCreate, Stage: a.createStage()})
 			case a.menu == n+2:
 				a.handle(scene.Event{Kind: scene.EvRefresh})
 			default:
@@ -219,7 +229,25 @@ func (a *app) updateMenus() {
 	case scene.Room:
 		if a.frameN-a.membersAt >= 20 || a.members == nil {
 			_, a.members = a.net.Members()
+			a.roomStage = a.net.Stage()
 			a.membersAt = a.frameN
+		}
+		// Left/Right: the owner cycles the lobby's stage through the offered ones (SET_STAGE;
+		// the server refuses others, and the refusal is shown)
+		if len(m.Stages) > 1 && (a.justPressed(controls.Left) || a.justPressed(controls.Right)) {
+			i := 0
+			for j, st := range m.Stages {
+				if st == a.roomStage {
+					i = j
+				}
+			}
+			if a.justPressed(controls.Left) {
+				i = (i + len(m.Stages) - 1) % len(m.Stages)
+			} else {
+				i = (i + 1) % len(m.Stages)
+			}
+			a.handle(scene.Event{Kind: scene.EvSetStage, Stage: m.Stages[i]})
+			a.membersAt = a.frameN - 20 // show the STAGE push as soon as it arrives
 		}
 		a.nav(2, false)
 		if a.back(false) {
@@ -238,6 +266,16 @@ func (a *app) updateMenus() {
 	case scene.Settings:
 		a.updateSettings()
 	}
+}
+
+// createStage is the stage a lobby created from the browser plays: the one chosen with
+// Left/Right among the offered stages ("" = the server's default when the list is unknown).
+func (a *app) createStage() string {
+	st := a.m.Stages
+	if len(st) == 0 {
+		return ""
+	}
+	return st[a.stageSel%len(st)]
 }
 
 func (a *app) updateSettings() {
@@ -398,7 +436,7 @@ func (a *app) drawMenus(dst *ebiten.Image) {
 			if i == a.menu {
 				col = u.selCol
 			}
-			u.text(dst, fmt.Sprintf("%s   %d/4 players   %s", l.Code, l.Players, state), u.normal, cx, y, alignCenter, col)
+			u.text(dst, fmt.Sprintf("%s   %d/4 players   %-10s %s", l.Code, l.Players, l.Stage, state), u.normal, cx, y, alignCenter, col)
 			y += 52
 		}
 		n := len(m.Lobbies)
@@ -407,7 +445,11 @@ func (a *app) drawMenus(dst *ebiten.Image) {
 		if a.menu == n && (a.frameN/30)%2 == 0 {
 			codeLabel += "_"
 		}
-		items := []string{codeLabel, "Create lobby", "Refresh (F5)", "Back"}
+		create := "Create lobby"
+		if st := a.createStage(); st != "" {
+			create = "Create lobby:  < " + st + " >"
+		}
+		items := []string{codeLabel, create, "Refresh (F5)", "Back"}
 		for i, it := range items {
 			col := u.itemCol
 			if a.menu == n+i {
@@ -416,9 +458,21 @@ func (a *app) drawMenus(dst *ebiten.Image) {
 			u.text(dst, it, u.normal, cx, y+float64(i)*56, alignCenter, col)
 		}
 		a.drawStatus(dst, y+260)
+		u.text(dst, "Enter select · Left/Right stage of a new lobby · F5 refresh · Esc back", u.small, cx, 1010, alignCenter, u.dimCol)
 	case scene.Room:
-		u.text(dst, "LOBBY "+m.Code, u.big, cx, 150, alignCenter, color.White)
-		u.text(dst, "give this code to your friends", u.small, cx, 240, alignCenter, u.dimCol)
+		u.text(dst, "LOBBY "+m.Code, u.big, cx, 120, alignCenter, color.White)
+		stage := a.roomStage
+		if stage == "" {
+			stage = "?"
+		}
+		u.text(dst, "give this code to your friends", u.small, cx, 200, alignCenter, u.dimCol)
+		if len(m.Stages) > 1 {
+			stage = "<  " + stage + "  >"
+		}
+		u.text(dst, "Stage  "+stage, u.normal, cx, 246, alignCenter, u.itemCol)
+		if len(m.Stages) > 1 {
+			u.text(dst, "Left/Right: change the stage (owner) · Enter select · Esc leave", u.small, cx, 1010, alignCenter, u.dimCol)
+		}
 		for i := 0; i < game.MaxPlayers; i++ {
 			y := 320 + float64(i)*70
 			name, col := "- free -", u.dimCol

@@ -57,7 +57,10 @@ type Config struct {
 	Host string
 	// PortMin..PortMax is the UDP port range for instances; 0,0 lets the OS choose.
 	PortMin, PortMax int
-	// Stage is the stage every game plays.
+	// Stages resolves the stage name a lobby starts with (lobby.Starter) to the stage its game
+	// plays (the server's game.StageCatalogue). When nil, every game plays Stage.
+	Stages func(name string) (*game.Stage, error)
+	// Stage is the stage of every game when Stages is nil (nil: game.NewSim's default, stage1).
 	Stage *game.Stage
 	// NetSim, when not zero, impairs every instance socket (both directions) with the link simulator.
 	NetSim linksim.Config
@@ -106,9 +109,16 @@ func NewManager(cfg Config) *Manager {
 var ErrShutdown = errors.New("instance: server shutting down")
 
 // StartGame opens a UDP socket and starts a game for the lobby's members (lobby.Starter).
-func (m *Manager) StartGame(code string, members []lobby.Member) (lobby.Game, error) {
+func (m *Manager) StartGame(code, stageName string, members []lobby.Member) (lobby.Game, error) {
 	if len(members) == 0 || len(members) > game.MaxPlayers {
 		return nil, fmt.Errorf("instance: %d players (want 1..%d)", len(members), game.MaxPlayers)
+	}
+	stage := m.cfg.Stage
+	if m.cfg.Stages != nil {
+		var err error
+		if stage, err = m.cfg.Stages(stageName); err != nil {
+			return nil, fmt.Errorf("instance: %w", err)
+		}
 	}
 	m.mu.Lock()
 	if m.closed {
@@ -120,7 +130,7 @@ func (m *Manager) StartGame(code string, members []lobby.Member) (lobby.Game, er
 	if err != nil {
 		return nil, err
 	}
-	in := newInstance(m, code, members, sock)
+	in := newInstance(m, code, stage, members, sock)
 	m.mu.Lock()
 	m.live[in] = struct{}{}
 	m.mu.Unlock()
@@ -260,7 +270,7 @@ type Instance struct {
 	finalRes atomic.Uint32
 }
 
-func newInstance(m *Manager, code string, members []lobby.Member, sock transport.Socket) *Instance {
+func newInstance(m *Manager, code string, stage *game.Stage, members []lobby.Member, sock transport.Socket) *Instance {
 	in := &Instance{
 		m: m, code: code, sock: sock, epoch: time.Now(),
 		log:     m.log.With("lobby", code, "instance", m.nextID.Add(1), "port", sock.LocalAddr().Port()),
@@ -268,7 +278,7 @@ func newInstance(m *Manager, code string, members []lobby.Member, sock transport
 		events:  make([]game.Event, 0, 64),
 		done:    make(chan struct{}),
 	}
-	in.sim = game.NewSim(game.Config{Seed: m.cfg.Seed(), Players: len(members), Stage: m.cfg.Stage})
+	in.sim = game.NewSim(game.Config{Seed: m.cfg.Seed(), Players: len(members), Stage: stage})
 	in.tracker = NewTracker(in.sim)
 	in.sim.World().ClearEvents()
 	for i, mem := range members {

@@ -41,11 +41,11 @@ func TestPanicEndsOnlyThatGame(t *testing.T) {
 	}
 	defer func() { stepHook = nil }()
 	m := NewManager(Config{Host: "127.0.0.1", Stage: stage, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	bad, err := m.StartGame("BOOM", members(2))
+	bad, err := m.StartGame("BOOM", "", members(2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := m.StartGame("FINE", members(2))
+	good, err := m.StartGame("FINE", "", members(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestHotPathAllocatesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sock.Close()
-	in := newInstance(m, "ALLOC", members(2), sock)
+	in := newInstance(m, "ALLOC", stage, members(2), sock)
 	from := sock.LocalAddr() // datagrams "from" ourselves: the snapshots come back to this socket, unread
 	for _, p := range in.peers {
 		p.bound, p.addr = true, from
@@ -159,7 +159,7 @@ func TestWelcomeIsTheFirstReliableCommand(t *testing.T) {
 	}
 	defer sock.Close()
 	ms := members(1)
-	in := newInstance(m, "WELC", ms, sock)
+	in := newInstance(m, "WELC", stage, ms, sock)
 	in.mu.Lock()
 	for range 5 { // the MUSIC event of tick 1 happens before the player says HERE
 		in.step(in.now())

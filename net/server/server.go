@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/rtype/rtype/game"
@@ -24,8 +25,10 @@ type Config struct {
 	PortMin    int    // UDP port range of instances; 0,0 = chosen by the OS
 	PortMax    int
 	MaxLobbies int
-	Stage      string // stage name ("stage1", "short") or a path to a stage JSON file
-	NetSim     string // link simulator spec applied to every instance socket ("" = none)
+	// Stage is the default stage of new lobbies: an embedded stage's name ("stage1", "short") or
+	// a path to a stage JSON file, which is then offered too (game.LoadStageCatalogue).
+	Stage  string
+	NetSim string // link simulator spec applied to every instance socket ("" = none)
 	// IdleTimeout closes lobby connections without traffic (0 = lobby default).
 	IdleTimeout time.Duration
 	// SilenceTimeout drops a silent player from a game (0 = 10 s).
@@ -47,7 +50,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Stage == "" {
 		cfg.Stage = "stage1"
 	}
-	stage, err := game.LoadStage(cfg.Stage)
+	stages, err := game.LoadStageCatalogue(cfg.Stage)
 	if err != nil {
 		return fmt.Errorf("stage: %w", err)
 	}
@@ -59,18 +62,20 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("udp port range %d-%d is not valid", cfg.PortMin, cfg.PortMax)
 	}
 	mgr := instance.NewManager(instance.Config{
-		Host: cfg.UDPHost, PortMin: cfg.PortMin, PortMax: cfg.PortMax, Stage: stage,
+		Host: cfg.UDPHost, PortMin: cfg.PortMin, PortMax: cfg.PortMax, Stages: stages.Stage,
 		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, Logger: log, OnGameEnd: cfg.OnGameEnd,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
-	log.Info("rtype server listening", "lobby", ln.Addr().String(), "udp_host", cfg.UDPHost, "stage", cfg.Stage)
+	log.Info("rtype server listening", "lobby", ln.Addr().String(), "udp_host", cfg.UDPHost,
+		"stage", stages.Default().Name, "stages", strings.Join(stages.Names(), ","))
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr(), mgr)
 	}
-	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: mgr, Logger: log})
+	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: mgr, Logger: log,
+		Stages: stages})
 	// The lobby outlives ctx a little: on shutdown the games end first (GAME_END, acknowledged),
 	// then the lobby closes its connections (closing them first would drop the players instead).
 	lobbyCtx, stopLobby := context.WithCancel(context.Background())
