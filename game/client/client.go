@@ -430,7 +430,11 @@ func (a *app) updateGame() {
 	case a.cfg.Autoplay:
 		l.Frame(func(f *netflow.Frame) {
 			if f.Self != 0 {
-				b = game.Autopilot(f.World, f.C, nil, f.Self, f.Tick).Buttons
+				var t *game.Terrain
+				if f.Stage != nil {
+					t = &f.Stage.Terrain
+				}
+				b = game.Autopilot(f.World, f.C, t, f.Self, f.Tick).Buttons
 			}
 		})
 	default:

@@ -188,6 +188,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 		return fail("error", fmt.Errorf("stage %s: %w", st.Stage.Name, err))
 	}
 	res.Script = sf.Stage
+	terrain := &sf.Stage.Terrain // the autopilot steers through it
 	host, _, _ := net.SplitHostPort(cfg.Server)
 	if host == "" {
 		host = "127.0.0.1"
@@ -244,7 +245,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 					s.SetInput(0)
 					return
 				}
-				s.SetInput(game.Autopilot(v.World, v.C, nil, v.Self, v.Tick).Buttons)
+				s.SetInput(game.Autopilot(v.World, v.C, terrain, v.Self, v.Tick).Buttons)
 			})
 		}
 	}
