@@ -31,7 +31,10 @@ func TestEndToEndRealServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr := instance.NewManager(instance.Config{Host: "127.0.0.1", Stage: stage, Seed: func() uint64 { return 7 }, Logger: quiet})
+	mgr, err := instance.NewManager(instance.Config{Host: "127.0.0.1", Stage: stage, Seed: func() uint64 { return 7 }, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
