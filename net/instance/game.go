@@ -498,7 +498,7 @@ func (g *Game) ReceiveOpened(now time.Duration, from netip.AddrPort, b []byte, h
 				if g.sim.World().Alive(e) {
 					p.w.Forget(e)
 				} else {
-					g.sendReliable(p, wire.DelEnt{Entity: c.Entity}.Append(g.scratch()))
+					g.sendReliable(p, wire.DelEnt(c).Append(g.scratch()))
 				}
 			}
 		case wire.CmdBye:

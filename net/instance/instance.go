@@ -87,6 +87,7 @@ type Manager struct {
 	cfg   Config
 	log   *slog.Logger
 	sock  transport.Socket
+	batch *transport.BatchConn // nil with the link simulator: one datagram per call then
 	port  int
 	epoch time.Time
 
@@ -135,10 +136,13 @@ func NewManager(cfg Config) (*Manager, error) {
 		return nil, fmt.Errorf("instance: UDP port: %w", err)
 	}
 	var sock transport.Socket = us
+	var batch *transport.BatchConn
 	if !cfg.NetSim.IsZero() {
 		sock = linksim.Wrap(us, cfg.NetSim, cfg.NetSim)
+	} else {
+		batch = transport.NewBatchConn(us)
 	}
-	m := &Manager{cfg: cfg, log: cfg.Logger, sock: sock, port: int(us.LocalAddr().Port()), epoch: time.Now(),
+	m := &Manager{cfg: cfg, log: cfg.Logger, sock: sock, batch: batch, port: int(us.LocalAddr().Port()), epoch: time.Now(),
 		live: map[*Instance]struct{}{}, routes: map[uint32][]*Instance{},
 		work: make(chan *Instance, 256), quit: make(chan struct{})}
 	m.wg.Add(2 + cfg.Workers)
@@ -245,8 +249,13 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// readLoop reads datagrams from the shared socket and hands each to its game.
+// readLoop reads datagrams from the shared socket (in batches when it can) and hands each to its
+// game.
 func (m *Manager) readLoop() {
+	if m.batch != nil {
+		m.batch.ReadLoop(m.quit, m.route)
+		return
+	}
 	var buf [2048]byte
 	transport.ReadLoop(m.sock, buf[:], m.quit, m.route)
 }
@@ -442,6 +451,7 @@ type Instance struct {
 
 	mu     sync.Mutex
 	g      *Game
+	bw     *transport.BatchWriter
 	ticks  uint64 // ticks run
 	panics int
 	ended  bool
@@ -491,8 +501,18 @@ func (in *Instance) claims(token uint32, from netip.AddrPort, r wire.Reader) boo
 	return false
 }
 
-// flush sends the game's outbox (called with in.mu held).
+// flush sends the game's outbox, in batches when the socket allows (called with in.mu held).
 func (in *Instance) flush() {
+	if in.g.out.Len() == 0 {
+		return
+	}
+	if in.m.batch != nil {
+		if in.bw == nil {
+			in.bw = in.m.batch.NewWriter()
+		}
+		in.bw.Flush(&in.g.out)
+		return
+	}
 	in.g.out.Flush(in.send)
 }
 

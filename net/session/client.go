@@ -117,7 +117,7 @@ type ClientConfig struct {
 
 type rateWindow struct {
 	at                          time.Duration
-	bytesIn, bytesOut, dgIn     uint64
+	bytesIn, bytesOut           uint64
 	inPS, outPS, snapPS, lossPc float64
 	snaps                       uint64
 	lostAt, recvAt              uint64

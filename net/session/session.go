@@ -28,7 +28,6 @@ type Session struct {
 	done      chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup
-	evbuf     []Event
 	rbuf      [2048]byte
 }
 
