@@ -226,7 +226,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 			if !ok {
 				return finish(s, res)
 			}
-			res.Events = append(res.Events, eventString(ev))
+			res.Events = append(res.Events, ev.String())
 			switch ev.Kind {
 			case session.EventWelcome:
 				res.Slot = int(ev.Slot)
@@ -280,20 +280,4 @@ func finish(s *session.Session, res Result) Result {
 	res.SnapshotsPerSec, res.BytesInPerSec, res.BytesOutPerSec = st.SnapshotsPerSec, st.BytesInPerSec, st.BytesOutPerSec
 	res.InterpDelayMs, res.Corrections, res.CorrectionPixels = st.InterpDelayMs, st.Corrections, st.CorrectionPixels
 	return res
-}
-
-func eventString(ev session.Event) string {
-	switch ev.Kind {
-	case session.EventWelcome:
-		return fmt.Sprintf("welcome:%d", ev.Slot)
-	case session.EventDeath:
-		return fmt.Sprintf("death:%d:%d", ev.Slot, ev.Lives)
-	case session.EventMusic:
-		return fmt.Sprintf("music:%d", ev.Song)
-	case session.EventGameEnd:
-		return "game_end:" + ev.Result.String()
-	case session.EventDisconnected:
-		return "disconnected:" + ev.Reason
-	}
-	return "?"
 }

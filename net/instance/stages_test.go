@@ -18,7 +18,10 @@ func TestStartGamePlaysTheLobbysStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewManager(Config{Host: "127.0.0.1", Stages: cat.Stage, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	m, err := NewManager(Config{Host: "127.0.0.1", Stages: cat.Stage, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -1,5 +1,5 @@
 // Package server is the whole rtype server: the TCP lobby (package lobby) on one address and a
-// game instance (package net/instance) per started lobby. cmd/rtype-server wires flags into
+// game instance (package net/instance) per started lobby, all on one UDP port. cmd/rtype-server wires flags into
 // Config and calls Run; tests run it in-process on loopback.
 package server
 
@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,9 +22,8 @@ import (
 // Config is the server's configuration (the flags of cmd/rtype-server).
 type Config struct {
 	Addr       string // TCP lobby address, e.g. ":4242" (seed 004 §2)
-	UDPHost    string // host game instances bind ("" = all interfaces)
-	PortMin    int    // UDP port range of instances; 0,0 = chosen by the OS
-	PortMax    int
+	UDPHost    string // host the game socket binds ("" = all interfaces)
+	UDPPort    int    // UDP port shared by every game (0 = chosen by the OS); START hands it out
 	MaxLobbies int
 	// Stage is the default stage of new lobbies: an embedded stage's name ("stage1", "short") or
 	// a path to a stage JSON file, which is then offered too (game.LoadStageCatalogue).
@@ -58,18 +58,22 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	if cfg.PortMin < 0 || cfg.PortMax < cfg.PortMin || cfg.PortMax > 65535 {
-		return fmt.Errorf("udp port range %d-%d is not valid", cfg.PortMin, cfg.PortMax)
+	if cfg.UDPPort < 0 || cfg.UDPPort > 65535 {
+		return fmt.Errorf("udp port %d is not valid", cfg.UDPPort)
 	}
-	mgr := instance.NewManager(instance.Config{
-		Host: cfg.UDPHost, PortMin: cfg.PortMin, PortMax: cfg.PortMax, Stages: stages.Stage,
-		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, Logger: log, OnGameEnd: cfg.OnGameEnd,
-	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
-	log.Info("rtype server listening", "lobby", ln.Addr().String(), "udp_host", cfg.UDPHost,
+	mgr, err := instance.NewManager(instance.Config{
+		Host: cfg.UDPHost, Port: cfg.UDPPort, Stages: stages.Stage,
+		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, Logger: log, OnGameEnd: cfg.OnGameEnd,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	log.Info("rtype server listening", "lobby", ln.Addr().String(), "udp", net.JoinHostPort(cfg.UDPHost, strconv.Itoa(mgr.Port())),
 		"stage", stages.Default().Name, "stages", strings.Join(stages.Names(), ","))
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr(), mgr)

@@ -28,7 +28,10 @@ func TestSetInputInsideView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr := instance.NewManager(instance.Config{Host: "127.0.0.1", Stage: stage})
+	mgr, err := instance.NewManager(instance.Config{Host: "127.0.0.1", Stage: stage})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

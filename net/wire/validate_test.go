@@ -22,7 +22,6 @@ func raw(id byte, args ...byte) []byte {
 }
 
 func u64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
-func u32(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
 func u16(v uint16) []byte { return binary.LittleEndian.AppendUint16(nil, v) }
 func cat(bs ...[]byte) []byte {
 	var out []byte

@@ -33,7 +33,10 @@ func TestEndToEndRealServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr := instance.NewManager(instance.Config{Host: "127.0.0.1", Stages: cat.Stage, Seed: func() uint64 { return 7 }, Logger: quiet})
+	mgr, err := instance.NewManager(instance.Config{Host: "127.0.0.1", Stages: cat.Stage, Seed: func() uint64 { return 7 }, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
