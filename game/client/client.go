@@ -88,6 +88,11 @@ type Config struct {
 	exitAfter int
 	// noVsync draws as fast as possible (harness measurements).
 	noVsync bool
+	// terrain, when set (harness), is drawn instead of the stage's terrain.
+	terrain *game.Terrain
+	// viaCanvas draws every frame into an offscreen canvas copied to the screen, so the last
+	// frame can be read back (menu screenshots); screenshot runs do it for their last frame only.
+	viaCanvas bool
 }
 
 // Run opens the window and runs the client until the window is closed, Quit is chosen, ctx is
@@ -132,7 +137,7 @@ type app struct {
 	h    *input.Handler
 	keys input.Keymap
 
-	canvas *ebiten.Image
+	canvas *ebiten.Image // offscreen frame, only for screenshots (Config.viaCanvas, Screenshot)
 	stars  *starfield.Field
 	frameN int
 	scroll float32 // stage scroll of the last game frame (or idle drift), px
@@ -154,6 +159,14 @@ type app struct {
 	song       int
 	draw       drawList
 	lastCharge uint8 // own Player.Charge of the last frame (charge sound edge)
+
+	// drawing state
+	terrFill, terrLip terrMesh
+	terrOp            ebiten.DrawTrianglesOptions
+	weakOpen          bool // the boss weak point was open last frame
+	weakChangedAt     int  // frameN it opened or closed (opening/closing frame)
+	fallbackStage     *game.Stage
+	fallbackTried     bool
 
 	// menus
 	addr, name, code textField
@@ -214,7 +227,9 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 	a.keys = km
 	a.h = a.in.NewHandler(0, km)
 	a.scanner = input.NewKeyScanner(a.h)
-	a.canvas = ebiten.NewImage(Width, Height)
+	if cfg.viaCanvas || cfg.Screenshot != "" {
+		a.canvas = ebiten.NewImage(Width, Height)
+	}
 	a.stars = starfield.New(0x5eed, starfield.DefaultLayers, 90)
 	a.tracker = fx.NewTracker()
 	a.ui = sharedUI()
@@ -237,7 +252,9 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 func (a *app) close() {
 	a.net.Close()
 	a.snd.StopMusic()
-	a.canvas.Deallocate()
+	if a.canvas != nil {
+		a.canvas.Deallocate()
+	}
 }
 
 // Layout fixes the logical screen to the 1920×1080 virtual playfield; ebiten scales and
@@ -464,21 +481,29 @@ func (a *app) sessionEvent(ev session.Event) {
 	}
 }
 
-// Draw renders the frame into the 1920×1080 canvas and copies it to the screen.
+// Draw renders the frame straight onto the 1920×1080 screen (the far parallax layer covers it
+// completely: no clear, no offscreen copy). Only a frame that may be read back (the screenshot's
+// frame, the menu harness) goes through the offscreen canvas.
 func (a *app) Draw(screen *ebiten.Image) {
 	a.draws++
-	c := a.canvas // the backdrop covers it completely: no Fill needed
+	dst := screen
+	viaCanvas := a.canvas != nil && (a.cfg.viaCanvas || a.shotReady)
+	if viaCanvas {
+		dst = a.canvas
+	}
 	a.drawnN = 0
 	if a.m.Scene == scene.Playing && a.link != nil {
-		a.drawnN = a.drawGame(c)
+		a.drawnN = a.drawGame(dst)
 		if a.shotReady && a.drawnN > 0 {
 			a.wantShot = true
 		}
 	} else {
-		a.drawStars(c, a.scroll)
-		a.drawMenus(c)
+		a.drawBackdrop(dst, 0, a.scroll)
+		a.drawMenus(dst)
 	}
-	screen.DrawImage(c, nil)
+	if viaCanvas {
+		screen.DrawImage(a.canvas, nil)
+	}
 }
 
 // writeScreenshot saves the canvas (the last drawn frame) as PNG and ends the game loop.

@@ -26,6 +26,7 @@ import (
 	"image/draw"
 	"image/png"
 	"log"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -97,6 +98,8 @@ func sprites() []seq {
 		add(fmt.Sprintf("explosion/%d", v), fr...)
 	}
 	add("logo", logo())
+	add("glow", glowDisc(16))
+	add("dot", dotSq())
 	return out
 }
 
@@ -284,5 +287,30 @@ func contact(seqs, scenery []seq) *image.RGBA {
 		d.Dot = fixed.P(l.x, l.y)
 		d.DrawString(l.label)
 	}
+	return img
+}
+
+// glowDisc is a soft white radial glow (alpha falls off as (1-d)²), tinted by the client for
+// the beam charge and the Force aura.
+func glowDisc(s int) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, s, s))
+	m := float64(s) / 2
+	for y := 0; y < s; y++ {
+		for x := 0; x < s; x++ {
+			d := math.Hypot(float64(x)+0.5-m, float64(y)+0.5-m) / m
+			if d >= 1 {
+				continue
+			}
+			a := uint8(255 * (1 - d) * (1 - d))
+			img.SetRGBA(x, y, color.RGBA{a, a, a, a})
+		}
+	}
+	return img
+}
+
+// dotSq is a 2×2 white square: stars and debris particles, tinted and scaled by the client.
+func dotSq() *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
 	return img
 }
