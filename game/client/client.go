@@ -29,6 +29,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
@@ -159,6 +161,10 @@ type app struct {
 	song       int
 	draw       drawList
 	lastCharge uint8 // own Player.Charge of the last frame (charge sound edge)
+	fire       controls.FireGate
+	epoch      time.Time     // FireGate clock origin
+	heldBtns   atomic.Uint32 // last polled buttons without fire (the tap timer re-sends them)
+	fireArmed  time.Duration // end of the tap window the timer is armed for
 
 	// drawing state
 	terrFill, terrLip terrMesh
@@ -188,7 +194,7 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 		log = slog.Default()
 	}
 	set, err := settings.Load(cfg.ConfigDir)
-	a := &app{cfg: cfg, ctx: ctx, log: log, set: set, rebind: -1, song: -1}
+	a := &app{cfg: cfg, ctx: ctx, log: log, set: set, rebind: -1, song: -1, epoch: time.Now()}
 	if err != nil {
 		log.Warn("settings", "err", err)
 		a.msg = err.Error()
@@ -455,12 +461,39 @@ func (a *app) updateGame() {
 			}
 		})
 	default:
-		b = gameButtons(controls.Buttons(pressedFunc(a.h)))
+		b = a.gateFire(l, gameButtons(controls.Buttons(pressedFunc(a.h))))
+	}
+	if a.paused {
+		a.fire.Poll(false, a.draws, time.Since(a.epoch))
 	}
 	l.SetInput(b)
 	if lw, ok := l.(*netflow.LocalWorld); ok && lw.Step != nil {
 		lw.Step(lw)
 	}
+}
+
+// gateFire passes the polled buttons through the FireGate (a tap is sent held for at most
+// controls.TapTicks whatever the frame rate) and, while a press is unconfirmed, arms a timer
+// that releases fire at the end of the tap window even if no frame is drawn by then.
+func (a *app) gateFire(l netflow.Link, raw game.Buttons) game.Buttons {
+	now := time.Since(a.epoch)
+	on := a.fire.Poll(raw&game.BtnFire != 0, a.draws, now)
+	rest := raw &^ game.BtnFire
+	a.heldBtns.Store(uint32(rest))
+	if at, pending := a.fire.Expires(); pending && on && at != a.fireArmed {
+		a.fireArmed = at
+		time.AfterFunc(at-now, func() {
+			b := game.Buttons(a.heldBtns.Load())
+			if a.fire.Level(time.Since(a.epoch)) {
+				b |= game.BtnFire
+			}
+			l.SetInput(b)
+		})
+	}
+	if on {
+		return rest | game.BtnFire
+	}
+	return rest
 }
 
 func (a *app) sessionEvent(ev session.Event) {

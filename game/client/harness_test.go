@@ -64,7 +64,7 @@ func demoWorld(n int) *netflow.LocalWorld {
 		c.Health.Set(e, game.Health{HP: 10, MaxHP: 10})
 	}
 	for v := uint8(0); v < game.NumShotVariants; v++ {
-		e := lw.Spawn(game.KindPlayerBullet, v, 420+float32(v)*40, 960-float32(v%3)*20, 0, 0)
+		e := lw.Spawn(game.KindPlayerBullet, v, 560+float32(v)*40, 660+float32(v%3)*26, 0, 0)
 		c.Velocity.Set(e, game.Velocity{X: 1500, Y: []float32{0, 0, -600}[v%3]})
 	}
 	for v := uint8(0); v < 4; v++ {

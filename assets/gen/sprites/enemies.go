@@ -108,6 +108,7 @@ func enemy(v, f int) *image.RGBA {
 		c.line(&steel, 2, 6, by+h-1, 3, 17-legs*0.2)
 		c.line(&steel, 2, 14, by+h-1, 17, 17-legs*0.2)
 		c.ellipse(r, 10, by+h/2+1, 8, h/2+1)
+		c.poly(r, 1.2, 4, by+1.5, 13, by+0.5, 16, by+h/2, 6, by+h/2+1)
 		c.ellipse(&sick, 10, by+h/2+2.5, 5, h/4+0.5)
 		c.glow(&eyeRed, 5, by+h/2, 1.5, 1.5, false)
 		c.glow(&eyeRed, 9, by+h/2-1, 1.3, 1.3, false)
