@@ -113,7 +113,7 @@ func (a *app) drawTitleArt(dst *ebiten.Image) {
 	drawTinted(dst, sp.glow, Width/2, 230, float32(lb.Dx())*6, 300, color.RGBA{40, 90, 200, 255}, 0.35, true)
 	drawFrame(dst, sp.logo, Width/2, 230, 5, 5, 1, 0)
 	bob := float32(math.Sin(float64(t)/30)) * 10
-	drawFrame(dst, sp.flame[(t/3)%len(sp.flame)], 440-60, 560+bob+2, 4, 4, 1, 0)
+	drawFrame(dst, sp.flame[(t/3)%len(sp.flame)], 500-72-16, 560+bob+2, 4, 4, 1, 0)
 	drawFrame(dst, sp.ship[0][2+int(math.Round(math.Cos(float64(t)/30)))], 500, 560+bob, 4, 4, 1, 0)
 	drawFrame(dst, sp.force[3][(t/5)%4], 640, 560+bob, 4, 4, 1, 0)
 	for i := 0; i < 3; i++ {
