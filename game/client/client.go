@@ -29,6 +29,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
@@ -91,6 +93,11 @@ type Config struct {
 	exitAfter int
 	// noVsync draws as fast as possible (harness measurements).
 	noVsync bool
+	// terrain, when set (harness), is drawn instead of the stage's terrain.
+	terrain *game.Terrain
+	// viaCanvas draws every frame into an offscreen canvas copied to the screen, so the last
+	// frame can be read back (menu screenshots); screenshot runs do it for their last frame only.
+	viaCanvas bool
 }
 
 // Run opens the window and runs the client until the window is closed, Quit is chosen, ctx is
@@ -135,7 +142,7 @@ type app struct {
 	h    *input.Handler
 	keys input.Keymap
 
-	canvas *ebiten.Image
+	canvas *ebiten.Image // offscreen frame, only for screenshots (Config.viaCanvas, Screenshot)
 	stars  *starfield.Field
 	frameN int
 	scroll float32 // stage scroll of the last game frame (or idle drift), px
@@ -156,6 +163,16 @@ type app struct {
 	scores     [game.MaxPlayers]playerHUD
 	draw       drawList
 	soundState soundWatch // own ship state of the last frame (sounds) and the no-sound notice
+	fire       controls.FireGate
+	epoch      time.Time     // FireGate clock origin
+	heldBtns   atomic.Uint32 // last polled buttons without fire (the tap timer re-sends them)
+	fireArmed  time.Duration // end of the tap window the timer is armed for
+
+	// drawing state
+	terrFill, terrLip terrMesh
+	terrOp            ebiten.DrawTrianglesOptions
+	weakOpen          bool // the boss weak point was open last frame
+	weakChangedAt     int  // frameN it opened or closed (opening/closing frame)
 
 	// menus
 	addr, name, code textField
@@ -179,7 +196,7 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 		log = slog.Default()
 	}
 	set, err := settings.Load(cfg.ConfigDir)
-	a := &app{cfg: cfg, ctx: ctx, log: log, set: set, rebind: -1}
+	a := &app{cfg: cfg, ctx: ctx, log: log, set: set, rebind: -1, epoch: time.Now()}
 	if err != nil {
 		log.Warn("settings", "err", err)
 		a.msg = err.Error()
@@ -218,7 +235,9 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 	a.keys = km
 	a.h = a.in.NewHandler(0, km)
 	a.scanner = input.NewKeyScanner(a.h)
-	a.canvas = ebiten.NewImage(Width, Height)
+	if cfg.viaCanvas || cfg.Screenshot != "" {
+		a.canvas = ebiten.NewImage(Width, Height)
+	}
 	a.stars = starfield.New(0x5eed, starfield.DefaultLayers, 90)
 	a.tracker = fx.NewTracker()
 	a.ui = sharedUI()
@@ -242,7 +261,9 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 func (a *app) close() {
 	a.net.Close()
 	a.snd.StopMusic()
-	a.canvas.Deallocate()
+	if a.canvas != nil {
+		a.canvas.Deallocate()
+	}
 }
 
 // Layout fixes the logical screen to the 1920×1080 virtual playfield; ebiten scales and
@@ -438,12 +459,39 @@ func (a *app) updateGame() {
 			}
 		})
 	default:
-		b = gameButtons(controls.Buttons(pressedFunc(a.h)))
+		b = a.gateFire(l, gameButtons(controls.Buttons(pressedFunc(a.h))))
+	}
+	if a.paused {
+		a.fire.Poll(false, a.draws, time.Since(a.epoch))
 	}
 	l.SetInput(b)
 	if lw, ok := l.(*netflow.LocalWorld); ok && lw.Step != nil {
 		lw.Step(lw)
 	}
+}
+
+// gateFire passes the polled buttons through the FireGate (a tap is sent held for at most
+// controls.TapTicks whatever the frame rate) and, while a press is unconfirmed, arms a timer
+// that releases fire at the end of the tap window even if no frame is drawn by then.
+func (a *app) gateFire(l netflow.Link, raw game.Buttons) game.Buttons {
+	now := time.Since(a.epoch)
+	on := a.fire.Poll(raw&game.BtnFire != 0, a.draws, now)
+	rest := raw &^ game.BtnFire
+	a.heldBtns.Store(uint32(rest))
+	if at, pending := a.fire.Expires(); pending && on && at != a.fireArmed {
+		a.fireArmed = at
+		time.AfterFunc(at-now, func() {
+			b := game.Buttons(a.heldBtns.Load())
+			if a.fire.Level(time.Since(a.epoch)) {
+				b |= game.BtnFire
+			}
+			l.SetInput(b)
+		})
+	}
+	if on {
+		return rest | game.BtnFire
+	}
+	return rest
 }
 
 func (a *app) sessionEvent(ev session.Event) {
@@ -463,22 +511,30 @@ func (a *app) sessionEvent(ev session.Event) {
 	}
 }
 
-// Draw renders the frame into the 1920×1080 canvas and copies it to the screen.
+// Draw renders the frame straight onto the 1920×1080 screen (the far parallax layer covers it
+// completely: no clear, no offscreen copy). Only a frame that may be read back (the screenshot's
+// frame, the menu harness) goes through the offscreen canvas.
 func (a *app) Draw(screen *ebiten.Image) {
 	a.draws++
-	c := a.canvas // the backdrop covers it completely: no Fill needed
+	dst := screen
+	viaCanvas := a.canvas != nil && (a.cfg.viaCanvas || a.shotReady)
+	if viaCanvas {
+		dst = a.canvas
+	}
 	a.drawnN = 0
 	if a.m.Scene == scene.Playing && a.link != nil {
-		a.drawnN = a.drawGame(c)
+		a.drawnN = a.drawGame(dst)
 		if a.shotReady && a.drawnN > 0 {
 			a.wantShot = true
 		}
 	} else {
-		a.drawStars(c, a.scroll)
-		a.drawMenus(c)
+		a.drawBackdrop(dst, 0, a.scroll)
+		a.drawMenus(dst)
 	}
-	a.drawSoundNotice(c)
-	screen.DrawImage(c, nil)
+	if viaCanvas {
+		screen.DrawImage(a.canvas, nil)
+	}
+	a.drawSoundNotice(screen)
 }
 
 // writeScreenshot saves the canvas (the last drawn frame) as PNG and ends the game loop.
