@@ -102,6 +102,7 @@ type Server struct {
 	mu      sync.Mutex // lobby state: lobbies, conn.lobby/id/name/authed
 	ctx     context.Context
 	lobbies map[string]*lobbyState
+	created uint64 // lobbies created so far (lobbyState.created)
 
 	connsMu sync.Mutex
 	conns   map[*conn]struct{}
@@ -119,6 +120,7 @@ const (
 
 type lobbyState struct {
 	code    string
+	created uint64          // creation order (GET_LOBBIES lists the oldest first)
 	stage   *game.StageFile // what START plays; changed by SET_STAGE while waiting
 	members []*conn         // join order; members[0] is the owner
 	phase   lobbyPhase
@@ -252,7 +254,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// Lobbies returns a snapshot of the live lobbies sorted by code.
+// Lobbies returns a snapshot of the live lobbies, the oldest first.
 func (s *Server) Lobbies() []LobbyInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -260,11 +262,15 @@ func (s *Server) Lobbies() []LobbyInfo {
 }
 
 func (s *Server) lobbiesLocked() []LobbyInfo {
-	out := make([]LobbyInfo, 0, len(s.lobbies))
+	ls := make([]*lobbyState, 0, len(s.lobbies))
 	for _, l := range s.lobbies {
-		out = append(out, LobbyInfo{Code: l.code, Players: len(l.members), Running: l.phase != phaseWaiting, Stage: l.stage.Name})
+		ls = append(ls, l)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
+	sort.Slice(ls, func(i, j int) bool { return ls[i].created < ls[j].created })
+	out := make([]LobbyInfo, len(ls))
+	for i, l := range ls {
+		out[i] = LobbyInfo{Code: l.code, Players: len(l.members), Running: l.phase != phaseWaiting, Stage: l.stage.Name}
+	}
 	return out
 }
 
@@ -601,7 +607,8 @@ func (s *Server) join(c *conn, cmd Command) {
 			}
 			return
 		}
-		l = &lobbyState{code: code, stage: stage}
+		s.created++
+		l = &lobbyState{code: code, stage: stage, created: s.created}
 		s.lobbies[code] = l
 		s.log.Info("lobby created", "code", code, "stage", stage.Name, "user", c.id.String(), "name", c.name, "lobbies", len(s.lobbies))
 	}
