@@ -1,3 +1,4 @@
 package assets
 
-//go:generate go run ./gen/sprites
+// go generate runs in this directory.
+//go:generate go run ./gen/sprites -out sprites -sheet ../docs/art/contact-sheet.png

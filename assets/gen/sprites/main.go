@@ -3,10 +3,13 @@
 // labelled contact sheet of every frame into docs/art/contact-sheet.png. Nothing is downloaded:
 // the art is this program. Run from the repository root through go generate (assets/gen.go):
 //
-//	go generate ./assets/
+//	go generate ./assets/        (or from the root: go run ./assets/gen/sprites)
+//
+// TestCommittedArtIsGenerated checks that the committed files are this program's output.
 //
 // Output (deterministic, so a re-run with unchanged code changes no byte):
-//   - assets/sprites/atlas.png: every animated sprite frame, packed in shelves;
+//   - assets/sprites/atlas.png: every animated sprite frame and the UI font's glyphs
+//     ("glyph/<code point>", font.go), packed in shelves;
 //   - assets/sprites/atlas.json: the index, {"scale":3,"frames":{"name":[[x,y,w,h],...]}};
 //     a frame is drawn centred on its entity, each atlas pixel scale×scale virtual px;
 //   - assets/sprites/tile-<theme>-fill.png (32×32, repeats both ways) and tile-<theme>-lip.png
@@ -144,52 +147,78 @@ func pack(seqs []seq, w int) (*image.RGBA, map[string][]rect) {
 	return img, idx
 }
 
-func writePNG(path string, img image.Image) {
+func encodePNG(img image.Image) []byte {
 	var buf bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestCompression}
 	if err := enc.Encode(&buf, img); err != nil {
 		log.Fatal(err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		log.Fatal(err)
-	}
+	return buf.Bytes()
 }
 
 func main() {
 	out := flag.String("out", "assets/sprites", "directory of the atlases")
 	sheet := flag.String("sheet", "docs/art/contact-sheet.png", "contact sheet PNG (\"\": none)")
 	flag.Parse()
+	files, contactSheet := render(*sheet != "")
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		log.Fatal(err)
 	}
-	seqs := sprites()
-	atlas, idx := pack(seqs, 1024)
-	writePNG(filepath.Join(*out, "atlas.png"), atlas)
-	js, _ := json.MarshalIndent(struct {
-		Scale  int               `json:"scale"`
-		Frames map[string][]rect `json:"frames"`
-	}{Scale, idx}, "", " ")
-	if err := os.WriteFile(filepath.Join(*out, "atlas.json"), append(js, '\n'), 0o644); err != nil {
-		log.Fatal(err)
-	}
-	var scenery []seq
-	for t, name := range themes {
-		fill, lip := terrainFill(t), terrainLip(t)
-		writePNG(filepath.Join(*out, "tile-"+name+"-fill.png"), fill)
-		writePNG(filepath.Join(*out, "tile-"+name+"-lip.png"), lip)
-		far, mid, near := farLayer(t), bandLayer(t, false), bandLayer(t, true)
-		writePNG(filepath.Join(*out, "layer-"+name+"-far.png"), far)
-		writePNG(filepath.Join(*out, "layer-"+name+"-mid.png"), mid)
-		writePNG(filepath.Join(*out, "layer-"+name+"-near.png"), near)
-		scenery = append(scenery, seq{"tiles " + name + " (fill 3x3, lip)", []*image.RGBA{repeat(fill, 3, 3), repeat(lip, 3, 1)}},
-			seq{"layers " + name + " (far+mid+near, 1/2 size)", []*image.RGBA{half(stack(far, mid, near))}})
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(*out, f.name), f.data, 0o644); err != nil {
+			log.Fatal(err)
+		}
 	}
 	if *sheet != "" {
 		if err := os.MkdirAll(filepath.Dir(*sheet), 0o755); err != nil {
 			log.Fatal(err)
 		}
-		writePNG(*sheet, contact(seqs, scenery))
+		if err := os.WriteFile(*sheet, contactSheet, 0o644); err != nil {
+			log.Fatal(err)
+		}
 	}
+}
+
+// file is one output file of the generator: its name in the sprites directory and its bytes.
+type file struct {
+	name string
+	data []byte
+}
+
+// render draws every output in memory: the files of assets/sprites in a fixed order and, when
+// sheet is set, the contact sheet PNG. The output depends only on this program (the
+// reproducibility test compares it with the committed files).
+func render(sheet bool) ([]file, []byte) {
+	seqs := sprites()
+	var glyphSeqs []seq
+	for _, r := range glyphRunes() {
+		glyphSeqs = append(glyphSeqs, seq{fmt.Sprintf("glyph/%d", r), []*image.RGBA{fontGlyph(r)}})
+	}
+	atlas, idx := pack(append(seqs[:len(seqs):len(seqs)], glyphSeqs...), 1024)
+	files := []file{{"atlas.png", encodePNG(atlas)}}
+	js, _ := json.MarshalIndent(struct {
+		Scale  int               `json:"scale"`
+		Frames map[string][]rect `json:"frames"`
+	}{Scale, idx}, "", " ")
+	files = append(files, file{"atlas.json", append(js, '\n')})
+	var scenery []seq
+	for t, name := range themes {
+		fill, lip := terrainFill(t), terrainLip(t)
+		far, mid, near := farLayer(t), bandLayer(t, false), bandLayer(t, true)
+		files = append(files,
+			file{"tile-" + name + "-fill.png", encodePNG(fill)},
+			file{"tile-" + name + "-lip.png", encodePNG(lip)},
+			file{"layer-" + name + "-far.png", encodePNG(far)},
+			file{"layer-" + name + "-mid.png", encodePNG(mid)},
+			file{"layer-" + name + "-near.png", encodePNG(near)})
+		scenery = append(scenery, seq{"tiles " + name + " (fill 3x3, lip)", []*image.RGBA{repeat(fill, 3, 3), repeat(lip, 3, 1)}},
+			seq{"layers " + name + " (far+mid+near, 1/2 size)", []*image.RGBA{half(stack(far, mid, near))}})
+	}
+	if !sheet {
+		return files, nil
+	}
+	scenery = append(scenery, seq{"UI font (glyph/<code point>, 2x)", []*image.RGBA{fontSpecimen()}})
+	return files, encodePNG(contact(seqs, scenery))
 }
 
 func repeat(src *image.RGBA, nx, ny int) *image.RGBA {
