@@ -24,8 +24,10 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,6 +120,7 @@ func Run(ctx context.Context, cfg Config) error {
 	ebiten.SetFullscreen(a.set.Fullscreen || cfg.Fullscreen)
 	ebiten.SetTPS(game.TickRate)
 	ebiten.SetVsyncEnabled(!cfg.noVsync)
+	ebiten.SetScreenClearedEveryFrame(false) // DrawFinalScreen covers the window (letterbox bars included)
 	err = ebiten.RunGameWithOptions(a, &ebiten.RunGameOptions{})
 	if errors.Is(err, ebiten.Termination) {
 		err = nil
@@ -142,7 +145,10 @@ type app struct {
 	h    *input.Handler
 	keys input.Keymap
 
-	canvas *ebiten.Image // offscreen frame, only for screenshots (Config.viaCanvas, Screenshot)
+	canvas    *ebiten.Image // offscreen 1920×1080 frame, only for screenshots (Config.viaCanvas, Screenshot)
+	viaCanvas bool          // this frame is drawn into canvas
+	markOp    ebiten.DrawImageOptions
+	world  *ebiten.Image // the game world at the art's native resolution (view.go)
 	stars  *starfield.Field
 	frameN int
 	scroll float32 // stage scroll of the last game frame (or idle drift), px
@@ -162,6 +168,8 @@ type app struct {
 	draws      int  // Draw calls (harness FPS measurement)
 	scores     [game.MaxPlayers]playerHUD
 	draw       drawList
+	collectFn  func(f *netflow.Frame) // draw.collect of this frame (made once: no closure per frame)
+	hud        hudText
 	soundState soundWatch // own ship state of the last frame (sounds) and the no-sound notice
 	fire       controls.FireGate
 	epoch      time.Time     // FireGate clock origin
@@ -241,6 +249,10 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 	a.stars = starfield.New(0x5eed, starfield.DefaultLayers, 90)
 	a.tracker = fx.NewTracker()
 	a.ui = sharedUI()
+	sc := int(a.ui.sp.scale)
+	a.world = ebiten.NewImageWithOptions(image.Rect(0, 0, Width/sc, Height/sc), &ebiten.NewImageOptions{Unmanaged: true})
+	a.collectFn = func(f *netflow.Frame) { a.draw.collect(f, &a.scores) }
+	a.markOp.ColorScale.ScaleAlpha(0)
 	if cfg.local == nil {
 		a.snd = sfx.New(cfg.Mute, log)
 	} else {
@@ -264,11 +276,18 @@ func (a *app) close() {
 	if a.canvas != nil {
 		a.canvas.Deallocate()
 	}
+	a.world.Deallocate()
 }
 
-// Layout fixes the logical screen to the 1920×1080 virtual playfield; ebiten scales and
-// letterboxes it into the window.
-func (a *app) Layout(outsideWidth, outsideHeight int) (int, int) { return Width, Height }
+// Layout is required by ebiten.Game; LayoutF is used instead.
+func (a *app) Layout(outsideWidth, outsideHeight int) (int, int) { return outsideWidth, outsideHeight }
+
+// LayoutF makes the screen the window's real size in device pixels, so ebiten's final pass is a
+// 1:1 copy; Draw scales and letterboxes the 1920×1080 virtual playfield into it itself.
+func (a *app) LayoutF(outsideWidth, outsideHeight float64) (float64, float64) {
+	s := ebiten.Monitor().DeviceScaleFactor()
+	return math.Ceil(outsideWidth * s), math.Ceil(outsideHeight * s)
+}
 
 func (a *app) exec(cmds []scene.Cmd) {
 	for _, c := range cmds {
@@ -511,30 +530,83 @@ func (a *app) sessionEvent(ev session.Event) {
 	}
 }
 
-// Draw renders the frame straight onto the 1920×1080 screen (the far parallax layer covers it
-// completely: no clear, no offscreen copy). Only a frame that may be read back (the screenshot's
-// frame, the menu harness) goes through the offscreen canvas.
+// Draw draws a frame that may be read back (the screenshot's frame, the menu harness) into the
+// 1920×1080 offscreen canvas and copies it to screen. Any other frame is drawn straight onto
+// ebiten's final screen by DrawFinalScreen (view.go); Draw then only marks the offscreen as
+// drawn (ebiten skips the final screen when the offscreen is left untouched).
 func (a *app) Draw(screen *ebiten.Image) {
 	a.draws++
-	dst := screen
-	viaCanvas := a.canvas != nil && (a.cfg.viaCanvas || a.shotReady)
-	if viaCanvas {
-		dst = a.canvas
+	a.viaCanvas = a.canvas != nil && (a.cfg.viaCanvas || a.shotReady)
+	if !a.viaCanvas {
+		screen.DrawImage(a.ui.sp.white, &a.markOp) // alpha 0: nothing visible
+		return
 	}
-	a.drawnN = 0
-	if a.m.Scene == scene.Playing && a.link != nil {
-		a.drawnN = a.drawGame(dst)
-		if a.shotReady && a.drawnN > 0 {
-			a.wantShot = true
-		}
+	a.drawnN = a.compose(a.canvas)
+	if a.shotReady && a.drawnN > 0 {
+		a.wantShot = true
+	}
+	screen.Clear()
+	b := screen.Bounds()
+	a.ui.xf = fit(b.Dx(), b.Dy())
+	op := resetOp(&drawOp)
+	op.GeoM.Scale(float64(a.ui.xf.k), float64(a.ui.xf.k))
+	op.GeoM.Translate(float64(a.ui.xf.ox), float64(a.ui.xf.oy))
+	if a.ui.xf.k < 1 {
+		op.Filter = ebiten.FilterLinear
+	}
+	screen.DrawImage(a.canvas, op)
+	a.drawSoundNotice(screen)
+}
+
+// DrawFinalScreen implements ebiten.FinalScreenDrawer: the frame is composed straight onto the
+// window's framebuffer, with no offscreen copy (one full-window pass less, which is what a
+// software renderer pays for).
+func (a *app) DrawFinalScreen(screen ebiten.FinalScreen, offscreen *ebiten.Image, geoM ebiten.GeoM) {
+	if a.viaCanvas {
+		op := resetOp(&drawOp)
+		op.GeoM = geoM
+		screen.DrawImage(offscreen, op)
+		return
+	}
+	a.drawnN = a.compose(screen)
+	a.drawSoundNotice(screen)
+}
+
+// compose draws the whole frame into dst, letterboxed to its size, and returns the number of
+// entities drawn (0 outside a game).
+func (a *app) compose(dst surface) int {
+	b := dst.Bounds()
+	v := fit(b.Dx(), b.Dy())
+	a.ui.xf = v
+	if v.ox > 0 || v.oy > 0 { // letterbox bars (the screen is not cleared)
+		p := painter{dst: dst}
+		vw, vh := round32(Width*v.k), round32(Height*v.k)
+		fw, fh := float32(b.Dx()), float32(b.Dy())
+		p.pxRect(0, 0, fw, v.oy, color.Black)
+		p.pxRect(0, v.oy+vh, fw, fh-v.oy-vh, color.Black)
+		p.pxRect(0, 0, v.ox, fh, color.Black)
+		p.pxRect(v.ox+vw, 0, fw-v.ox-vw, fh, color.Black)
+	}
+	w := painter{a.world, xf{k: 1 / a.ui.sp.scale}}
+	n := 0
+	playing := a.m.Scene == scene.Playing && a.link != nil
+	if playing {
+		n = a.drawWorld(w)
 	} else {
-		a.drawBackdrop(dst, 0, a.scroll)
+		a.drawBackdrop(w, 0, a.snapScroll(w))
+	}
+	op := resetOp(&drawOp)
+	op.Blend = ebiten.BlendCopy // opaque: no blending, the cheapest fill for a software renderer
+	ws := float64(v.k * a.ui.sp.scale)
+	op.GeoM.Scale(ws, ws)
+	op.GeoM.Translate(float64(v.ox), float64(v.oy))
+	dst.DrawImage(a.world, op)
+	if playing {
+		a.drawGameUI(dst)
+	} else {
 		a.drawMenus(dst)
 	}
-	if viaCanvas {
-		screen.DrawImage(a.canvas, nil)
-	}
-	a.drawSoundNotice(screen)
+	return n
 }
 
 // writeScreenshot saves the canvas (the last drawn frame) as PNG and ends the game loop.

@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"github.com/hajimehoshi/ebiten/v2"
-	"github.com/hajimehoshi/ebiten/v2/vector"
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
@@ -36,14 +35,16 @@ type sprites struct {
 	part               [4][]*ebiten.Image
 	explosion          [3][]*ebiten.Image
 	logo, glow, dot    *ebiten.Image
+	white              *ebiten.Image // one white pixel (the centre of dot): rectangles
 	fill, lip          [2]*ebiten.Image
 	layers             [2][3]*ebiten.Image
 	layerTop, layerBot [2][3]*ebiten.Image // the content bands of the mid and near layers
+	glyphs             map[rune]image.Rectangle
 }
 
 func newSprites() *sprites {
 	s := art.MustLoad()
-	sp := &sprites{scale: float32(s.Scale), atlas: ebiten.NewImageFromImage(s.Atlas)}
+	sp := &sprites{scale: float32(s.Scale), atlas: ebiten.NewImageFromImage(s.Atlas), glyphs: s.Glyphs}
 	get := func(name string) []*ebiten.Image {
 		var out []*ebiten.Image
 		for _, r := range s.Frames[name] {
@@ -85,6 +86,8 @@ func newSprites() *sprites {
 		sp.explosion[i] = get(fmt.Sprintf("explosion/%d", i))
 	}
 	sp.logo, sp.glow, sp.dot = get("logo")[0], get("glow")[0], get("dot")[0]
+	db := sp.dot.Bounds()
+	sp.white = sp.atlas.SubImage(image.Rect(db.Min.X, db.Min.Y, db.Min.X+1, db.Min.Y+1)).(*ebiten.Image)
 	for t := range sp.fill {
 		sp.fill[t] = ebiten.NewImageFromImage(s.Fill[t])
 		sp.lip[t] = ebiten.NewImageFromImage(s.Lip[t])
@@ -241,10 +244,11 @@ func layer(k game.EntityKind) int {
 
 const numLayers = 9
 
-// drawGame draws the in-game frame and returns the number of entities drawn.
-func (a *app) drawGame(dst *ebiten.Image) int {
+// drawWorld draws the game world of the frame (parallax, terrain, entities, particles) with w
+// (the native-resolution world image) and returns the number of entities drawn.
+func (a *app) drawWorld(w painter) int {
 	d := &a.draw
-	a.link.Frame(func(f *netflow.Frame) { d.collect(f, &a.scores) })
+	a.link.Frame(a.collectFn)
 	if d.hasStg {
 		a.scroll = d.scroll
 	} else {
@@ -256,9 +260,10 @@ func (a *app) drawGame(dst *ebiten.Image) int {
 	if t != nil {
 		theme = int(t.Theme)
 	}
-	a.drawBackdrop(dst, theme, a.scroll)
+	scroll := a.snapScroll(w)
+	a.drawBackdrop(w, theme, scroll)
 	if t != nil {
-		a.drawTerrain(dst, t, a.scroll)
+		a.drawTerrain(w, t, scroll)
 	}
 	sp := a.ui.sp
 	if open := a.bossOpen(); open != a.weakOpen {
@@ -268,11 +273,39 @@ func (a *app) drawGame(dst *ebiten.Image) int {
 		for i := range d.items {
 			it := &d.items[i]
 			if layer(it.kind.Kind) == l {
-				a.drawItem(dst, sp, it)
+				a.drawItem(w, sp, it)
 			}
 		}
 	}
-	a.drawParticles(dst)
+	a.drawParticles(w)
+	if a.paused {
+		w.rect(0, 0, Width, Height, color.RGBA{0, 0, 0, 140}) // dims the world, not the menu
+	}
+	return len(d.items)
+}
+
+// snapScroll is the stage scroll rounded to whole pixels of w, so the terrain and the parallax
+// layers move by whole art pixels.
+func (a *app) snapScroll(w painter) float32 {
+	return round32(a.scroll*w.k) / w.k
+}
+
+// drawGameUI draws what goes over the world at screen resolution: the other players' slot
+// tags, the HUD, the F3 overlay and the pause menu.
+func (a *app) drawGameUI(dst surface) {
+	u := a.ui
+	for i := range a.draw.items {
+		it := &a.draw.items[i]
+		if it.kind.Kind != game.KindPlayer || it.isSelf || it.player.Flags&game.PlayerDead != 0 {
+			continue
+		}
+		ty := it.y - it.h/2 - 30
+		if ty < 0 { // near the top edge: tag below the ship
+			ty = it.y + it.h/2
+		}
+		slot := int(it.player.Slot) % game.MaxPlayers
+		u.text(dst, slotTags[slot], u.small, float64(it.x), float64(ty), alignCenter, art.SlotColors[slot])
+	}
 	a.drawHUD(dst)
 	if a.showStats {
 		a.drawStats(dst)
@@ -280,8 +313,10 @@ func (a *app) drawGame(dst *ebiten.Image) int {
 	if a.paused {
 		a.drawPause(dst)
 	}
-	return len(d.items)
 }
+
+// slotTags are the players' labels by slot.
+var slotTags = [game.MaxPlayers]string{"1P", "2P", "3P", "4P"}
 
 // stageTerrain is the terrain of the stage being played (nil: open space): the stage the
 // frame carries (resolved from the lobby before the game), or the test world's.
@@ -363,67 +398,6 @@ func (a *app) effects() {
 	a.ownSounds() // charge hum, death, respawn, power-up, Force launch/attach
 }
 
-var drawOp ebiten.DrawImageOptions
-
-// drawFrame draws an atlas frame centred at (cx,cy), each art pixel scale×scale px (a negative
-// sx or sy mirrors it); alpha fades it, flash (0..1) adds white on top (hit flash).
-func drawFrame(dst, img *ebiten.Image, cx, cy, sx, sy, alpha, flash float32) {
-	op := &drawOp
-	op.GeoM.Reset()
-	op.ColorScale.Reset()
-	op.Blend = ebiten.Blend{}
-	op.Filter = ebiten.FilterNearest
-	b := img.Bounds()
-	w, h := float32(b.Dx()), float32(b.Dy())
-	op.GeoM.Translate(float64(-w/2), float64(-h/2))
-	op.GeoM.Scale(float64(sx), float64(sy))
-	op.GeoM.Translate(float64(cx), float64(cy))
-	if alpha < 1 {
-		op.ColorScale.ScaleAlpha(alpha)
-	}
-	dst.DrawImage(img, op)
-	if flash > 0 {
-		op.Blend = ebiten.BlendLighter
-		op.ColorScale.Reset()
-		op.ColorScale.ScaleAlpha(min(1, flash*1.5))
-		dst.DrawImage(img, op)
-		op.Blend = ebiten.Blend{}
-	}
-}
-
-// drawFrameRot is drawFrame rotated by angle radians around the centre.
-func drawFrameRot(dst, img *ebiten.Image, cx, cy, s float32, angle float64) {
-	op := &drawOp
-	op.GeoM.Reset()
-	op.ColorScale.Reset()
-	op.Blend = ebiten.Blend{}
-	op.Filter = ebiten.FilterNearest
-	b := img.Bounds()
-	op.GeoM.Translate(-float64(b.Dx())/2, -float64(b.Dy())/2)
-	op.GeoM.Scale(float64(s), float64(s))
-	op.GeoM.Rotate(angle)
-	op.GeoM.Translate(float64(cx), float64(cy))
-	dst.DrawImage(img, op)
-}
-
-// drawTinted draws img scaled to w×h px centred at (cx,cy), tinted col, additive when add.
-func drawTinted(dst, img *ebiten.Image, cx, cy, w, h float32, col color.RGBA, alpha float32, add bool) {
-	op := &drawOp
-	op.GeoM.Reset()
-	op.ColorScale.Reset()
-	op.Filter = ebiten.FilterNearest
-	op.Blend = ebiten.Blend{}
-	if add {
-		op.Blend = ebiten.BlendLighter
-	}
-	b := img.Bounds()
-	op.GeoM.Scale(float64(w)/float64(b.Dx()), float64(h)/float64(b.Dy()))
-	op.GeoM.Translate(float64(cx-w/2), float64(cy-h/2))
-	op.ColorScale.Scale(float32(col.R)/255*alpha, float32(col.G)/255*alpha, float32(col.B)/255*alpha, alpha)
-	dst.DrawImage(img, op)
-	op.Blend = ebiten.Blend{}
-}
-
 // frameAt picks frame clock/period of an animation; seed staggers entities of the same kind.
 func frameAt(fr []*ebiten.Image, clock, period int, seed uint32) *ebiten.Image {
 	return fr[art.Anim(len(fr), clock+int(seed%97)*period/3, period)]
@@ -477,7 +451,7 @@ func (a *app) turretFrame(x, y, flip float32) int {
 	return 4 - int(math.Round(ang/(math.Pi/4)))
 }
 
-func (a *app) drawItem(dst *ebiten.Image, sp *sprites, it *item) {
+func (a *app) drawItem(p painter, sp *sprites, it *item) {
 	flash := a.tracker.Flash(it.e)
 	v := int(it.kind.Variant)
 	s := sp.scale
@@ -496,43 +470,36 @@ func (a *app) drawItem(dst *ebiten.Image, sp *sprites, it *item) {
 		}
 		fl := frameAt(sp.flame, clock, 3, seed)
 		fw := float32(fl.Bounds().Dx()) * s
-		drawFrame(dst, fl, it.x-float32(img.Bounds().Dx())*s/2-fw/2+s, it.y+s*0.5, s, s, alpha, 0)
-		drawFrame(dst, img, it.x, it.y, s, s, alpha, flash)
+		p.frame(fl, it.x-float32(img.Bounds().Dx())*s/2-fw/2+s, it.y+s*0.5, s, s, alpha, 0)
+		p.frame(img, it.x, it.y, s, s, alpha, flash)
 		if it.charge > 20 { // beam charge glow at the nose
 			k := float32(it.charge) / 255
 			r := 16 + 50*k
 			pulse := 0.8 + 0.2*float32(math.Sin(float64(a.frameN)/2))
-			drawTinted(dst, sp.glow, it.x+it.w*0.62, it.y, r*pulse, r*pulse, color.RGBA{120, 190, 255, 255}, 0.5+0.5*k, true)
-		}
-		if !it.isSelf && a.ui != nil { // slot tag above the other players
-			ty := it.y - it.h/2 - 30
-			if ty < 0 { // near the top edge: tag below the ship
-				ty = it.y + it.h/2
-			}
-			a.ui.text(dst, fmt.Sprintf("%dP", it.player.Slot+1), a.ui.small, float64(it.x), float64(ty), alignCenter, art.SlotColors[int(it.player.Slot)%4])
+			p.tinted(sp.glow, it.x+it.w*0.62, it.y, r*pulse, r*pulse, color.RGBA{120, 190, 255, 255}, 0.5+0.5*k, true)
 		}
 	case game.KindForce:
 		lv := min(max(v, 1), 3)
-		drawTinted(dst, sp.glow, it.x, it.y, it.w*1.6, it.w*1.6, color.RGBA{255, 140, 40, 255}, 0.35+0.1*float32(math.Sin(float64(a.frameN)/5)), true)
-		drawFrame(dst, frameAt(sp.force[lv], clock, 5, 0), it.x, it.y, s, s, 1, flash)
+		p.tinted(sp.glow, it.x, it.y, it.w*1.6, it.w*1.6, color.RGBA{255, 140, 40, 255}, 0.35+0.1*float32(math.Sin(float64(a.frameN)/5)), true)
+		p.frame(frameAt(sp.force[lv], clock, 5, 0), it.x, it.y, s, s, 1, flash)
 	case game.KindBit:
-		drawFrame(dst, frameAt(sp.bit, clock, 5, seed), it.x, it.y, s, s, 1, flash)
+		p.frame(frameAt(sp.bit, clock, 5, seed), it.x, it.y, s, s, 1, flash)
 	case game.KindPlayerBullet:
 		fr := sp.shot[v%len(sp.shot)]
 		if colour, _, ok := game.LaserOf(it.kind.Variant); ok && colour == game.LaserBlue && (it.vx != 0 || it.vy != 0) {
-			drawFrameRot(dst, frameAt(fr, clock, 3, seed), it.x, it.y, s, math.Atan2(float64(it.vy), float64(it.vx)))
+			p.frameRot(frameAt(fr, clock, 3, seed), it.x, it.y, s, math.Atan2(float64(it.vy), float64(it.vx)))
 			return
 		}
 		sx := s
 		if it.vx < 0 {
 			sx = -s
 		}
-		drawFrame(dst, frameAt(fr, clock, 3, seed), it.x, it.y, sx, s, 1, 0)
+		p.frame(frameAt(fr, clock, 3, seed), it.x, it.y, sx, s, 1, 0)
 	case game.KindBeam:
 		lv := min(max(v, 1), 3)
-		drawFrame(dst, frameAt(sp.beam[lv], clock, 2, 0), it.x, it.y, s, s, 1, 0)
+		p.frame(frameAt(sp.beam[lv], clock, 2, 0), it.x, it.y, s, s, 1, 0)
 	case game.KindEnemyBullet:
-		drawFrame(dst, frameAt(sp.ebullet[v%2], clock, 4, seed), it.x, it.y, s, s, 1, 0)
+		p.frame(frameAt(sp.ebullet[v%2], clock, 4, seed), it.x, it.y, s, s, 1, 0)
 	case game.KindEnemy:
 		fr := sp.enemy[v%len(sp.enemy)]
 		flip := groundFlip(it.kind.Variant, it.y)
@@ -556,9 +523,9 @@ func (a *app) drawItem(dst *ebiten.Image, sp *sprites, it *item) {
 		default:
 			img = frameAt(fr, clock, 7, seed)
 		}
-		drawFrame(dst, img, it.x, it.y, s, s*flip, 1, flash)
+		p.frame(img, it.x, it.y, s, s*flip, 1, flash)
 	case game.KindBoss:
-		drawFrame(dst, frameAt(sp.boss[v%len(sp.boss)], clock, 40, 0), it.x, it.y, s, s, 1, flash*0.5)
+		p.frame(frameAt(sp.boss[v%len(sp.boss)], clock, 40, 0), it.x, it.y, s, s, 1, flash*0.5)
 	case game.KindBossWeakPoint:
 		f := 0
 		if open := v%2 == 1 || a.bossOpen(); open {
@@ -566,21 +533,21 @@ func (a *app) drawItem(dst *ebiten.Image, sp *sprites, it *item) {
 			if a.frameN-a.weakChangedAt < 8 {
 				f = 1 // opening
 			}
-			drawTinted(dst, sp.glow, it.x, it.y, it.w*2, it.w*2, color.RGBA{255, 60, 40, 255}, 0.35+0.2*float32(math.Sin(float64(a.frameN)/4)), true)
+			p.tinted(sp.glow, it.x, it.y, it.w*2, it.w*2, color.RGBA{255, 60, 40, 255}, 0.35+0.2*float32(math.Sin(float64(a.frameN)/4)), true)
 		} else if a.frameN-a.weakChangedAt < 8 {
 			f = 1 // closing
 		}
-		drawFrame(dst, sp.weak[min(f, len(sp.weak)-1)], it.x, it.y, s, s, 1, flash)
+		p.frame(sp.weak[min(f, len(sp.weak)-1)], it.x, it.y, s, s, 1, flash)
 	case game.KindBossPart:
 		fr := sp.part[v%len(sp.part)]
 		sx := s
 		if it.x > Width-float32(fr[0].Bounds().Dx())*s && v >= int(game.PartTentacle) {
 			sx = s
 		}
-		drawFrame(dst, frameAt(fr, clock, 10, seed), it.x, it.y, sx, s, 1, flash)
+		p.frame(frameAt(fr, clock, 10, seed), it.x, it.y, sx, s, 1, flash)
 	case game.KindPowerUp:
 		bob := float32(math.Sin(float64(a.frameN)/8)) * 4
-		drawFrame(dst, frameAt(sp.power[v%len(sp.power)], clock, 8, seed), it.x, it.y+bob, s, s, 1, 0)
+		p.frame(frameAt(sp.power[v%len(sp.power)], clock, 8, seed), it.x, it.y+bob, s, s, 1, 0)
 	case game.KindExplosion:
 		fr := sp.explosion[v%len(sp.explosion)]
 		life := [3]int{24, 40, 30}[v%3] // the server's explosion lifetimes (ticks)
@@ -589,9 +556,9 @@ func (a *app) drawItem(dst *ebiten.Image, sp *sprites, it *item) {
 		if f >= len(fr) {
 			return
 		}
-		drawFrame(dst, fr[f], it.x, it.y, s, s, 1, 0)
+		p.frame(fr[f], it.x, it.y, s, s, 1, 0)
 	default:
-		vector.DrawFilledRect(dst, it.x-it.w/2, it.y-it.h/2, it.w, it.h, color.RGBA{200, 200, 200, 255}, false)
+		p.rect(it.x-it.w/2, it.y-it.h/2, it.w, it.h, color.RGBA{200, 200, 200, 255})
 	}
 }
 
@@ -610,43 +577,42 @@ var layerSpeed = [3]float32{0.06, 0.22, 0.45}
 // layerDim darkens each layer (1: as drawn): the mid layer sits deeper in the haze.
 var layerDim = [3]float32{1, 0.55, 0.8}
 
-// drawBackdrop draws the parallax layers of a theme for a stage scroll (px): the opaque far
-// layer (it covers the whole screen: no clear needed), the twinkling stars, then only the
-// content bands of the mid and near layers.
-func (a *app) drawBackdrop(dst *ebiten.Image, theme int, scroll float32) {
+// drawBackdrop draws the parallax layers of a theme for a stage scroll (virtual px) with p:
+// the opaque far layer (it covers the whole image: no clear needed), the twinkling stars, then
+// only the content bands of the mid and near layers. Layer pixels are whole pixels of p.
+func (a *app) drawBackdrop(p painter, theme int, scroll float32) {
 	sp := a.ui.sp
-	s := sp.scale
+	ps := p.pix(sp.scale) // px of p per layer pixel (1 in the world image)
 	theme = min(max(theme, 0), len(sp.layers)-1)
-	lw := float32(sp.layers[theme][0].Bounds().Dx()) * s
-	blit := func(img *ebiten.Image, x, y float32, dim float32) {
-		op := &drawOp
-		op.GeoM.Reset()
-		op.ColorScale.Reset()
+	lw := float32(sp.layers[theme][0].Bounds().Dx()) * ps
+	dstW := Width * p.k
+	blit := func(img *ebiten.Image, x, y float32, dim float32, blend ebiten.Blend) {
+		op := resetOp(&drawOp)
+		op.Blend = blend
 		op.ColorScale.Scale(dim, dim, dim, 1) // distance haze: farther layers darker
-		op.Blend = ebiten.Blend{}
-		op.Filter = ebiten.FilterNearest
-		op.GeoM.Scale(float64(s), float64(s))
-		op.GeoM.Translate(float64(x), float64(y))
-		dst.DrawImage(img, op)
+		op.GeoM.Scale(float64(ps), float64(ps))
+		op.GeoM.Translate(float64(x+p.ox), float64(y+p.oy))
+		p.dst.DrawImage(img, op)
 	}
+	bandY := Height*p.k - art.LayerBand*ps
 	for l := 0; l < 3; l++ {
-		off := float32(math.Mod(float64(scroll*layerSpeed[l]), float64(lw)))
-		for x0 := -off; x0 < Width; x0 += lw {
+		off := float32(math.Mod(float64(round32(scroll*layerSpeed[l]*p.k)), float64(lw)))
+		for x0 := -off; x0 < dstW; x0 += lw {
 			if l == art.LayerFar {
-				blit(sp.layers[theme][l], x0, 0, 1)
+				blit(sp.layers[theme][l], x0, 0, 1, ebiten.BlendCopy) // opaque: no blending
 				continue
 			}
-			blit(sp.layerTop[theme][l], x0, 0, layerDim[l])
-			blit(sp.layerBot[theme][l], x0, Height-art.LayerBand*s, layerDim[l])
+			blit(sp.layerTop[theme][l], x0, 0, layerDim[l], ebiten.Blend{})
+			blit(sp.layerBot[theme][l], x0, bandY, layerDim[l], ebiten.Blend{})
 		}
 		if l == art.LayerFar && theme == 0 {
-			a.drawStars(dst, scroll)
+			a.drawStars(p, scroll)
 		}
 	}
 }
 
 // drawStars draws the twinkling starfield (one tinted atlas dot per star).
-func (a *app) drawStars(dst *ebiten.Image, scroll float32) {
+func (a *app) drawStars(p painter, scroll float32) {
 	sp := a.ui.sp
 	f := a.stars
 	for _, st := range f.Stars {
@@ -654,7 +620,7 @@ func (a *app) drawStars(dst *ebiten.Image, scroll float32) {
 		x := f.ScreenX(st, scroll)
 		br := l.Brightness * starfield.Twinkle(st, a.frameN)
 		sz := max(2, l.Size*1.5)
-		drawTinted(dst, sp.dot, x, st.Y, sz, sz, color.RGBA{200, 220, 255, 255}, br, false)
+		p.tinted(sp.dot, x, st.Y, sz, sz, color.RGBA{200, 220, 255, 255}, br, false)
 	}
 }
 
@@ -664,22 +630,22 @@ type terrMesh struct {
 	i []uint16
 }
 
-// quad appends a quadrilateral with corners (x0,y0a) (x1,y1a) (x1,y1b) (x0,y0b) and the
-// matching texture coordinates (texture px).
-func (m *terrMesh) quad(x0, y0a, y0b, x1, y1a, y1b, u0, v0a, v0b, u1, v1a, v1b float32) {
+// quad appends a quadrilateral with corners (x0,y0a) (x1,y1a) (x1,y1b) (x0,y0b) in virtual px,
+// mapped through t, and the matching texture coordinates (texture px).
+func (m *terrMesh) quad(t xf, x0, y0a, y0b, x1, y1a, y1b, u0, v0a, v0b, u1, v1a, v1b float32) {
 	n := uint16(len(m.v))
 	vx := func(x, y, u, v float32) ebiten.Vertex {
-		return ebiten.Vertex{DstX: x, DstY: y, SrcX: u, SrcY: v, ColorR: 1, ColorG: 1, ColorB: 1, ColorA: 1}
+		return ebiten.Vertex{DstX: x*t.k + t.ox, DstY: y*t.k + t.oy, SrcX: u, SrcY: v, ColorR: 1, ColorG: 1, ColorB: 1, ColorA: 1}
 	}
 	m.v = append(m.v, vx(x0, y0a, u0, v0a), vx(x1, y1a, u1, v1a), vx(x1, y1b, u1, v1b), vx(x0, y0b, u0, v0b))
 	m.i = append(m.i, n, n+1, n+2, n, n+2, n+3)
 }
 
-// drawTerrain draws the ceiling, the floor and the blocks of t at the stage scroll: textured
-// triangles from the theme's repeating fill tile (texture px = world px / scale, so the
+// drawTerrain draws the ceiling, the floor and the blocks of t at the stage scroll with p:
+// textured triangles from the theme's repeating fill tile (texture px = world px / scale, so the
 // texture scrolls with the world), with the lip strip along each surface facing the corridor.
 // World x = screen x + scroll. Two DrawTriangles calls in all.
-func (a *app) drawTerrain(dst *ebiten.Image, t *game.Terrain, scroll float32) {
+func (a *app) drawTerrain(p painter, t *game.Terrain, scroll float32) {
 	if t.Empty() {
 		return
 	}
@@ -690,6 +656,7 @@ func (a *app) drawTerrain(dst *ebiten.Image, t *game.Terrain, scroll float32) {
 	lipH := lh * s
 	fill, lip := &a.terrFill, &a.terrLip
 	fill.v, fill.i, lip.v, lip.i = fill.v[:0], fill.i[:0], lip.v[:0], lip.i[:0]
+	x := p.xf
 	if len(t.Ceil) >= 2 && t.Step > 0 {
 		i0 := max(0, int((scroll-t.Start)/t.Step))
 		i1 := min(len(t.Ceil)-1, int((scroll+Width-t.Start)/t.Step)+1)
@@ -698,17 +665,17 @@ func (a *app) drawTerrain(dst *ebiten.Image, t *game.Terrain, scroll float32) {
 			x0, x1 := wx0-scroll, wx1-scroll
 			u0, u1 := wx0/s, wx1/s
 			if c0, c1 := t.Ceil[i], t.Ceil[i+1]; c0 > 0 || c1 > 0 {
-				fill.quad(x0, 0, c0, x1, 0, c1, u0, 0, c0/s, u1, 0, c1/s)
+				fill.quad(x, x0, 0, c0, x1, 0, c1, u0, 0, c0/s, u1, 0, c1/s)
 				if c0 > 0 && c1 > 0 { // flipped: row 0 at the surface
-					lip.quad(x0, c0-lipH, c0, x1, c1-lipH, c1, u0, lh, 0, u1, lh, 0)
+					lip.quad(x, x0, c0-lipH, c0, x1, c1-lipH, c1, u0, lh, 0, u1, lh, 0)
 				}
 			}
 			if i < len(t.Floor)-1 {
 				if f0, f1 := t.Floor[i], t.Floor[i+1]; f0 > 0 || f1 > 0 {
 					y0, y1 := Height-f0, Height-f1
-					fill.quad(x0, y0, Height, x1, y1, Height, u0, y0/s, Height/s, u1, y1/s, Height/s)
+					fill.quad(x, x0, y0, Height, x1, y1, Height, u0, y0/s, Height/s, u1, y1/s, Height/s)
 					if f0 > 0 && f1 > 0 {
-						lip.quad(x0, y0, y0+lipH, x1, y1, y1+lipH, u0, 0, lh, u1, 0, lh)
+						lip.quad(x, x0, y0, y0+lipH, x1, y1, y1+lipH, u0, 0, lh, u1, 0, lh)
 					}
 				}
 			}
@@ -719,86 +686,124 @@ func (a *app) drawTerrain(dst *ebiten.Image, t *game.Terrain, scroll float32) {
 		if x0 > Width || x0+b.W < 0 {
 			continue
 		}
-		fill.quad(x0, b.Y, b.Y+b.H, x0+b.W, b.Y, b.Y+b.H, b.X/s, b.Y/s, (b.Y+b.H)/s, (b.X+b.W)/s, b.Y/s, (b.Y+b.H)/s)
+		fill.quad(x, x0, b.Y, b.Y+b.H, x0+b.W, b.Y, b.Y+b.H, b.X/s, b.Y/s, (b.Y+b.H)/s, (b.X+b.W)/s, b.Y/s, (b.Y+b.H)/s)
 		lh2 := min(lipH, b.H)
-		lip.quad(x0, b.Y, b.Y+lh2, x0+b.W, b.Y, b.Y+lh2, b.X/s, 0, lh2/s, (b.X+b.W)/s, 0, lh2/s)
+		lip.quad(x, x0, b.Y, b.Y+lh2, x0+b.W, b.Y, b.Y+lh2, b.X/s, 0, lh2/s, (b.X+b.W)/s, 0, lh2/s)
 	}
 	op := &a.terrOp
 	op.Address = ebiten.AddressRepeat
 	op.Filter = ebiten.FilterNearest
 	if len(fill.i) > 0 {
-		dst.DrawTriangles(fill.v, fill.i, sp.fill[th], op)
+		p.dst.DrawTriangles(fill.v, fill.i, sp.fill[th], op)
 	}
 	if len(lip.i) > 0 {
-		dst.DrawTriangles(lip.v, lip.i, sp.lip[th], op)
+		p.dst.DrawTriangles(lip.v, lip.i, sp.lip[th], op)
 	}
 }
 
 // drawParticles draws the debris: one tinted atlas dot each (same source image as the sprites,
 // so they batch).
-func (a *app) drawParticles(dst *ebiten.Image) {
+func (a *app) drawParticles(p painter) {
 	d := a.ui.sp.dot
 	for i := range a.parts.P {
-		p := &a.parts.P[i]
-		al := p.Alpha()
-		sz := max(3, p.Size*(0.4+al))
-		drawTinted(dst, d, p.X, p.Y, sz, sz, color.RGBA{p.Col.R, p.Col.G, p.Col.B, 255}, al, false)
+		pt := &a.parts.P[i]
+		al := pt.Alpha()
+		sz := max(3, pt.Size*(0.4+al))
+		p.tinted(d, pt.X, pt.Y, sz, sz, color.RGBA{pt.Col.R, pt.Col.G, pt.Col.B, 255}, al, false)
 	}
 }
 
+// hudText caches the HUD's changing strings, rebuilt only when their value changes (no
+// allocation in a steady frame).
+type hudText struct {
+	score    [game.MaxPlayers]string
+	scoreVal [game.MaxPlayers]uint32
+	rtt      string
+	rttVal   int
+}
+
+func (h *hudText) scoreOf(slot int, v uint32) string {
+	if h.score[slot] == "" || h.scoreVal[slot] != v {
+		h.score[slot], h.scoreVal[slot] = fmt.Sprintf("%08d", v), v
+	}
+	return h.score[slot]
+}
+
+func (h *hudText) rttOf(ms float64) string {
+	v := int(math.Round(ms))
+	if h.rtt == "" || h.rttVal != v {
+		h.rtt, h.rttVal = fmt.Sprintf("RTT %d ms", v), v
+	}
+	return h.rtt
+}
+
+var (
+	hudFree     = [game.MaxPlayers]string{"1P  ---", "2P  ---", "3P  ---", "4P  ---"}
+	livesText   = [...]string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x9+"}
+	hudBarCol   = color.RGBA{0, 0, 0, 90}
+	hudFreeCol  = color.RGBA{90, 90, 110, 255}
+	beamCol     = color.RGBA{150, 190, 255, 255}
+	beamEdgeCol = color.RGBA{120, 160, 255, 255}
+	beamFillCol = color.RGBA{80, 160, 255, 255}
+	white       = color.RGBA{255, 255, 255, 255}
+	rttCol      = color.RGBA{160, 200, 160, 255}
+)
+
 // drawHUD draws the bottom bar (players' scores and lives, the beam charge meter), the boss
 // health bar and the RTT.
-func (a *app) drawHUD(dst *ebiten.Image) {
+func (a *app) drawHUD(dst surface) {
 	u := a.ui
-	vector.DrawFilledRect(dst, 0, Height-64, Width, 64, color.RGBA{0, 0, 0, 90}, false)
-	vector.DrawFilledRect(dst, 0, art.HUDLineY, Width, 2, art.HUDLineColor, false) // screenshot marker
-	xs := [game.MaxPlayers]float32{24, 384, 1230, 1580}
-	for slot, p := range a.scores {
+	p := u.on(dst)
+	p.rect(0, Height-64, Width, 64, hudBarCol)
+	p.rect(0, art.HUDLineY, Width, 2, art.HUDLineColor) // screenshot marker
+	xs := [game.MaxPlayers]float32{20, 376, 1216, 1572}
+	for slot, sc := range a.scores {
 		x := xs[slot]
 		col := art.SlotColors[slot]
-		if !p.present {
-			u.text(dst, fmt.Sprintf("%dP  ---", slot+1), u.small, float64(x), Height-48, alignStart, color.RGBA{90, 90, 110, 255})
+		if !sc.present {
+			u.text(dst, hudFree[slot], u.small, float64(x), Height-44, alignStart, hudFreeCol)
 			continue
 		}
 		if slot == a.draw.self {
-			vector.DrawFilledRect(dst, x-10, Height-58, 330, 52, color.RGBA{col.R / 4, col.G / 4, col.B / 4, 200}, false)
+			p.rect(x-10, Height-58, 342, 52, color.RGBA{col.R / 4, col.G / 4, col.B / 4, 200})
 		}
-		u.text(dst, fmt.Sprintf("%dP", slot+1), u.normal, float64(x), Height-52, alignStart, col)
-		u.text(dst, fmt.Sprintf("%08d", p.score), u.normal, float64(x+60), Height-52, alignStart, color.White)
-		for i := 0; i < int(min(p.lives, 5)); i++ {
-			drawFrame(dst, a.ui.sp.ship[slot][2], x+256+float32(i)*28, Height-32, 1, 1, 1, 0)
+		u.text(dst, slotTags[slot], u.normal, float64(x), Height-46, alignStart, col)
+		u.text(dst, a.hud.scoreOf(slot, sc.score), u.normal, float64(x+56), Height-46, alignStart, white)
+		if sc.lives > 0 { // lives: a ship and the count
+			p.frame(a.ui.sp.ship[slot][2], x+276, Height-33, 1, 1, 1, 0)
+			u.text(dst, livesText[min(int(sc.lives), len(livesText)-1)], u.small, float64(x+296), Height-44, alignStart, white)
 		}
 	}
 	// beam meter (own charge)
 	mx, my, mw, mh := float32(830), float32(Height-46), float32(340), float32(26)
-	u.text(dst, "BEAM", u.small, float64(mx-12), float64(my-3), alignEnd, color.RGBA{150, 190, 255, 255})
-	vector.StrokeRect(dst, mx, my, mw, mh, 2, color.RGBA{120, 160, 255, 255}, false)
+	u.text(dst, "BEAM", u.small, float64(mx-14), float64(my+2), alignEnd, beamCol)
+	p.strokeRect(mx, my, mw, mh, 2, beamEdgeCol)
 	charge := float32(0)
 	if s := a.draw.self; s >= 0 && s < game.MaxPlayers {
 		charge = float32(a.scores[s].charge) / 255
 	}
 	if charge > 0 {
-		col := color.RGBA{80, 160, 255, 255}
+		col := beamFillCol
 		if charge >= 1 {
-			col = color.RGBA{255, 255, 255, 255}
+			col = white
 		}
-		vector.DrawFilledRect(dst, mx+3, my+3, (mw-6)*charge, mh-6, col, false)
+		p.rect(mx+3, my+3, (mw-6)*charge, mh-6, col)
 	}
 	// boss bar
 	if h := a.draw.bossHP; h.MaxHP > 0 {
 		k := float32(h.HP) / float32(h.MaxHP)
 		bx, bw := float32(Width/2-400), float32(800)
-		u.text(dst, "BOSS", u.small, float64(bx-14), 26, alignEnd, color.RGBA{255, 120, 120, 255})
-		vector.DrawFilledRect(dst, bx, 24, bw, 22, color.RGBA{40, 0, 0, 200}, false)
-		vector.DrawFilledRect(dst, bx, 24, bw*k, 22, color.RGBA{230, 40, 60, 255}, false)
-		vector.StrokeRect(dst, bx, 24, bw, 22, 2, color.RGBA{255, 160, 160, 255}, false)
+		u.text(dst, "BOSS", u.small, float64(bx-14), 25, alignEnd, color.RGBA{255, 120, 120, 255})
+		p.rect(bx, 24, bw, 22, color.RGBA{40, 0, 0, 200})
+		p.rect(bx, 24, bw*k, 22, color.RGBA{230, 40, 60, 255})
+		p.strokeRect(bx, 24, bw, 22, 2, color.RGBA{255, 160, 160, 255})
 	}
 	st := a.link.Stats()
-	u.text(dst, fmt.Sprintf("RTT %.0f ms", st.RTTMillis), u.small, Width-20, 16, alignEnd, color.RGBA{160, 200, 160, 255})
+	u.text(dst, a.hud.rttOf(st.RTTMillis), u.small, Width-20, 16, alignEnd, rttCol)
 }
 
 // drawStats is the F3 network overlay (session.Stats).
-func (a *app) drawStats(dst *ebiten.Image) {
+func (a *app) drawStats(dst surface) {
 	st := a.link.Stats()
 	lines := []string{
 		"NETWORK (F3)",
@@ -815,17 +820,17 @@ func (a *app) drawStats(dst *ebiten.Image) {
 		fmt.Sprintf("entities     %6d", len(a.draw.items)),
 		fmt.Sprintf("FPS %.0f  TPS %.0f", ebiten.ActualFPS(), ebiten.ActualTPS()),
 	}
-	vector.DrawFilledRect(dst, 16, 16, 460, float32(24+len(lines)*30), color.RGBA{0, 0, 0, 190}, false)
+	a.ui.on(dst).rect(16, 16, 560, float32(24+len(lines)*36), color.RGBA{0, 0, 0, 190})
 	for i, l := range lines {
-		a.ui.text(dst, l, a.ui.mono, 30, float64(28+i*30), alignStart, color.RGBA{180, 255, 180, 255})
+		a.ui.text(dst, l, a.ui.mono, 30, float64(30+i*36), alignStart, color.RGBA{180, 255, 180, 255})
 	}
 }
 
-func (a *app) drawPause(dst *ebiten.Image) {
+// drawPause draws the pause menu (the world under it is dimmed by drawWorld).
+func (a *app) drawPause(dst surface) {
 	u := a.ui
-	vector.DrawFilledRect(dst, 0, 0, Width, Height, color.RGBA{0, 0, 0, 140}, false)
-	u.text(dst, "PAUSED", u.big, Width/2, 380, alignCenter, color.White)
-	u.text(dst, "the game keeps running for the other players", u.small, Width/2, 460, alignCenter, color.RGBA{180, 180, 200, 255})
+	u.text(dst, "PAUSED", u.big, Width/2, 380, alignCenter, white)
+	u.text(dst, "the game keeps running for the other players", u.small, Width/2, 470, alignCenter, color.RGBA{180, 180, 200, 255})
 	u.menu(dst, []string{"Resume", "Leave game"}, a.pauseSel, Width/2, 540)
 }
 

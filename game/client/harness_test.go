@@ -165,24 +165,57 @@ func harnessMain(mode string) int {
 		a.close()
 		return 0
 	case "fps":
-		// frames drawn in 300 ticks with vsync off, on a 4-player 300-entity world
-		cfg := Config{local: demoWorld(300), Mute: true, ConfigDir: dir, Logger: log, exitAfter: 300, noVsync: true, terrain: demoTerrain()}
+		// frames drawn per second of the real loop (vsync off) on a 4-player 300-entity world,
+		// counted from tick 60 (after start-up) to tick 360; window RTYPE_FPS_SIZE (default
+		// 1280x720, the default window)
+		cfg := Config{local: demoWorld(300), Mute: true, ConfigDir: dir, Logger: log, exitAfter: 360, noVsync: true, terrain: demoTerrain()}
 		a, err := newApp(ctx, cfg)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "harness:", err)
 			return 1
 		}
-		ebiten.SetWindowSize(1280, 720)
+		w, h := 1280, 720
+		if sz := os.Getenv("RTYPE_FPS_SIZE"); sz != "" {
+			fmt.Sscanf(sz, "%dx%d", &w, &h)
+		}
+		ebiten.SetWindowSize(w, h)
 		ebiten.SetVsyncEnabled(false)
-		start := time.Now()
-		err = ebiten.RunGame(a)
-		el := time.Since(start)
-		fmt.Printf("ticks=%d draws=%d elapsed=%v fps=%.1f\n", a.frameN, a.draws, el.Round(time.Millisecond), float64(a.draws)/el.Seconds())
+		g := &fpsGame{app: a}
+		err = ebiten.RunGame(g)
+		el := g.end.Sub(g.start)
+		n := a.draws - g.draws0
+		fmt.Printf("window=%dx%d screen=%dx%d ticks=%d draws=%d elapsed=%v fps=%.1f cpu/frame=%.1fms\n", w, h, g.sw, g.sh, a.frameN-60, n, el.Round(time.Millisecond),
+			float64(n)/el.Seconds(), float64(g.cpu1-g.cpu0)/float64(time.Millisecond)/float64(max(n, 1)))
 		a.close()
 		return 0
 	}
 	fmt.Fprintln(os.Stderr, "harness: unknown mode", mode)
 	return 2
+}
+
+// fpsGame is the app with a stopwatch from tick 60 to the end (the fps harness).
+type fpsGame struct {
+	*app
+	start, end time.Time
+	cpu0, cpu1 time.Duration
+	draws0     int
+	sw, sh     int
+}
+
+func (g *fpsGame) Update() error {
+	if g.frameN == 60 {
+		g.start, g.draws0, g.cpu0 = time.Now(), g.draws, cpuTime()
+	}
+	err := g.app.Update()
+	if err != nil {
+		g.end, g.cpu1 = time.Now(), cpuTime()
+	}
+	return err
+}
+
+func (g *fpsGame) Draw(screen *ebiten.Image) {
+	g.sw, g.sh = screen.Bounds().Dx(), screen.Bounds().Dy()
+	g.app.Draw(screen)
 }
 
 // testLoop runs the tests inside ebiten's game loop so benchmarks can draw (ebiten's

@@ -3,7 +3,6 @@ package client
 import (
 	"image/color"
 
-	"github.com/hajimehoshi/ebiten/v2"
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
@@ -117,7 +116,7 @@ func (a *app) musicFor(id scene.ID) {
 
 // drawSoundNotice shows the sound player's notice (no sound device) for noticeFrames frames,
 // once per run, at the top of whatever screen is up.
-func (a *app) drawSoundNotice(dst *ebiten.Image) {
+func (a *app) drawSoundNotice(dst surface) {
 	w := &a.soundState
 	if !w.noticed {
 		if a.snd.Notice() == "" {

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -10,12 +9,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
-	"github.com/hajimehoshi/ebiten/v2/text/v2"
-	"github.com/hajimehoshi/ebiten/v2/vector"
 	input "github.com/quasilyte/ebitengine-input"
-	"golang.org/x/image/font/gofont/gobold"
-	"golang.org/x/image/font/gofont/gomono"
-	"golang.org/x/image/font/gofont/goregular"
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/art"
@@ -33,20 +27,16 @@ const (
 	alignEnd
 )
 
-// ui holds the fonts and sprites.
+// ui holds the fonts, the sprites and the view of the screen being drawn. Every UI helper
+// (text, textWidth, on(dst).rect / strokeRect / frame / tinted) takes virtual px of the
+// 1920×1080 playfield and maps them through xf, so a screen is laid out once for every window
+// size; dst is a surface (the screen), so draw through these helpers, not package vector.
 type ui struct {
 	sp                                *sprites
-	small, normal, big, title, mono   *text.GoTextFace
+	font                              *pixFont
+	small, normal, big, title, mono   *face
 	selCol, itemCol, dimCol, errorCol color.RGBA
-	textOp                            text.DrawOptions
-}
-
-func mustSource(ttf []byte) *text.GoTextFaceSource {
-	s, err := text.NewGoTextFaceSource(bytes.NewReader(ttf))
-	if err != nil {
-		panic(err) // the Go fonts are compiled in: cannot fail
-	}
-	return s
+	xf                                xf // virtual px → px of the image being drawn (set by Draw)
 }
 
 var (
@@ -61,66 +51,72 @@ func sharedUI() *ui {
 }
 
 func newUI() *ui {
-	reg, bold, mono := mustSource(goregular.TTF), mustSource(gobold.TTF), mustSource(gomono.TTF)
+	sp := newSprites()
+	whitePx = sp.white
 	return &ui{
-		sp:     newSprites(),
-		small:  &text.GoTextFace{Source: reg, Size: 26},
-		normal: &text.GoTextFace{Source: bold, Size: 34},
-		big:    &text.GoTextFace{Source: bold, Size: 64},
-		title:  &text.GoTextFace{Source: bold, Size: 180},
-		mono:   &text.GoTextFace{Source: mono, Size: 24},
+		sp:     sp,
+		font:   newPixFont(sp.atlas, sp.glyphs),
+		small:  &face{Scale: 3},                 // 21 px caps: help lines, labels, notices
+		normal: &face{Scale: 4},                 // 28 px caps: menu items, HUD scores
+		big:    &face{Scale: 8},                 // 56 px caps: screen titles
+		title:  &face{Scale: 16},                // 112 px caps
+		mono:   &face{Scale: 3, Mono: true},     // tables (F3 overlay, bindings)
 		selCol: color.RGBA{255, 220, 80, 255}, itemCol: color.RGBA{210, 215, 235, 255},
 		dimCol: color.RGBA{130, 135, 160, 255}, errorCol: color.RGBA{255, 110, 110, 255},
+		xf:     xf{k: 1},
 	}
 }
 
-// text draws s with its top at y, horizontally aligned at x (virtual px).
-func (u *ui) text(dst *ebiten.Image, s string, face *text.GoTextFace, x, y float64, al align, col color.Color) {
-	op := &u.textOp
-	op.GeoM.Reset()
-	op.ColorScale.Reset()
-	op.GeoM.Translate(x, y)
-	op.ColorScale.ScaleWithColor(col)
-	op.PrimaryAlign = text.Align(al)
-	op.SecondaryAlign = text.AlignStart
-	op.LineSpacing = face.Size * 1.3
-	text.Draw(dst, s, face, op)
+// text draws s in the UI pixel font with its top at y, each line horizontally aligned at x
+// (virtual px); any rune the font lacks is drawn as '?'.
+func (u *ui) text(dst surface, s string, f *face, x, y float64, al align, col color.Color) {
+	u.font.draw(dst, u.xf, s, f, float32(x), float32(y), al, col)
 }
+
+// textWidth is the width of the first line of s in virtual px (at the current view).
+func (u *ui) textWidth(s string, f *face) float64 {
+	return float64(float32(u.font.lineWidth(s, f)) * u.xf.pix(f.Scale) / u.xf.k)
+}
+
+// on is a painter on dst through the current view (virtual px).
+func (u *ui) on(dst surface) painter { return painter{dst, u.xf} }
 
 // menu draws items centred at x from y, the selected one on a highlighted bar with the Force
 // as the cursor.
-func (u *ui) menu(dst *ebiten.Image, items []string, sel int, x, y float64) {
+func (u *ui) menu(dst surface, items []string, sel int, x, y float64) {
 	for i, it := range items {
 		col := u.itemCol
 		label := strings.ToUpper(it)
 		iy := y + float64(i)*56
 		if i == sel {
 			col = u.selCol
-			vector.DrawFilledRect(dst, float32(x-260), float32(iy-6), 520, 50, color.RGBA{20, 40, 90, 200}, false)
-			vector.DrawFilledRect(dst, float32(x-260), float32(iy-6), 520, 3, color.RGBA{90, 160, 255, 255}, false)
-			vector.DrawFilledRect(dst, float32(x-260), float32(iy+41), 520, 3, color.RGBA{40, 80, 160, 255}, false)
-			drawFrame(dst, u.sp.force[1][0], float32(x-230), float32(iy+19), 2, 2, 1, 0)
+			p := u.on(dst)
+			p.rect(float32(x-260), float32(iy-6), 520, 50, color.RGBA{20, 40, 90, 200})
+			p.rect(float32(x-260), float32(iy-6), 520, 3, color.RGBA{90, 160, 255, 255})
+			p.rect(float32(x-260), float32(iy+41), 520, 3, color.RGBA{40, 80, 160, 255})
+			p.frame(u.sp.force[1][0], float32(x-230), float32(iy+19), 2, 2, 1, 0)
 		}
 		u.text(dst, label, u.normal, x, iy, alignCenter, col)
 	}
 }
 
 // drawTitleArt draws the title screen's logo over a formation of the game's sprites.
-func (a *app) drawTitleArt(dst *ebiten.Image) {
+func (a *app) drawTitleArt(dst surface) {
 	sp := a.ui.sp
 	t := a.frameN
 	lb := sp.logo.Bounds()
-	drawTinted(dst, sp.glow, Width/2, 230, float32(lb.Dx())*6, 300, color.RGBA{40, 90, 200, 255}, 0.35, true)
-	drawFrame(dst, sp.logo, Width/2, 230, 5, 5, 1, 0)
+	p := a.ui.on(dst)
+	p.tinted(sp.glow, Width/2, 230, float32(lb.Dx())*6, 300, color.RGBA{40, 90, 200, 255}, 0.35, true)
+	p.frame(sp.logo, Width/2, 230, 5, 5, 1, 0)
 	bob := float32(math.Sin(float64(t)/30)) * 10
-	drawFrame(dst, sp.flame[(t/3)%len(sp.flame)], 500-72-16, 560+bob+2, 4, 4, 1, 0)
-	drawFrame(dst, sp.ship[0][2+int(math.Round(math.Cos(float64(t)/30)))], 500, 560+bob, 4, 4, 1, 0)
-	drawFrame(dst, sp.force[3][(t/5)%4], 640, 560+bob, 4, 4, 1, 0)
+	p.frame(sp.flame[(t/3)%len(sp.flame)], 500-72-16, 560+bob+2, 4, 4, 1, 0)
+	p.frame(sp.ship[0][2+int(math.Round(math.Cos(float64(t)/30)))], 500, 560+bob, 4, 4, 1, 0)
+	p.frame(sp.force[3][(t/5)%4], 640, 560+bob, 4, 4, 1, 0)
 	for i := 0; i < 3; i++ {
 		y := 500 + float32(i)*80 + float32(math.Sin(float64(t)/20+float64(i)))*20
-		drawFrame(dst, sp.enemy[game.EnemySine][(t/3+i)%len(sp.enemy[game.EnemySine])], 1300+float32(i)*110, y, 4, 4, 1, 0)
+		p.frame(sp.enemy[game.EnemySine][(t/3+i)%len(sp.enemy[game.EnemySine])], 1300+float32(i)*110, y, 4, 4, 1, 0)
 	}
-	drawFrame(dst, sp.enemy[game.EnemyStraight][(t/7)%len(sp.enemy[game.EnemyStraight])], 1620, 620, 4, 4, 1, 0)
+	p.frame(sp.enemy[game.EnemyStraight][(t/7)%len(sp.enemy[game.EnemyStraight])], 1620, 620, 4, 4, 1, 0)
 }
 
 // spinner is the "busy" label with an animation ("Connecting" + rotating dots).
@@ -406,7 +402,7 @@ func (a *app) applyBindings() {
 	a.h.Remap(km)
 }
 
-func (a *app) drawMenus(dst *ebiten.Image) {
+func (a *app) drawMenus(dst surface) {
 	u := a.ui
 	m := a.m
 	cx := float64(Width / 2)
@@ -429,7 +425,7 @@ func (a *app) drawMenus(dst *ebiten.Image) {
 				col = u.selCol
 			}
 			u.text(dst, f.label, u.small, cx-400, y, alignStart, u.dimCol)
-			vector.StrokeRect(dst, float32(cx-400), float32(y+36), 800, 64, 2, col, false)
+			u.on(dst).strokeRect(float32(cx-400), float32(y+36), 800, 64, 2, col)
 			cursor := ""
 			if i == a.menu && (a.frameN/30)%2 == 0 {
 				cursor = "_"
@@ -497,7 +493,7 @@ func (a *app) drawMenus(dst *ebiten.Image) {
 			name, col := "- free -", u.dimCol
 			if i < len(a.members) {
 				name, col = a.members[i], art.SlotColors[i]
-				drawFrame(dst, u.sp.ship[i][2], float32(cx-260), float32(y+20), 2, 2, 1, 0)
+				u.on(dst).frame(u.sp.ship[i][2], float32(cx-260), float32(y+20), 2, 2, 1, 0)
 				if i == 0 {
 					name += "  (owner)"
 				}
@@ -532,7 +528,7 @@ func (a *app) drawMenus(dst *ebiten.Image) {
 }
 
 // drawStatus shows the busy spinner or the last error at y.
-func (a *app) drawStatus(dst *ebiten.Image, y float64) {
+func (a *app) drawStatus(dst surface, y float64) {
 	u := a.ui
 	if a.m.Busy != "" {
 		u.text(dst, spinner(a.m.Busy, a.frameN), u.normal, Width/2, y, alignCenter, u.selCol)
@@ -540,7 +536,7 @@ func (a *app) drawStatus(dst *ebiten.Image, y float64) {
 		for i := 0; i < 8; i++ {
 			ang := float64(a.frameN)/10 + float64(i)*math.Pi/4
 			al := float32(i+1) / 8
-			vector.DrawFilledCircle(dst, float32(Width/2+math.Cos(ang)*30), float32(y+90+math.Sin(ang)*30), 6, color.RGBA{uint8(255 * al), uint8(220 * al), uint8(80 * al), uint8(255 * al)}, true)
+			u.on(dst).tinted(u.sp.glow, float32(Width/2+math.Cos(ang)*30), float32(y+90+math.Sin(ang)*30), 18, 18, color.RGBA{255, 220, 80, 255}, al, false)
 		}
 	} else if a.m.Error != "" {
 		u.text(dst, a.m.Error, u.small, Width/2, y, alignCenter, u.errorCol)
@@ -554,44 +550,53 @@ func onOff(b bool) string {
 	return "off"
 }
 
-func (a *app) drawSettings(dst *ebiten.Image) {
+func (a *app) drawSettings(dst surface) {
 	u := a.ui
 	u.text(dst, "SETTINGS", u.big, Width/2, 40, alignCenter, color.White)
-	rows := []string{
-		"Fullscreen: " + onOff(a.set.Fullscreen),
-		fmt.Sprintf("Music volume: < %3.0f%% >", a.set.MusicVolume*100),
-		fmt.Sprintf("Effects volume: < %3.0f%% >", a.set.EffectsVolume*100),
+	type row struct{ label, value string }
+	rows := []row{
+		{"Fullscreen: " + onOff(a.set.Fullscreen), ""},
+		{fmt.Sprintf("Music volume: < %.0f%% >", a.set.MusicVolume*100), ""},
+		{fmt.Sprintf("Effects volume: < %.0f%% >", a.set.EffectsVolume*100), ""},
 	}
 	for _, pad := range []bool{false, true} {
 		for act := controls.Action(0); act < controls.NumActions; act++ {
-			b, dev := a.set.Keyboard, "Key"
+			b, dev := a.set.Keyboard, "Key  "
 			if pad {
-				b, dev = a.set.Gamepad, "Pad"
+				b, dev = a.set.Gamepad, "Pad  "
 			}
-			rows = append(rows, fmt.Sprintf("%s  %-22s %s", dev, act.Label(), strings.Join(b[act.String()], ", ")))
+			names := make([]string, len(b[act.String()]))
+			for j, k := range b[act.String()] {
+				names[j] = strings.TrimPrefix(k, "gamepad_") // the column says Pad already
+			}
+			rows = append(rows, row{dev + act.Label(), strings.Join(names, ", ")})
 		}
 	}
-	rows = append(rows, "Reset bindings to defaults", "Back")
-	// two columns: general + keyboard on the left, gamepad on the right
+	rows = append(rows, row{"Reset bindings to defaults", ""}, row{"Back", ""})
+	// two columns: general + keyboard on the left, gamepad on the right; label, then bindings
 	n := int(controls.NumActions)
 	for i, r := range rows {
 		col := u.itemCol
 		if i == a.menu {
 			col = u.selCol
 			if i == a.rebind {
-				r = "press a key / button for " + r[5:] + "  (Esc cancels)"
-				if _, pad := bindingRow(i); pad {
-					r = "press a gamepad button  (Esc cancels)"
+				act, pad := bindingRow(i)
+				r = row{"press a key / button for " + act.Label() + "  (Esc cancels)", ""}
+				if pad {
+					r = row{"press a gamepad button  (Esc cancels)", ""}
 				}
 			}
 		}
-		x, y := 120.0, 150+float64(i)*40
+		x, y := 100.0, 150+float64(i)*40
 		if i >= 3+n && i < 3+2*n {
 			x, y = 1000, 150+float64(i-n)*40
 		} else if i >= 3+2*n {
-			x, y = 120, 150+float64(i-n)*40
+			x, y = 100, 150+float64(i-n)*40
 		}
-		u.text(dst, r, u.mono, x, y, alignStart, col)
+		u.text(dst, r.label, u.small, x, y, alignStart, col)
+		if r.value != "" {
+			u.text(dst, r.value, u.small, x+440, y, alignStart, col)
+		}
 	}
 	u.text(dst, "Enter toggle/rebind · Left/Right volume · Esc save and back", u.small, Width/2, 1020, alignCenter, u.dimCol)
 }

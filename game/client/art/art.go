@@ -11,6 +11,8 @@ import (
 	"image/color"
 	"image/draw"
 	"image/png"
+	"strconv"
+	"strings"
 
 	"github.com/rtype/rtype/assets"
 )
@@ -62,6 +64,10 @@ const (
 // (layer px; the rows between are transparent and need not be drawn).
 const LayerBand = 110
 
+// GlyphHeight is the height of the UI font's glyphs in font px without the shadow row: 7 px
+// caps and digits (rows 0..6), 2 px descenders.
+const GlyphHeight = 9
+
 // Set is the decoded art.
 type Set struct {
 	// Scale is the size in virtual px of one art pixel (sprites, tiles and layers are drawn
@@ -71,6 +77,10 @@ type Set struct {
 	// scheme is in assets/gen/sprites: "ship/0", "enemy/5", "explosion/2", "logo", ...).
 	Atlas  *image.RGBA
 	Frames map[string][]image.Rectangle
+	// Glyphs are the UI font's glyphs in the atlas by rune (frames "glyph/<code point>"): white
+	// with a black drop shadow baked one pixel down-right, GlyphHeight+1 px high; a glyph's
+	// advance is its image width (the shadow column spaces the letters).
+	Glyphs map[rune]image.Rectangle
 	// Fill and Lip are the terrain tiles by theme: Fill repeats both ways inside ceiling,
 	// floor and blocks; Lip repeats along a surface, row 0 towards the corridor.
 	Fill, Lip [2]*image.RGBA
@@ -123,6 +133,14 @@ func Load() (*Set, error) {
 				return nil, fmt.Errorf("art: frame %s %v outside the atlas", name, rect)
 			}
 			s.Frames[name] = append(s.Frames[name], rect)
+		}
+		if code, ok := strings.CutPrefix(name, "glyph/"); ok && len(s.Frames[name]) == 1 {
+			if r, err := strconv.Atoi(code); err == nil {
+				if s.Glyphs == nil {
+					s.Glyphs = map[rune]image.Rectangle{}
+				}
+				s.Glyphs[rune(r)] = s.Frames[name][0]
+			}
 		}
 	}
 	for t, theme := range Themes {

@@ -147,3 +147,28 @@ func TestAnim(t *testing.T) {
 		t.Fatal("Anim")
 	}
 }
+
+// TestFontCoversASCII: the UI font has every printable ASCII character (player names and chat
+// may hold any) and the symbols the menus use, all GlyphHeight+1 px high; letters and digits
+// have ink.
+func TestFontCoversASCII(t *testing.T) {
+	s := MustLoad()
+	for r := rune(' '); r <= '~'; r++ {
+		g, ok := s.Glyphs[r]
+		if !ok {
+			t.Errorf("no glyph for %q", r)
+			continue
+		}
+		if g.Dy() != GlyphHeight+1 {
+			t.Errorf("glyph %q is %d px high, want %d", r, g.Dy(), GlyphHeight+1)
+		}
+		if r != ' ' && opaque(s.Atlas, g) == 0 {
+			t.Errorf("glyph %q is empty", r)
+		}
+	}
+	for _, r := range "·—←→" {
+		if _, ok := s.Glyphs[r]; !ok {
+			t.Errorf("no glyph for %q", r)
+		}
+	}
+}

@@ -1,0 +1,272 @@
+package client
+
+import (
+	"image"
+	"image/color"
+	"math"
+
+	"github.com/hajimehoshi/ebiten/v2"
+
+	"github.com/rtype/rtype/game/client/art"
+)
+
+// How a frame is drawn (the frame must stay cheap for software renderers such as Mesa
+// llvmpipe, where the cost is the number of pixels written):
+//
+//  1. the game world (parallax, terrain, entities, particles) is drawn at the art's native
+//     resolution, one art pixel per pixel, into the 640×360 world image (worldW×worldH), with
+//     positions rounded to whole pixels;
+//  2. that image is drawn once onto the screen, scaled up with nearest filtering into the
+//     letterboxed 16:9 view;
+//  3. HUD, text and menus are drawn on top at the screen's own resolution.
+//
+// The screen is the window's real size (app.LayoutF), so ebiten's final pass is a 1:1 copy.
+// Everything is placed in virtual px of the 1920×1080 playfield: an xf maps them to the pixels
+// of a destination image.
+
+// xf maps virtual px (the 1920×1080 playfield) to the px of a destination image:
+// dst = virtual×k + (ox, oy).
+type xf struct{ k, ox, oy float32 }
+
+// fit is the letterboxed view of the playfield in a w×h px image (bars left/right or top/bottom
+// when the aspect ratio is not 16:9).
+func fit(w, h int) xf {
+	k := min(float32(w)/Width, float32(h)/Height)
+	return xf{k: k, ox: float32(math.Floor(float64(float32(w)-Width*k) / 2)), oy: float32(math.Floor(float64(float32(h)-Height*k) / 2))}
+}
+
+// pix is how many whole destination px one source pixel covers when drawn s virtual px big (at
+// least 1; the sign of s is kept, so a negative s still mirrors).
+func (t xf) pix(s float32) float32 {
+	p := max(1, float32(math.Round(float64(abs32(s)*t.k))))
+	if s < 0 {
+		return -p
+	}
+	return p
+}
+
+func abs32(x float32) float32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func round32(x float32) float32 { return float32(math.Round(float64(x))) }
+
+// surface is what a frame is drawn on: an *ebiten.Image (the world image, the screenshot
+// canvas) or ebiten's final screen (app.DrawFinalScreen).
+type surface interface {
+	Bounds() image.Rectangle
+	DrawImage(img *ebiten.Image, op *ebiten.DrawImageOptions)
+	DrawTriangles(v []ebiten.Vertex, i []uint16, img *ebiten.Image, op *ebiten.DrawTrianglesOptions)
+}
+
+// painter draws on dst in virtual px through its xf. Rectangles are drawn from a white pixel of
+// the sprite atlas (white), so they batch with sprites and text.
+type painter struct {
+	dst surface
+	xf
+}
+
+// white is a white sub-image of the sprite atlas (set by newUI): rectangles and bars.
+var whitePx *ebiten.Image
+
+var drawOp ebiten.DrawImageOptions
+
+func resetOp(op *ebiten.DrawImageOptions) *ebiten.DrawImageOptions {
+	op.GeoM.Reset()
+	op.ColorScale.Reset()
+	op.Blend = ebiten.Blend{}
+	op.Filter = ebiten.FilterNearest
+	return op
+}
+
+// frame draws an atlas frame centred at (cx,cy), each art pixel sx×sy virtual px (rounded to
+// whole destination px; a negative sx or sy mirrors it), its top-left corner on a whole pixel;
+// alpha fades it, flash (0..1) adds white on top (hit flash).
+func (p painter) frame(img *ebiten.Image, cx, cy, sx, sy, alpha, flash float32) {
+	op := resetOp(&drawOp)
+	b := img.Bounds()
+	w, h := float32(b.Dx()), float32(b.Dy())
+	px, py := p.pix(sx), p.pix(sy)
+	W, H := w*abs32(px), h*abs32(py)
+	op.GeoM.Translate(float64(-w/2), float64(-h/2))
+	op.GeoM.Scale(float64(px), float64(py))
+	op.GeoM.Translate(float64(round32(cx*p.k+p.ox-W/2)+W/2), float64(round32(cy*p.k+p.oy-H/2)+H/2))
+	if alpha < 1 {
+		op.ColorScale.ScaleAlpha(alpha)
+	}
+	p.dst.DrawImage(img, op)
+	if flash > 0 {
+		op.Blend = ebiten.BlendLighter
+		op.ColorScale.Reset()
+		op.ColorScale.ScaleAlpha(min(1, flash*1.5))
+		p.dst.DrawImage(img, op)
+	}
+}
+
+// frameRot is frame rotated by angle radians around the centre.
+func (p painter) frameRot(img *ebiten.Image, cx, cy, s float32, angle float64) {
+	op := resetOp(&drawOp)
+	b := img.Bounds()
+	op.GeoM.Translate(-float64(b.Dx())/2, -float64(b.Dy())/2)
+	ps := float64(p.pix(s))
+	op.GeoM.Scale(ps, ps)
+	op.GeoM.Rotate(angle)
+	op.GeoM.Translate(float64(round32(cx*p.k+p.ox)), float64(round32(cy*p.k+p.oy)))
+	p.dst.DrawImage(img, op)
+}
+
+// tinted draws img stretched to w×h virtual px (whole destination px, at least 1) centred at
+// (cx,cy), tinted col, additive when add.
+func (p painter) tinted(img *ebiten.Image, cx, cy, w, h float32, col color.RGBA, alpha float32, add bool) {
+	op := resetOp(&drawOp)
+	if add {
+		op.Blend = ebiten.BlendLighter
+	}
+	b := img.Bounds()
+	W, H := max(1, round32(w*p.k)), max(1, round32(h*p.k))
+	op.GeoM.Scale(float64(W)/float64(b.Dx()), float64(H)/float64(b.Dy()))
+	op.GeoM.Translate(float64(round32(cx*p.k+p.ox-W/2)), float64(round32(cy*p.k+p.oy-H/2)))
+	op.ColorScale.Scale(float32(col.R)/255*alpha, float32(col.G)/255*alpha, float32(col.B)/255*alpha, alpha)
+	p.dst.DrawImage(img, op)
+}
+
+// rect fills the rectangle (x,y)-(x+w,y+h) in virtual px (edges on whole destination px) with
+// col (premultiplied, as color.RGBA is).
+func (p painter) rect(x, y, w, h float32, col color.Color) {
+	x0, y0 := round32(x*p.k+p.ox), round32(y*p.k+p.oy)
+	x1, y1 := round32((x+w)*p.k+p.ox), round32((y+h)*p.k+p.oy)
+	p.pxRect(x0, y0, max(1, x1-x0), max(1, y1-y0), col)
+}
+
+// pxRect fills a rectangle given in destination px.
+func (p painter) pxRect(x, y, w, h float32, col color.Color) {
+	op := resetOp(&drawOp)
+	b := whitePx.Bounds()
+	op.GeoM.Scale(float64(w)/float64(b.Dx()), float64(h)/float64(b.Dy()))
+	op.GeoM.Translate(float64(x), float64(y))
+	op.ColorScale.ScaleWithColor(col)
+	p.dst.DrawImage(whitePx, op)
+}
+
+// strokeRect outlines the rectangle with a line width virtual px wide (at least 1 px), inside
+// the rectangle.
+func (p painter) strokeRect(x, y, w, h, width float32, col color.Color) {
+	x0, y0 := round32(x*p.k+p.ox), round32(y*p.k+p.oy)
+	x1, y1 := round32((x+w)*p.k+p.ox), round32((y+h)*p.k+p.oy)
+	lw := max(1, round32(width*p.k))
+	p.pxRect(x0, y0, x1-x0, lw, col)
+	p.pxRect(x0, y1-lw, x1-x0, lw, col)
+	p.pxRect(x0, y0+lw, lw, y1-y0-2*lw, col)
+	p.pxRect(x1-lw, y0+lw, lw, y1-y0-2*lw, col)
+}
+
+// face is a size of the UI pixel font (art.Set.Glyphs): each font pixel is Scale virtual px,
+// rounded to whole screen px so the text stays crisp at every window size.
+type face struct {
+	Scale float32
+	// Mono gives every glyph the same advance (tables, the F3 overlay).
+	Mono bool
+}
+
+// monoAdvance is the advance of a Mono face in font px.
+const monoAdvance = 6
+
+// lineHeight is the distance between the tops of two lines of text in font px.
+const lineHeight = art.GlyphHeight + 4
+
+// pixFont is the UI font uploaded: one sub-image of the sprite atlas per glyph, so text batches
+// with the sprites.
+type pixFont struct {
+	ascii [128]*ebiten.Image
+	other map[rune]*ebiten.Image
+}
+
+func newPixFont(atlas *ebiten.Image, glyphs map[rune]image.Rectangle) *pixFont {
+	f := &pixFont{other: map[rune]*ebiten.Image{}}
+	for r, rect := range glyphs {
+		img := atlas.SubImage(rect).(*ebiten.Image)
+		if r < 128 {
+			f.ascii[r] = img
+		} else {
+			f.other[r] = img
+		}
+	}
+	if f.ascii['?'] == nil { // the art test keeps the font complete; never crash on a gap
+		f.ascii['?'] = atlas.SubImage(image.Rect(0, 0, 1, 1)).(*ebiten.Image)
+	}
+	return f
+}
+
+// glyph is the image of r ('?' for a rune the font lacks).
+func (f *pixFont) glyph(r rune) *ebiten.Image {
+	if r >= 0 && r < 128 {
+		if g := f.ascii[r]; g != nil {
+			return g
+		}
+	} else if g, ok := f.other[r]; ok {
+		return g
+	}
+	return f.ascii['?']
+}
+
+// advance is the width of r in font px.
+func (f *pixFont) advance(r rune, fc *face) int {
+	if fc.Mono {
+		return monoAdvance
+	}
+	return f.glyph(r).Bounds().Dx()
+}
+
+// lineWidth is the width in font px of the first line of s (up to a newline).
+func (f *pixFont) lineWidth(s string, fc *face) int {
+	n := 0
+	for _, r := range s {
+		if r == '\n' {
+			break
+		}
+		n += f.advance(r, fc)
+	}
+	return n
+}
+
+var textOp ebiten.DrawImageOptions
+
+// draw draws s with its top at y and each line aligned at x (virtual px), through t.
+func (f *pixFont) draw(dst surface, t xf, s string, fc *face, x, y float32, al align, col color.Color) {
+	p := t.pix(fc.Scale)
+	op := resetOp(&textOp)
+	op.ColorScale.ScaleWithColor(col)
+	X0 := x*t.k + t.ox
+	Y := round32(y*t.k + t.oy)
+	lineX := func(line string) float32 {
+		w := float32(f.lineWidth(line, fc)) * p
+		switch al {
+		case alignCenter:
+			return round32(X0 - w/2)
+		case alignEnd:
+			return round32(X0 - w)
+		}
+		return round32(X0)
+	}
+	X := lineX(s)
+	for i, r := range s {
+		if r == '\n' {
+			X, Y = lineX(s[i+1:]), Y+lineHeight*p
+			continue
+		}
+		g := f.glyph(r)
+		adv := float32(f.advance(r, fc))
+		gx := X
+		if fc.Mono {
+			gx += float32((monoAdvance-g.Bounds().Dx())/2) * p
+		}
+		op.GeoM.Reset()
+		op.GeoM.Scale(float64(p), float64(p))
+		op.GeoM.Translate(float64(gx), float64(Y))
+		dst.DrawImage(g, op)
+		X += adv * p
+	}
+}
