@@ -148,12 +148,12 @@ type app struct {
 	canvas    *ebiten.Image // offscreen 1920×1080 frame, only for screenshots (Config.viaCanvas, Screenshot)
 	viaCanvas bool          // this frame is drawn into canvas
 	markOp    ebiten.DrawImageOptions
-	world  *ebiten.Image // the game world at the art's native resolution (view.go)
-	stars  *starfield.Field
-	frameN int
-	scroll float32 // stage scroll of the last game frame (or idle drift), px
-	menu   int     // selected item of the current scene
-	last   scene.ID
+	world     *ebiten.Image // the game world at the art's native resolution (view.go)
+	stars     *starfield.Field
+	frameN    int
+	scroll    float32 // stage scroll of the last game frame (or idle drift), px
+	menu      int     // selected item of the current scene
+	last      scene.ID
 
 	// in game
 	link       netflow.Link

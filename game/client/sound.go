@@ -3,7 +3,6 @@ package client
 import (
 	"image/color"
 
-
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/client/synth"

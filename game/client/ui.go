@@ -56,14 +56,14 @@ func newUI() *ui {
 	return &ui{
 		sp:     sp,
 		font:   newPixFont(sp.atlas, sp.glyphs),
-		small:  &face{Scale: 3},                 // 21 px caps: help lines, labels, notices
-		normal: &face{Scale: 4},                 // 28 px caps: menu items, HUD scores
-		big:    &face{Scale: 8},                 // 56 px caps: screen titles
-		title:  &face{Scale: 16},                // 112 px caps
-		mono:   &face{Scale: 3, Mono: true},     // tables (F3 overlay, bindings)
+		small:  &face{Scale: 3},             // 21 px caps: help lines, labels, notices
+		normal: &face{Scale: 4},             // 28 px caps: menu items, HUD scores
+		big:    &face{Scale: 8},             // 56 px caps: screen titles
+		title:  &face{Scale: 16},            // 112 px caps
+		mono:   &face{Scale: 3, Mono: true}, // tables (F3 overlay, bindings)
 		selCol: color.RGBA{255, 220, 80, 255}, itemCol: color.RGBA{210, 215, 235, 255},
 		dimCol: color.RGBA{130, 135, 160, 255}, errorCol: color.RGBA{255, 110, 110, 255},
-		xf:     xf{k: 1},
+		xf: xf{k: 1},
 	}
 }
 
