@@ -24,7 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 	"image/png"
 	"log/slog"
 	"math"
@@ -169,6 +168,8 @@ type app struct {
 	scores     [game.MaxPlayers]playerHUD
 	draw       drawList
 	collectFn  func(f *netflow.Frame) // draw.collect of this frame (made once: no closure per frame)
+	autoFn     func(f *netflow.Frame) // -autoplay: the autopilot's buttons into autoBtns
+	autoBtns   game.Buttons
 	hud        hudText
 	soundState soundWatch // own ship state of the last frame (sounds) and the no-sound notice
 	fire       controls.FireGate
@@ -253,6 +254,15 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 	a.world = ebiten.NewImageWithOptions(image.Rect(0, 0, Width/sc, Height/sc), &ebiten.NewImageOptions{Unmanaged: true})
 	a.collectFn = func(f *netflow.Frame) { a.draw.collect(f, &a.scores) }
 	a.markOp.ColorScale.ScaleAlpha(0)
+	a.autoFn = func(f *netflow.Frame) {
+		if f.Self != 0 {
+			var t *game.Terrain
+			if f.Stage != nil {
+				t = &f.Stage.Terrain
+			}
+			a.autoBtns = game.Autopilot(f.World, f.C, t, f.Self, f.Tick).Buttons
+		}
+	}
 	if cfg.local == nil {
 		a.snd = sfx.New(cfg.Mute, log)
 	} else {
@@ -468,15 +478,9 @@ func (a *app) updateGame() {
 			}
 		}
 	case a.cfg.Autoplay:
-		l.Frame(func(f *netflow.Frame) {
-			if f.Self != 0 {
-				var t *game.Terrain
-				if f.Stage != nil {
-					t = &f.Stage.Terrain
-				}
-				b = game.Autopilot(f.World, f.C, t, f.Self, f.Tick).Buttons
-			}
-		})
+		a.autoBtns = 0
+		l.Frame(a.autoFn)
+		b = a.autoBtns
 	default:
 		b = a.gateFire(l, gameButtons(controls.Buttons(pressedFunc(a.h))))
 	}
@@ -582,10 +586,10 @@ func (a *app) compose(dst surface) int {
 		p := painter{dst: dst}
 		vw, vh := round32(Width*v.k), round32(Height*v.k)
 		fw, fh := float32(b.Dx()), float32(b.Dy())
-		p.pxRect(0, 0, fw, v.oy, color.Black)
-		p.pxRect(0, v.oy+vh, fw, fh-v.oy-vh, color.Black)
-		p.pxRect(0, 0, v.ox, fh, color.Black)
-		p.pxRect(v.ox+vw, 0, fw-v.ox-vw, fh, color.Black)
+		p.pxRect(0, 0, fw, v.oy, black)
+		p.pxRect(0, v.oy+vh, fw, fh-v.oy-vh, black)
+		p.pxRect(0, 0, v.ox, fh, black)
+		p.pxRect(v.ox+vw, 0, fw-v.ox-vw, fh, black)
 	}
 	w := painter{a.world, xf{k: 1 / a.ui.sp.scale}}
 	n := 0

@@ -746,6 +746,7 @@ var (
 	beamEdgeCol = color.RGBA{120, 160, 255, 255}
 	beamFillCol = color.RGBA{80, 160, 255, 255}
 	white       = color.RGBA{255, 255, 255, 255}
+	black       = color.RGBA{0, 0, 0, 255}
 	rttCol      = color.RGBA{160, 200, 160, 255}
 )
 

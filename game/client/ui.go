@@ -69,7 +69,7 @@ func newUI() *ui {
 
 // text draws s in the UI pixel font with its top at y, each line horizontally aligned at x
 // (virtual px); any rune the font lacks is drawn as '?'.
-func (u *ui) text(dst surface, s string, f *face, x, y float64, al align, col color.Color) {
+func (u *ui) text(dst surface, s string, f *face, x, y float64, al align, col color.RGBA) {
 	u.font.draw(dst, u.xf, s, f, float32(x), float32(y), al, col)
 }
 
@@ -416,7 +416,7 @@ func (a *app) drawMenus(dst surface) {
 			u.text(dst, a.msg, u.small, cx, 940, alignCenter, u.errorCol)
 		}
 	case scene.Connect:
-		u.text(dst, "CONNECT", u.big, cx, 200, alignCenter, color.White)
+		u.text(dst, "CONNECT", u.big, cx, 200, alignCenter, white)
 		fields := []struct{ label, val string }{{"Server (host:port)", a.addr.Text}, {"Name", a.name.Text}}
 		for i, f := range fields {
 			y := 380 + float64(i)*150
@@ -435,7 +435,7 @@ func (a *app) drawMenus(dst surface) {
 		a.drawStatus(dst, 760)
 		u.text(dst, "Enter connect · Up/Down/Tab switch field · Esc back", u.small, cx, 1000, alignCenter, u.dimCol)
 	case scene.Browser:
-		u.text(dst, "LOBBIES", u.big, cx, 120, alignCenter, color.White)
+		u.text(dst, "LOBBIES", u.big, cx, 120, alignCenter, white)
 		u.text(dst, "server "+m.Addr, u.small, cx, 210, alignCenter, u.dimCol)
 		y := 280.0
 		if len(m.Lobbies) == 0 && m.Busy == "" {
@@ -475,7 +475,7 @@ func (a *app) drawMenus(dst surface) {
 		a.drawStatus(dst, y+260)
 		u.text(dst, "Enter select · Left/Right stage of a new lobby · F5 refresh · Esc back", u.small, cx, 1010, alignCenter, u.dimCol)
 	case scene.Room:
-		u.text(dst, "LOBBY "+m.Code, u.big, cx, 120, alignCenter, color.White)
+		u.text(dst, "LOBBY "+m.Code, u.big, cx, 120, alignCenter, white)
 		stage := a.roomStage
 		if stage == "" {
 			stage = "?"
@@ -552,7 +552,7 @@ func onOff(b bool) string {
 
 func (a *app) drawSettings(dst surface) {
 	u := a.ui
-	u.text(dst, "SETTINGS", u.big, Width/2, 40, alignCenter, color.White)
+	u.text(dst, "SETTINGS", u.big, Width/2, 40, alignCenter, white)
 	type row struct{ label, value string }
 	rows := []row{
 		{"Fullscreen: " + onOff(a.set.Fullscreen), ""},

@@ -135,25 +135,25 @@ func (p painter) tinted(img *ebiten.Image, cx, cy, w, h float32, col color.RGBA,
 
 // rect fills the rectangle (x,y)-(x+w,y+h) in virtual px (edges on whole destination px) with
 // col (premultiplied, as color.RGBA is).
-func (p painter) rect(x, y, w, h float32, col color.Color) {
+func (p painter) rect(x, y, w, h float32, col color.RGBA) {
 	x0, y0 := round32(x*p.k+p.ox), round32(y*p.k+p.oy)
 	x1, y1 := round32((x+w)*p.k+p.ox), round32((y+h)*p.k+p.oy)
 	p.pxRect(x0, y0, max(1, x1-x0), max(1, y1-y0), col)
 }
 
 // pxRect fills a rectangle given in destination px.
-func (p painter) pxRect(x, y, w, h float32, col color.Color) {
+func (p painter) pxRect(x, y, w, h float32, col color.RGBA) {
 	op := resetOp(&drawOp)
 	b := whitePx.Bounds()
 	op.GeoM.Scale(float64(w)/float64(b.Dx()), float64(h)/float64(b.Dy()))
 	op.GeoM.Translate(float64(x), float64(y))
-	op.ColorScale.ScaleWithColor(col)
+	scaleRGBA(&op.ColorScale, col)
 	p.dst.DrawImage(whitePx, op)
 }
 
 // strokeRect outlines the rectangle with a line width virtual px wide (at least 1 px), inside
 // the rectangle.
-func (p painter) strokeRect(x, y, w, h, width float32, col color.Color) {
+func (p painter) strokeRect(x, y, w, h, width float32, col color.RGBA) {
 	x0, y0 := round32(x*p.k+p.ox), round32(y*p.k+p.oy)
 	x1, y1 := round32((x+w)*p.k+p.ox), round32((y+h)*p.k+p.oy)
 	lw := max(1, round32(width*p.k))
@@ -161,6 +161,12 @@ func (p painter) strokeRect(x, y, w, h, width float32, col color.Color) {
 	p.pxRect(x0, y1-lw, x1-x0, lw, col)
 	p.pxRect(x0, y0+lw, lw, y1-y0-2*lw, col)
 	p.pxRect(x1-lw, y0+lw, lw, y1-y0-2*lw, col)
+}
+
+// scaleRGBA multiplies cs by the premultiplied colour c (ColorScale.ScaleWithColor without
+// the interface conversion, which allocates).
+func scaleRGBA(cs *ebiten.ColorScale, c color.RGBA) {
+	cs.Scale(float32(c.R)/255, float32(c.G)/255, float32(c.B)/255, float32(c.A)/255)
 }
 
 // face is a size of the UI pixel font (art.Set.Glyphs): each font pixel is Scale virtual px,
@@ -235,10 +241,10 @@ func (f *pixFont) lineWidth(s string, fc *face) int {
 var textOp ebiten.DrawImageOptions
 
 // draw draws s with its top at y and each line aligned at x (virtual px), through t.
-func (f *pixFont) draw(dst surface, t xf, s string, fc *face, x, y float32, al align, col color.Color) {
+func (f *pixFont) draw(dst surface, t xf, s string, fc *face, x, y float32, al align, col color.RGBA) {
 	p := t.pix(fc.Scale)
 	op := resetOp(&textOp)
-	op.ColorScale.ScaleWithColor(col)
+	scaleRGBA(&op.ColorScale, col)
 	X0 := x*t.k + t.ox
 	Y := round32(y*t.k + t.oy)
 	lineX := func(line string) float32 {
