@@ -294,17 +294,27 @@ func (a *app) snapScroll(w painter) float32 {
 // tags, the HUD, the F3 overlay and the pause menu.
 func (a *app) drawGameUI(dst surface) {
 	u := a.ui
+	var placed [game.MaxPlayers][2]float32 // x, y of the tags drawn so far
+	n := 0
 	for i := range a.draw.items {
 		it := &a.draw.items[i]
-		if it.kind.Kind != game.KindPlayer || it.isSelf || it.player.Flags&game.PlayerDead != 0 {
+		if it.kind.Kind != game.KindPlayer || it.isSelf || it.player.Flags&game.PlayerDead != 0 || n == len(placed) {
 			continue
 		}
-		ty := it.y - it.h/2 - 30
-		if ty < 0 { // near the top edge: tag below the ship
-			ty = it.y + it.h/2
+		// the tag trails the ship (left of its exhaust), vertically centred
+		tx, ty := it.x-it.w/2-14, it.y-10
+		for moved := true; moved; { // ships flying together: tags side by side, not on top
+			moved = false
+			for _, p := range placed[:n] {
+				if abs32(p[0]-tx) < 48 && abs32(p[1]-ty) < 22 {
+					tx, moved = p[0]-48, true
+				}
+			}
 		}
+		placed[n] = [2]float32{tx, ty}
+		n++
 		slot := int(it.player.Slot) % game.MaxPlayers
-		u.text(dst, slotTags[slot], u.small, float64(it.x), float64(ty), alignCenter, art.SlotColors[slot])
+		u.text(dst, slotTags[slot], u.small, float64(tx), float64(ty), alignEnd, art.SlotColors[slot])
 	}
 	a.drawHUD(dst)
 	if a.showStats {
@@ -741,6 +751,7 @@ var (
 	hudFree     = [game.MaxPlayers]string{"1P  ---", "2P  ---", "3P  ---", "4P  ---"}
 	livesText   = [...]string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x9+"}
 	hudBarCol   = color.RGBA{0, 0, 0, 90}
+	hudPlateCol = color.RGBA{0, 0, 0, 150} // behind the top HUD texts
 	hudFreeCol  = color.RGBA{90, 90, 110, 255}
 	beamCol     = color.RGBA{150, 190, 255, 255}
 	beamEdgeCol = color.RGBA{120, 160, 255, 255}
@@ -794,13 +805,16 @@ func (a *app) drawHUD(dst surface) {
 	if h := a.draw.bossHP; h.MaxHP > 0 {
 		k := float32(h.HP) / float32(h.MaxHP)
 		bx, bw := float32(Width/2-400), float32(800)
+		p.rect(bx-110, 16, bw+118, 38, hudPlateCol)
 		u.text(dst, "BOSS", u.small, float64(bx-14), 25, alignEnd, color.RGBA{255, 120, 120, 255})
 		p.rect(bx, 24, bw, 22, color.RGBA{40, 0, 0, 200})
 		p.rect(bx, 24, bw*k, 22, color.RGBA{230, 40, 60, 255})
 		p.strokeRect(bx, 24, bw, 22, 2, color.RGBA{255, 160, 160, 255})
 	}
 	st := a.link.Stats()
-	u.text(dst, a.hud.rttOf(st.RTTMillis), u.small, Width-20, 16, alignEnd, rttCol)
+	rtt := a.hud.rttOf(st.RTTMillis)
+	p.rect(Width-34-float32(u.textWidth(rtt, u.small)), 8, float32(u.textWidth(rtt, u.small))+28, 38, hudPlateCol)
+	u.text(dst, rtt, u.small, Width-20, 16, alignEnd, rttCol)
 }
 
 // drawStats is the F3 network overlay (session.Stats).

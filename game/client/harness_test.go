@@ -164,6 +164,24 @@ func harnessMain(mode string) int {
 		}
 		a.close()
 		return 0
+	case "gallery":
+		// a screenshot of a real game played offline: the stage RTYPE_GALLERY_STAGE simulated by
+		// game.Sim with 4 autopilot players (the server's simulation and the bots' autopilot),
+		// fast-forwarded to RTYPE_GALLERY_TICK - 90 and drawn by the real client for the last 90
+		// ticks, written to RTYPE_SHOT (see docs/gallery/README.md)
+		lw, err := galleryWorld(os.Getenv("RTYPE_GALLERY_STAGE"), os.Getenv("RTYPE_GALLERY_TICK"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "harness:", err)
+			return 1
+		}
+		cfg := Config{local: lw, Screenshot: os.Getenv("RTYPE_SHOT"), ScreenshotAfter: galleryLead, Mute: true, ConfigDir: dir, Logger: log}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		if err := Run(ctx, cfg); err != nil {
+			fmt.Fprintln(os.Stderr, "harness:", err)
+			return 1
+		}
+		return 0
 	case "fps":
 		// frames drawn per second of the real loop (vsync off) on a 4-player 300-entity world,
 		// counted from tick 60 (after start-up) to tick 360; window RTYPE_FPS_SIZE (default
@@ -191,6 +209,43 @@ func harnessMain(mode string) int {
 	}
 	fmt.Fprintln(os.Stderr, "harness: unknown mode", mode)
 	return 2
+}
+
+// galleryLead is how many ticks the client draws before the gallery screenshot (explosions,
+// particles and animations under way).
+const galleryLead = 90
+
+// galleryWorld plays stage name offline with 4 autopilot players up to tick-galleryLead and
+// returns it as a local world that steps the simulation once per client tick. The players'
+// lives are topped up so the game does not end before the shot (the picture is of the stage).
+func galleryWorld(name, tickStr string) (*netflow.LocalWorld, error) {
+	var tick int
+	if _, err := fmt.Sscan(tickStr, &tick); err != nil || tick < galleryLead {
+		return nil, fmt.Errorf("RTYPE_GALLERY_TICK %q: want a tick >= %d", tickStr, galleryLead)
+	}
+	st, err := game.LoadStage(name)
+	if err != nil {
+		return nil, err
+	}
+	sim := game.NewSim(game.Config{Seed: 0x5eed, Players: game.MaxPlayers, Stage: st})
+	c := sim.Components()
+	step := func() {
+		for slot := 0; slot < game.MaxPlayers; slot++ {
+			e := sim.PlayerEntity(slot)
+			if p := c.Player.Get(e); p != nil && p.Lives < 3 {
+				c.Player.Mut(e).Lives = 3
+			}
+			sim.SetInput(slot, game.Autopilot(sim.World(), c, &sim.Stage().Terrain, e, sim.Tick()))
+		}
+		sim.Step()
+	}
+	for int(sim.Tick()) < tick-galleryLead {
+		step()
+	}
+	lw := netflow.NewLocalWorld()
+	lw.W, lw.C, lw.Self, lw.Slot, lw.Stage = sim.World(), c, sim.PlayerEntity(0), 0, sim.Stage()
+	lw.Step = func(*netflow.LocalWorld) { step() }
+	return lw, nil
 }
 
 // fpsGame is the app with a stopwatch from tick 60 to the end (the fps harness).
