@@ -52,6 +52,10 @@ import (
 // Width and Height are the logical screen size: the virtual playfield in px.
 const Width, Height = game.Width, game.Height
 
+// maxParticles bounds the debris particles alive at once (a boss death bursts 200, an enemy
+// 32): each is one draw, so a storm of explosions cannot multiply the frame's cost.
+const maxParticles = 1500
+
 // Config configures Run. The zero value (plus Logger) is a normal interactive start.
 type Config struct {
 	// Server is the lobby "host:port"; "" uses the address remembered in the settings file
@@ -249,6 +253,7 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 	}
 	a.stars = starfield.New(0x5eed, starfield.DefaultLayers, 90)
 	a.tracker = fx.NewTracker()
+	a.parts.Max = maxParticles
 	a.ui = sharedUI()
 	sc := int(a.ui.sp.scale)
 	a.world = ebiten.NewImageWithOptions(image.Rect(0, 0, Width/sc, Height/sc), &ebiten.NewImageOptions{Unmanaged: true})

@@ -773,17 +773,22 @@ func (a *app) drawHUD(dst surface) {
 		x := xs[slot]
 		col := art.SlotColors[slot]
 		if !sc.present {
-			u.text(dst, hudFree[slot], u.small, float64(x), Height-44, alignStart, hudFreeCol)
+			u.text(dst, hudFree[slot], u.small, float64(x), Height-42, alignStart, hudFreeCol)
 			continue
 		}
 		if slot == a.draw.self {
-			p.rect(x-10, Height-58, 342, 52, color.RGBA{col.R / 4, col.G / 4, col.B / 4, 200})
+			p.rect(x-10, Height-56, 330, 48, color.RGBA{col.R / 4, col.G / 4, col.B / 4, 200})
 		}
-		u.text(dst, slotTags[slot], u.normal, float64(x), Height-46, alignStart, col)
-		u.text(dst, a.hud.scoreOf(slot, sc.score), u.normal, float64(x+56), Height-46, alignStart, white)
-		if sc.lives > 0 { // lives: a ship and the count
-			p.frame(a.ui.sp.ship[slot][2], x+276, Height-33, 1, 1, 1, 0)
-			u.text(dst, livesText[min(int(sc.lives), len(livesText)-1)], u.small, float64(x+296), Height-44, alignStart, white)
+		// tag, score, then a ship and the lives, placed by their measured widths (the font's
+		// pixels are whole screen pixels, so widths vary a little with the window size)
+		u.text(dst, slotTags[slot], u.small, float64(x), Height-42, alignStart, col)
+		sx := x + float32(u.textWidth(slotTags[slot], u.small)) + 12
+		score := a.hud.scoreOf(slot, sc.score)
+		u.text(dst, score, u.small, float64(sx), Height-42, alignStart, white)
+		if sc.lives > 0 {
+			ix := sx + float32(u.textWidth(score, u.small)) + 34
+			p.frame(a.ui.sp.ship[slot][2], ix, Height-32, 1, 1, 1, 0)
+			u.text(dst, livesText[min(int(sc.lives), len(livesText)-1)], u.small, float64(ix+22), Height-42, alignStart, white)
 		}
 	}
 	// beam meter (own charge)

@@ -198,7 +198,7 @@ func harnessMain(mode string) int {
 		}
 		ebiten.SetWindowSize(w, h)
 		ebiten.SetVsyncEnabled(false)
-		g := &fpsGame{app: a}
+		g := &fpsGame{app: a, empty: os.Getenv("RTYPE_FPS_EMPTY") != ""}
 		err = ebiten.RunGame(g)
 		el := g.end.Sub(g.start)
 		n := a.draws - g.draws0
@@ -248,9 +248,12 @@ func galleryWorld(name, tickStr string) (*netflow.LocalWorld, error) {
 	return lw, nil
 }
 
-// fpsGame is the app with a stopwatch from tick 60 to the end (the fps harness).
+// fpsGame is the app with a stopwatch from tick 60 to the end (the fps harness). With empty
+// (RTYPE_FPS_EMPTY=1) it updates the game but draws nothing: the floor of the loop (ebiten,
+// the driver's screen clear and buffer swap, Xvfb) at that window size.
 type fpsGame struct {
 	*app
+	empty      bool
 	start, end time.Time
 	cpu0, cpu1 time.Duration
 	draws0     int
@@ -271,6 +274,12 @@ func (g *fpsGame) Update() error {
 func (g *fpsGame) Draw(screen *ebiten.Image) {
 	g.sw, g.sh = screen.Bounds().Dx(), screen.Bounds().Dy()
 	g.app.Draw(screen)
+}
+
+func (g *fpsGame) DrawFinalScreen(screen ebiten.FinalScreen, offscreen *ebiten.Image, geoM ebiten.GeoM) {
+	if !g.empty {
+		g.app.DrawFinalScreen(screen, offscreen, geoM)
+	}
 }
 
 // testLoop runs the tests inside ebiten's game loop so benchmarks can draw (ebiten's

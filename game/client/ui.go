@@ -78,6 +78,19 @@ func (u *ui) textWidth(s string, f *face) float64 {
 	return float64(float32(u.font.lineWidth(s, f)) * u.xf.pix(f.Scale) / u.xf.k)
 }
 
+// help draws a line of key help centred at the bottom of the screen, on a dark plate so it
+// reads over the scenery.
+func (u *ui) help(dst surface, s string) {
+	w := float32(u.textWidth(s, u.small))
+	u.on(dst).rect(Width/2-w/2-20, 1000, w+40, 42, helpPlateCol)
+	u.text(dst, s, u.small, Width/2, 1010, alignCenter, helpCol)
+}
+
+var (
+	helpPlateCol = color.RGBA{0, 0, 0, 140}
+	helpCol      = color.RGBA{165, 172, 200, 255}
+)
+
 // on is a painter on dst through the current view (virtual px).
 func (u *ui) on(dst surface) painter { return painter{dst, u.xf} }
 
@@ -411,7 +424,7 @@ func (a *app) drawMenus(dst surface) {
 		a.drawTitleArt(dst)
 		u.text(dst, "NETWORKED  CO-OP  FOR  FOUR", u.normal, cx, 372, alignCenter, color.RGBA{150, 200, 255, 255})
 		u.menu(dst, []string{"Play", "Settings", "Quit"}, a.menu, cx, 720)
-		u.text(dst, "arrows/WASD move · Space/J fire (hold to charge) · K/Shift Force · Esc menu · F11 fullscreen · F3 network", u.small, cx, 1010, alignCenter, u.dimCol)
+		u.help(dst, "arrows/WASD move · Space/J fire (hold to charge) · K/Shift Force · Esc menu · F11 fullscreen · F3 network")
 		if a.msgUntil > 0 && a.msg != "" {
 			u.text(dst, a.msg, u.small, cx, 940, alignCenter, u.errorCol)
 		}
@@ -433,7 +446,7 @@ func (a *app) drawMenus(dst surface) {
 			u.text(dst, f.val+cursor, u.normal, cx-384, y+48, alignStart, col)
 		}
 		a.drawStatus(dst, 760)
-		u.text(dst, "Enter connect · Up/Down/Tab switch field · Esc back", u.small, cx, 1000, alignCenter, u.dimCol)
+		u.help(dst, "Enter connect · Up/Down/Tab switch field · Esc back")
 	case scene.Browser:
 		u.text(dst, "LOBBIES", u.big, cx, 120, alignCenter, white)
 		u.text(dst, "server "+m.Addr, u.small, cx, 210, alignCenter, u.dimCol)
@@ -473,7 +486,7 @@ func (a *app) drawMenus(dst surface) {
 			u.text(dst, it, u.normal, cx, y+float64(i)*56, alignCenter, col)
 		}
 		a.drawStatus(dst, y+260)
-		u.text(dst, "Enter select · Left/Right stage of a new lobby · F5 refresh · Esc back", u.small, cx, 1010, alignCenter, u.dimCol)
+		u.help(dst, "Enter select · Left/Right stage of a new lobby · F5 refresh · Esc back")
 	case scene.Room:
 		u.text(dst, "LOBBY "+m.Code, u.big, cx, 120, alignCenter, white)
 		stage := a.roomStage
@@ -486,7 +499,7 @@ func (a *app) drawMenus(dst surface) {
 		}
 		u.text(dst, "Stage  "+stage, u.normal, cx, 246, alignCenter, u.itemCol)
 		if len(m.Stages) > 1 {
-			u.text(dst, "Left/Right: change the stage (owner) · Enter select · Esc leave", u.small, cx, 1010, alignCenter, u.dimCol)
+			u.help(dst, "Left/Right: change the stage (owner) · Enter select · Esc leave")
 		}
 		for i := 0; i < game.MaxPlayers; i++ {
 			y := 320 + float64(i)*70
@@ -598,5 +611,5 @@ func (a *app) drawSettings(dst surface) {
 			u.text(dst, r.value, u.small, x+440, y, alignStart, col)
 		}
 	}
-	u.text(dst, "Enter toggle/rebind · Left/Right volume · Esc save and back", u.small, Width/2, 1020, alignCenter, u.dimCol)
+	u.help(dst, "Enter toggle/rebind · Left/Right volume · Esc save and back")
 }
