@@ -123,7 +123,6 @@ func Run(ctx context.Context, cfg Config) error {
 	ebiten.SetFullscreen(a.set.Fullscreen || cfg.Fullscreen)
 	ebiten.SetTPS(game.TickRate)
 	ebiten.SetVsyncEnabled(!cfg.noVsync)
-	ebiten.SetScreenClearedEveryFrame(false) // DrawFinalScreen covers the window (letterbox bars included)
 	err = ebiten.RunGameWithOptions(a, &ebiten.RunGameOptions{})
 	if errors.Is(err, ebiten.Termination) {
 		err = nil
@@ -255,6 +254,9 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 	a.tracker = fx.NewTracker()
 	a.parts.Max = maxParticles
 	a.ui = sharedUI()
+	// the offscreen ebiten would clear every frame (a full-window pass) is not drawn on:
+	// DrawFinalScreen covers the window, letterbox bars included
+	ebiten.SetScreenClearedEveryFrame(false)
 	sc := int(a.ui.sp.scale)
 	a.world = ebiten.NewImageWithOptions(image.Rect(0, 0, Width/sc, Height/sc), &ebiten.NewImageOptions{Unmanaged: true})
 	a.collectFn = func(f *netflow.Frame) { a.draw.collect(f, &a.scores) }
