@@ -49,7 +49,7 @@ func benchFrame(b *testing.B, gpu bool, w, h int) {
 		a.Update()
 		draw()
 	}
-	if a.draw.items == nil || len(a.draw.items) < 290 {
+	if len(a.draw.items) < 290 {
 		b.Fatalf("world not drawn: %d items", len(a.draw.items))
 	}
 	b.ReportAllocs()

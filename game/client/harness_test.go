@@ -199,7 +199,10 @@ func harnessMain(mode string) int {
 		ebiten.SetWindowSize(w, h)
 		ebiten.SetVsyncEnabled(false)
 		g := &fpsGame{app: a, empty: os.Getenv("RTYPE_FPS_EMPTY") != ""}
-		err = ebiten.RunGame(g)
+		if err := ebiten.RunGame(g); err != nil {
+			fmt.Fprintln(os.Stderr, "harness:", err)
+			return 1
+		}
 		el := g.end.Sub(g.start)
 		n := a.draws - g.draws0
 		fmt.Printf("window=%dx%d screen=%dx%d ticks=%d draws=%d elapsed=%v fps=%.1f cpu/frame=%.1fms\n", w, h, g.sw, g.sh, a.frameN-60, n, el.Round(time.Millisecond),
