@@ -25,8 +25,9 @@ const (
 )
 
 // Client command names (seed 004 §2.4; GET_STAGES, SET_STAGE and GET_STAGE are
-// extensions, docs/PROTOCOL.md §2.4.6-§2.4.8) and server push names (seed 004
-// §2.3; MEMBERS, END and STAGE are extensions, docs/PROTOCOL.md §2.5).
+// extensions, docs/PROTOCOL.md §2.4.6-§2.4.8; CHAT is §2.4.9) and server push
+// names (seed 004 §2.3; MEMBERS, END and STAGE are extensions, docs/PROTOCOL.md
+// §2.5; CHAT and BROADCAST are §2.5.5 and §2.5.6).
 const (
 	CmdAuthenticate = "AUTHENTICATE"
 	CmdGetLobbies   = "GET_LOBBIES"
@@ -36,11 +37,14 @@ const (
 	CmdGetStages    = "GET_STAGES"
 	CmdSetStage     = "SET_STAGE"
 	CmdGetStage     = "GET_STAGE"
+	CmdChat         = "CHAT"
 
-	PushStart   = "START"
-	PushMembers = "MEMBERS"
-	PushEnd     = "END"
-	PushStage   = "STAGE"
+	PushStart     = "START"
+	PushMembers   = "MEMBERS"
+	PushEnd       = "END"
+	PushStage     = "STAGE"
+	PushChat      = "CHAT"
+	PushBroadcast = "BROADCAST"
 )
 
 // ErrLineTooLong is returned when a line (CRLF included) exceeds MaxLine bytes.

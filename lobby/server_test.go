@@ -47,7 +47,11 @@ func TestFullFlow(t *testing.T) {
 		t.Fatalf("Lobbies = %v, want %v", ls, want)
 	}
 
-	if err := bob.Start(); err != nil {
+	// Only the owner (the first member) starts the game.
+	if re := respErr(t, bob.Start(), 500); re.Reason != "only the lobby owner (alice) may start the game" {
+		t.Fatalf("bob's START: %q", re.Reason)
+	}
+	if err := alice.Start(); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 	var call startCall
@@ -320,7 +324,7 @@ func TestLongLineClosesConnection(t *testing.T) {
 
 func TestIdleTimeout(t *testing.T) {
 	st := newFakeStarter()
-	_, addr := startServer(t, ServerConfig{IdleTimeout: 150 * time.Millisecond, Starter: st})
+	_, addr := startServer(t, ServerConfig{IdleTimeout: 150 * time.Millisecond, AuthTimeout: -1, Starter: st})
 	quiet := dialRaw(t, addr)
 	start := time.Now()
 	quiet.expectClosed(waitTime)
@@ -497,7 +501,7 @@ func TestServeShutdown(t *testing.T) {
 // Requests issued concurrently on one Client are serialized and each gets
 // its own response.
 func TestClientConcurrentRequests(t *testing.T) {
-	_, addr := startServer(t, ServerConfig{})
+	_, addr := startServer(t, ServerConfig{CommandRate: 1000})
 	a, _ := dialClient(t, addr, "a")
 	code, _ := a.Join("")
 	errc := make(chan error, 20)
