@@ -225,6 +225,10 @@ type LobbyInfo struct {
 	Stage   string
 }
 
+// MaxLobbyEntry is the longest GET_LOBBIES entry in bytes:
+// "(" code "," 1 digit "," "false" "," the longest stage name ")" ";".
+const MaxLobbyEntry = 1 + CodeLen + 1 + 1 + 1 + 5 + 1 + game.MaxStageNameLen + 2
+
 // AppendLobbies appends the GET_LOBBIES response body, one
 // "(<code>,<players>,<true|false>,<stage>);" per lobby (an empty list is an
 // empty body).
