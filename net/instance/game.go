@@ -566,13 +566,14 @@ type PeerStats struct {
 	DatagramsOut      uint64
 	DatagramsIn       uint64
 	Resends           uint64
+	Gone              bool // dropped from the game (left, silent, never said HERE)
 }
 
 // Stats returns per-client traffic figures.
 func (g *Game) Stats() []PeerStats {
 	var out []PeerStats
 	for _, p := range g.peers {
-		out = append(out, PeerStats{Slot: p.slot, BytesOut: p.bytesOut, BytesIn: p.bytesIn, DatagramsOut: p.dgOut, DatagramsIn: p.dgIn, Resends: p.ep.Resends})
+		out = append(out, PeerStats{Slot: p.slot, BytesOut: p.bytesOut, BytesIn: p.bytesIn, DatagramsOut: p.dgOut, DatagramsIn: p.dgIn, Resends: p.ep.Resends, Gone: p.gone})
 	}
 	return out
 }
