@@ -154,7 +154,7 @@ func newClient(nc net.Conn) *Client {
 
 // Authenticate sends `AUTHENTICATE ;<name>` and returns the user UUID the
 // server assigned. name is 1..16 chars of [A-Za-z0-9_-], or "" for the
-// server's default ("player").
+// server's default (DefaultName: "Pilot-XXXX"; Name then returns "").
 func (c *Client) Authenticate(name string) (uuid.UUID, error) {
 	if name != "" && !ValidName(name) {
 		return uuid.Nil, fmt.Errorf("lobby: invalid name %q: 1 to 16 characters of A-Z a-z 0-9 _ -", name)
@@ -174,9 +174,6 @@ func (c *Client) Authenticate(name string) (uuid.UUID, error) {
 	c.mu.Lock()
 	c.id = id
 	c.name = name
-	if name == "" {
-		c.name = "player"
-	}
 	c.mu.Unlock()
 	return id, nil
 }

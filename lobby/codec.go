@@ -2,6 +2,7 @@ package lobby
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -403,6 +404,15 @@ func ValidCode(s string) bool {
 		}
 	}
 	return true
+}
+
+// DefaultName returns a player name for a player who gave none: "Pilot-" and
+// 4 random upper-case hex digits (e.g. "Pilot-3F2A"), so that default names are
+// distinct (docs/PROTOCOL.md §2.4.1).
+func DefaultName() string {
+	var b [2]byte
+	rand.Read(b[:]) // crypto/rand.Read does not fail
+	return fmt.Sprintf("Pilot-%02X%02X", b[0], b[1])
 }
 
 // ValidName reports whether s is a valid player name: 1..16 characters of

@@ -732,7 +732,7 @@ func (s *Server) authenticate(c *conn, cmd Command) {
 		c.reply(s, CodeWrongRequest, "AUTHENTICATE takes one argument, the player name")
 		return
 	}
-	name := "player"
+	name := DefaultName()
 	if len(cmd.Args) == 1 && cmd.Args[0] != "" {
 		name = cmd.Args[0]
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -265,8 +266,8 @@ func TestBadNameRefused(t *testing.T) {
 	id := r.auth("")
 	r.send("JOIN_LOBBY " + id + ";\r\n")
 	r.line()
-	if m := r.line(); !strings.HasPrefix(m, "MEMBERS ") || !strings.HasSuffix(m, ",player\r\n") {
-		t.Fatalf("MEMBERS = %q, want the default name player", m)
+	if m := r.line(); !regexp.MustCompile(`^MEMBERS [0-9a-f-]{36};[A-Z0-9]{5},Pilot-[0-9A-F]{4}\r\n$`).MatchString(m) {
+		t.Fatalf("MEMBERS = %q, want a default name Pilot-XXXX", m)
 	}
 }
 
