@@ -7,7 +7,6 @@ package netflow
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -43,6 +42,9 @@ type Runner struct {
 	events chan Reply
 	queue  chan func()
 	wg     sync.WaitGroup
+
+	mu    sync.Mutex
+	notes []lobby.Message // refused chat lines, explained (Messages)
 
 	// owned by the UI goroutine
 	lobby      *lobby.Client
@@ -158,13 +160,40 @@ func (n *Runner) Stage() string {
 	return st.Name
 }
 
-func lobbyErr(err error) error {
-	var re *lobby.ResponseError
-	if errors.As(err, &re) {
-		return fmt.Errorf("server refused: %v", err)
-	}
-	return err
+// lobbyErr is the error of a lobby request as the scene machine gets it: unchanged, so that
+// lobby.Explain can put it in player words.
+func lobbyErr(err error) error { return err }
+
+// Chat sends a line of chat to the lobby (CHAT, docs/PROTOCOL.md §2.4.9) without blocking; a
+// refusal comes back as a local Message from "" (shown like a server notice).
+func (n *Runner) Chat(text string) {
+	addr := n.addr
+	n.lobbyDo(func(lc *lobby.Client) {
+		if err := lc.Chat(text); err != nil {
+			msg, _ := lobby.Explain(err, addr)
+			n.mu.Lock()
+			n.notes = append(n.notes, lobby.Message{Text: msg})
+			n.mu.Unlock()
+		}
+	})
 }
+
+// Messages returns the CHAT and BROADCAST pushes received since the last call, and the chat
+// lines the server refused (From "" and not Broadcast).
+func (n *Runner) Messages() []lobby.Message {
+	var out []lobby.Message
+	if n.lobby != nil {
+		out = n.lobby.Messages()
+	}
+	n.mu.Lock()
+	out = append(out, n.notes...)
+	n.notes = nil
+	n.mu.Unlock()
+	return out
+}
+
+// Name is the player name sent in AUTHENTICATE.
+func (n *Runner) Name() string { return n.name }
 
 // Exec starts one command (CmdQuit and CmdSaveSettings are the caller's); it never blocks.
 func (n *Runner) Exec(c scene.Cmd) {
@@ -196,7 +225,7 @@ func (n *Runner) Exec(c scene.Cmd) {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvConnected}, Lobby: lc, ID: r.id})
 			case <-ctx.Done():
 				lc.Close()
-				n.post(Reply{Ev: scene.Event{Kind: scene.EvConnectFailed, Err: errors.New("no answer from the lobby server")}})
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvConnectFailed, Err: fmt.Errorf("no answer to AUTHENTICATE: %w", context.DeadlineExceeded)}})
 			}
 		})
 	case scene.CmdListLobbies:

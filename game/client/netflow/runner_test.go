@@ -148,7 +148,7 @@ func TestConnectRefusedShowsError(t *testing.T) {
 	case <-time.After(6 * time.Second):
 		t.Fatal("no reply to a refused connection")
 	}
-	if m.Scene != scene.Connect || m.Error == "" || m.Busy != "" {
+	if m.Scene != scene.Connect || m.Error != "The server at "+addr+" is not answering. Is it running?" || m.Busy != "" {
 		t.Fatalf("scene %v error %q busy %q", m.Scene, m.Error, m.Busy)
 	}
 }
