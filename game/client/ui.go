@@ -272,11 +272,12 @@ func (a *app) updateMenus() {
 			a.handle(scene.Event{Kind: scene.EvSetStage, Stage: m.Stages[i]})
 			a.membersAt = a.frameN - 20 // show the STAGE push as soon as it arrives
 		}
-		a.nav(2, false)
+		items := a.roomItems()
+		a.nav(len(items), false)
 		if a.back(false) {
 			a.handle(scene.Event{Kind: scene.EvBack})
 		} else if a.confirm(false) {
-			if a.menu == 0 {
+			if items[min(a.menu, len(items)-1)] == "Start" {
 				a.handle(scene.Event{Kind: scene.EvStart})
 			} else {
 				a.handle(scene.Event{Kind: scene.EvBack})
@@ -497,15 +498,22 @@ func (a *app) drawMenus(dst *ebiten.Image) {
 			name, col := "- free -", u.dimCol
 			if i < len(a.members) {
 				name, col = a.members[i], art.SlotColors[i]
-				drawFrame(dst, u.sp.ship[i][2], float32(cx-260), float32(y+20), 2, 2, 1, 0)
+				drawFrame(dst, u.sp.ship[i][2], float32(cx-620), float32(y+20), 2, 2, 1, 0)
 				if i == 0 {
 					name += "  (owner)"
 				}
+				if a.members[i] == a.net.Name() {
+					name = "> " + name + "  (you)" // your own row
+				}
 			}
-			u.text(dst, fmt.Sprintf("%dP  %s", i+1, name), u.normal, cx-200, y, alignStart, col)
+			u.text(dst, fmt.Sprintf("%dP  %s", i+1, name), u.normal, cx-560, y, alignStart, col)
 		}
-		u.menu(dst, []string{"Start", "Leave"}, a.menu, cx, 660)
+		u.menu(dst, a.roomItems(), a.menu, cx-260, 660)
+		if !a.isOwner() && len(a.members) > 0 {
+			u.text(dst, "waiting for "+a.members[0]+" to start", u.small, cx-260, 610, alignCenter, u.dimCol)
+		}
 		a.drawStatus(dst, 820)
+		a.drawChatPanel(dst, cx+300, 300, 620, 600)
 	case scene.Results:
 		title, col := "MISSION FAILED", color.RGBA{255, 100, 100, 255}
 		switch game.Result(m.Result) {
@@ -524,8 +532,11 @@ func (a *app) drawMenus(dst *ebiten.Image) {
 		u.text(dst, "Enter: back to the lobby", u.small, cx, 800, alignCenter, u.dimCol)
 	case scene.Lost:
 		u.text(dst, "CONNECTION LOST", u.big, cx, 300, alignCenter, u.errorCol)
-		u.text(dst, m.Reason, u.normal, cx, 440, alignCenter, u.itemCol)
-		u.text(dst, "Enter: back to the menu", u.small, cx, 600, alignCenter, u.dimCol)
+		y := a.drawWrapped(dst, m.Reason, u.normal, cx, 440, 1500, u.itemCol)
+		if m.Detail != "" && m.Detail != m.Reason {
+			y = a.drawWrapped(dst, m.Detail, u.mono, cx, y+10, 1500, u.dimCol)
+		}
+		u.text(dst, "Enter: back to the menu", u.small, cx, max(600, y+40), alignCenter, u.dimCol)
 	case scene.Settings:
 		a.drawSettings(dst)
 	}
@@ -543,7 +554,10 @@ func (a *app) drawStatus(dst *ebiten.Image, y float64) {
 			vector.DrawFilledCircle(dst, float32(Width/2+math.Cos(ang)*30), float32(y+90+math.Sin(ang)*30), 6, color.RGBA{uint8(255 * al), uint8(220 * al), uint8(80 * al), uint8(255 * al)}, true)
 		}
 	} else if a.m.Error != "" {
-		u.text(dst, a.m.Error, u.small, Width/2, y, alignCenter, u.errorCol)
+		y = a.drawWrapped(dst, a.m.Error, u.small, Width/2, y, 1400, u.errorCol)
+		if a.m.Detail != "" && a.m.Detail != a.m.Error {
+			a.drawWrapped(dst, a.m.Detail, u.mono, Width/2, y+6, 1400, u.dimCol)
+		}
 	}
 }
 
@@ -594,4 +608,16 @@ func (a *app) drawSettings(dst *ebiten.Image) {
 		u.text(dst, r, u.mono, x, y, alignStart, col)
 	}
 	u.text(dst, "Enter toggle/rebind · Left/Right volume · Esc save and back", u.small, Width/2, 1020, alignCenter, u.dimCol)
+}
+
+// isOwner reports whether this player owns the lobby (the first member): only the owner starts
+// the game (docs/PROTOCOL.md §2.4.4).
+func (a *app) isOwner() bool { return len(a.members) > 0 && a.members[0] == a.net.Name() }
+
+// roomItems is the lobby room's menu: Start only for the owner.
+func (a *app) roomItems() []string {
+	if a.isOwner() {
+		return []string{"Start", "Leave"}
+	}
+	return []string{"Leave"}
 }
