@@ -490,9 +490,11 @@ func (a *app) drawMenus(dst *ebiten.Image) {
 			stage = "<  " + stage + "  >"
 		}
 		u.text(dst, "Stage  "+stage, u.normal, cx, 246, alignCenter, u.itemCol)
+		hint := "T chat · Enter select · Esc leave"
 		if len(m.Stages) > 1 {
-			u.text(dst, "Left/Right: change the stage (owner) · Enter select · Esc leave", u.small, cx, 1010, alignCenter, u.dimCol)
+			hint = "Left/Right: change the stage (owner) · " + hint
 		}
+		u.text(dst, hint, u.small, cx, 1010, alignCenter, u.dimCol)
 		for i := 0; i < game.MaxPlayers; i++ {
 			y := 320 + float64(i)*70
 			name, col := "- free -", u.dimCol
