@@ -111,6 +111,7 @@ type Server struct {
 	ctx     context.Context
 	lobbies map[string]*lobbyState
 	created uint64 // lobbies created so far (lobbyState.created)
+	closing bool   // Serve is shutting down: no new watch goroutine
 
 	connsMu   sync.Mutex
 	conns     map[*conn]struct{}
@@ -321,6 +322,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	cancel()
 	ln.Close()
 	// Games that are over get their END push before the connections close.
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
 	s.watchWG.Wait()
 	s.connsMu.Lock()
 	for c := range s.conns {
@@ -1099,14 +1103,17 @@ func (s *Server) start(c *conn, cmd Command) {
 	// c is still a member: only its own goroutine (this one) can remove it.
 	l.phase = phaseRunning
 	l.game = g
+	if !s.closing {
+		// Counted before START goes out, and never once Serve waits for the watchers.
+		s.watchWG.Add(1)
+		go s.watch(l, g)
+	}
 	c.reply(s, CodeOK, "OK")
 	ps := strconv.Itoa(port)
 	for _, m := range l.members {
 		s.push(m, PushStart, ps, strconv.FormatUint(uint64(tokens[m]), 10))
 	}
 	s.log.Info("lobby started", "code", l.code, "stage", stage, "players", len(l.members), "port", port, "user", c.id.String())
-	s.watchWG.Add(1) // Serve's shutdown waits for it before closing connections
-	go s.watch(l, g)
 	s.mu.Unlock()
 	for _, id := range left {
 		g.Drop(id)
