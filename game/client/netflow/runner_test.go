@@ -169,3 +169,50 @@ func TestSessionDialFailureGoesToLost(t *testing.T) {
 		t.Fatal("no reason shown")
 	}
 }
+
+// TestChatBetweenRunners: two clients in one lobby room see each other's chat lines; a refused
+// line comes back in player words.
+func TestChatBetweenRunners(t *testing.T) {
+	addr := startLobby(t)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a := NewRunner(context.Background(), log, "alice", "")
+	defer a.Close()
+	ma := scene.New(addr, scene.Auto{On: true})
+	for _, c := range ma.Begin() {
+		a.Exec(c)
+	}
+	drive(t, ma, a, scene.Room)
+	b := NewRunner(context.Background(), log, "bob", "")
+	defer b.Close()
+	mb := scene.New(addr, scene.Auto{On: true, Lobby: ma.Code})
+	for _, c := range mb.Begin() {
+		b.Exec(c)
+	}
+	drive(t, mb, b, scene.Room)
+	a.Chat("hi bob, 100% ready")
+	b.Chat("go!")
+	want := map[string]bool{"alice: hi bob, 100% ready": true, "bob: go!": true}
+	for _, n := range []*Runner{a, b} {
+		got := map[string]bool{}
+		for end := time.Now().Add(5 * time.Second); len(got) < 2 && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+			for _, m := range n.Messages() {
+				got[m.From+": "+m.Text] = true
+			}
+		}
+		for w := range want {
+			if !got[w] {
+				t.Errorf("%s did not see %q (saw %v)", n.Name(), w, got)
+			}
+		}
+	}
+	a.Chat("   ") // refused by the client library: shown as a note
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if ms := a.Messages(); len(ms) > 0 {
+			if ms[0].From != "" || ms[0].Text != "Empty text." {
+				t.Fatalf("note %+v", ms[0])
+			}
+			return
+		}
+	}
+	t.Fatal("no note for a refused line")
+}
