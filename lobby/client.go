@@ -98,8 +98,8 @@ type Client struct {
 	stageCode string    // ...and the lobby code it was for
 	starts    []StartInfo
 	ends      []uint8
-	msgs      []Message // CHAT and BROADCAST pushes not yet taken by Messages
-	notice    string    // body of the latest unsolicited non-200 response
+	msgs      []Message     // CHAT and BROADCAST pushes not yet taken by Messages
+	notice    string        // body of the latest unsolicited non-200 response
 	notify    chan struct{} // closed and replaced on every push and on failure
 	err       error         // why the connection is unusable; nil while it works
 	kaDone    chan struct{} // closed when the keep-alive goroutine ends

@@ -70,9 +70,7 @@ type Result struct {
 	Corrections      uint64   `json:"corrections"`
 	CorrectionPixels float64  `json:"correction_px"`
 	Deaths           int      `json:"deaths"`
-	// Chat lists the CHAT and BROADCAST pushes the bot received, as "<from>: <text>" (a
-	// broadcast's from is "server").
-	Chat             []string `json:"chat,omitempty"`
+	Chat             []string `json:"chat,omitempty"` // CHAT/BROADCAST pushes received: "<from>: <text>" (from "server": a broadcast)
 	Events           []string `json:"-"`
 	// Script is the stage played, resolved before the game (embedded or fetched with GET_STAGE):
 	// the autopilot's map of the terrain.

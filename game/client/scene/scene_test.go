@@ -1,11 +1,11 @@
 package scene
 
 import (
+	"errors"
 	"net"
 	"os"
-	"syscall"
-	"errors"
 	"reflect"
+	"syscall"
 	"testing"
 )
 
