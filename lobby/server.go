@@ -119,6 +119,7 @@ type Server struct {
 
 	wg      sync.WaitGroup // connection goroutines
 	watchWG sync.WaitGroup // watch goroutines
+	watched chan struct{}  // closed by Serve's shutdown once every watch goroutine has ended
 
 	stats  counters
 	bursts burstLog
@@ -215,6 +216,7 @@ func NewServer(cfg ServerConfig) *Server {
 		addrConns:  make(map[string]int),
 		lobbies:    make(map[string]*lobbyState),
 		stageParts: make(map[string][]string),
+		watched:    make(chan struct{}),
 	}
 	for _, f := range cfg.Stages.Files() {
 		s.stageParts[f.Hash] = stageBodies(f.Data)
@@ -326,6 +328,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.closing = true
 	s.mu.Unlock()
 	s.watchWG.Wait()
+	close(s.watched)
 	s.connsMu.Lock()
 	for c := range s.conns {
 		c.nc.SetReadDeadline(time.Now()) // the reader stops, the writer flushes, then the connection closes
@@ -473,13 +476,16 @@ func (s *Server) serveConn(ctx context.Context, c *conn) {
 	}
 	lr := lineReader{r: c.nc}
 	for {
-		if ctx.Err() != nil {
-			return
-		}
 		if u := c.idleUntil.Load(); u != 0 {
 			c.nc.SetReadDeadline(time.Unix(0, u))
 		} else {
 			c.nc.SetReadDeadline(time.Time{})
+		}
+		// Checked after setting the deadline: Serve cancels ctx before it sets every deadline to
+		// now, so a shutdown is seen here or wakes the read below.
+		if ctx.Err() != nil {
+			<-s.watched // the END pushes are queued before this connection leaves its lobby
+			return
 		}
 		line, err := lr.readLine()
 		if err != nil {
