@@ -38,10 +38,20 @@ var laserDamage = [4][4]uint16{
 
 // blueAngles are the directions (1/65536 turns from straight ahead, + down) of the blue beams
 // fired through an attached Force, by level: 0°, ±20° (levels 1, 2), 0°, ±20°, ±40° (level 3).
-var blueAngles = [4][]uint16{
-	1: {0, 3641, 65536 - 3641},
-	2: {0, 3641, 65536 - 3641},
-	3: {0, 3641, 65536 - 3641, 7282, 65536 - 7282},
+var blueAngles = [4][]int32{
+	1: {0, 3641, -3641},
+	2: {0, 3641, -3641},
+	3: {0, 3641, -3641, 7282, -7282},
+}
+
+// angled is the velocity of speed px/s at angle a (1/65536 turns, + down) from straight ahead
+// (dir 1: right, -1: left); ±a give mirror images.
+func angled(speed, dir float32, a int32) (vx, vy float32) {
+	sign := float32(1)
+	if a < 0 {
+		sign, a = -1, -a
+	}
+	return float32(dir*speed) * cos16(uint16(a)), float32(sign*speed) * sin16(uint16(a))
 }
 
 // arsenal holds the queries of the weapon systems (built once by NewSim).
@@ -123,8 +133,8 @@ func (s *Sim) fireLaser(colour, lvl uint8, x, y, dir float32, slot uint8) {
 			damage: laserDamage[LaserRed][lvl], slot: slot, pierce: flag(lvl == maxForceLevel)})
 	case LaserBlue:
 		for _, a := range blueAngles[lvl] {
-			s.queue(bulletReq{kind: KindPlayerBullet, variant: v, x: x + dir*hw, y: y,
-				vx: float32(dir*laserSpeed) * cos16(a), vy: float32(laserSpeed * sin16(a)),
+			vx, vy := angled(laserSpeed, dir, a)
+			s.queue(bulletReq{kind: KindPlayerBullet, variant: v, x: x + dir*hw, y: y, vx: vx, vy: vy,
 				damage: laserDamage[LaserBlue][lvl], slot: slot, guide: GuideBounce, left: blueBounces})
 		}
 	case LaserYellow:
@@ -152,14 +162,14 @@ func (s *Sim) forceVolley(f *Force, fc *ForceCtl, fp *Position, colour uint8, sl
 	switch colour {
 	case LaserBlue:
 		v := LaserShot(LaserBlue, lvl)
-		angles := [4]uint16{8192, 65536 - 8192, 5461, 65536 - 5461} // ±45°, then ±30°
+		angles := [4]int32{8192, -8192, 5461, -5461} // ±45°, then ±30°
 		n := 2
 		if lvl == maxForceLevel {
 			n = 4
 		}
 		for _, a := range angles[:n] {
-			s.queue(bulletReq{kind: KindPlayerBullet, variant: v, x: x, y: fp.Y,
-				vx: float32(dir*laserSpeed) * cos16(a), vy: float32(laserSpeed * sin16(a)),
+			vx, vy := angled(laserSpeed, dir, a)
+			s.queue(bulletReq{kind: KindPlayerBullet, variant: v, x: x, y: fp.Y, vx: vx, vy: vy,
 				damage: laserDamage[LaserBlue][lvl], slot: slot, guide: GuideBounce, left: blueBounces})
 		}
 	case LaserYellow:
@@ -391,12 +401,14 @@ func (s *Sim) bounce(e ecs.Entity, g *Guide, p *Position, v *Velocity, sz *Size,
 		return
 	}
 	wx := p.X + scroll
-	c, f := surfaces(t, wx, wx)
-	if g.Left == 0 || p.Y < c || p.Y > f {
+	wvx, vy := v.X+scrollV, v.Y // velocity in the world's frame
+	// Where it was before this tick's move: inside the terrain already (fired into it), it ends.
+	pwx, py := wx-float32(wvx/TickRate), p.Y-float32(vy/TickRate)
+	c, f := surfaces(t, pwx, pwx)
+	if g.Left == 0 || py < c || py > f {
 		s.doomed = append(s.doomed, e)
 		return
 	}
-	wvx, vy := v.X+scrollV, v.Y // velocity in the world's frame
 	switch hit {
 	case HitCeil, HitFloor:
 		sl := slopeAt(t, wx, hit == HitFloor)
@@ -409,8 +421,7 @@ func (s *Sim) bounce(e ecs.Entity, g *Guide, p *Position, v *Velocity, sz *Size,
 		k := float32(2*(wvx+float32(sl*vy))) / (1 + float32(sl*sl))
 		wvx, vy = k-wvx, float32(k*sl)-vy
 	case HitBlock:
-		bi := t.BlockAt(wx0, b.minY, wx1, b.maxY)
-		blk := &t.Blocks[bi]
+		blk := &t.Blocks[t.BlockAt(wx0, b.minY, wx1, b.maxY)]
 		// Where it came from: above or below the block (vy flips) or beside it (vx flips).
 		pwx0, pwx1 := wx0-wvx/TickRate, wx1-wvx/TickRate
 		if pwx0 < blk.X+blk.W && blk.X < pwx1 {
