@@ -212,10 +212,11 @@ func Autopilot(w *ecs.World, c *Components, self ecs.Entity, tick ecs.Tick) Inpu
 		b |= BtnFire
 	}
 
-	// Force: launched against the boss (it hits the weak point), attached otherwise.
+	// Force: launched against the boss from the front (from the back it would fly away from
+	// it), attached otherwise.
 	if force != nil && tick%30 == 0 {
-		attached := force.Mode != ForceDetached
-		if haveBoss == attached {
+		switch {
+		case haveBoss && force.Mode == ForceFront, !haveBoss && force.Mode == ForceDetached:
 			b |= BtnForce
 		}
 	}
