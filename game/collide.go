@@ -210,8 +210,8 @@ func (s *Sim) sysCollide() {
 		switch k.Kind {
 		case KindEnemy:
 			g.insert(e, b, layEnemy)
-		case KindBoss:
-			g.insert(e, b, layBoss)
+		case KindBoss, KindBossPart:
+			g.insert(e, b, layBoss) // the body, the tail and tentacles block shots and kill ships
 		case KindBossWeakPoint:
 			g.insert(e, b, layWeak)
 		case KindEnemyBullet:
@@ -334,6 +334,10 @@ func (s *Sim) collideShot(pr *probe) {
 			if h == nil || h.HP == 0 {
 				continue
 			}
+			if shot.Pierce == 0 && s.armoured(item.e) {
+				consumed = true // armour: only a charged beam (or the Force) hurts it
+				break
+			}
 			if shot.Pierce == 1 {
 				en := s.c.Enemy.Get(item.e)
 				if en.HitBy == pr.e {
@@ -393,6 +397,12 @@ func (s *Sim) collideShip(pr *probe) {
 	if hit {
 		s.deaths = append(s.deaths, int(pl.Slot))
 	}
+}
+
+// armoured reports whether enemy e shrugs off normal shots and lasers (the mid-boss).
+func (s *Sim) armoured(e ecs.Entity) bool {
+	en := s.c.Enemy.Get(e)
+	return en != nil && en.Type == EnemyMidboss
 }
 
 // damageEnemy removes hp; it returns true if the enemy was destroyed (the

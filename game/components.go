@@ -350,7 +350,18 @@ type Enemy struct {
 	FireIvl uint16     // ticks between shots (0: never fires)
 	Score   uint16     // points when destroyed
 	HitBy   ecs.Entity // last beam that damaged it (a beam hits once)
+	Surface uint8      // ground kinds: SurfaceFloor or SurfaceCeil (0: flying)
+	State   uint8      // kind-specific state (hopper: 0 resting, 1 jumping; midboss: 1 leaving)
+	Timer   uint16     // kind-specific ticks (hopper: rest or flight time)
+	WalkVX  float32    // ground kinds: px/s along the world x (negative: walking left)
 }
+
+// Enemy.Surface values: what a ground enemy stands on.
+const (
+	SurfaceNone  uint8 = 0
+	SurfaceFloor uint8 = 1
+	SurfaceCeil  uint8 = 2
+)
 
 // Shot is the server-only damage of a player bullet or beam (id 22).
 type Shot struct {
@@ -411,6 +422,7 @@ type BossCtl struct {
 	Angle   uint16     // spiral angle (1/65536 turns)
 	Weak    ecs.Entity // weak point entity
 	BaseY   float32    // px
+	Parts   uint8      // tail/tentacle segments created (Sim.parts holds them)
 }
 
 // Components holds the typed stores of every component. Fields are named
@@ -678,8 +690,11 @@ func (shipCodec) Parse(b []byte, v *Ship) error {
 
 type enemyCodec struct{}
 
-func (enemyCodec) Size() int { return 32 }
+func (enemyCodec) Size() int { return 40 }
 func (enemyCodec) Append(b []byte, v *Enemy) []byte {
+	b = append(b, v.Surface, v.State)
+	b = le.AppendUint16(b, v.Timer)
+	b = appendF32(b, v.WalkVX)
 	b = append(b, v.Type, v.Drop)
 	b = le.AppendUint32(b, v.Age)
 	b = appendF32(b, v.BaseY)
@@ -691,9 +706,11 @@ func (enemyCodec) Append(b []byte, v *Enemy) []byte {
 	return le.AppendUint64(b, uint64(v.HitBy))
 }
 func (enemyCodec) Parse(b []byte, v *Enemy) error {
-	if len(b) != 32 {
-		return sizeErr("Enemy", 32, len(b))
+	if len(b) != 40 {
+		return sizeErr("Enemy", 40, len(b))
 	}
+	v.Surface, v.State, v.Timer, v.WalkVX = b[0], b[1], le.Uint16(b[2:]), getF32(b[4:])
+	b = b[8:]
 	v.Type, v.Drop = b[0], b[1]
 	v.Age = le.Uint32(b[2:])
 	v.BaseY, v.Speed, v.Amp = getF32(b[6:]), getF32(b[10:]), getF32(b[14:])
@@ -776,7 +793,7 @@ func (capsuleCodec) Parse(b []byte, v *Capsule) error {
 
 type bossCtlCodec struct{}
 
-func (bossCtlCodec) Size() int { return 28 }
+func (bossCtlCodec) Size() int { return 29 }
 func (bossCtlCodec) Append(b []byte, v *BossCtl) []byte {
 	b = le.AppendUint32(b, v.Age)
 	b = le.AppendUint32(b, v.PhaseAt)
@@ -785,12 +802,13 @@ func (bossCtlCodec) Append(b []byte, v *BossCtl) []byte {
 	b = le.AppendUint16(b, v.Dying)
 	b = le.AppendUint16(b, v.Angle)
 	b = le.AppendUint64(b, uint64(v.Weak))
-	return appendF32(b, v.BaseY)
+	return append(appendF32(b, v.BaseY), v.Parts)
 }
 func (bossCtlCodec) Parse(b []byte, v *BossCtl) error {
-	if len(b) != 28 {
-		return sizeErr("BossCtl", 28, len(b))
+	if len(b) != 29 {
+		return sizeErr("BossCtl", 29, len(b))
 	}
+	v.Parts = b[28]
 	v.Age, v.PhaseAt = le.Uint32(b), le.Uint32(b[4:])
 	v.FireCD, v.OpenCD, v.Dying, v.Angle = le.Uint16(b[8:]), le.Uint16(b[10:]), le.Uint16(b[12:]), le.Uint16(b[14:])
 	v.Weak = ecs.Entity(le.Uint64(b[16:]))

@@ -166,6 +166,7 @@ var kindNames = [...]string{
 	KindNone: "none", KindPlayer: "player", KindForce: "force", KindPlayerBullet: "player-bullet",
 	KindBeam: "beam", KindEnemyBullet: "enemy-bullet", KindEnemy: "enemy", KindBoss: "boss",
 	KindBossWeakPoint: "boss-weak-point", KindPowerUp: "power-up", KindExplosion: "explosion", KindStage: "stage",
+	KindBit: "bit", KindBossPart: "boss-part",
 }
 
 // String returns the kind's name ("player", "enemy-bullet", ...) or "kind(N)".

@@ -38,6 +38,9 @@ func (s *Sim) Hash() uint64 {
 	}
 	b = binary.LittleEndian.AppendUint64(b, uint64(s.boss))
 	b = binary.LittleEndian.AppendUint64(b, uint64(s.weak))
+	for _, e := range s.parts {
+		b = binary.LittleEndian.AppendUint64(b, uint64(e))
+	}
 	h := fnv(fnvOffset, b)
 	w := s.w
 	w.Each(func(e ecs.Entity) {

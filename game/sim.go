@@ -111,6 +111,7 @@ type Sim struct {
 	stageEnt ecs.Entity
 	boss     ecs.Entity
 	weak     ecs.Entity
+	parts    [maxBossParts]ecs.Entity // the boss's tail or tentacle segments (BossCtl.Parts of them)
 
 	spawnIdx    int  // next entry of stage.spawns
 	bossSpawned bool // boss entity created (scroll stopped)

@@ -54,6 +54,7 @@ type Wave struct {
 	HP        int     // hit points before player scaling (0 in the file: default)
 	Fire      int     // ticks between shots before player scaling; 0 never fires
 	Drop      uint8   // 0 none, else 1 + the KindPowerUp variant carried by the last member (1+PowerRed: a crystal)
+	Surface   uint8   // ground kinds: SurfaceFloor or SurfaceCeil (from "ground", default by y)
 }
 
 // BossSpec is the stage boss. It appears when the scroll reaches At; the
@@ -99,11 +100,15 @@ var (
 )
 
 type spawnEntry struct {
-	at   float32
-	wave int
-	y    float32
-	drop uint8
+	at     float32
+	wave   int
+	member int
+	y      float32
+	drop   uint8
 }
+
+// isGround reports whether enemy kind k stands on the floor or hangs from the ceiling.
+func isGround(k uint8) bool { return k == EnemyTurret || k == EnemyWalker || k == EnemyHopper }
 
 // Stage file limits.
 const (
@@ -166,6 +171,7 @@ type waveJSON struct {
 	HP        int      `json:"hp"`
 	Fire      *int     `json:"fire"`
 	Drop      string   `json:"drop"`
+	Ground    string   `json:"ground"`
 }
 
 type bossJSON struct {
@@ -465,6 +471,28 @@ func (v *validator) stage(raw *stageJSON) *Stage {
 			v.fail(f+".drop", "unknown drop %q (want crystal, bit, speed, missile or none)", r.Drop)
 		}
 		w.Drop = drop
+		switch r.Ground {
+		case "":
+			if isGround(w.Kind) {
+				w.Surface = SurfaceFloor
+				if w.Y < Height/2 {
+					w.Surface = SurfaceCeil
+				}
+			}
+		case "floor", "ceiling":
+			if !isGround(w.Kind) {
+				v.fail(f+".ground", "only turret, walker and hopper waves stand on the ground, not %q", EnemyKindNames[w.Kind])
+			}
+			w.Surface = SurfaceFloor
+			if r.Ground == "ceiling" {
+				w.Surface = SurfaceCeil
+			}
+		default:
+			v.fail(f+".ground", "unknown ground %q (want floor or ceiling)", r.Ground)
+		}
+		if w.Kind == EnemySnakeBody {
+			v.fail(f+".kind", "snake-body is not a wave kind: a snake wave's members after the head are its body")
+		}
 		if last := float64(w.Y) + float64(w.Count-1)*float64(w.DY); last < 0 || last > Height {
 			v.fail(f+".dy", "member %d would spawn at y=%g, outside 0..%d", w.Count-1, last, Height)
 		}
@@ -645,9 +673,10 @@ func (st *Stage) expand() {
 		w := &st.Waves[i]
 		for j := 0; j < w.Count; j++ {
 			e := spawnEntry{
-				at:   w.At + float32(float32(j)*w.Spacing),
-				wave: i,
-				y:    w.Y + float32(float32(j)*w.DY),
+				at:     w.At + float32(float32(j)*w.Spacing),
+				wave:   i,
+				member: j,
+				y:      w.Y + float32(float32(j)*w.DY),
 			}
 			if j == w.Count-1 {
 				e.drop = w.Drop
