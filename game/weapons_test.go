@@ -685,7 +685,7 @@ func TestArsenalDeterminism(t *testing.T) {
 // benchmark state (4 ships, ~300 entities) in a corridor, each ship with a Force (red, blue and
 // yellow lasers, one detached), two Bits and missiles.
 func TestStepAllocsArsenal(t *testing.T) {
-	s := arsenalBenchSim(t)
+	s := arsenalBenchSim(t, true)
 	kinds := map[uint8]bool{}
 	for it := s.qPK.Iter(); it.Next(); {
 		if _, k := it.Get(); k.Kind == KindPlayerBullet {
@@ -702,8 +702,8 @@ func TestStepAllocsArsenal(t *testing.T) {
 	}
 }
 
-// arsenalBenchSim is benchSim's busy state in a corridor with every ship fully armed.
-func arsenalBenchSim(tb testing.TB) *Sim {
+// arsenalBenchSim is benchSim's busy state in a corridor, every ship fully armed if arm.
+func arsenalBenchSim(tb testing.TB, arm bool) *Sim {
 	tb.Helper()
 	var c, f []string
 	for i := 0; i < 40; i++ {
@@ -718,23 +718,38 @@ func arsenalBenchSim(tb testing.TB) *Sim {
 		tb.Fatal(err)
 	}
 	s := NewSim(Config{Seed: 7, Players: 4, Stage: st})
-	armAll(s)
+	if arm {
+		armAll(s)
+	}
 	for i := 0; i < 600; i++ {
 		benchTick(s)
 	}
 	return s
 }
 
-func BenchmarkStepArsenal(b *testing.B) {
-	s := arsenalBenchSim(b)
+// BenchmarkStepArsenal is BenchmarkStep in a corridor with every weapon in play (compare with
+// BenchmarkStepTerrain: the same corridor, unarmed ships).
+func BenchmarkStepArsenal(b *testing.B) { benchArmed(b, true) }
+
+// BenchmarkStepTerrain is BenchmarkStep in the corridor of BenchmarkStepArsenal, unarmed.
+func BenchmarkStepTerrain(b *testing.B) { benchArmed(b, false) }
+
+func benchArmed(b *testing.B, arm bool) {
+	s := arsenalBenchSim(b, arm)
 	b.ReportAllocs()
 	b.ResetTimer()
+	live := 0
 	for i := 0; i < b.N; i++ {
 		if i%3000 == 2999 {
 			b.StopTimer()
-			s = arsenalBenchSim(b)
+			s = arsenalBenchSim(b, arm)
 			b.StartTimer()
 		}
 		benchTick(s)
+		if i%100 == 0 {
+			live += s.World().Len()
+		}
 	}
+	b.StopTimer()
+	b.ReportMetric(float64(live)/float64((b.N+99)/100), "entities")
 }
