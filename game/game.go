@@ -39,8 +39,9 @@
 // Laser crystals (capsules whose colour cycles red, blue, yellow every 90 ticks) give the Force,
 // then level it up (1..3) when of the laser's colour, or change the colour. With the Force
 // attached, fire sends the laser: red a helix straight ahead (strong, piercing at level 3), blue
-// angled beams reflecting off the terrain up to 3 times, yellow two beams that go up and down and
-// crawl along the ceiling and floor (the playfield's edges where there is no terrain). A
+// angled beams reflecting up to 3 times off ceiling, floor and blocks, yellow two beams that go
+// up and down and crawl along the ceiling and floor (for both, the playfield's top and bottom
+// edges stand for a missing ceiling or floor). A
 // detached Force fires red straight shots, blue diagonal bouncing beams or yellow crawling beams.
 // "B" gives a Bit (up to two: above, then below the ship; they block bullets and hurt what they
 // touch), "S" a speed-up (up to MaxSpeed), "M" homing missiles (two in flight at most).
