@@ -17,3 +17,10 @@ var Stages embed.FS
 // StagePath returns the path of the named stage inside Stages
 // (StagePath("short") == "stages/short.json").
 func StagePath(name string) string { return "stages/" + name + ".json" }
+
+// Sprites is the pixel art written by the sprite generator (assets/gen/sprites, go generate):
+// sprites/atlas.png with its index sprites/atlas.json, the terrain tiles
+// sprites/tile-<theme>-<fill|lip>.png and the parallax layers sprites/layer-<theme>-<far|mid|near>.png.
+//
+//go:embed sprites/*.png sprites/atlas.json
+var Sprites embed.FS

@@ -38,7 +38,43 @@ const (
 // of vertical distance).
 const autoStickiness = 3.0
 
-func Autopilot(w *ecs.World, c *Components, self ecs.Entity, tick ecs.Tick) Input {
+// autoCapsuleMaxX is the farthest screen x (px) the autopilot goes for a capsule.
+const autoCapsuleMaxX = 1100
+
+// autoMinX is the leftmost goal x (px): enemies leave the field on the left, a ship pressed
+// against the edge cannot dodge them.
+const autoMinX = 200
+
+// terrainLook is how far ahead (world px, about 2.5 s of scroll) the autopilot looks for the
+// corridor to be in.
+const terrainLook = 300
+
+// corridorGoal moves a goal height into the corridor a ship at world x wx finds ahead: between
+// the ceiling and the floor over [wx-60, wx+terrainLook], with room for the ship, and on the
+// roomier side of a structure in the ship's way.
+func corridorGoal(t *Terrain, wx, y, goal float32) float32 {
+	x0, x1 := wx-shipW, wx+shipW/2+terrainLook
+	top, bottom := t.Span(x0, x1)
+	if bi := t.BlockAt(x0, y-shipH*2, x1, y+shipH*2); bi >= 0 {
+		b := &t.Blocks[bi]
+		if b.Y-top > bottom-(b.Y+b.H) {
+			bottom = b.Y
+		} else {
+			top = b.Y + b.H
+		}
+	}
+	const room = shipH/2 + 40
+	if bottom-top < 2*room {
+		return (top + bottom) / 2
+	}
+	return clamp32(goal, top+room, bottom-room)
+}
+
+// Terrain (t, the stage's; nil for open space) is avoided in two ways: every predicted ship
+// position that would touch it (at the scroll of that moment) costs more than a predicted hit,
+// and the goal height is kept inside the corridor ahead (the free range between ceiling and
+// floor over the next terrainLook px of the world, on the roomier side of any structure).
+func Autopilot(w *ecs.World, c *Components, t *Terrain, self ecs.Entity, tick ecs.Tick) Input {
 	if w == nil || c == nil || !w.Alive(self) {
 		return Input{}
 	}
@@ -66,7 +102,11 @@ func Autopilot(w *ecs.World, c *Components, self ecs.Entity, tick ecs.Tick) Inpu
 	}
 
 	var cost [len(autoMoves)]float32
+	if t.Empty() {
+		t = nil
+	}
 	var (
+		scroll, scrollV      float32
 		haveBoss, weakOpen   bool
 		weakY                float32
 		tgtFound, capFound   bool
@@ -84,8 +124,9 @@ func Autopilot(w *ecs.World, c *Components, self ecs.Entity, tick ecs.Tick) Inpu
 		case KindBossWeakPoint:
 			haveBoss, weakOpen, weakY = true, k.Variant == 1, p.Y
 		case KindPowerUp:
+			// Only capsules on the near side of the field (never into the boss's reach).
 			d := abs32(p.X-sx) + abs32(p.Y-sy)
-			if p.X > 40 && (!capFound || d < capD) {
+			if p.X > 40 && p.X < autoCapsuleMaxX && (!capFound || d < capD) {
 				capFound, capX, capY, capD = true, p.X, p.Y, d
 			}
 			continue
@@ -102,7 +143,13 @@ func Autopilot(w *ecs.World, c *Components, self ecs.Entity, tick ecs.Tick) Inpu
 					tgtFound, tgtX, tgtY, tgtScore = true, p.X, p.Y, score
 				}
 			}
-		case KindEnemyBullet, KindBoss:
+		case KindStage:
+			scroll = p.X
+			if v := c.Velocity.Get(e); v != nil {
+				scrollV = v.X
+			}
+			continue
+		case KindEnemyBullet, KindBoss, KindBossPart:
 		default:
 			continue
 		}
@@ -143,6 +190,23 @@ func Autopilot(w *ecs.World, c *Components, self ecs.Entity, tick ecs.Tick) Inpu
 		}
 	}
 
+	// Terrain: a predicted position inside it is worse than a predicted hit.
+	if t != nil {
+		for si, st := range autoSamples {
+			sc := scroll + float32(scrollV*float32(st))/TickRate
+			for m := range autoMoves {
+				q := &ship[m][si]
+				x0, x1 := q.X-shw+sc, q.X+shw+sc
+				switch {
+				case t.Overlaps(x0, q.Y-shh, x1, q.Y+shh):
+					cost[m] += 1.5 * autoWeights[si]
+				case t.Overlaps(x0-autoSoft, q.Y-shh-autoSoft, x1, q.Y+shh+autoSoft):
+					cost[m] += float32(autoWeights[si] * 0.1)
+				}
+			}
+		}
+	}
+
 	// Goal. Ships spread a little by slot so that several autopilots do not
 	// stack up on the same spot.
 	spread := float32(int(pl.Slot)*2 - 3) // -3, -1, 1, 3
@@ -168,8 +232,11 @@ func Autopilot(w *ecs.World, c *Components, self ecs.Entity, tick ecs.Tick) Inpu
 	case tgtFound:
 		goalY = tgtY + float32(spread*10)
 		if tgtX-sx < 260 {
-			goalX = tgtX - 300 // back off from close enemies
+			goalX = max(tgtX-300, autoMinX) // back off from close enemies, not into the corner
 		}
+	}
+	if t != nil {
+		goalY = corridorGoal(t, sx+scroll, sy, goalY)
 	}
 	// Dead band: within one step of the goal on an axis, that axis pulls no more (no
 	// one-pixel dithering around the goal).
@@ -205,6 +272,9 @@ func Autopilot(w *ecs.World, c *Components, self ecs.Entity, tick ecs.Tick) Inpu
 	for m := range autoMoves {
 		q := &ship[m][1]
 		cost[m] += float32(abs32(q.X-goalX)*0.05) + float32(abs32(q.Y-goalY)*0.2)
+		if q.X < autoMinX/2 {
+			cost[m] += float32((autoMinX/2 - q.X) * 0.6) // the corner is a trap
+		}
 		if m == cur {
 			cost[m] -= autoStickiness
 		}

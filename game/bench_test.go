@@ -1,24 +1,38 @@
 package game
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 )
 
-// benchStage: 64 turrets (HP 1000 before scaling) spread over the right
-// half, firing every 120 ticks (68 with 4 players); no boss in reach. With 4 ships tapping fire
-// this keeps ~300 live entities (enemies, enemy bullets, shots).
-const benchStage = `{
+// benchStage: 64 turrets (HP 1000 before scaling) on the floor and the ceiling of a corridor
+// with a structure, over the right half, firing every 120 ticks (68 with 4 players); no boss in
+// reach. With 4 ships tapping fire this keeps ~300 live entities (enemies, enemy bullets, shots)
+// and every shot and bullet is tested against the terrain.
+var benchStage = func() string {
+	var waves []string
+	for i := 0; i < 64; i++ {
+		y := 60
+		if i%2 == 1 {
+			y = 1000
+		}
+		waves = append(waves, fmt.Sprintf(`{"at": 0, "kind": "turret", "count": 1, "x": %d, "y": %d, "hp": 1000, "fire": 120}`, 1000+(i/2)*28, y))
+	}
+	ceil, floor := make([]string, 40), make([]string, 40)
+	for i := range ceil {
+		ceil[i], floor[i] = fmt.Sprint(60+(i%4)*20), fmt.Sprint(80+(i%3)*20)
+	}
+	return `{
   "name": "bench", "scrollSpeed": 1,
   "sections": [{"at": 0, "song": 1}],
-  "waves": [
-    {"at": 0, "kind": "turret", "count": 16, "x": 1100, "y": 60, "dy": 64, "hp": 1000, "fire": 120},
-    {"at": 0, "kind": "turret", "count": 16, "x": 1300, "y": 60, "dy": 64, "hp": 1000, "fire": 120},
-    {"at": 0, "kind": "turret", "count": 16, "x": 1500, "y": 60, "dy": 64, "hp": 1000, "fire": 120},
-    {"at": 0, "kind": "turret", "count": 16, "x": 1700, "y": 60, "dy": 64, "hp": 1000, "fire": 120}
-  ],
+  "terrain": {"step": 128, "ceiling": [` + strings.Join(ceil, ",") + `], "floor": [` + strings.Join(floor, ",") + `],
+              "blocks": [{"x": 900, "y": 500, "w": 120, "h": 80}]},
+  "waves": [` + strings.Join(waves, ",\n") + `],
   "boss": {"at": 900000, "kind": "small", "hp": 10, "song": 3,
     "phases": [{"below": 100, "pattern": "fan", "interval": 60, "bullets": 5, "speed": 300, "open": 60, "closed": 60}]}
 }`
+}()
 
 // benchSim returns a 4-player simulation in its steady state.
 func benchSim(tb testing.TB) *Sim {
@@ -92,7 +106,7 @@ func BenchmarkAutopilot(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		_ = Autopilot(s.World(), s.Components(), e, s.Tick())
+		_ = Autopilot(s.World(), s.Components(), &s.Stage().Terrain, e, s.Tick())
 	}
 }
 
@@ -110,7 +124,7 @@ func TestStepAllocs(t *testing.T) {
 		t.Errorf("Hash allocates %v times, want 0", a)
 	}
 	e := s.PlayerEntity(0)
-	if a := testing.AllocsPerRun(100, func() { _ = Autopilot(s.World(), s.Components(), e, s.Tick()) }); a != 0 {
+	if a := testing.AllocsPerRun(100, func() { _ = Autopilot(s.World(), s.Components(), &s.Stage().Terrain, e, s.Tick()) }); a != 0 {
 		t.Errorf("Autopilot allocates %v times, want 0", a)
 	}
 }

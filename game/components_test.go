@@ -162,7 +162,7 @@ func TestSizeFollowsKind(t *testing.T) {
 	seen := map[Kind]bool{}
 	for tick := 0; tick < 60*60*5; tick++ {
 		for slot := 0; slot < 4; slot++ {
-			s.SetInput(slot, Autopilot(s.World(), s.Components(), s.PlayerEntity(slot), s.Tick()))
+			s.SetInput(slot, Autopilot(s.World(), s.Components(), &s.Stage().Terrain, s.PlayerEntity(slot), s.Tick()))
 		}
 		s.Step()
 		s.World().ClearEvents()

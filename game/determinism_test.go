@@ -35,7 +35,7 @@ func runScript(t testing.TB, seed uint64, ticks, changeAt int) []uint64 {
 				b = BtnDown | BtnLeft
 			}
 			if slot == 3 && i > 1000 {
-				b = Autopilot(s.World(), s.Components(), s.PlayerEntity(slot), s.Tick()).Buttons
+				b = Autopilot(s.World(), s.Components(), &s.Stage().Terrain, s.PlayerEntity(slot), s.Tick()).Buttons
 			}
 			s.SetInput(slot, Input{Buttons: b})
 		}

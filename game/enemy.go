@@ -93,8 +93,10 @@ func (s *Sim) groundY(surface uint8, x float32, h uint16) float32 {
 // snakeY is the y of the snake path at screen x: it winds around the middle of the corridor
 // (y = middle + amp·sin(2π·wx/snakeWave), wx the world x), so every segment of a snake, whatever
 // its spawn time, lies on the same curve.
-func (s *Sim) snakeY(x, amp float32) float32 {
-	wx := x + s.Scroll()
+func (s *Sim) snakeY(x, amp float32) float32 { return s.snakeYAt(x+s.Scroll(), amp) }
+
+// snakeYAt is the y of the snake path at world x wx.
+func (s *Sim) snakeYAt(wx, amp float32) float32 {
 	top, bottom := s.stage.Terrain.Span(wx, wx)
 	mid := (top + bottom) / 2
 	if amp <= 0 {
@@ -114,6 +116,7 @@ const (
 	midbossStay  = 1500 // ticks a mid-boss fights before it leaves
 	midbossHoldX = 1450 // screen x where a mid-boss stops
 )
+
 func (s *Sim) spawnMinion(x, y float32) {
 	d := enemyDefaults[EnemyHoming]
 	e := s.spawn(KindEnemy, EnemyHoming, x, y, -d.speed, 0)
@@ -179,7 +182,9 @@ func (s *Sim) sysAI() {
 			// Along the snake path, in straight segments (dead-reckoned between them).
 			vx = -en.Speed
 			if (en.Age-1)%snakeSeg == 0 {
-				ty := s.snakeY(p.X+float32(vx*snakeSeg)/TickRate, en.Amp)
+				// The point snakeSeg ticks ahead, in the world (the scroll moves on meanwhile).
+				wx := p.X + float32((vx+s.scrollVX())*snakeSeg)/TickRate + s.Scroll()
+				ty := s.snakeYAt(wx, en.Amp)
 				vy = float32((ty-p.Y)*TickRate) / snakeSeg
 			}
 		case EnemyMidboss:
@@ -400,10 +405,7 @@ func (s *Sim) onSurface(e ecs.Entity, en *Enemy, p *Position, wvx float32) (vx, 
 	// Stay on the surface (a correction within the dead-reckoning bound costs nothing).
 	s.setPos(e, p, p.X, s.groundY(en.Surface, p.X, sz))
 	wx := p.X + s.Scroll()
-	slope := t.Slope(wx, en.Surface == SurfaceFloor)
-	if en.Surface == SurfaceFloor {
-		slope = -slope // Slope is of the floor's height; y grows down
-	}
+	slope := t.Slope(wx, en.Surface == SurfaceFloor) // d(surface y)/d(world x)
 	return wvx - s.scrollVX(), float32(slope * wvx)
 }
 
@@ -473,7 +475,7 @@ func (s *Sim) midboss(en *Enemy, p *Position, v *Velocity) (vx, vy float32) {
 // 12 parts costs 12·60/partSeg motion records per second, not 12·30.
 const (
 	maxBossParts = 24
-	partSeg      = 10 // ticks per straight segment of a part's path
+	partSeg      = 15 // ticks per straight segment of a part's path
 )
 
 // bossChain is one tail or tentacle of a boss variant. Angles are in 1/65536 turns (y down:
@@ -489,7 +491,7 @@ type bossChain struct {
 }
 
 var bossChains = [3][]bossChain{
-	BossBig: {{n: 12, ax: -110, ay: 220, length: 50, base: 29000, curl: -900, lag: 5200, variant: PartTail}},
+	BossBig: {{n: 12, ax: -110, ay: 200, length: 50, base: 24000, curl: 1300, lag: 5200, variant: PartTail}},
 	BossWall: {
 		{n: 9, ax: -90, ay: -250, length: 50, base: 32768 - 2500, curl: 700, lag: 6000, variant: PartTentacle},
 		{n: 9, ax: -90, ay: 250, length: 50, base: 32768 + 2500, curl: -700, lag: 6000, variant: PartTentacle},

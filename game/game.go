@@ -20,13 +20,14 @@
 //     ship's height and fires on its own every 12 ticks; recalled, it re-attaches on the side it
 //     touches
 //  3. bits: each Bit glides to its place above or below its ship
-//  4. ai: enemy and boss steering (sets Velocity) and firing
+//  4. ai: enemy steering (sets Velocity: flyers, ground walkers and hoppers on the terrain,
+//     snakes, the mid-boss), the boss, its tail or tentacles (chains of boss parts), firing
 //  5. movement: Position += Velocity/TickRate for every entity but ships, Forces and Bits
 //  6. weapons: missiles steer, blue lasers reflect off ceiling, floor and blocks, yellow lasers
 //     reach and crawl along the ceiling and floor, crystal capsules change colour
 //  7. spawn: stage script waves whose scroll position has been reached, then the boss
-//  8. collision: uniform-grid broadphase, then hits (Forces and Bits, shots and beams, ships);
-//     terrain stops shots, beams and enemy bullets and destroys ships
+//  8. collision: uniform-grid broadphase plus terrain (by column), then hits (Forces and Bits,
+//     shots and beams, ships); terrain stops shots, beams and bullets and destroys ships
 //  9. damage: deaths of enemies (score, explosion, drops), capsules taken, the boss, ships
 //     (EventDeath; the ship loses its Force, Bits, laser colour, speed-ups and missiles)
 //  10. timers: respawn, invulnerability, explosion lifetimes
@@ -66,17 +67,28 @@
 //
 //	{"name": "Short", "scrollSpeed": 240,                       // px/s
 //	 "sections": [{"at": 0, "song": 1, "name": "approach"}],     // at: px of scroll, first at 0
-//	 "waves": [{"at": 400, "kind": "sine", "count": 6, "y": 700, // kind: straight|sine|turret|homing|carrier
-//	            "x": 1980, "spacing": 50, "dy": 0,               // member i: scroll at+i*spacing, y+i*dy
+//	 "terrain": {"theme": "base", "start": 4600, "step": 120,   // theme: base|organic; world px
+//	             "ceiling": [0, 40, 80], "floor": [0, 60, 60],   // px from the top / bottom per column
+//	             "blocks": [{"x": 8200, "y": 440, "w": 240, "h": 120}]}, // world x, screen y, size px
+//	 "waves": [{"at": 400, "kind": "sine", "count": 6, "y": 700, // kind: straight|sine|turret|homing|carrier|
+//	            "x": 1980, "spacing": 50, "dy": 0,               //   walker|hopper|snake|midboss
 //	            "speed": 260, "amplitude": 120, "hp": 1,         // optional (0/absent: kind default)
-//	            "fire": 200, "drop": "force"}],                  // fire: ticks between shots (0 never); drop: force|laser
-//	 "boss": {"at": 2600, "kind": "small", "hp": 40, "song": 3,  // kind: big|small
+//	            "fire": 200, "drop": "crystal",                  // fire: ticks between shots (0 never);
+//	            "ground": "floor"}],                             // drop: crystal|bit|speed|missile; ground: floor|ceiling
+//	 "boss": {"at": 2600, "kind": "small", "hp": 40, "song": 3,  // kind: big|small|wall
 //	          "phases": [{"below": 100, "pattern": "fan",        // pattern: fan|aimed|ring|spawn
 //	                      "interval": 70, "bullets": 5, "speed": 280,
 //	                      "open": 120, "closed": 60, "sway": 120}]}}
 //
-// Difficulty scales with the number of players n: enemy and boss HP x(n+1)/2,
-// fire intervals x4/(n+3); the boss fires faster the longer the fight lasts.
+// The terrain (Terrain) is static in the world: world x = screen x + scroll. Ceiling and
+// floor are straight lines between columns; the corridor between them is at least
+// MinCorridor px everywhere, and structures leave one side that wide. Ground kinds stand on
+// the floor or hang from the ceiling (by "ground", else by y: the upper half hangs). A snake
+// wave's first member is the head, the others its body, all on one winding path.
+//
+// Difficulty scales with the number of players n: enemy and boss HP x(n+1)/2 (1 player x1,
+// 2 x1.5, 3 x2, 4 x2.5), fire intervals x4/(n+3) (1 player x1, 4 players x0.57: more
+// bullets); the boss fires faster the longer the fight lasts.
 //
 // The ecs world tick is advanced at the start of Step, so every change made
 // during a Step is stamped with the tick that Sim.Tick returns afterwards.

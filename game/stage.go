@@ -203,11 +203,11 @@ var enemyDefaults = [numEnemyKinds]struct {
 }{
 	EnemyStraight: {speed: 320, hp: 1, fire: 150, score: 100, w: 64, h: 48},
 	EnemySine:     {speed: 260, hp: 1, fire: 200, score: 100, w: 56, h: 56},
-	EnemyTurret:   {speed: 0, hp: 4, fire: 100, score: 300, w: 72, h: 64},
+	EnemyTurret:   {speed: 0, hp: 4, fire: 130, score: 300, w: 72, h: 64},
 	EnemyHoming:   {speed: 300, hp: 2, fire: 0, score: 200, w: 56, h: 48},
 	EnemyCarrier:  {speed: 150, hp: 4, fire: 0, score: 500, w: 96, h: 80},
 	// Ground kinds: speed is along the ground in the world (px/s, walking left).
-	EnemyWalker:    {speed: 70, hp: 3, fire: 140, score: 300, w: 64, h: 56},
+	EnemyWalker:    {speed: 70, hp: 3, fire: 170, score: 300, w: 64, h: 56},
 	EnemyHopper:    {speed: 110, hp: 2, fire: 0, score: 200, w: 56, h: 48},
 	EnemySnake:     {speed: 200, hp: 3, fire: 160, score: 300, w: 64, h: 64},
 	EnemySnakeBody: {speed: 200, hp: 2, fire: 0, score: 100, w: 48, h: 48},

@@ -9,7 +9,7 @@ import (
 )
 
 func TestEmbeddedStages(t *testing.T) {
-	for _, name := range []string{"stage1", "short"} {
+	for _, name := range []string{"stage1", "stage2", "short"} {
 		st, err := LoadStage(name)
 		if err != nil {
 			t.Fatalf("LoadStage(%q): %v", name, err)
@@ -27,8 +27,36 @@ func TestEmbeddedStages(t *testing.T) {
 	for _, w := range st.Waves {
 		seen[w.Kind] = true
 	}
-	if len(seen) < 5 {
-		t.Errorf("stage1 uses %d enemy kinds, want at least 5", len(seen))
+	if len(seen) < 8 {
+		t.Errorf("stage1 uses %d enemy kinds, want at least 8", len(seen))
+	}
+	if st.Terrain.Empty() || st.Terrain.Theme != ThemeBase || st.Boss.Variant != BossBig {
+		t.Errorf("stage1: terrain empty=%v theme %d, boss %d; want a Bydo base and the big boss", st.Terrain.Empty(), st.Terrain.Theme, st.Boss.Variant)
+	}
+	s2, err := LoadStage("stage2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.Terrain.Empty() || s2.Terrain.Theme != ThemeOrganic || s2.Boss.Variant != BossWall || len(s2.Sections) < 2 {
+		t.Errorf("stage2: terrain empty=%v theme %d, boss %d, %d sections; want an organic cave, the wall boss, 2+ sections",
+			s2.Terrain.Empty(), s2.Terrain.Theme, s2.Boss.Variant, len(s2.Sections))
+	}
+	// Between them the two stages use every wave kind (snake-body is part of a snake).
+	for _, w := range s2.Waves {
+		seen[w.Kind] = true
+	}
+	for k := uint8(0); k < numEnemyKinds; k++ {
+		if !seen[k] && k != EnemySnakeBody {
+			t.Errorf("no stage uses enemy kind %q", EnemyKindNames[k])
+		}
+	}
+	// Every music section of stage 2 has its own song, none of stage 1's.
+	for _, sec := range s2.Sections {
+		for _, sec1 := range st.Sections {
+			if sec.Song == sec1.Song {
+				t.Errorf("stage2 section %q plays stage 1's song %d", sec.Name, sec.Song)
+			}
+		}
 	}
 	if len(st.Sections) < 2 || len(st.Boss.Phases) < 2 {
 		t.Errorf("stage1: %d sections, %d boss phases", len(st.Sections), len(st.Boss.Phases))
@@ -173,6 +201,8 @@ func FuzzParseStage(f *testing.F) {
 	f.Add([]byte(baseStage))
 	f.Add([]byte(emptyStage))
 	f.Add([]byte(bossStage))
+	f.Add([]byte(terrainStage))
+	f.Add([]byte(`{"scrollSpeed": 1, "sections": [{"at": 0, "song": 1}], "terrain": {"step": 32, "ceiling": [0, 900], "floor": [0, 0], "blocks": [{"x": 0, "y": 0, "w": 16, "h": 16}]}}`))
 	f.Add([]byte(`{"scrollSpeed": 1e308, "sections": [{"at": 1e400, "song": -1}]}`))
 	f.Add([]byte(`{"waves": [{"count": 9999999999999999999}]}`))
 	f.Add([]byte(`null`))
@@ -198,6 +228,7 @@ func TestHandBuiltStage(t *testing.T) {
 		{},
 		{ScrollSpeed: -5, Waves: []Wave{{Kind: 99, Count: 3}, {Kind: EnemySine, Count: 2, Y: 500, Spacing: 10}}},
 		{ScrollSpeed: 600, Boss: BossSpec{Variant: 7, Phases: []BossPhase{{Pattern: 200}}}},
+		{ScrollSpeed: 100, Terrain: Terrain{Step: 0, Ceil: []float32{100, 200, 300}, Floor: []float32{100}, Blocks: []Block{{X: 10, Y: 10, W: 50, H: 50}}}},
 	}
 	for i, st := range stages {
 		s := NewSim(Config{Seed: 1, Players: 1, Stage: st})

@@ -95,8 +95,9 @@ func (t *Terrain) FloorY(wx float32) float32 {
 	return Height - t.sample(t.Floor, wx)
 }
 
-// Slope returns d(surface y)/d(world x) of the floor (floor true) or the ceiling at world x wx:
-// the slope of the straight segment wx lies on (0 outside the samples).
+// Slope returns d(surface y)/d(world x) of the floor's edge (FloorY, floor true) or the
+// ceiling's edge (CeilY) at world x wx: the slope of the straight segment wx lies on (0 outside
+// the samples).
 func (t *Terrain) Slope(wx float32, floor bool) float32 {
 	h := t.Ceil
 	sign := float32(1)

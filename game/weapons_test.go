@@ -8,10 +8,10 @@ import (
 	"github.com/rtype/rtype/ecs"
 )
 
-// terrainStage is emptyStage (no waves, no boss in reach, scroll 60 px/s) with a terrain of n
+// corridorStage is emptyStage (no waves, no boss in reach, scroll 60 px/s) with a terrain of n
 // samples every 128 px from world x 0: ceiling and floor heights (px) given per sample by
 // ceil(i) and floor(i), plus the blocks (JSON objects) given.
-func terrainStage(t testing.TB, n int, ceil, floor func(i int) int, blocks ...string) *Stage {
+func corridorStage(t testing.TB, n int, ceil, floor func(i int) int, blocks ...string) *Stage {
 	t.Helper()
 	var c, f []string
 	for i := 0; i < n; i++ {
@@ -191,7 +191,7 @@ func TestRedLaserGoesStraightAhead(t *testing.T) {
 
 func TestBlueLaserBouncesOffCeilingFloorAndBlocks(t *testing.T) {
 	// A corridor from y=200 to y=880.
-	st := terrainStage(t, 40, flat(200), flat(200))
+	st := corridorStage(t, 40, flat(200), flat(200))
 	s := NewSim(Config{Seed: 1, Players: 1, Stage: st})
 	armed(s, LaserBlue, 1, ForceFront)
 	step(s, 1, 0)
@@ -235,7 +235,7 @@ func TestBlueLaserBouncesOffCeilingFloorAndBlocks(t *testing.T) {
 	}
 
 	// A block ahead reflects the straight beam back (its side: vx flips).
-	st = terrainStage(t, 40, flat(200), flat(200), `{"x": 1300, "y": 400, "w": 200, "h": 280}`)
+	st = corridorStage(t, 40, flat(200), flat(200), `{"x": 1300, "y": 400, "w": 200, "h": 280}`)
 	s = NewSim(Config{Seed: 1, Players: 1, Stage: st})
 	armed(s, LaserBlue, 1, ForceFront)
 	step(s, 1, 0)
@@ -265,7 +265,7 @@ func TestBlueLaserBouncesOffCeilingFloorAndBlocks(t *testing.T) {
 func TestBlueLaserBouncesALimitedNumberOfTimes(t *testing.T) {
 	// Two blocks facing each other: a beam between them bounces blueBounces times, then the
 	// next contact destroys it.
-	st := terrainStage(t, 40, flat(100), flat(100),
+	st := corridorStage(t, 40, flat(100), flat(100),
 		`{"x": 400, "y": 300, "w": 64, "h": 400}`, `{"x": 1400, "y": 300, "w": 64, "h": 400}`)
 	s := NewSim(Config{Seed: 1, Players: 1, Stage: st})
 	s.queue(bulletReq{kind: KindPlayerBullet, variant: LaserShot(LaserBlue, 1), x: 900, y: 500, vx: laserSpeed,
@@ -289,7 +289,7 @@ func TestYellowLaserCrawlsAlongFloorAndCeiling(t *testing.T) {
 	// A sloping floor (heights 150..330 px) and ceiling.
 	floorH := func(i int) int { return 150 + (i*60)%240 }
 	ceilH := func(i int) int { return 120 + (i*40)%160 }
-	st := terrainStage(t, 60, ceilH, floorH)
+	st := corridorStage(t, 60, ceilH, floorH)
 	tr := &st.Terrain
 	s := NewSim(Config{Seed: 1, Players: 1, Stage: st})
 	armed(s, LaserYellow, 1, ForceFront)
@@ -369,7 +369,7 @@ func TestYellowLaserWithoutTerrainRunsAlongTheEdges(t *testing.T) {
 }
 
 func TestYellowLaserHitsGroundEnemy(t *testing.T) {
-	st := terrainStage(t, 40, flat(150), flat(150))
+	st := corridorStage(t, 40, flat(150), flat(150))
 	s := NewSim(Config{Seed: 1, Players: 1, Stage: st})
 	armed(s, LaserYellow, 1, ForceFront)
 	// A turret standing on the floor, out of the straight line of fire.
@@ -539,7 +539,7 @@ func TestMissilesHome(t *testing.T) {
 }
 
 func TestMissilesStopAtTerrain(t *testing.T) {
-	st := terrainStage(t, 40, flat(300), flat(300))
+	st := corridorStage(t, 40, flat(300), flat(300))
 	s := NewSim(Config{Seed: 1, Players: 1, Stage: st})
 	e := s.PlayerEntity(0)
 	s.c.Player.Get(e).Missile = 1

@@ -1,15 +1,20 @@
 package lobby
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/game"
 )
 
 // ErrClosed is returned by Client methods after Close.
@@ -36,11 +41,18 @@ func (e *ResponseError) Error() string {
 
 // StartInfo is the content of a START push (docs/PROTOCOL.md §2.5.1): the UDP
 // port of the game instance and this player's session token (non-zero u32,
-// carried in every UDP datagram header).
+// carried in every UDP datagram header). Stage is not in the push: it is the
+// lobby's stage from the latest STAGE push received before it (§2.5.4), the
+// stage the game plays; zero if the server sent none.
 type StartInfo struct {
 	Port  int
 	Token uint32
+	Stage StageInfo
 }
+
+// ErrBadStage wraps every error about stage data fetched with GET_STAGE that
+// is not what its hash promises (not gzip, too large, hash mismatch).
+var ErrBadStage = errors.New("lobby: bad stage data")
 
 // maxQueued bounds the START/END pushes kept until WaitStart/WaitEnd.
 const maxQueued = 8
@@ -55,17 +67,19 @@ type Client struct {
 	respCh chan Response // capacity 1: at most one request is pending
 	done   chan struct{} // closed when the reader goroutine ends
 
-	mu      sync.Mutex
-	server  string    // server UUID learnt from its first line
-	id      uuid.UUID // from Authenticate
-	pending string    // command awaiting its response, "" if none
-	code    string    // latest MEMBERS push
-	names   []string
-	starts  []StartInfo
-	ends    []uint8
-	notify  chan struct{} // closed and replaced on every push and on failure
-	err     error         // why the connection is unusable; nil while it works
-	kaDone  chan struct{} // closed when the keep-alive goroutine ends
+	mu        sync.Mutex
+	server    string    // server UUID learnt from its first line
+	id        uuid.UUID // from Authenticate
+	pending   string    // command awaiting its response, "" if none
+	code      string    // latest MEMBERS push
+	names     []string
+	stage     StageInfo // latest STAGE push...
+	stageCode string    // ...and the lobby code it was for
+	starts    []StartInfo
+	ends      []uint8
+	notify    chan struct{} // closed and replaced on every push and on failure
+	err       error         // why the connection is unusable; nil while it works
+	kaDone    chan struct{} // closed when the keep-alive goroutine ends
 }
 
 // KeepAlive is how often an authenticated Client sends GET_LOBBIES so that the server's idle
@@ -161,6 +175,118 @@ func (c *Client) Join(code string) (string, error) {
 		return "", err
 	}
 	return r.Body, nil
+}
+
+// Create sends `JOIN_LOBBY <uuid>;,<stage>` and returns the code of the new
+// lobby, which plays the named stage; stage "" creates a lobby with the
+// server's default stage (as Join("")).
+func (c *Client) Create(stage string) (string, error) {
+	if stage == "" {
+		return c.Join("")
+	}
+	r, err := c.request(CmdJoinLobby, "", stage)
+	if err != nil {
+		return "", err
+	}
+	return r.Body, nil
+}
+
+// SetStage sends SET_STAGE: the lobby's owner changes the stage of the waiting
+// lobby; every member then gets a STAGE push (see Stage).
+func (c *Client) SetStage(name string) error {
+	_, err := c.request(CmdSetStage, name)
+	return err
+}
+
+// Stages sends GET_STAGES and returns the stages the server offers, its
+// default first.
+func (c *Client) Stages() ([]StageInfo, error) {
+	r, err := c.request(CmdGetStages)
+	if err != nil {
+		return nil, err
+	}
+	ss, err := ParseStages(r.Body)
+	if err != nil {
+		return nil, c.fail(fmt.Errorf("%w: %v", ErrProtocol, err))
+	}
+	return ss, nil
+}
+
+// Stage returns the latest STAGE push: the lobby code and the stage it plays
+// (name and hash). Both are zero outside a lobby.
+func (c *Client) Stage() (code string, st StageInfo) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stageCode, c.stage
+}
+
+// FetchStage downloads the stage file whose StageHash is hash with GET_STAGE
+// (parts 0..parts-1, docs/PROTOCOL.md §2.4.8), gunzips it (at most
+// game.MaxStageFileBytes) and checks its hash. A malformed response body is a
+// protocol violation (the connection is closed); data that does not match the
+// hash is an ErrBadStage error.
+func (c *Client) FetchStage(hash string) ([]byte, error) {
+	if !ValidStageHash(hash) {
+		return nil, fmt.Errorf("lobby: stage hash %q is not %d lowercase hex digits", hash, game.StageHashLen)
+	}
+	var gz []byte
+	parts := 1
+	for i := 0; i < parts; i++ {
+		r, err := c.request(CmdGetStage, hash, strconv.Itoa(i))
+		if err != nil {
+			return nil, err
+		}
+		n, data, err := ParseStagePart(r.Body)
+		if err != nil {
+			return nil, c.fail(fmt.Errorf("%w: GET_STAGE %s part %d: %v", ErrProtocol, hash, i, err))
+		}
+		if i == 0 {
+			parts = n
+		} else if n != parts {
+			return nil, fmt.Errorf("%w %s: part %d says %d parts, part 0 said %d", ErrBadStage, hash, i, n, parts)
+		}
+		gz = append(gz, data...)
+	}
+	return DecodeStage(hash, gz)
+}
+
+// DecodeStage gunzips the gzip stream gz of a stage file (at most
+// game.MaxStageFileBytes once decompressed) and checks that its StageHash is
+// hash; errors wrap ErrBadStage.
+func DecodeStage(hash string, gz []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: not gzip data: %v", ErrBadStage, hash, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(zr, game.MaxStageFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: corrupt gzip data: %v", ErrBadStage, hash, err)
+	}
+	if len(data) > game.MaxStageFileBytes {
+		return nil, fmt.Errorf("%w %s: more than %d bytes once decompressed", ErrBadStage, hash, game.MaxStageFileBytes)
+	}
+	if got := game.StageHash(data); got != hash {
+		return nil, fmt.Errorf("%w: the data fetched for %s hashes to %s", ErrBadStage, hash, got)
+	}
+	return data, nil
+}
+
+// ResolveStage returns the stage name whose file hashes to hash: the embedded
+// stage of that name when its hash matches (no network), else the file fetched
+// from the server (FetchStage) and parsed with game.ParseStage.
+func (c *Client) ResolveStage(name, hash string) (*game.StageFile, error) {
+	if f, err := game.EmbeddedStageFile(name); err == nil && f.Hash == hash {
+		return f, nil
+	}
+	data, err := c.FetchStage(hash)
+	if err != nil {
+		return nil, err
+	}
+	f, err := game.NewStageFile(name, "stage "+name+" ("+hash+") from the server", data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadStage, err)
+	}
+	return f, nil
 }
 
 // Start asks the server to start the lobby's game; the START push follows
@@ -365,6 +491,9 @@ func (c *Client) dispatch(line []byte) error {
 			if p == CmdLeave {
 				c.code, c.names = "", nil
 			}
+			if p == CmdLeave || r.Body != c.stageCode {
+				c.stage, c.stageCode = StageInfo{}, ""
+			}
 		}
 		c.respCh <- r
 		return nil
@@ -388,12 +517,17 @@ func (c *Client) dispatch(line []byte) error {
 		if err1 != nil || err2 != nil || port == 0 || tok == 0 {
 			return fmt.Errorf("%w: bad START push %q", ErrProtocol, line)
 		}
-		c.starts = appendBounded(c.starts, StartInfo{Port: int(port), Token: uint32(tok)})
+		c.starts = appendBounded(c.starts, StartInfo{Port: int(port), Token: uint32(tok), Stage: c.stage})
 	case PushMembers:
 		if len(cmd.Args) < 1 {
 			return fmt.Errorf("%w: MEMBERS push without lobby code", ErrProtocol)
 		}
 		c.code, c.names = cmd.Args[0], append([]string(nil), cmd.Args[1:]...)
+	case PushStage:
+		if len(cmd.Args) != 3 || !ValidCode(cmd.Args[0]) || !game.ValidStageName(cmd.Args[1]) || !ValidStageHash(cmd.Args[2]) {
+			return fmt.Errorf("%w: bad STAGE push %q", ErrProtocol, line)
+		}
+		c.stageCode, c.stage = cmd.Args[0], StageInfo{Name: cmd.Args[1], Hash: cmd.Args[2]}
 	case PushEnd:
 		var res uint64
 		if len(cmd.Args) == 1 {

@@ -2,11 +2,14 @@ package lobby
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/rtype/rtype/game"
 )
 
 // MaxLine is the largest lobby line in bytes, the terminating CRLF included
@@ -21,18 +24,23 @@ const (
 	CodeWrongRequest = 500 // malformed line, unknown command, bad arguments or refused action
 )
 
-// Client command names (seed 004 §2.4) and server push names (seed 004 §2.3;
-// MEMBERS and END are extensions, docs/PROTOCOL.md §2.5).
+// Client command names (seed 004 §2.4; GET_STAGES, SET_STAGE and GET_STAGE are
+// extensions, docs/PROTOCOL.md §2.4.6-§2.4.8) and server push names (seed 004
+// §2.3; MEMBERS, END and STAGE are extensions, docs/PROTOCOL.md §2.5).
 const (
 	CmdAuthenticate = "AUTHENTICATE"
 	CmdGetLobbies   = "GET_LOBBIES"
 	CmdJoinLobby    = "JOIN_LOBBY"
 	CmdStart        = "START"
 	CmdLeave        = "LEAVE"
+	CmdGetStages    = "GET_STAGES"
+	CmdSetStage     = "SET_STAGE"
+	CmdGetStage     = "GET_STAGE"
 
 	PushStart   = "START"
 	PushMembers = "MEMBERS"
 	PushEnd     = "END"
+	PushStage   = "STAGE"
 )
 
 // ErrLineTooLong is returned when a line (CRLF included) exceeds MaxLine bytes.
@@ -203,17 +211,19 @@ func AppendResponse(buf []byte, r Response) ([]byte, error) {
 	return append(buf, '\r', '\n'), nil
 }
 
-// LobbyInfo is one entry of the GET_LOBBIES list (seed 004 §2.2.2): the join
-// code, the number of members (0..4) and whether a game is running.
+// LobbyInfo is one entry of the GET_LOBBIES list (seed 004 §2.2.2, extended
+// with the stage, docs/PROTOCOL.md §2.2.2): the join code, the number of
+// members (0..4), whether a game is running and the name of the lobby's stage.
 type LobbyInfo struct {
 	Code    string
 	Players int
 	Running bool
+	Stage   string
 }
 
 // AppendLobbies appends the GET_LOBBIES response body, one
-// "(<code>,<players>,<true|false>);" per lobby (seed 004 §2.2.2; an empty list
-// is an empty body).
+// "(<code>,<players>,<true|false>,<stage>);" per lobby (an empty list is an
+// empty body).
 func AppendLobbies(buf []byte, ls []LobbyInfo) []byte {
 	for _, l := range ls {
 		buf = append(buf, '(')
@@ -222,6 +232,8 @@ func AppendLobbies(buf []byte, ls []LobbyInfo) []byte {
 		buf = strconv.AppendInt(buf, int64(l.Players), 10)
 		buf = append(buf, ',')
 		buf = strconv.AppendBool(buf, l.Running)
+		buf = append(buf, ',')
+		buf = append(buf, l.Stage...)
 		buf = append(buf, ')', ';')
 	}
 	return buf
@@ -229,7 +241,8 @@ func AppendLobbies(buf []byte, ls []LobbyInfo) []byte {
 
 // ParseLobbies parses a GET_LOBBIES response body written by AppendLobbies.
 // Codes must be valid join codes, players 0..4 in decimal without sign or
-// leading zero, running exactly "true" or "false"; every entry ends with ';'.
+// leading zero, running exactly "true" or "false", stage a valid stage name
+// (game.ValidStageName); every entry ends with ';'.
 func ParseLobbies(body string) ([]LobbyInfo, error) {
 	var out []LobbyInfo
 	for body != "" {
@@ -240,11 +253,11 @@ func ParseLobbies(body string) ([]LobbyInfo, error) {
 		entry := body[:end]
 		body = body[end+1:]
 		if len(entry) < 2 || entry[0] != '(' || entry[len(entry)-1] != ')' {
-			return nil, syntaxErr("lobby entry %q is not (code,players,running)", entry)
+			return nil, syntaxErr("lobby entry %q is not (code,players,running,stage)", entry)
 		}
 		f := strings.Split(entry[1:len(entry)-1], ",")
-		if len(f) != 3 {
-			return nil, syntaxErr("lobby entry %q is not (code,players,running)", entry)
+		if len(f) != 4 {
+			return nil, syntaxErr("lobby entry %q is not (code,players,running,stage)", entry)
 		}
 		if !ValidCode(f[0]) {
 			return nil, syntaxErr("lobby entry %q: invalid code", entry)
@@ -260,9 +273,108 @@ func ParseLobbies(body string) ([]LobbyInfo, error) {
 		default:
 			return nil, syntaxErr("lobby entry %q: running must be true or false", entry)
 		}
-		out = append(out, LobbyInfo{Code: f[0], Players: int(f[1][0] - '0'), Running: running})
+		if !game.ValidStageName(f[3]) {
+			return nil, syntaxErr("lobby entry %q: invalid stage name", entry)
+		}
+		out = append(out, LobbyInfo{Code: f[0], Players: int(f[1][0] - '0'), Running: running, Stage: f[3]})
 	}
 	return out, nil
+}
+
+// StageInfo names one stage a server offers: its name and the StageHash of its
+// file (docs/PROTOCOL.md §2.4.6).
+type StageInfo struct {
+	Name string
+	Hash string
+}
+
+// ValidStageHash reports whether s is a stage hash: game.StageHashLen
+// lowercase hex digits.
+func ValidStageHash(s string) bool {
+	if len(s) != game.StageHashLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) && (s[i] < 'a' || s[i] > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// AppendStages appends the GET_STAGES response body: "<name>:<hash>" per
+// stage, separated by ',' (the server's default first).
+func AppendStages(buf []byte, ss []StageInfo) []byte {
+	for i, st := range ss {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, st.Name...)
+		buf = append(buf, ':')
+		buf = append(buf, st.Hash...)
+	}
+	return buf
+}
+
+// ParseStages parses a GET_STAGES response body: one or more
+// "<name>:<hash>" separated by ',', names unique.
+func ParseStages(body string) ([]StageInfo, error) {
+	if body == "" {
+		return nil, syntaxErr("empty stage list")
+	}
+	var out []StageInfo
+	for _, e := range strings.Split(body, ",") {
+		name, hash, ok := strings.Cut(e, ":")
+		if !ok || !game.ValidStageName(name) || !ValidStageHash(hash) {
+			return nil, syntaxErr("stage entry %q is not <name>:<16 hex digits>", e)
+		}
+		for _, o := range out {
+			if o.Name == name {
+				return nil, syntaxErr("stage %q listed twice", name)
+			}
+		}
+		out = append(out, StageInfo{Name: name, Hash: hash})
+	}
+	return out, nil
+}
+
+// StagePartBytes is the most gzip bytes one GET_STAGE part carries (before
+// base64): a response line stays under 2800 bytes (docs/PROTOCOL.md §2.4.8).
+const StagePartBytes = 2048
+
+// MaxStageParts bounds the number of parts of one stage file.
+const MaxStageParts = 1024
+
+// AppendStagePart appends the GET_STAGE response body "<parts>,<base64>".
+func AppendStagePart(buf []byte, parts int, gz []byte) []byte {
+	buf = strconv.AppendInt(buf, int64(parts), 10)
+	buf = append(buf, ',')
+	return base64.StdEncoding.AppendEncode(buf, gz)
+}
+
+// ParseStagePart parses a GET_STAGE response body: parts is 1..MaxStageParts
+// in decimal, the data standard base64 (with padding) of 1..StagePartBytes
+// bytes.
+func ParseStagePart(body string) (parts int, gz []byte, err error) {
+	p, b64, ok := strings.Cut(body, ",")
+	if !ok {
+		return 0, nil, syntaxErr("stage part is not <parts>,<base64>")
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > MaxStageParts || p[0] == '0' || p[0] == '+' {
+		return 0, nil, syntaxErr("stage part count %q is not 1..%d", p, MaxStageParts)
+	}
+	if len(b64) == 0 || len(b64) > base64.StdEncoding.EncodedLen(StagePartBytes) {
+		return 0, nil, syntaxErr("stage part data must be 1..%d bytes of base64", base64.StdEncoding.EncodedLen(StagePartBytes))
+	}
+	if strings.ContainsAny(b64, "\r\n") { // the decoder skips them; they are never in a body
+		return 0, nil, syntaxErr("stage part data is not standard base64")
+	}
+	gz, err = base64.StdEncoding.Strict().DecodeString(b64)
+	if err != nil {
+		return 0, nil, syntaxErr("stage part data is not standard base64: %v", err)
+	}
+	return n, gz, nil
 }
 
 // CodeAlphabet holds the 32 characters of lobby join codes: A-Z and 2-9

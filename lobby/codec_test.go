@@ -174,9 +174,9 @@ func TestIsResponse(t *testing.T) {
 }
 
 func TestLobbiesBody(t *testing.T) {
-	ls := []LobbyInfo{{"K7QF2", 2, false}, {"ABCD3", 4, true}}
+	ls := []LobbyInfo{{"K7QF2", 2, false, "stage1"}, {"ABCD3", 4, true, "short"}}
 	body := string(AppendLobbies(nil, ls))
-	if want := "(K7QF2,2,false);(ABCD3,4,true);"; body != want {
+	if want := "(K7QF2,2,false,stage1);(ABCD3,4,true,short);"; body != want {
 		t.Fatalf("AppendLobbies = %q, want %q", body, want)
 	}
 	got, err := ParseLobbies(body)
@@ -190,15 +190,18 @@ func TestLobbiesBody(t *testing.T) {
 		t.Fatal("empty list must give an empty body")
 	}
 	for _, bad := range []string{
-		"(K7QF2,2,false)",                // missing ';'
-		"K7QF2,2,false;",                 // missing parentheses
-		"(K7QF2,2);",                     // missing field
-		"(K7QF2,5,false);",               // more than 4 players
-		"(K7QF2,-1,false);",              // negative
-		"(K7QF2,2,yes);",                 // not a bool
-		"(K7QF0,2,false);",               // '0' is not in the alphabet
-		"(k7qf2,2,false);",               // lower case
-		"(K7QF2,2,false);(ABCD3,1,true)", // second entry without ';'
+		"(K7QF2,2,false,s)",                  // missing ';'
+		"K7QF2,2,false,s;",                   // missing parentheses
+		"(K7QF2,2,false);",                   // the 3-field form of seed 004 (no stage)
+		"(K7QF2,2,false,s,x);",               // extra field
+		"(K7QF2,5,false,s);",                 // more than 4 players
+		"(K7QF2,-1,false,s);",                // negative
+		"(K7QF2,2,yes,s);",                   // not a bool
+		"(K7QF0,2,false,s);",                 // '0' is not in the alphabet
+		"(k7qf2,2,false,s);",                 // lower case
+		"(K7QF2,2,false,);",                  // empty stage
+		"(K7QF2,2,false,a b);",               // space in the stage name
+		"(K7QF2,2,false,s);(ABCD3,1,true,s)", // second entry without ';'
 	} {
 		if got, err := ParseLobbies(bad); err == nil {
 			t.Errorf("ParseLobbies(%q) = %v, want an error", bad, got)
@@ -331,7 +334,9 @@ func FuzzParseResponse(f *testing.F) {
 		"200 " + tSrv + " " + tUser + "\r\n",
 		"200 " + tSrv + " \r\n",
 		"500 " + tSrv + " unknown command FOO\r\n",
-		"200 " + tSrv + " (K7QF2,2,false);\r\n",
+		"200 " + tSrv + " (K7QF2,2,false,stage1);\r\n",
+		"200 " + tSrv + " stage1:0123456789abcdef,short:fedcba9876543210\r\n",
+		"200 " + tSrv + " 1,H4sIAAAAAAAC/w==\r\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -344,7 +349,16 @@ func FuzzParseResponse(f *testing.F) {
 		if err != nil || !bytes.Equal(out, line) {
 			t.Fatalf("round trip: %q -> %#v -> %q, %v", line, r, out, err)
 		}
-		_, _ = ParseLobbies(r.Body) // must not panic
+		// the body parsers never panic, and what they accept formats back to the same body
+		if ls, err := ParseLobbies(r.Body); err == nil && string(AppendLobbies(nil, ls)) != r.Body {
+			t.Fatalf("lobbies round trip: %q -> %v", r.Body, ls)
+		}
+		if ss, err := ParseStages(r.Body); err == nil && string(AppendStages(nil, ss)) != r.Body {
+			t.Fatalf("stages round trip: %q -> %v", r.Body, ss)
+		}
+		if n, gz, err := ParseStagePart(r.Body); err == nil && string(AppendStagePart(nil, n, gz)) != r.Body {
+			t.Fatalf("stage part round trip: %q -> %d, %x", r.Body, n, gz)
+		}
 	})
 }
 

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/game"
 )
 
 // The byte-for-byte examples of docs/PROTOCOL.md §2 (the lobby section) are
@@ -35,7 +37,28 @@ var (
 	gameEndsRE    = regexp.MustCompile(`^the game ends with result ([0-9]+)$`)
 	closesRE      = regexp.MustCompile(`^([A-Z]) closes its connection$`)
 	dropsRE       = regexp.MustCompile(`^the game drops <(UUID-[A-Z0-9]+)>$`)
+	playsRE       = regexp.MustCompile(`^the game plays ([A-Za-z0-9_-]+)$`)
 )
+
+// conformanceStages is the catalogue of the server the examples run against
+// (docs/PROTOCOL.md §2.1.1): the embedded stage1 (the default) and short, and
+// testdata/lobby/tiny.json named "tiny".
+func conformanceStages(t *testing.T) *game.StageCatalogue {
+	t.Helper()
+	var files []*game.StageFile
+	for _, n := range []string{"stage1", "short", "../testdata/lobby/tiny.json"} {
+		f, err := game.LoadStageFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	cat, err := game.NewStageCatalogue("stage1", files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
 
 func loadExchanges(t *testing.T) (string, []exchange) {
 	t.Helper()
@@ -102,7 +125,7 @@ func TestDocExamplesCover(t *testing.T) {
 		}
 	}
 	for _, want := range []string{">AUTHENTICATE", ">GET_LOBBIES", ">JOIN_LOBBY", ">START", ">LEAVE",
-		"<200", "<401", "<500", "<START", "<MEMBERS", "<END"} {
+		">GET_STAGES", ">SET_STAGE", ">GET_STAGE", "<200", "<401", "<500", "<START", "<MEMBERS", "<END", "<STAGE"} {
 		if !seen[want] {
 			t.Errorf("%s: no example with %q", path, want)
 		}
@@ -134,7 +157,7 @@ type replayer struct {
 func replayExchange(t *testing.T, path string, ex exchange) {
 	srvID := uuid.New()
 	st := newFakeStarter()
-	_, addr := startServer(t, ServerConfig{ServerUUID: srvID, Starter: st})
+	_, addr := startServer(t, ServerConfig{ServerUUID: srvID, Starter: st, Stages: conformanceStages(t)})
 	r := &replayer{
 		t: t, path: path, addr: addr, st: st,
 		conns:  map[byte]*raw{},
@@ -190,6 +213,8 @@ func placeholderPattern(name string) (string, bool) {
 		return `[` + CodeAlphabet + `]{5}`, true
 	case strings.HasPrefix(name, "TOKEN"):
 		return `[1-9][0-9]{0,9}`, true
+	case strings.HasPrefix(name, "HASH"):
+		return `[0-9a-f]{16}`, true
 	}
 	return "", false
 }
@@ -269,6 +294,14 @@ func (r *replayer) action(s exchangeStep) {
 			t.Fatalf("%s: <%s> not bound", r.where(s), m[1])
 		}
 		expectDrop(t, r.st.lastGame(t), uuid.MustParse(v))
+		return
+	}
+	if m := playsRE.FindStringSubmatch(s.text); m != nil {
+		r.st.mu.Lock()
+		defer r.st.mu.Unlock()
+		if n := len(r.st.calls); n == 0 || r.st.calls[n-1].stage != m[1] {
+			t.Fatalf("%s: the last game started does not play %s (calls %+v)", r.where(s), m[1], r.st.calls)
+		}
 		return
 	}
 	t.Fatalf("%s: unknown action %q", r.where(s), s.text)

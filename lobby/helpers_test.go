@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/uuid"
 	"go.uber.org/goleak"
+
+	"github.com/rtype/rtype/game"
 )
 
 func TestMain(m *testing.M) {
@@ -56,6 +58,7 @@ func (g *fakeGame) end(result uint8) {
 
 type startCall struct {
 	code    string
+	stage   string
 	members []Member
 	game    *fakeGame
 }
@@ -73,14 +76,14 @@ func newFakeStarter() *fakeStarter { return &fakeStarter{ch: make(chan startCall
 
 const fakePort = 4243
 
-func (f *fakeStarter) StartGame(code string, members []Member) (Game, error) {
+func (f *fakeStarter) StartGame(code, stage string, members []Member) (Game, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
 		return nil, f.err
 	}
 	g := &fakeGame{port: fakePort, done: make(chan struct{}), dropCh: make(chan uuid.UUID, 16)}
-	call := startCall{code: code, members: members, game: g}
+	call := startCall{code: code, stage: stage, members: members, game: g}
 	f.calls = append(f.calls, call)
 	f.ch <- call
 	return g, nil
@@ -308,4 +311,14 @@ func contextWithCancel() (context.Context, context.CancelFunc) {
 
 func discardLogger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
+}
+
+// defaultHash is the hash of the embedded stage1, the default stage of a test server.
+func defaultHash(t *testing.T) string {
+	t.Helper()
+	f, err := game.EmbeddedStageFile("stage1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Hash
 }

@@ -1,19 +1,25 @@
 package lobby
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/game"
 )
 
 // MaxPlayers is the largest number of members of one lobby (decision,
@@ -58,22 +64,27 @@ type Game interface {
 }
 
 // Starter starts one game instance for a lobby (implemented by
-// net/instance.Manager). It is called without any lobby lock held; members
-// are in slot order.
+// net/instance.Manager): stage is the name of the lobby's stage, one of
+// ServerConfig.Stages. It is called without any lobby lock held; members are
+// in slot order.
 type Starter interface {
-	StartGame(lobbyCode string, members []Member) (Game, error)
+	StartGame(lobbyCode, stage string, members []Member) (Game, error)
 }
 
 // ServerConfig configures a Server. Zero values get defaults: a random
 // ServerUUID, DefaultMaxLobbies, DefaultIdleTimeout (a negative IdleTimeout
-// disables the idle check), slog.Default(). A nil Starter makes START fail
-// with 500.
+// disables the idle check), slog.Default(), the embedded stages with stage1 as
+// the default (game.LoadStageCatalogue("stage1")). A nil Starter makes START
+// fail with 500.
 type ServerConfig struct {
 	ServerUUID  uuid.UUID
 	MaxLobbies  int
 	IdleTimeout time.Duration
 	Starter     Starter
 	Logger      *slog.Logger
+	// Stages are the stages lobbies may play (GET_STAGES, GET_STAGE); a new
+	// lobby plays Stages.Default() unless its creator names another.
+	Stages *game.StageCatalogue
 }
 
 // Server is the TCP lobby server (docs/PROTOCOL.md §2, seed 004 §2). Each
@@ -85,10 +96,13 @@ type Server struct {
 	cfg ServerConfig
 	srv string
 	log *slog.Logger
+	// stageParts holds, per stage hash, the 200 bodies of GET_STAGE part 0, 1, ...
+	stageParts map[string][]string
 
 	mu      sync.Mutex // lobby state: lobbies, conn.lobby/id/name/authed
 	ctx     context.Context
 	lobbies map[string]*lobbyState
+	created uint64 // lobbies created so far (lobbyState.created)
 
 	connsMu sync.Mutex
 	conns   map[*conn]struct{}
@@ -106,7 +120,9 @@ const (
 
 type lobbyState struct {
 	code    string
-	members []*conn // join order; members[0] is the owner
+	created uint64          // creation order (GET_LOBBIES lists the oldest first)
+	stage   *game.StageFile // what START plays; changed by SET_STAGE while waiting
+	members []*conn         // join order; members[0] is the owner
 	phase   lobbyPhase
 	game    Game
 	// leftWhileStarting holds members that left while StartGame ran; they
@@ -145,13 +161,41 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Server{
-		cfg:     cfg,
-		srv:     cfg.ServerUUID.String(),
-		log:     cfg.Logger,
-		conns:   make(map[*conn]struct{}),
-		lobbies: make(map[string]*lobbyState),
+	if cfg.Stages == nil {
+		cat, err := game.LoadStageCatalogue("stage1")
+		if err != nil { // the embedded stages are checked by game's tests
+			panic("lobby: the embedded stages do not load: " + err.Error())
+		}
+		cfg.Stages = cat
 	}
+	s := &Server{
+		cfg:        cfg,
+		srv:        cfg.ServerUUID.String(),
+		log:        cfg.Logger,
+		conns:      make(map[*conn]struct{}),
+		lobbies:    make(map[string]*lobbyState),
+		stageParts: make(map[string][]string),
+	}
+	for _, f := range cfg.Stages.Files() {
+		s.stageParts[f.Hash] = stageBodies(f.Data)
+	}
+	return s
+}
+
+// stageBodies gzips data (level 9, no name, mtime 0) and returns the GET_STAGE
+// response bodies of its parts (docs/PROTOCOL.md §2.4.8).
+func stageBodies(data []byte) []string {
+	var gz bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression) // a valid level: no error
+	w.Write(data)                                          // writes to a bytes.Buffer do not fail
+	w.Close()
+	b := gz.Bytes()
+	n := (len(b) + StagePartBytes - 1) / StagePartBytes
+	out := make([]string, n)
+	for i := range out {
+		out[i] = string(AppendStagePart(nil, n, b[i*StagePartBytes:min(len(b), (i+1)*StagePartBytes)]))
+	}
+	return out
 }
 
 // Serve accepts lobby connections on ln until ctx is cancelled or ln fails.
@@ -210,7 +254,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// Lobbies returns a snapshot of the live lobbies sorted by code.
+// Lobbies returns a snapshot of the live lobbies, the oldest first.
 func (s *Server) Lobbies() []LobbyInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -218,11 +262,15 @@ func (s *Server) Lobbies() []LobbyInfo {
 }
 
 func (s *Server) lobbiesLocked() []LobbyInfo {
-	out := make([]LobbyInfo, 0, len(s.lobbies))
+	ls := make([]*lobbyState, 0, len(s.lobbies))
 	for _, l := range s.lobbies {
-		out = append(out, LobbyInfo{Code: l.code, Players: len(l.members), Running: l.phase != phaseWaiting})
+		ls = append(ls, l)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
+	sort.Slice(ls, func(i, j int) bool { return ls[i].created < ls[j].created })
+	out := make([]LobbyInfo, len(ls))
+	for i, l := range ls {
+		out[i] = LobbyInfo{Code: l.code, Players: len(l.members), Running: l.phase != phaseWaiting, Stage: l.stage.Name}
+	}
 	return out
 }
 
@@ -338,8 +386,14 @@ func (c *conn) writeLoop() {
 	}
 }
 
+// reply queues a response. Error bodies (reasons) are sanitized and cut to 256
+// bytes; 200 bodies are sent whole (GET_LOBBIES, GET_STAGES and GET_STAGE
+// bodies can be longer, and are built valid).
 func (c *conn) reply(s *Server, code int, body string) {
-	line, err := AppendResponse(nil, Response{Code: code, Header: s.srv, Body: sanitize(body)})
+	if code != CodeOK {
+		body = sanitize(body)
+	}
+	line, err := AppendResponse(nil, Response{Code: code, Header: s.srv, Body: body})
 	if err != nil { // cannot happen after sanitize; never send a broken line
 		line, _ = AppendResponse(nil, Response{Code: CodeWrongRequest, Header: s.srv, Body: "internal error"})
 	}
@@ -401,7 +455,7 @@ func (s *Server) handle(c *conn, line []byte) {
 	case CmdAuthenticate:
 		s.authenticate(c, cmd)
 		return
-	case CmdGetLobbies, CmdJoinLobby, CmdStart, CmdLeave:
+	case CmdGetLobbies, CmdJoinLobby, CmdStart, CmdLeave, CmdGetStages, CmdSetStage, CmdGetStage:
 	default:
 		name := cmd.Name
 		if len(name) > 32 {
@@ -427,6 +481,12 @@ func (s *Server) handle(c *conn, line []byte) {
 		s.start(c, cmd)
 	case CmdLeave:
 		s.leave(c, cmd)
+	case CmdGetStages:
+		s.getStages(c, cmd)
+	case CmdSetStage:
+		s.setStage(c, cmd)
+	case CmdGetStage:
+		s.getStage(c, cmd)
 	}
 }
 
@@ -480,15 +540,26 @@ func (s *Server) authenticate(c *conn, cmd Command) {
 }
 
 func (s *Server) join(c *conn, cmd Command) {
-	if len(cmd.Args) > 1 {
-		c.reply(s, CodeWrongRequest, "JOIN_LOBBY takes one argument, the lobby code (empty creates a lobby)")
+	if len(cmd.Args) > 2 {
+		c.reply(s, CodeWrongRequest, "JOIN_LOBBY takes a lobby code, or an empty code and a stage name to create a lobby")
 		return
 	}
 	code := ""
-	if len(cmd.Args) == 1 {
+	if len(cmd.Args) >= 1 {
 		code = upper(cmd.Args[0])
 		if code != "" && !ValidCode(code) {
 			c.reply(s, CodeWrongRequest, "invalid lobby code: 5 characters of "+CodeAlphabet)
+			return
+		}
+	}
+	stage := s.cfg.Stages.Default()
+	if len(cmd.Args) == 2 {
+		if code != "" {
+			c.reply(s, CodeWrongRequest, "a stage is chosen only when creating a lobby: JOIN_LOBBY <uuid>;,<stage>")
+			return
+		}
+		if stage = s.cfg.Stages.ByName(cmd.Args[1]); stage == nil {
+			c.reply(s, CodeWrongRequest, s.unknownStage(cmd.Args[1]))
 			return
 		}
 	}
@@ -536,15 +607,17 @@ func (s *Server) join(c *conn, cmd Command) {
 			}
 			return
 		}
-		l = &lobbyState{code: code}
+		s.created++
+		l = &lobbyState{code: code, stage: stage, created: s.created}
 		s.lobbies[code] = l
-		s.log.Info("lobby created", "code", code, "user", c.id.String(), "name", c.name, "lobbies", len(s.lobbies))
+		s.log.Info("lobby created", "code", code, "stage", stage.Name, "user", c.id.String(), "name", c.name, "lobbies", len(s.lobbies))
 	}
 	l.members = append(l.members, c)
 	c.lobby = l
 	s.log.Info("lobby joined", "code", l.code, "user", c.id.String(), "name", c.name, "players", len(l.members))
 	c.reply(s, CodeOK, l.code)
 	s.pushMembersLocked(l)
+	s.pushStageLocked(c, l)
 	s.mu.Unlock()
 	if drop != nil {
 		drop()
@@ -621,6 +694,82 @@ func (s *Server) pushMembersLocked(l *lobbyState) {
 	}
 }
 
+// pushStageLocked tells c the stage of its lobby l (docs/PROTOCOL.md §2.5.4).
+func (s *Server) pushStageLocked(c *conn, l *lobbyState) {
+	s.push(c, PushStage, l.code, l.stage.Name, l.stage.Hash)
+}
+
+func (s *Server) unknownStage(name string) string {
+	return fmt.Sprintf("unknown stage %q (offered: %s)", name, strings.Join(s.cfg.Stages.Names(), ", "))
+}
+
+func (s *Server) getStages(c *conn, cmd Command) {
+	if len(cmd.Args) > 0 {
+		c.reply(s, CodeWrongRequest, "GET_STAGES takes no arguments")
+		return
+	}
+	files := s.cfg.Stages.Files()
+	ss := make([]StageInfo, len(files))
+	for i, f := range files {
+		ss[i] = StageInfo{Name: f.Name, Hash: f.Hash}
+	}
+	c.reply(s, CodeOK, string(AppendStages(nil, ss)))
+}
+
+func (s *Server) setStage(c *conn, cmd Command) {
+	if len(cmd.Args) != 1 {
+		c.reply(s, CodeWrongRequest, "SET_STAGE takes one argument, the stage name")
+		return
+	}
+	st := s.cfg.Stages.ByName(cmd.Args[0])
+	if st == nil {
+		c.reply(s, CodeWrongRequest, s.unknownStage(cmd.Args[0]))
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := c.lobby
+	switch {
+	case l == nil:
+		c.reply(s, CodeWrongRequest, "not in a lobby")
+		return
+	case l.phase != phaseWaiting:
+		c.reply(s, CodeWrongRequest, "lobby "+l.code+" is running a game")
+		return
+	case l.members[0] != c:
+		c.reply(s, CodeWrongRequest, "only the lobby owner ("+l.members[0].name+") may change the stage")
+		return
+	}
+	c.reply(s, CodeOK, "OK")
+	if l.stage == st {
+		return
+	}
+	l.stage = st
+	s.log.Info("lobby stage set", "code", l.code, "stage", st.Name, "user", c.id.String())
+	for _, m := range l.members {
+		s.pushStageLocked(m, l)
+	}
+}
+
+func (s *Server) getStage(c *conn, cmd Command) {
+	if len(cmd.Args) != 2 {
+		c.reply(s, CodeWrongRequest, "GET_STAGE takes two arguments, the stage hash and the part number")
+		return
+	}
+	parts := s.stageParts[cmd.Args[0]]
+	if parts == nil {
+		c.reply(s, CodeWrongRequest, fmt.Sprintf("unknown stage hash %q", cmd.Args[0]))
+		return
+	}
+	p := cmd.Args[1]
+	i, err := strconv.Atoi(p)
+	if err != nil || len(p) > 4 || (len(p) > 1 && p[0] == '0') || p[0] == '+' || p[0] == '-' || i >= len(parts) {
+		c.reply(s, CodeWrongRequest, fmt.Sprintf("part %q out of range: stage %s has parts 0..%d", p, cmd.Args[0], len(parts)-1))
+		return
+	}
+	c.reply(s, CodeOK, parts[i])
+}
+
 func (s *Server) leave(c *conn, cmd Command) {
 	if len(cmd.Args) > 0 {
 		c.reply(s, CodeWrongRequest, "LEAVE takes no arguments")
@@ -674,6 +823,7 @@ func (s *Server) start(c *conn, cmd Command) {
 		c.reply(s, CodeWrongRequest, "no game server available")
 		return
 	}
+	stage := l.stage.Name
 	members := make([]Member, len(l.members))
 	tokens := make(map[*conn]uint32, len(l.members))
 	for i, m := range l.members {
@@ -692,7 +842,7 @@ func (s *Server) start(c *conn, cmd Command) {
 	l.phase = phaseStarting
 	s.mu.Unlock()
 
-	g, err := s.cfg.Starter.StartGame(l.code, append([]Member(nil), members...))
+	g, err := s.cfg.Starter.StartGame(l.code, stage, append([]Member(nil), members...))
 	if err == nil && g == nil {
 		err = errors.New("starter returned no game")
 	}
@@ -719,7 +869,7 @@ func (s *Server) start(c *conn, cmd Command) {
 	for _, m := range l.members {
 		s.push(m, PushStart, ps, strconv.FormatUint(uint64(tokens[m]), 10))
 	}
-	s.log.Info("lobby started", "code", l.code, "players", len(l.members), "port", port, "user", c.id.String())
+	s.log.Info("lobby started", "code", l.code, "stage", stage, "players", len(l.members), "port", port, "user", c.id.String())
 	s.wg.Add(1) // this goroutine is counted too, so Serve's Wait cannot have returned
 	go s.watch(l, g)
 	s.mu.Unlock()

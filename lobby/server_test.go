@@ -43,7 +43,7 @@ func TestFullFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []LobbyInfo{{code, 2, false}}; !reflect.DeepEqual(ls, want) {
+	if want := []LobbyInfo{{code, 2, false, "stage1"}}; !reflect.DeepEqual(ls, want) {
 		t.Fatalf("Lobbies = %v, want %v", ls, want)
 	}
 
@@ -56,8 +56,8 @@ func TestFullFlow(t *testing.T) {
 	case <-time.After(waitTime):
 		t.Fatal("StartGame not called")
 	}
-	if call.code != code || len(call.members) != 2 {
-		t.Fatalf("StartGame(%q, %v)", call.code, call.members)
+	if call.code != code || call.stage != "stage1" || len(call.members) != 2 {
+		t.Fatalf("StartGame(%q, %q, %v), want the default stage stage1", call.code, call.stage, call.members)
 	}
 	for i, m := range call.members {
 		wantID, wantName := aliceID, "alice"
@@ -79,13 +79,14 @@ func TestFullFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if as != (StartInfo{fakePort, call.members[0].Token}) || bs != (StartInfo{fakePort, call.members[1].Token}) {
+	def := StageInfo{"stage1", defaultHash(t)}
+	if as != (StartInfo{fakePort, call.members[0].Token, def}) || bs != (StartInfo{fakePort, call.members[1].Token, def}) {
 		t.Fatalf("START pushes alice=%+v bob=%+v, want port %d and own tokens %d/%d",
 			as, bs, fakePort, call.members[0].Token, call.members[1].Token)
 	}
 
 	// Running: listed as running, joins refused, START refused.
-	if ls, _ := carol.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 2, true}}) {
+	if ls, _ := carol.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 2, true, "stage1"}}) {
 		t.Fatalf("Lobbies while running = %v", ls)
 	}
 	_, err = carol.Join(code)
@@ -99,7 +100,7 @@ func TestFullFlow(t *testing.T) {
 			t.Fatalf("WaitEnd = %d, %v; want 1", res, err)
 		}
 	}
-	if ls, _ := carol.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 2, false}}) {
+	if ls, _ := carol.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 2, false, "stage1"}}) {
 		t.Fatalf("Lobbies after END = %v, want waiting", ls)
 	}
 	// Waiting again: carol can join now.
@@ -214,7 +215,7 @@ func TestSwitchLobby(t *testing.T) {
 		t.Fatal(err)
 	}
 	ls, _ := c.Lobbies()
-	if !reflect.DeepEqual(ls, []LobbyInfo{{lb, 3, false}}) {
+	if !reflect.DeepEqual(ls, []LobbyInfo{{lb, 3, false, "stage1"}}) {
 		t.Fatalf("Lobbies = %v, want only %s with 3 players", ls, lb)
 	}
 }
@@ -299,6 +300,7 @@ func TestLongLineClosesConnection(t *testing.T) {
 	r.send("JOIN_LOBBY " + id + ";\r\n")
 	r.line()
 	r.line() // MEMBERS
+	r.line() // STAGE
 	// A line of exactly MaxLine bytes is still a line (here: wrong arguments).
 	exact := "GET_LOBBIES " + id + ";"
 	exact += strings.Repeat("x", MaxLine-len(exact)-2) + "\r\n"
@@ -337,7 +339,8 @@ func TestIdleTimeout(t *testing.T) {
 	// A player in a running game is not idle-closed; after END it is.
 	busy.send("JOIN_LOBBY " + id + ";\r\n")
 	busy.line()
-	busy.line()
+	busy.line() // MEMBERS
+	busy.line() // STAGE
 	busy.send("START " + id + ";\r\n")
 	busy.line()
 	busy.line() // START push
@@ -364,7 +367,7 @@ func TestVanishedClientRemoved(t *testing.T) {
 	waitMembers(t, a, code, "a", "b")
 	b.Close()
 	waitMembers(t, a, code, "a")
-	if ls := srv.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 1, false}}) {
+	if ls := srv.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 1, false, "stage1"}}) {
 		t.Fatalf("Lobbies = %v", ls)
 	}
 	a.Close()
@@ -433,7 +436,7 @@ func TestStartFailure(t *testing.T) {
 	if re := respErr(t, a.Start(), 500); !strings.Contains(re.Reason, "no free udp port") {
 		t.Fatalf("reason %q does not carry the starter's error", re.Reason)
 	}
-	if ls := srv.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 1, false}}) {
+	if ls := srv.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 1, false, "stage1"}}) {
 		t.Fatalf("Lobbies after failed start = %v, want waiting", ls)
 	}
 	st.mu.Lock()

@@ -20,6 +20,7 @@ func main() {
 	verbose := flag.Bool("v", false, "log progress to stderr")
 	flag.StringVar(&cfg.Server, "server", "127.0.0.1:4242", "lobby server host:port")
 	flag.StringVar(&cfg.Lobby, "lobby", "", "lobby code to join (empty: create one)")
+	flag.StringVar(&cfg.Stage, "stage", "", "stage of the lobby the bots create, e.g. short (empty: the server's default; see the server's GET_STAGES)")
 	flag.IntVar(&cfg.Players, "players", 1, "number of bots (1..4)")
 	flag.BoolVar(&cfg.Start, "start", false, "start the game once the bots joined (always when -lobby is empty)")
 	flag.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "give up after this long")

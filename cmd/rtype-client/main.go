@@ -1,7 +1,7 @@
 // Command rtype-client is the Ebitengine desktop client: flags → game/client.Run.
 //
 //	rtype-client [-server host:port] [-name NAME] [-fullscreen] [-windowed WxH] [-autoplay]
-//	             [-lobby CODE] [-start] [-screenshot FILE [-screenshot-after FRAMES]] [-mute]
+//	             [-lobby CODE] [-start] [-stage NAME] [-screenshot FILE [-screenshot-after FRAMES]] [-mute]
 //	             [-netsim SPEC] [-config DIR] [-v]
 //
 // Exit status 0 on a normal quit and after writing a screenshot, 1 on an error, 2 on bad flags.
@@ -49,6 +49,7 @@ func run(args []string) int {
 	autoplay := fs.Bool("autoplay", false, "the built-in autopilot flies the ship; go from the title to the game without keys")
 	lobbyCode := fs.String("lobby", "", "join this lobby code without keys (default with -autoplay/-start: create a lobby)")
 	start := fs.Bool("start", false, "send START once in the lobby")
+	stage := fs.String("stage", "", "stage of the lobby created by -autoplay/-start without -lobby, e.g. short (default: the server's)")
 	shot := fs.String("screenshot", "", "write a PNG of the 1920x1080 frame to FILE after -screenshot-after ticks in game, then exit 0")
 	shotAfter := fs.Int("screenshot-after", 300, "60 Hz ticks in game with entities visible before the screenshot")
 	mute := fs.Bool("mute", false, "no audio at all")
@@ -73,7 +74,7 @@ func run(args []string) int {
 	slog.SetDefault(log)
 
 	cfg := client.Config{
-		Name: *name, Fullscreen: *fullscreen, Autoplay: *autoplay, Lobby: *lobbyCode, Start: *start,
+		Name: *name, Fullscreen: *fullscreen, Autoplay: *autoplay, Lobby: *lobbyCode, Start: *start, Stage: *stage,
 		Screenshot: *shot, ScreenshotAfter: *shotAfter, Mute: *mute, NetSim: *netsim, ConfigDir: *configDir, Logger: log,
 	}
 	// -server given explicitly wins over (and is remembered in) the settings file.

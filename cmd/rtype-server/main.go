@@ -1,5 +1,5 @@
-// Command rtype-server hosts rtype games: a TCP lobby (default :4242) and one UDP game instance per
-// started lobby. Every flag can also be set with the environment variable shown by -h.
+// Command rtype-server hosts rtype games: a TCP lobby (default :4242) and one UDP port shared by the
+// game instances of every started lobby. Every flag can also be set with the environment variable shown by -h.
 package main
 
 import (
@@ -7,10 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/rtype/rtype/net/server"
@@ -37,12 +37,12 @@ func envInt(name string, def int) int {
 
 func main() {
 	var cfg server.Config
-	var ports, logFormat, logLevel string
+	var logFormat, logLevel string
 	flag.StringVar(&cfg.Addr, "addr", env("RTYPE_ADDR", ":4242"), "TCP lobby address host:port (env RTYPE_ADDR)")
 	flag.StringVar(&cfg.UDPHost, "udp-addr", env("RTYPE_UDP_ADDR", ""), "host game instances bind UDP on; empty = all interfaces (env RTYPE_UDP_ADDR)")
-	flag.StringVar(&ports, "udp-ports", env("RTYPE_UDP_PORTS", ""), "UDP port range for game instances, e.g. 4300-4399; empty = chosen by the OS (env RTYPE_UDP_PORTS)")
+	udpPort := flag.String("udp-port", env("RTYPE_UDP_PORT", ""), "UDP port every game shares; empty = the port number of -addr, 0 = chosen by the OS (env RTYPE_UDP_PORT)")
 	flag.IntVar(&cfg.MaxLobbies, "max-lobbies", envInt("RTYPE_MAX_LOBBIES", 64), "maximum number of lobbies at once; 0 or less means the default 64 (env RTYPE_MAX_LOBBIES)")
-	flag.StringVar(&cfg.Stage, "stage", env("RTYPE_STAGE", "stage1"), "stage to play: stage1, short, or a path to a stage JSON file (env RTYPE_STAGE)")
+	flag.StringVar(&cfg.Stage, "stage", env("RTYPE_STAGE", "stage1"), "default stage of new lobbies: an embedded stage (stage1, short, ...) or a path to a stage JSON file, which is then offered too; lobbies may choose any offered stage (env RTYPE_STAGE)")
 	flag.StringVar(&cfg.NetSim, "netsim", env("RTYPE_NETSIM", ""), `simulate a bad network on game sockets, e.g. "lat=75ms,jitter=10ms,loss=5%,dup=1%" (env RTYPE_NETSIM)`)
 	flag.StringVar(&logFormat, "log-format", env("RTYPE_LOG_FORMAT", "text"), "log format: text or json (env RTYPE_LOG_FORMAT)")
 	flag.StringVar(&logLevel, "log-level", env("RTYPE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env RTYPE_LOG_LEVEL)")
@@ -63,16 +63,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "rtype-server: -log-format must be text or json")
 		os.Exit(2)
 	}
-	if ports != "" {
-		lo, hi, ok := strings.Cut(ports, "-")
-		a, err1 := strconv.Atoi(lo)
-		b, err2 := strconv.Atoi(hi)
-		if !ok || err1 != nil || err2 != nil {
-			fmt.Fprintln(os.Stderr, "rtype-server: -udp-ports wants MIN-MAX, e.g. 4300-4399")
-			os.Exit(2)
-		}
-		cfg.PortMin, cfg.PortMax = a, b
+	p := *udpPort
+	if p == "" {
+		_, p, _ = net.SplitHostPort(cfg.Addr)
 	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 0 || n > 65535 {
+		fmt.Fprintf(os.Stderr, "rtype-server: -udp-port %q is not a port number\n", p)
+		os.Exit(2)
+	}
+	cfg.UDPPort = n
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := server.Run(ctx, cfg); err != nil {

@@ -135,7 +135,7 @@ func TestHelpListsEveryFlagWithEnv(t *testing.T) {
 		}
 		seen[name] = true
 	}
-	for _, want := range []string{"addr", "udp-addr", "udp-ports", "max-lobbies", "stage", "netsim", "log-format", "log-level"} {
+	for _, want := range []string{"addr", "udp-addr", "udp-port", "max-lobbies", "stage", "netsim", "log-format", "log-level"} {
 		if !seen[want] {
 			t.Errorf("-h does not list -%s", want)
 		}
@@ -153,7 +153,7 @@ func TestEnvIsRead(t *testing.T) {
 	}{
 		{"RTYPE_LOG_LEVEL=loud", 2, "-log-level"},
 		{"RTYPE_STAGE=/nonexistent/stage.json", 1, "stage"},
-		{"RTYPE_UDP_PORTS=9-", 2, "-udp-ports"},
+		{"RTYPE_UDP_PORT=9-", 2, "-udp-port"},
 	} {
 		cmd := exec.Command(binary(t), "-addr", "127.0.0.1:"+strconv.Itoa(freePort(t)))
 		cmd.Env = append(os.Environ(), tc.env)

@@ -23,7 +23,7 @@ func benchFrame(b *testing.B, gpu bool) {
 	if os.Getenv("DISPLAY") == "" {
 		b.Skip("needs a display (run under xvfb-run)")
 	}
-	cfg := Config{local: demoWorld(300), Mute: true, ConfigDir: b.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	cfg := Config{local: demoWorld(300), Mute: true, ConfigDir: b.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), terrain: demoTerrain()}
 	a, err := newApp(context.Background(), cfg)
 	if err != nil {
 		b.Fatal(err)

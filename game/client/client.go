@@ -29,6 +29,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
@@ -67,6 +69,9 @@ type Config struct {
 	Lobby string
 	// Start sends START once in the lobby.
 	Start bool
+	// Stage is the stage of the lobby the keyless flow creates (Autoplay or Start without
+	// Lobby); "" = the server's default.
+	Stage string
 	// Screenshot, when set, writes a PNG of the whole 1920×1080 frame to this path after
 	// ScreenshotAfter 60 Hz ticks in game with entities visible (default 300 = 5 s), then Run
 	// returns nil. The PNG is the frame drawn right after that tick.
@@ -88,6 +93,11 @@ type Config struct {
 	exitAfter int
 	// noVsync draws as fast as possible (harness measurements).
 	noVsync bool
+	// terrain, when set (harness), is drawn instead of the stage's terrain.
+	terrain *game.Terrain
+	// viaCanvas draws every frame into an offscreen canvas copied to the screen, so the last
+	// frame can be read back (menu screenshots); screenshot runs do it for their last frame only.
+	viaCanvas bool
 }
 
 // Run opens the window and runs the client until the window is closed, Quit is chosen, ctx is
@@ -132,7 +142,7 @@ type app struct {
 	h    *input.Handler
 	keys input.Keymap
 
-	canvas *ebiten.Image
+	canvas *ebiten.Image // offscreen frame, only for screenshots (Config.viaCanvas, Screenshot)
 	stars  *starfield.Field
 	frameN int
 	scroll float32 // stage scroll of the last game frame (or idle drift), px
@@ -151,16 +161,27 @@ type app struct {
 	shotReady  bool // gameN reached ScreenshotAfter: the next Draw with entities triggers the write
 	draws      int  // Draw calls (harness FPS measurement)
 	scores     [game.MaxPlayers]playerHUD
-	song       int
 	draw       drawList
-	lastCharge uint8 // own Player.Charge of the last frame (charge sound edge)
+	soundState soundWatch // own ship state of the last frame (sounds) and the no-sound notice
+	fire       controls.FireGate
+	epoch      time.Time     // FireGate clock origin
+	heldBtns   atomic.Uint32 // last polled buttons without fire (the tap timer re-sends them)
+	fireArmed  time.Duration // end of the tap window the timer is armed for
+
+	// drawing state
+	terrFill, terrLip terrMesh
+	terrOp            ebiten.DrawTrianglesOptions
+	weakOpen          bool // the boss weak point was open last frame
+	weakChangedAt     int  // frameN it opened or closed (opening/closing frame)
 
 	// menus
 	addr, name, code textField
 	rebind           int // settings row being rebound, -1 none
 	scanner          *input.KeyScanner
 	members          []string
+	roomStage        string // the lobby's stage (STAGE push), refreshed with members
 	membersAt        int
+	stageSel         int    // browser: index in m.Stages of the stage for "Create lobby"
 	msg              string // transient message (settings problems), shown on the title
 	msgUntil         int
 
@@ -175,7 +196,7 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 		log = slog.Default()
 	}
 	set, err := settings.Load(cfg.ConfigDir)
-	a := &app{cfg: cfg, ctx: ctx, log: log, set: set, rebind: -1, song: -1}
+	a := &app{cfg: cfg, ctx: ctx, log: log, set: set, rebind: -1, epoch: time.Now()}
 	if err != nil {
 		log.Warn("settings", "err", err)
 		a.msg = err.Error()
@@ -200,7 +221,7 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 			}
 		}
 	}
-	auto := scene.Auto{On: cfg.Autoplay || cfg.Lobby != "" || cfg.Start, Lobby: strings.ToUpper(cfg.Lobby), Start: cfg.Start}
+	auto := scene.Auto{On: cfg.Autoplay || cfg.Lobby != "" || cfg.Start, Lobby: strings.ToUpper(cfg.Lobby), Start: cfg.Start, Stage: cfg.Stage}
 	a.m = scene.New(a.set.ServerAddr, auto)
 	a.net = netflow.NewRunner(ctx, log, a.set.Name, cfg.NetSim)
 	a.addr = textField{Text: a.set.ServerAddr, Max: 64, Allow: allowAddr}
@@ -214,7 +235,9 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 	a.keys = km
 	a.h = a.in.NewHandler(0, km)
 	a.scanner = input.NewKeyScanner(a.h)
-	a.canvas = ebiten.NewImage(Width, Height)
+	if cfg.viaCanvas || cfg.Screenshot != "" {
+		a.canvas = ebiten.NewImage(Width, Height)
+	}
 	a.stars = starfield.New(0x5eed, starfield.DefaultLayers, 90)
 	a.tracker = fx.NewTracker()
 	a.ui = sharedUI()
@@ -224,6 +247,7 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 		a.snd = sfx.New(true, log)
 	}
 	a.snd.SetVolumes(a.set.MusicVolume, a.set.EffectsVolume)
+	a.musicFor(a.m.Scene) // the first scene is never "entered" (onEnter)
 	if cfg.local != nil {
 		a.link = cfg.local
 		a.m = scene.New("local", scene.Auto{})
@@ -237,7 +261,9 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 func (a *app) close() {
 	a.net.Close()
 	a.snd.StopMusic()
-	a.canvas.Deallocate()
+	if a.canvas != nil {
+		a.canvas.Deallocate()
+	}
 }
 
 // Layout fixes the logical screen to the 1920×1080 virtual playfield; ebiten scales and
@@ -287,7 +313,6 @@ func (a *app) endGame() {
 	a.link = nil
 	a.paused = false
 	a.snd.StopMusic()
-	a.song = -1
 }
 
 // Update runs one 60 Hz frame: input, network replies, scene logic. It never blocks.
@@ -347,7 +372,9 @@ func (a *app) Update() error {
 	default:
 		a.scroll += 0.8 // idle drift of the menu background
 		if !toggled {
+			scn, menu := a.m.Scene, a.menu
 			a.updateMenus()
+			a.menuSounds(scn, menu)
 		}
 	}
 	if a.cfg.Screenshot != "" && (a.m.Scene == scene.Lost || a.m.Scene == scene.Results) {
@@ -369,14 +396,7 @@ func (a *app) Update() error {
 }
 
 func (a *app) onEnter(id scene.ID) {
-	switch id {
-	case scene.Title, scene.Browser, scene.Room:
-		a.snd.StopMusic()
-	case scene.Results:
-		if a.m.Result == uint8(game.ResultVictory) {
-			a.snd.Play(synth.PowerUp)
-		}
-	}
+	a.musicFor(id)
 }
 
 func (a *app) startGame(l netflow.Link) {
@@ -385,8 +405,8 @@ func (a *app) startGame(l netflow.Link) {
 	a.parts.P = a.parts.P[:0]
 	a.paused, a.gameN = false, 0
 	a.scores = [game.MaxPlayers]playerHUD{}
-	a.song = 0
-	a.snd.Music(0)
+	a.soundState = soundWatch{notice: a.soundState.notice, noticed: a.soundState.noticed}
+	// the menu music plays on until the stage's first MUSIC
 }
 
 // updateGame sends the input and handles session events.
@@ -410,9 +430,6 @@ func (a *app) updateGame() {
 			done = true
 		}
 	}
-	if a.song >= 0 {
-		a.snd.WantMusic(a.song)
-	}
 	if a.h.ActionIsJustPressed(input.Action(controls.Menu)) {
 		a.paused = !a.paused
 		a.pauseSel = 0
@@ -434,11 +451,18 @@ func (a *app) updateGame() {
 	case a.cfg.Autoplay:
 		l.Frame(func(f *netflow.Frame) {
 			if f.Self != 0 {
-				b = game.Autopilot(f.World, f.C, f.Self, f.Tick).Buttons
+				var t *game.Terrain
+				if f.Stage != nil {
+					t = &f.Stage.Terrain
+				}
+				b = game.Autopilot(f.World, f.C, t, f.Self, f.Tick).Buttons
 			}
 		})
 	default:
-		b = gameButtons(controls.Buttons(pressedFunc(a.h)))
+		b = a.gateFire(l, gameButtons(controls.Buttons(pressedFunc(a.h))))
+	}
+	if a.paused {
+		a.fire.Poll(false, a.draws, time.Since(a.epoch))
 	}
 	l.SetInput(b)
 	if lw, ok := l.(*netflow.LocalWorld); ok && lw.Step != nil {
@@ -446,13 +470,36 @@ func (a *app) updateGame() {
 	}
 }
 
+// gateFire passes the polled buttons through the FireGate (a tap is sent held for at most
+// controls.TapTicks whatever the frame rate) and, while a press is unconfirmed, arms a timer
+// that releases fire at the end of the tap window even if no frame is drawn by then.
+func (a *app) gateFire(l netflow.Link, raw game.Buttons) game.Buttons {
+	now := time.Since(a.epoch)
+	on := a.fire.Poll(raw&game.BtnFire != 0, a.draws, now)
+	rest := raw &^ game.BtnFire
+	a.heldBtns.Store(uint32(rest))
+	if at, pending := a.fire.Expires(); pending && on && at != a.fireArmed {
+		a.fireArmed = at
+		time.AfterFunc(at-now, func() {
+			b := game.Buttons(a.heldBtns.Load())
+			if a.fire.Level(time.Since(a.epoch)) {
+				b |= game.BtnFire
+			}
+			l.SetInput(b)
+		})
+	}
+	if on {
+		return rest | game.BtnFire
+	}
+	return rest
+}
+
 func (a *app) sessionEvent(ev session.Event) {
 	switch ev.Kind {
 	case session.EventDeath:
-		a.snd.Play(synth.Explosion)
+		a.snd.Play(synth.ExplosionLarge)
 	case session.EventMusic:
-		a.song = int(ev.Song)
-		a.snd.Music(a.song)
+		a.snd.Music(int(ev.Song)) // an unknown song id keeps the current music
 	case session.EventGameEnd:
 		a.handle(scene.Event{Kind: scene.EvGameEnd, Result: uint8(ev.Result)})
 	case session.EventDisconnected:
@@ -464,21 +511,30 @@ func (a *app) sessionEvent(ev session.Event) {
 	}
 }
 
-// Draw renders the frame into the 1920×1080 canvas and copies it to the screen.
+// Draw renders the frame straight onto the 1920×1080 screen (the far parallax layer covers it
+// completely: no clear, no offscreen copy). Only a frame that may be read back (the screenshot's
+// frame, the menu harness) goes through the offscreen canvas.
 func (a *app) Draw(screen *ebiten.Image) {
 	a.draws++
-	c := a.canvas // the backdrop covers it completely: no Fill needed
+	dst := screen
+	viaCanvas := a.canvas != nil && (a.cfg.viaCanvas || a.shotReady)
+	if viaCanvas {
+		dst = a.canvas
+	}
 	a.drawnN = 0
 	if a.m.Scene == scene.Playing && a.link != nil {
-		a.drawnN = a.drawGame(c)
+		a.drawnN = a.drawGame(dst)
 		if a.shotReady && a.drawnN > 0 {
 			a.wantShot = true
 		}
 	} else {
-		a.drawStars(c, a.scroll)
-		a.drawMenus(c)
+		a.drawBackdrop(dst, 0, a.scroll)
+		a.drawMenus(dst)
 	}
-	screen.DrawImage(c, nil)
+	if viaCanvas {
+		screen.DrawImage(a.canvas, nil)
+	}
+	a.drawSoundNotice(screen)
 }
 
 // writeScreenshot saves the canvas (the last drawn frame) as PNG and ends the game loop.

@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"image"
 	"image/color"
 	"math"
 
@@ -17,44 +18,83 @@ import (
 	"github.com/rtype/rtype/game/client/synth"
 )
 
-// sprites are the art.Sheet images uploaded once to the GPU.
+// sprites are the art.Set images uploaded once: one atlas (sub-images per frame, so ebiten
+// batches consecutive sprite draws into few draw calls), the terrain tiles and the parallax
+// layers. Every art pixel is drawn scale×scale virtual px with nearest filtering.
 type sprites struct {
-	ship        [4]*ebiten.Image
-	force       [3]*ebiten.Image
-	shot        [4]*ebiten.Image
-	enemyBullet [2]*ebiten.Image
-	enemy       [5]*ebiten.Image
-	boss        [2]*ebiten.Image
-	weak        [2]*ebiten.Image
-	powerUp     [2]*ebiten.Image
-	beam, glow  *ebiten.Image
-	ring        *ebiten.Image
-	background  *ebiten.Image // 480x270 backdrop, scaled 4x
+	scale              float32
+	atlas              *ebiten.Image
+	ship               [4][]*ebiten.Image // banking: up2, up1, level, down1, down2
+	flame, bit, weak   []*ebiten.Image
+	force              [4][]*ebiten.Image // by level
+	shot               [game.NumShotVariants][]*ebiten.Image
+	beam               [4][]*ebiten.Image // by level
+	ebullet            [2][]*ebiten.Image
+	enemy              [10][]*ebiten.Image
+	power              [6][]*ebiten.Image
+	boss               [3][]*ebiten.Image
+	part               [4][]*ebiten.Image
+	explosion          [3][]*ebiten.Image
+	logo, glow, dot    *ebiten.Image
+	fill, lip          [2]*ebiten.Image
+	layers             [2][3]*ebiten.Image
+	layerTop, layerBot [2][3]*ebiten.Image // the content bands of the mid and near layers
 }
 
 func newSprites() *sprites {
-	s := art.NewSheet()
-	up := ebiten.NewImageFromImage
-	sp := &sprites{beam: up(s.Beam), glow: up(s.Glow), ring: up(s.Ring), background: up(art.Background(480, 270))}
-	for i := range s.Ship {
-		sp.ship[i] = up(s.Ship[i])
+	s := art.MustLoad()
+	sp := &sprites{scale: float32(s.Scale), atlas: ebiten.NewImageFromImage(s.Atlas)}
+	get := func(name string) []*ebiten.Image {
+		var out []*ebiten.Image
+		for _, r := range s.Frames[name] {
+			out = append(out, sp.atlas.SubImage(r).(*ebiten.Image))
+		}
+		if len(out) == 0 { // the art test keeps every name present; never crash on a gap
+			out = []*ebiten.Image{sp.atlas.SubImage(image.Rect(0, 0, 1, 1)).(*ebiten.Image)}
+		}
+		return out
 	}
-	for i := range s.Force {
-		sp.force[i] = up(s.Force[i])
+	for i := range sp.ship {
+		sp.ship[i] = get(fmt.Sprintf("ship/%d", i))
 	}
-	for i := range s.Shot {
-		sp.shot[i] = up(s.Shot[i])
+	sp.flame, sp.bit, sp.weak = get("flame"), get("bit"), get("weak")
+	for i := 1; i < 4; i++ {
+		sp.force[i] = get(fmt.Sprintf("force/%d", i))
+		sp.beam[i] = get(fmt.Sprintf("beam/%d", i))
 	}
-	for i := range s.EnemyBullet {
-		sp.enemyBullet[i] = up(s.EnemyBullet[i])
+	sp.force[0], sp.beam[0] = sp.force[1], sp.beam[1]
+	for i := range sp.shot {
+		sp.shot[i] = get(fmt.Sprintf("shot/%d", i))
 	}
-	for i := range s.Enemy {
-		sp.enemy[i] = up(s.Enemy[i])
+	for i := range sp.ebullet {
+		sp.ebullet[i] = get(fmt.Sprintf("ebullet/%d", i))
 	}
-	for i := range s.Boss {
-		sp.boss[i] = up(s.Boss[i])
-		sp.weak[i] = up(s.Weak[i])
-		sp.powerUp[i] = up(s.PowerUp[i])
+	for i := range sp.enemy {
+		sp.enemy[i] = get(fmt.Sprintf("enemy/%d", i))
+	}
+	for i := range sp.power {
+		sp.power[i] = get(fmt.Sprintf("power/%d", i))
+	}
+	for i := range sp.boss {
+		sp.boss[i] = get(fmt.Sprintf("boss/%d", i))
+	}
+	for i := range sp.part {
+		sp.part[i] = get(fmt.Sprintf("part/%d", i))
+	}
+	for i := range sp.explosion {
+		sp.explosion[i] = get(fmt.Sprintf("explosion/%d", i))
+	}
+	sp.logo, sp.glow, sp.dot = get("logo")[0], get("glow")[0], get("dot")[0]
+	for t := range sp.fill {
+		sp.fill[t] = ebiten.NewImageFromImage(s.Fill[t])
+		sp.lip[t] = ebiten.NewImageFromImage(s.Lip[t])
+		for l := range sp.layers[t] {
+			img := ebiten.NewImageFromImage(s.Layers[t][l])
+			sp.layers[t][l] = img
+			b := img.Bounds()
+			sp.layerTop[t][l] = img.SubImage(image.Rect(0, 0, b.Dx(), art.LayerBand)).(*ebiten.Image)
+			sp.layerBot[t][l] = img.SubImage(image.Rect(0, b.Dy()-art.LayerBand, b.Dx(), b.Dy())).(*ebiten.Image)
+		}
 	}
 	return sp
 }
@@ -64,6 +104,7 @@ type item struct {
 	e      ecs.Entity
 	kind   game.Kind
 	x, y   float32 // draw position (View.Pos), px
+	vx, vy float32 // Velocity, px/s (0 without one)
 	w, h   float32 // Size, px (defaults by kind when absent)
 	hp     uint16
 	hasHP  bool
@@ -93,6 +134,7 @@ type drawList struct {
 	q      *ecs.Query1[game.Kind]
 	qw     *ecs.World
 	born   map[ecs.Entity]int // frame an explosion entity was first drawn
+	played *game.Stage        // the stage played (terrain), from the frame
 }
 
 // defaultSize is the drawn size in px of an entity without a Size component (a hand-filled
@@ -108,6 +150,7 @@ func defaultSize(k game.Kind) (float32, float32) {
 func (d *drawList) collect(f *netflow.Frame, hud *[game.MaxPlayers]playerHUD) {
 	d.items = d.items[:0]
 	d.self = f.Slot
+	d.played = f.Stage
 	d.hasStg = false
 	d.bossHP = game.Health{}
 	if d.q == nil || d.qw != f.World {
@@ -138,6 +181,9 @@ func (d *drawList) collect(f *netflow.Frame, hud *[game.MaxPlayers]playerHUD) {
 			continue
 		}
 		in := item{e: e, kind: k, x: x, y: y}
+		if v := c.Velocity.Get(e); v != nil {
+			in.vx, in.vy = v.X, v.Y
+		}
 		if s := c.Size.Get(e); s != nil && s.W > 0 && s.H > 0 {
 			in.w, in.h = float32(s.W), float32(s.H)
 		} else {
@@ -171,7 +217,7 @@ func (d *drawList) collect(f *netflow.Frame, hud *[game.MaxPlayers]playerHUD) {
 // layer orders drawing: background objects first, bullets and effects on top.
 func layer(k game.EntityKind) int {
 	switch k {
-	case game.KindBoss:
+	case game.KindBoss, game.KindBossPart:
 		return 0
 	case game.KindBossWeakPoint:
 		return 1
@@ -183,7 +229,7 @@ func layer(k game.EntityKind) int {
 		return 4
 	case game.KindPlayer:
 		return 5
-	case game.KindForce:
+	case game.KindForce, game.KindBit:
 		return 6
 	case game.KindEnemyBullet:
 		return 7
@@ -205,8 +251,19 @@ func (a *app) drawGame(dst *ebiten.Image) int {
 		a.scroll += 2
 	}
 	a.effects()
-	a.drawStars(dst, a.scroll)
+	t := a.stageTerrain()
+	theme := 0
+	if t != nil {
+		theme = int(t.Theme)
+	}
+	a.drawBackdrop(dst, theme, a.scroll)
+	if t != nil {
+		a.drawTerrain(dst, t, a.scroll)
+	}
 	sp := a.ui.sp
+	if open := a.bossOpen(); open != a.weakOpen {
+		a.weakOpen, a.weakChangedAt = open, a.frameN
+	}
 	for l := 0; l < numLayers; l++ {
 		for i := range d.items {
 			it := &d.items[i]
@@ -224,6 +281,18 @@ func (a *app) drawGame(dst *ebiten.Image) int {
 		a.drawPause(dst)
 	}
 	return len(d.items)
+}
+
+// stageTerrain is the terrain of the stage being played (nil: open space): the stage the
+// frame carries (resolved from the lobby before the game), or the test world's.
+func (a *app) stageTerrain() *game.Terrain {
+	if a.cfg.terrain != nil {
+		return a.cfg.terrain
+	}
+	if st := a.draw.played; st != nil && !st.Terrain.Empty() {
+		return &st.Terrain
+	}
+	return nil
 }
 
 // effects runs the tracker over the frame: hit flashes, explosion particles and sounds.
@@ -254,10 +323,10 @@ func (a *app) effects() {
 					a.snd.Play(synth.Shot)
 				}
 			case game.KindBeam:
-				a.snd.Play(synth.Beam)
+				a.snd.Play(synth.BeamEffect(int(it.kind.Variant)))
 			case game.KindExplosion:
 				d.born[it.e] = a.frameN
-				a.snd.Play(synth.Explosion)
+				a.snd.Play(explosionEffect(it.kind.Variant))
 			}
 		}
 	}
@@ -271,10 +340,14 @@ func (a *app) effects() {
 			col := art.EnemyColors[int(last.Kind.Variant)%len(art.EnemyColors)]
 			a.parts.Burst(last.X, last.Y, 22, 9, 28, 5, rgb(255, 200, 90))
 			a.parts.Burst(last.X, last.Y, 10, 6, 36, 6, rgb(col.R, col.G, col.B))
-			a.snd.Play(synth.Explosion)
+			if last.Kind.Kind == game.KindBossWeakPoint {
+				a.snd.Play(synth.ExplosionMedium)
+			} else {
+				a.snd.Play(synth.ExplosionSmall)
+			}
 		case game.KindBoss:
 			a.parts.Burst(last.X, last.Y, 200, 18, 70, 9, rgb(255, 180, 80))
-			a.snd.Play(synth.Explosion)
+			a.snd.Play(synth.ExplosionLarge)
 		case game.KindPlayer:
 			col := art.SlotColors[int(last.Kind.Variant)%4]
 			a.parts.Burst(last.X, last.Y, 60, 12, 50, 7, rgb(col.R, col.G, col.B))
@@ -284,43 +357,27 @@ func (a *app) effects() {
 				a.parts.Burst(last.X, last.Y, 4, 4, 8, 2.5, rgb(255, 255, 200))
 			}
 		case game.KindPowerUp:
-			a.snd.Play(synth.PowerUp)
 			a.parts.Burst(last.X, last.Y, 20, 7, 25, 4, rgb(140, 220, 255))
 		}
 	})
-	// charge sound when the own beam starts charging (Player.Charge crosses 32 of 255)
-	charge := uint8(0)
-	if d.self >= 0 && d.self < game.MaxPlayers && a.scores[d.self].present {
-		charge = a.scores[d.self].charge
-	}
-	if charge >= 32 && a.lastCharge < 32 {
-		a.snd.Play(synth.Charge)
-	}
-	a.lastCharge = charge
+	a.ownSounds() // charge hum, death, respawn, power-up, Force launch/attach
 }
 
 var drawOp ebiten.DrawImageOptions
 
-// drawSprite draws img centred at (cx,cy) scaled to w×h px; flash (0..1) adds white.
-func drawSprite(dst, img *ebiten.Image, cx, cy, w, h float32, alpha, flash float32) {
-	drawSpriteFlip(dst, img, cx, cy, w, h, alpha, flash, false)
-}
-
-// drawSpriteFlip is drawSprite, mirrored vertically when flipY (ceiling turrets).
-func drawSpriteFlip(dst, img *ebiten.Image, cx, cy, w, h float32, alpha, flash float32, flipY bool) {
+// drawFrame draws an atlas frame centred at (cx,cy), each art pixel scale×scale px (a negative
+// sx or sy mirrors it); alpha fades it, flash (0..1) adds white on top (hit flash).
+func drawFrame(dst, img *ebiten.Image, cx, cy, sx, sy, alpha, flash float32) {
 	op := &drawOp
 	op.GeoM.Reset()
 	op.ColorScale.Reset()
 	op.Blend = ebiten.Blend{}
-	op.Filter = ebiten.FilterLinear
+	op.Filter = ebiten.FilterNearest
 	b := img.Bounds()
-	if flipY {
-		op.GeoM.Scale(float64(w)/float64(b.Dx()), -float64(h)/float64(b.Dy()))
-		op.GeoM.Translate(float64(cx-w/2), float64(cy+h/2))
-	} else {
-		op.GeoM.Scale(float64(w)/float64(b.Dx()), float64(h)/float64(b.Dy()))
-		op.GeoM.Translate(float64(cx-w/2), float64(cy-h/2))
-	}
+	w, h := float32(b.Dx()), float32(b.Dy())
+	op.GeoM.Translate(float64(-w/2), float64(-h/2))
+	op.GeoM.Scale(float64(sx), float64(sy))
+	op.GeoM.Translate(float64(cx), float64(cy))
 	if alpha < 1 {
 		op.ColorScale.ScaleAlpha(alpha)
 	}
@@ -328,43 +385,124 @@ func drawSpriteFlip(dst, img *ebiten.Image, cx, cy, w, h float32, alpha, flash f
 	if flash > 0 {
 		op.Blend = ebiten.BlendLighter
 		op.ColorScale.Reset()
-		op.ColorScale.ScaleAlpha(flash)
+		op.ColorScale.ScaleAlpha(min(1, flash*1.5))
 		dst.DrawImage(img, op)
-		dst.DrawImage(img, op)
+		op.Blend = ebiten.Blend{}
 	}
 }
 
-// drawGlow draws the soft glow sprite tinted col, additive.
-func drawGlow(dst, glow *ebiten.Image, cx, cy, r float32, col color.RGBA, alpha float32) {
+// drawFrameRot is drawFrame rotated by angle radians around the centre.
+func drawFrameRot(dst, img *ebiten.Image, cx, cy, s float32, angle float64) {
 	op := &drawOp
 	op.GeoM.Reset()
 	op.ColorScale.Reset()
-	op.Filter = ebiten.FilterLinear
-	op.Blend = ebiten.BlendLighter
-	s := float64(2*r) / float64(glow.Bounds().Dx())
-	op.GeoM.Scale(s, s)
-	op.GeoM.Translate(float64(cx-r), float64(cy-r))
-	op.ColorScale.Scale(float32(col.R)/255*alpha, float32(col.G)/255*alpha, float32(col.B)/255*alpha, alpha)
-	dst.DrawImage(glow, op)
 	op.Blend = ebiten.Blend{}
+	op.Filter = ebiten.FilterNearest
+	b := img.Bounds()
+	op.GeoM.Translate(-float64(b.Dx())/2, -float64(b.Dy())/2)
+	op.GeoM.Scale(float64(s), float64(s))
+	op.GeoM.Rotate(angle)
+	op.GeoM.Translate(float64(cx), float64(cy))
+	dst.DrawImage(img, op)
+}
+
+// drawTinted draws img scaled to w×h px centred at (cx,cy), tinted col, additive when add.
+func drawTinted(dst, img *ebiten.Image, cx, cy, w, h float32, col color.RGBA, alpha float32, add bool) {
+	op := &drawOp
+	op.GeoM.Reset()
+	op.ColorScale.Reset()
+	op.Filter = ebiten.FilterNearest
+	op.Blend = ebiten.Blend{}
+	if add {
+		op.Blend = ebiten.BlendLighter
+	}
+	b := img.Bounds()
+	op.GeoM.Scale(float64(w)/float64(b.Dx()), float64(h)/float64(b.Dy()))
+	op.GeoM.Translate(float64(cx-w/2), float64(cy-h/2))
+	op.ColorScale.Scale(float32(col.R)/255*alpha, float32(col.G)/255*alpha, float32(col.B)/255*alpha, alpha)
+	dst.DrawImage(img, op)
+	op.Blend = ebiten.Blend{}
+}
+
+// frameAt picks frame clock/period of an animation; seed staggers entities of the same kind.
+func frameAt(fr []*ebiten.Image, clock, period int, seed uint32) *ebiten.Image {
+	return fr[art.Anim(len(fr), clock+int(seed%97)*period/3, period)]
+}
+
+// bankFrame is the ship frame for a vertical speed in px/s: 0 climbing fast .. 4 diving fast.
+func bankFrame(vy float32) int {
+	switch {
+	case vy < -300:
+		return 0
+	case vy < -30:
+		return 1
+	case vy > 300:
+		return 4
+	case vy > 30:
+		return 3
+	}
+	return 2
+}
+
+// groundFlip is -1 for a ground enemy (turret, walker, hopper) hanging from the ceiling (upper
+// half of the playfield): it is drawn upside down.
+func groundFlip(v uint8, y float32) float32 {
+	if (v == game.EnemyTurret || v == game.EnemyWalker || v == game.EnemyHopper) && y < Height/2 {
+		return -1
+	}
+	return 1
+}
+
+// turretFrame aims a turret's cannon (frames 0..4: left, up-left, up, up-right, right) at the
+// nearest ship.
+func (a *app) turretFrame(x, y, flip float32) int {
+	best, bx, by := float32(math.MaxFloat32), x-500, y
+	for i := range a.draw.items {
+		it := &a.draw.items[i]
+		if it.kind.Kind != game.KindPlayer || it.player.Flags&game.PlayerDead != 0 {
+			continue
+		}
+		if d := (it.x-x)*(it.x-x) + (it.y-y)*(it.y-y); d < best {
+			best, bx, by = d, it.x, it.y
+		}
+	}
+	ang := math.Atan2(float64(-(by-y)*flip), float64(bx-x)) // 0 right, pi/2 up (away from the ground)
+	if ang < 0 {
+		if ang < -math.Pi/2 {
+			ang = math.Pi
+		} else {
+			ang = 0
+		}
+	}
+	return 4 - int(math.Round(ang/(math.Pi/4)))
 }
 
 func (a *app) drawItem(dst *ebiten.Image, sp *sprites, it *item) {
 	flash := a.tracker.Flash(it.e)
 	v := int(it.kind.Variant)
+	s := sp.scale
+	clock := a.frameN
+	seed := it.e.Index()
 	switch it.kind.Kind {
 	case game.KindPlayer:
 		if it.player.Flags&game.PlayerDead != 0 {
 			return
 		}
-		if it.player.Flags&game.PlayerInvulnerable != 0 && (a.frameN/4)%2 == 0 {
-			drawSprite(dst, sp.ship[int(it.player.Slot)%4], it.x, it.y, it.w*1.15, it.h*1.15, 0.35, 0)
-			return
+		slot := int(it.player.Slot) % 4
+		img := sp.ship[slot][min(bankFrame(it.vy), len(sp.ship[slot])-1)]
+		alpha := float32(1)
+		if it.player.Flags&game.PlayerInvulnerable != 0 && (a.frameN/4)%2 == 0 { // respawn blink
+			alpha, flash = 0.3, 0
 		}
-		drawSprite(dst, sp.ship[int(it.player.Slot)%4], it.x, it.y, it.w*1.15, it.h*1.15, 1, flash)
-		if it.charge > 20 { // charging glow at the nose
+		fl := frameAt(sp.flame, clock, 3, seed)
+		fw := float32(fl.Bounds().Dx()) * s
+		drawFrame(dst, fl, it.x-float32(img.Bounds().Dx())*s/2-fw/2+s, it.y+s*0.5, s, s, alpha, 0)
+		drawFrame(dst, img, it.x, it.y, s, s, alpha, flash)
+		if it.charge > 20 { // beam charge glow at the nose
 			k := float32(it.charge) / 255
-			drawGlow(dst, sp.glow, it.x+it.w*0.6, it.y, 10+30*k, color.RGBA{120, 190, 255, 255}, 0.5+0.5*k)
+			r := 16 + 50*k
+			pulse := 0.8 + 0.2*float32(math.Sin(float64(a.frameN)/2))
+			drawTinted(dst, sp.glow, it.x+it.w*0.62, it.y, r*pulse, r*pulse, color.RGBA{120, 190, 255, 255}, 0.5+0.5*k, true)
 		}
 		if !it.isSelf && a.ui != nil { // slot tag above the other players
 			ty := it.y - it.h/2 - 30
@@ -374,41 +512,84 @@ func (a *app) drawItem(dst *ebiten.Image, sp *sprites, it *item) {
 			a.ui.text(dst, fmt.Sprintf("%dP", it.player.Slot+1), a.ui.small, float64(it.x), float64(ty), alignCenter, art.SlotColors[int(it.player.Slot)%4])
 		}
 	case game.KindForce:
-		lv := min(max(v, 1), 3) - 1
-		drawGlow(dst, sp.glow, it.x, it.y, it.w*0.9, color.RGBA{255, 140, 40, 255}, 0.5+0.15*float32(math.Sin(float64(a.frameN)/5)))
-		drawSprite(dst, sp.force[lv], it.x, it.y, it.w, it.h, 1, flash)
+		lv := min(max(v, 1), 3)
+		drawTinted(dst, sp.glow, it.x, it.y, it.w*1.6, it.w*1.6, color.RGBA{255, 140, 40, 255}, 0.35+0.1*float32(math.Sin(float64(a.frameN)/5)), true)
+		drawFrame(dst, frameAt(sp.force[lv], clock, 5, 0), it.x, it.y, s, s, 1, flash)
+	case game.KindBit:
+		drawFrame(dst, frameAt(sp.bit, clock, 5, seed), it.x, it.y, s, s, 1, flash)
 	case game.KindPlayerBullet:
-		drawSprite(dst, sp.shot[v%4], it.x, it.y, it.w*1.4, max(it.h*1.6, 10), 1, 0)
-	case game.KindBeam:
-		pulse := 0.85 + 0.15*float32(math.Sin(float64(a.frameN)/2))
-		drawGlow(dst, sp.glow, it.x+it.w/2, it.y, it.h, color.RGBA{120, 180, 255, 255}, 0.8)
-		drawSprite(dst, sp.beam, it.x, it.y, it.w, it.h*1.3*pulse, 1, 0)
-	case game.KindEnemyBullet:
-		drawSprite(dst, sp.enemyBullet[v%2], it.x, it.y, it.w*1.5, it.h*1.5, 1, 0)
-	case game.KindEnemy:
-		// turrets sit on the floor or hang from the ceiling (upper half of the screen)
-		ceiling := v == int(game.EnemyTurret) && it.y < Height/2
-		drawSpriteFlip(dst, sp.enemy[v%5], it.x, it.y, it.w*1.1, it.h*1.1, 1, flash, ceiling)
-	case game.KindBoss:
-		drawSprite(dst, sp.boss[v%2], it.x, it.y, it.w, it.h, 1, flash*0.5)
-	case game.KindBossWeakPoint:
-		open := v%2 == 1 || a.bossOpen()
-		idx := 0
-		if open {
-			idx = 1
-			drawGlow(dst, sp.glow, it.x, it.y, it.w, color.RGBA{255, 60, 40, 255}, 0.6+0.3*float32(math.Sin(float64(a.frameN)/4)))
+		fr := sp.shot[v%len(sp.shot)]
+		if colour, _, ok := game.LaserOf(it.kind.Variant); ok && colour == game.LaserBlue && (it.vx != 0 || it.vy != 0) {
+			drawFrameRot(dst, frameAt(fr, clock, 3, seed), it.x, it.y, s, math.Atan2(float64(it.vy), float64(it.vx)))
+			return
 		}
-		drawSprite(dst, sp.weak[idx], it.x, it.y, it.w*1.2, it.h*1.2, 1, flash)
+		sx := s
+		if it.vx < 0 {
+			sx = -s
+		}
+		drawFrame(dst, frameAt(fr, clock, 3, seed), it.x, it.y, sx, s, 1, 0)
+	case game.KindBeam:
+		lv := min(max(v, 1), 3)
+		drawFrame(dst, frameAt(sp.beam[lv], clock, 2, 0), it.x, it.y, s, s, 1, 0)
+	case game.KindEnemyBullet:
+		drawFrame(dst, frameAt(sp.ebullet[v%2], clock, 4, seed), it.x, it.y, s, s, 1, 0)
+	case game.KindEnemy:
+		fr := sp.enemy[v%len(sp.enemy)]
+		flip := groundFlip(it.kind.Variant, it.y)
+		var img *ebiten.Image
+		switch it.kind.Variant {
+		case game.EnemyTurret:
+			img = fr[min(a.turretFrame(it.x, it.y, flip), len(fr)-1)]
+		case game.EnemyHopper: // crouched on the ground, stretched when it leaves, tucked in the air
+			switch {
+			case it.vy == 0:
+				img = fr[0]
+			case math.Abs(float64(it.vy)) > 150:
+				img = fr[min(2, len(fr)-1)]
+			default:
+				img = fr[min(1, len(fr)-1)]
+			}
+		case game.EnemySine:
+			img = frameAt(fr, clock, 3, seed) // spins
+		case game.EnemyWalker:
+			img = frameAt(fr, clock, 8, seed) // steps
+		default:
+			img = frameAt(fr, clock, 7, seed)
+		}
+		drawFrame(dst, img, it.x, it.y, s, s*flip, 1, flash)
+	case game.KindBoss:
+		drawFrame(dst, frameAt(sp.boss[v%len(sp.boss)], clock, 40, 0), it.x, it.y, s, s, 1, flash*0.5)
+	case game.KindBossWeakPoint:
+		f := 0
+		if open := v%2 == 1 || a.bossOpen(); open {
+			f = 2 + (a.frameN/6)%2
+			if a.frameN-a.weakChangedAt < 8 {
+				f = 1 // opening
+			}
+			drawTinted(dst, sp.glow, it.x, it.y, it.w*2, it.w*2, color.RGBA{255, 60, 40, 255}, 0.35+0.2*float32(math.Sin(float64(a.frameN)/4)), true)
+		} else if a.frameN-a.weakChangedAt < 8 {
+			f = 1 // closing
+		}
+		drawFrame(dst, sp.weak[min(f, len(sp.weak)-1)], it.x, it.y, s, s, 1, flash)
+	case game.KindBossPart:
+		fr := sp.part[v%len(sp.part)]
+		sx := s
+		if it.x > Width-float32(fr[0].Bounds().Dx())*s && v >= int(game.PartTentacle) {
+			sx = s
+		}
+		drawFrame(dst, frameAt(fr, clock, 10, seed), it.x, it.y, sx, s, 1, flash)
 	case game.KindPowerUp:
 		bob := float32(math.Sin(float64(a.frameN)/8)) * 4
-		drawSprite(dst, sp.powerUp[v%2], it.x, it.y+bob, it.w*1.3, it.h*1.3, 1, 0)
+		drawFrame(dst, frameAt(sp.power[v%len(sp.power)], clock, 8, seed), it.x, it.y+bob, s, s, 1, 0)
 	case game.KindExplosion:
+		fr := sp.explosion[v%len(sp.explosion)]
+		life := [3]int{24, 40, 30}[v%3] // the server's explosion lifetimes (ticks)
 		age := a.frameN - a.draw.born[it.e]
-		k := min(float32(age)/30, 1)
-		r := it.w / 2 * (0.4 + 0.8*k)
-		drawGlow(dst, sp.glow, it.x, it.y, r*1.6, color.RGBA{255, 150, 50, 255}, 1-k*0.8)
-		drawGlow(dst, sp.glow, it.x, it.y, r*0.8, color.RGBA{255, 255, 200, 255}, 1-k)
-		drawSprite(dst, sp.ring, it.x, it.y, r*2.2, r*2.2, (1-k)*0.7, 0)
+		f := age * len(fr) / life
+		if f >= len(fr) {
+			return
+		}
+		drawFrame(dst, fr[f], it.x, it.y, s, s, 1, 0)
 	default:
 		vector.DrawFilledRect(dst, it.x-it.w/2, it.y-it.h/2, it.w, it.h, color.RGBA{200, 200, 200, 255}, false)
 	}
@@ -423,39 +604,145 @@ func (a *app) bossOpen() bool {
 	return false
 }
 
-// drawStars draws the parallax starfield for a stage scroll (px) plus a few slow nebula glows.
-func (a *app) drawStars(dst *ebiten.Image, scroll float32) {
+// layerSpeed is how fast each parallax layer scrolls, as a fraction of the stage scroll.
+var layerSpeed = [3]float32{0.06, 0.22, 0.45}
+
+// layerDim darkens each layer (1: as drawn): the mid layer sits deeper in the haze.
+var layerDim = [3]float32{1, 0.55, 0.8}
+
+// drawBackdrop draws the parallax layers of a theme for a stage scroll (px): the opaque far
+// layer (it covers the whole screen: no clear needed), the twinkling stars, then only the
+// content bands of the mid and near layers.
+func (a *app) drawBackdrop(dst *ebiten.Image, theme int, scroll float32) {
 	sp := a.ui.sp
-	// backdrop: one pre-rendered low-resolution image scaled up, scrolling at 3% of the stage
-	bg := sp.background
-	bw := float32(bg.Bounds().Dx())
-	scale := float32(Width) / bw
-	off := starfield.Wrap(scroll * 0.03)
-	for _, x0 := range [2]float32{-off, Width - off} {
+	s := sp.scale
+	theme = min(max(theme, 0), len(sp.layers)-1)
+	lw := float32(sp.layers[theme][0].Bounds().Dx()) * s
+	blit := func(img *ebiten.Image, x, y float32, dim float32) {
 		op := &drawOp
 		op.GeoM.Reset()
 		op.ColorScale.Reset()
+		op.ColorScale.Scale(dim, dim, dim, 1) // distance haze: farther layers darker
 		op.Blend = ebiten.Blend{}
-		op.Filter = ebiten.FilterLinear
-		op.GeoM.Scale(float64(scale), float64(scale))
-		op.GeoM.Translate(float64(x0), 0)
-		dst.DrawImage(bg, op)
+		op.Filter = ebiten.FilterNearest
+		op.GeoM.Scale(float64(s), float64(s))
+		op.GeoM.Translate(float64(x), float64(y))
+		dst.DrawImage(img, op)
 	}
-	f := a.stars
-	for _, s := range f.Stars {
-		l := f.Layers[s.Layer]
-		x := f.ScreenX(s, scroll)
-		br := l.Brightness * starfield.Twinkle(s, a.frameN)
-		drawGlow(dst, sp.glow, x, s.Y, l.Size*3, color.RGBA{200, 220, 255, 255}, br)
+	for l := 0; l < 3; l++ {
+		off := float32(math.Mod(float64(scroll*layerSpeed[l]), float64(lw)))
+		for x0 := -off; x0 < Width; x0 += lw {
+			if l == art.LayerFar {
+				blit(sp.layers[theme][l], x0, 0, 1)
+				continue
+			}
+			blit(sp.layerTop[theme][l], x0, 0, layerDim[l])
+			blit(sp.layerBot[theme][l], x0, Height-art.LayerBand*s, layerDim[l])
+		}
+		if l == art.LayerFar && theme == 0 {
+			a.drawStars(dst, scroll)
+		}
 	}
 }
 
+// drawStars draws the twinkling starfield (one tinted atlas dot per star).
+func (a *app) drawStars(dst *ebiten.Image, scroll float32) {
+	sp := a.ui.sp
+	f := a.stars
+	for _, st := range f.Stars {
+		l := f.Layers[st.Layer]
+		x := f.ScreenX(st, scroll)
+		br := l.Brightness * starfield.Twinkle(st, a.frameN)
+		sz := max(2, l.Size*1.5)
+		drawTinted(dst, sp.dot, x, st.Y, sz, sz, color.RGBA{200, 220, 255, 255}, br, false)
+	}
+}
+
+// terrMesh is a reusable triangle list for one texture.
+type terrMesh struct {
+	v []ebiten.Vertex
+	i []uint16
+}
+
+// quad appends a quadrilateral with corners (x0,y0a) (x1,y1a) (x1,y1b) (x0,y0b) and the
+// matching texture coordinates (texture px).
+func (m *terrMesh) quad(x0, y0a, y0b, x1, y1a, y1b, u0, v0a, v0b, u1, v1a, v1b float32) {
+	n := uint16(len(m.v))
+	vx := func(x, y, u, v float32) ebiten.Vertex {
+		return ebiten.Vertex{DstX: x, DstY: y, SrcX: u, SrcY: v, ColorR: 1, ColorG: 1, ColorB: 1, ColorA: 1}
+	}
+	m.v = append(m.v, vx(x0, y0a, u0, v0a), vx(x1, y1a, u1, v1a), vx(x1, y1b, u1, v1b), vx(x0, y0b, u0, v0b))
+	m.i = append(m.i, n, n+1, n+2, n, n+2, n+3)
+}
+
+// drawTerrain draws the ceiling, the floor and the blocks of t at the stage scroll: textured
+// triangles from the theme's repeating fill tile (texture px = world px / scale, so the
+// texture scrolls with the world), with the lip strip along each surface facing the corridor.
+// World x = screen x + scroll. Two DrawTriangles calls in all.
+func (a *app) drawTerrain(dst *ebiten.Image, t *game.Terrain, scroll float32) {
+	if t.Empty() {
+		return
+	}
+	sp := a.ui.sp
+	th := min(int(t.Theme), len(sp.fill)-1)
+	s := sp.scale
+	lh := float32(sp.lip[th].Bounds().Dy())
+	lipH := lh * s
+	fill, lip := &a.terrFill, &a.terrLip
+	fill.v, fill.i, lip.v, lip.i = fill.v[:0], fill.i[:0], lip.v[:0], lip.i[:0]
+	if len(t.Ceil) >= 2 && t.Step > 0 {
+		i0 := max(0, int((scroll-t.Start)/t.Step))
+		i1 := min(len(t.Ceil)-1, int((scroll+Width-t.Start)/t.Step)+1)
+		for i := i0; i < i1; i++ {
+			wx0, wx1 := t.Start+float32(i)*t.Step, t.Start+float32(i+1)*t.Step
+			x0, x1 := wx0-scroll, wx1-scroll
+			u0, u1 := wx0/s, wx1/s
+			if c0, c1 := t.Ceil[i], t.Ceil[i+1]; c0 > 0 || c1 > 0 {
+				fill.quad(x0, 0, c0, x1, 0, c1, u0, 0, c0/s, u1, 0, c1/s)
+				if c0 > 0 && c1 > 0 { // flipped: row 0 at the surface
+					lip.quad(x0, c0-lipH, c0, x1, c1-lipH, c1, u0, lh, 0, u1, lh, 0)
+				}
+			}
+			if i < len(t.Floor)-1 {
+				if f0, f1 := t.Floor[i], t.Floor[i+1]; f0 > 0 || f1 > 0 {
+					y0, y1 := Height-f0, Height-f1
+					fill.quad(x0, y0, Height, x1, y1, Height, u0, y0/s, Height/s, u1, y1/s, Height/s)
+					if f0 > 0 && f1 > 0 {
+						lip.quad(x0, y0, y0+lipH, x1, y1, y1+lipH, u0, 0, lh, u1, 0, lh)
+					}
+				}
+			}
+		}
+	}
+	for _, b := range t.Blocks {
+		x0 := b.X - scroll
+		if x0 > Width || x0+b.W < 0 {
+			continue
+		}
+		fill.quad(x0, b.Y, b.Y+b.H, x0+b.W, b.Y, b.Y+b.H, b.X/s, b.Y/s, (b.Y+b.H)/s, (b.X+b.W)/s, b.Y/s, (b.Y+b.H)/s)
+		lh2 := min(lipH, b.H)
+		lip.quad(x0, b.Y, b.Y+lh2, x0+b.W, b.Y, b.Y+lh2, b.X/s, 0, lh2/s, (b.X+b.W)/s, 0, lh2/s)
+	}
+	op := &a.terrOp
+	op.Address = ebiten.AddressRepeat
+	op.Filter = ebiten.FilterNearest
+	if len(fill.i) > 0 {
+		dst.DrawTriangles(fill.v, fill.i, sp.fill[th], op)
+	}
+	if len(lip.i) > 0 {
+		dst.DrawTriangles(lip.v, lip.i, sp.lip[th], op)
+	}
+}
+
+// drawParticles draws the debris: one tinted atlas dot each (same source image as the sprites,
+// so they batch).
 func (a *app) drawParticles(dst *ebiten.Image) {
-	g := a.ui.sp.glow
+	d := a.ui.sp.dot
 	for i := range a.parts.P {
 		p := &a.parts.P[i]
 		al := p.Alpha()
-		drawGlow(dst, g, p.X, p.Y, p.Size*(0.5+al)*2, color.RGBA{p.Col.R, p.Col.G, p.Col.B, 255}, al)
+		sz := max(3, p.Size*(0.4+al))
+		drawTinted(dst, d, p.X, p.Y, sz, sz, color.RGBA{p.Col.R, p.Col.G, p.Col.B, 255}, al, false)
 	}
 }
 
@@ -479,7 +766,7 @@ func (a *app) drawHUD(dst *ebiten.Image) {
 		u.text(dst, fmt.Sprintf("%dP", slot+1), u.normal, float64(x), Height-52, alignStart, col)
 		u.text(dst, fmt.Sprintf("%08d", p.score), u.normal, float64(x+60), Height-52, alignStart, color.White)
 		for i := 0; i < int(min(p.lives, 5)); i++ {
-			drawSprite(dst, a.ui.sp.ship[slot], x+250+float32(i)*22, Height-32, 24, 12, 1, 0)
+			drawFrame(dst, a.ui.sp.ship[slot][2], x+256+float32(i)*28, Height-32, 1, 1, 1, 0)
 		}
 	}
 	// beam meter (own charge)

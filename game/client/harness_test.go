@@ -45,12 +45,30 @@ func demoWorld(n int) *netflow.LocalWorld {
 	lw.Self, lw.Slot = ships[0], 0
 	f := lw.Spawn(game.KindForce, 2, 260+70, 260, 44, 44)
 	c.Force.Set(f, game.Force{Owner: ships[0], Mode: game.ForceFront, Level: 2})
-	for v := 0; v < 5; v++ {
-		e := lw.Spawn(game.KindEnemy, uint8(v), 900+float32(v)*120, 200+float32(v)*130, 64, 56)
-		if v == int(game.EnemyCarrier) {
-			c.Size.Set(e, game.Size{W: 120, H: 90})
+	for slot := 1; slot < 4; slot++ { // banking: climbing, level, diving
+		c.Velocity.Set(ships[slot], game.Velocity{Y: []float32{0, -480, 0, 340}[slot]})
+	}
+	lw.Spawn(game.KindBit, 0, 260, 200, 0, 0)
+	for v := 0; v <= int(game.EnemyMidboss); v++ {
+		// ground kinds at the floor (walker, hopper) or hanging from the ceiling (turret)
+		x, y := 820+float32(v%5)*150, 200+float32(v/5)*330+float32(v%5)*40
+		switch v {
+		case int(game.EnemyTurret):
+			y = 150
+		case int(game.EnemyWalker), int(game.EnemyHopper):
+			y = 900
+		case int(game.EnemyMidboss):
+			x, y = 1180, 520
 		}
+		e := lw.Spawn(game.KindEnemy, uint8(v), x, y, 0, 0)
 		c.Health.Set(e, game.Health{HP: 10, MaxHP: 10})
+	}
+	for v := uint8(0); v < game.NumShotVariants; v++ {
+		e := lw.Spawn(game.KindPlayerBullet, v, 560+float32(v)*40, 660+float32(v%3)*26, 0, 0)
+		c.Velocity.Set(e, game.Velocity{X: 1500, Y: []float32{0, 0, -600}[v%3]})
+	}
+	for v := uint8(0); v < 4; v++ {
+		lw.Spawn(game.KindBossPart, v, 1500+float32(v)*70, 880, 0, 0)
 	}
 	boss := lw.Spawn(game.KindBoss, game.BossBig, 1650, 540, 360, 560)
 	c.Boss.Set(boss, game.Boss{Phase: 1, WeakOpen: 1})
@@ -61,13 +79,14 @@ func demoWorld(n int) *netflow.LocalWorld {
 		lw.Spawn(game.KindEnemyBullet, uint8(i%2), 800+float32(i)*50, 600+float32(i)*25, 16, 16)
 	}
 	lw.Spawn(game.KindBeam, 2, 700, 770, 300, 40)
-	lw.Spawn(game.KindPowerUp, game.PowerRed, 700, 120, 40, 40)
-	lw.Spawn(game.KindPowerUp, game.PowerSpeed, 780, 120, 40, 40)
+	for v := uint8(0); v <= game.PowerMissile; v++ {
+		lw.Spawn(game.KindPowerUp, v, 620+float32(v)*60, 120, 0, 0)
+	}
 	lw.Spawn(game.KindExplosion, game.ExplosionSmall, 1100, 900, 96, 96)
 	for lw.W.Len() < n {
 		i := lw.W.Len()
 		if i%2 == 0 {
-			e := lw.Spawn(game.KindEnemy, uint8(i%4), 600+float32((i*37)%1200), 80+float32((i*53)%900), 56, 48)
+			e := lw.Spawn(game.KindEnemy, []uint8{game.EnemyStraight, game.EnemySine, game.EnemyHoming, game.EnemySnakeBody}[i%4], 600+float32((i*37)%1200), 80+float32((i*53)%900), 0, 0)
 			c.Health.Set(e, game.Health{HP: 5, MaxHP: 5})
 		} else {
 			lw.Spawn(game.KindEnemyBullet, 0, float32((i*71)%1900), float32((i*29)%1000), 16, 16)
@@ -100,6 +119,21 @@ func demoWorld(n int) *netflow.LocalWorld {
 	return lw
 }
 
+// demoTerrain is a base-theme cave for the harness: a rolling ceiling and floor sampled every
+// 64 px over 20000 px and a few blocks.
+func demoTerrain() *game.Terrain {
+	t := &game.Terrain{Theme: game.ThemeBase, Step: 64}
+	for i := 0; i < 320; i++ {
+		x := float64(i)
+		t.Ceil = append(t.Ceil, float32(70+40*math.Sin(x/5)+20*math.Sin(x/1.7)))
+		t.Floor = append(t.Floor, float32(90+50*math.Sin(x/6+1)+15*math.Sin(x/2.3)))
+	}
+	for i := 0; i < 40; i++ {
+		t.Blocks = append(t.Blocks, game.Block{X: 1400 + float32(i)*500, Y: 700, W: 128, H: 96})
+	}
+	return t
+}
+
 func harnessMain(mode string) int {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	dir, _ := os.MkdirTemp("", "rtype-client-harness")
@@ -108,7 +142,7 @@ func harnessMain(mode string) int {
 	defer cancel()
 	switch mode {
 	case "shot":
-		cfg := Config{local: demoWorld(60), Screenshot: os.Getenv("RTYPE_SHOT"), ScreenshotAfter: 20, Mute: true, ConfigDir: dir, Logger: log}
+		cfg := Config{local: demoWorld(60), Screenshot: os.Getenv("RTYPE_SHOT"), ScreenshotAfter: 20, Mute: true, ConfigDir: dir, Logger: log, terrain: demoTerrain()}
 		if err := Run(ctx, cfg); err != nil {
 			fmt.Fprintln(os.Stderr, "harness:", err)
 			return 1
@@ -116,7 +150,7 @@ func harnessMain(mode string) int {
 		return 0
 	case "menus":
 		// one PNG per scene into RTYPE_SHOT_DIR, for a visual check of the menus
-		cfg := Config{Mute: true, ConfigDir: dir, Logger: log, Server: "127.0.0.1:1"}
+		cfg := Config{Mute: true, ConfigDir: dir, Logger: log, Server: "127.0.0.1:1", viaCanvas: true}
 		a, err := newApp(ctx, cfg)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "harness:", err)
@@ -132,7 +166,7 @@ func harnessMain(mode string) int {
 		return 0
 	case "fps":
 		// frames drawn in 300 ticks with vsync off, on a 4-player 300-entity world
-		cfg := Config{local: demoWorld(300), Mute: true, ConfigDir: dir, Logger: log, exitAfter: 300, noVsync: true}
+		cfg := Config{local: demoWorld(300), Mute: true, ConfigDir: dir, Logger: log, exitAfter: 300, noVsync: true, terrain: demoTerrain()}
 		a, err := newApp(ctx, cfg)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "harness:", err)
@@ -196,11 +230,14 @@ var menuStates = []struct {
 	{"connect", func(a *app) { a.m.Scene, a.m.Busy = scene.Connect, "Connecting" }},
 	{"browser", func(a *app) {
 		a.m.Scene, a.m.Busy, a.menu = scene.Browser, "", 1
-		a.m.Lobbies = []scene.Lobby{{Code: "K7QF2", Players: 2}, {Code: "ABCD3", Players: 4, Running: true}, {Code: "XY2ZW", Players: 1}}
+		a.m.Lobbies = []scene.Lobby{{Code: "K7QF2", Players: 2, Stage: "stage1"}, {Code: "ABCD3", Players: 4, Running: true, Stage: "short"},
+			{Code: "XY2ZW", Players: 1, Stage: "stage1"}}
+		a.m.Stages, a.stageSel = []string{"stage1", "short"}, 1
 	}},
 	{"room", func(a *app) {
 		a.m.Scene, a.m.Code, a.menu = scene.Room, "K7QF2", 0
-		a.members, a.membersAt = []string{"alice", "bob", "carol"}, 1<<30
+		a.members, a.membersAt, a.roomStage = []string{"alice", "bob", "carol"}, 1<<30, "short"
+		a.m.Stages = []string{"stage1", "short"}
 	}},
 	{"results", func(a *app) {
 		a.m.Scene, a.m.Result = scene.Results, 1

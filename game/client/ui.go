@@ -87,17 +87,40 @@ func (u *ui) text(dst *ebiten.Image, s string, face *text.GoTextFace, x, y float
 	text.Draw(dst, s, face, op)
 }
 
-// menu draws items centred at x from y, the selected one highlighted.
+// menu draws items centred at x from y, the selected one on a highlighted bar with the Force
+// as the cursor.
 func (u *ui) menu(dst *ebiten.Image, items []string, sel int, x, y float64) {
 	for i, it := range items {
 		col := u.itemCol
-		label := it
+		label := strings.ToUpper(it)
+		iy := y + float64(i)*56
 		if i == sel {
 			col = u.selCol
-			label = "> " + it + " <"
+			vector.DrawFilledRect(dst, float32(x-260), float32(iy-6), 520, 50, color.RGBA{20, 40, 90, 200}, false)
+			vector.DrawFilledRect(dst, float32(x-260), float32(iy-6), 520, 3, color.RGBA{90, 160, 255, 255}, false)
+			vector.DrawFilledRect(dst, float32(x-260), float32(iy+41), 520, 3, color.RGBA{40, 80, 160, 255}, false)
+			drawFrame(dst, u.sp.force[1][0], float32(x-230), float32(iy+19), 2, 2, 1, 0)
 		}
-		u.text(dst, label, u.normal, x, y+float64(i)*56, alignCenter, col)
+		u.text(dst, label, u.normal, x, iy, alignCenter, col)
 	}
+}
+
+// drawTitleArt draws the title screen's logo over a formation of the game's sprites.
+func (a *app) drawTitleArt(dst *ebiten.Image) {
+	sp := a.ui.sp
+	t := a.frameN
+	lb := sp.logo.Bounds()
+	drawTinted(dst, sp.glow, Width/2, 230, float32(lb.Dx())*6, 300, color.RGBA{40, 90, 200, 255}, 0.35, true)
+	drawFrame(dst, sp.logo, Width/2, 230, 5, 5, 1, 0)
+	bob := float32(math.Sin(float64(t)/30)) * 10
+	drawFrame(dst, sp.flame[(t/3)%len(sp.flame)], 500-72-16, 560+bob+2, 4, 4, 1, 0)
+	drawFrame(dst, sp.ship[0][2+int(math.Round(math.Cos(float64(t)/30)))], 500, 560+bob, 4, 4, 1, 0)
+	drawFrame(dst, sp.force[3][(t/5)%4], 640, 560+bob, 4, 4, 1, 0)
+	for i := 0; i < 3; i++ {
+		y := 500 + float32(i)*80 + float32(math.Sin(float64(t)/20+float64(i)))*20
+		drawFrame(dst, sp.enemy[game.EnemySine][(t/3+i)%len(sp.enemy[game.EnemySine])], 1300+float32(i)*110, y, 4, 4, 1, 0)
+	}
+	drawFrame(dst, sp.enemy[game.EnemyStraight][(t/7)%len(sp.enemy[game.EnemyStraight])], 1620, 620, 4, 4, 1, 0)
 }
 
 // spinner is the "busy" label with an animation ("Connecting" + rotating dots).
@@ -200,6 +223,16 @@ func (a *app) updateMenus() {
 		if inpututil.IsKeyJustPressed(ebiten.KeyF5) || (!typing && inpututil.IsKeyJustPressed(ebiten.KeyR)) {
 			a.handle(scene.Event{Kind: scene.EvRefresh})
 		}
+		// Left/Right choose the stage of the lobby to create (not while typing a code: A and D
+		// are letters of codes)
+		if !typing && len(m.Stages) > 0 {
+			if a.justPressed(controls.Left) {
+				a.stageSel = (a.stageSel + len(m.Stages) - 1) % len(m.Stages)
+			}
+			if a.justPressed(controls.Right) {
+				a.stageSel = (a.stageSel + 1) % len(m.Stages)
+			}
+		}
 		if a.confirm(typing) {
 			switch {
 			case a.menu < n:
@@ -209,7 +242,7 @@ func (a *app) updateMenus() {
 					a.handle(scene.Event{Kind: scene.EvJoin, Code: a.code.Text})
 				}
 			case a.menu == n+1:
-				a.handle(scene.Event{Kind: scene.EvCreate})
+				a.handle(scene.Event{Kind: scene.EvCreate, Stage: a.createStage()})
 			case a.menu == n+2:
 				a.handle(scene.Event{Kind: scene.EvRefresh})
 			default:
@@ -219,7 +252,25 @@ func (a *app) updateMenus() {
 	case scene.Room:
 		if a.frameN-a.membersAt >= 20 || a.members == nil {
 			_, a.members = a.net.Members()
+			a.roomStage = a.net.Stage()
 			a.membersAt = a.frameN
+		}
+		// Left/Right: the owner cycles the lobby's stage through the offered ones (SET_STAGE;
+		// the server refuses others, and the refusal is shown)
+		if len(m.Stages) > 1 && (a.justPressed(controls.Left) || a.justPressed(controls.Right)) {
+			i := 0
+			for j, st := range m.Stages {
+				if st == a.roomStage {
+					i = j
+				}
+			}
+			if a.justPressed(controls.Left) {
+				i = (i + len(m.Stages) - 1) % len(m.Stages)
+			} else {
+				i = (i + 1) % len(m.Stages)
+			}
+			a.handle(scene.Event{Kind: scene.EvSetStage, Stage: m.Stages[i]})
+			a.membersAt = a.frameN - 20 // show the STAGE push as soon as it arrives
 		}
 		a.nav(2, false)
 		if a.back(false) {
@@ -238,6 +289,16 @@ func (a *app) updateMenus() {
 	case scene.Settings:
 		a.updateSettings()
 	}
+}
+
+// createStage is the stage a lobby created from the browser plays: the one chosen with
+// Left/Right among the offered stages ("" = the server's default when the list is unknown).
+func (a *app) createStage() string {
+	st := a.m.Stages
+	if len(st) == 0 {
+		return ""
+	}
+	return st[a.stageSel%len(st)]
 }
 
 func (a *app) updateSettings() {
@@ -351,12 +412,8 @@ func (a *app) drawMenus(dst *ebiten.Image) {
 	cx := float64(Width / 2)
 	switch m.Scene {
 	case scene.Title:
-		drawSprite(dst, u.sp.ship[0], 700, 560, 260, 130, 1, 0)
-		drawSprite(dst, u.sp.force[2], 880, 560, 70, 70, 1, 0)
-		drawSprite(dst, u.sp.enemy[0], 1320, 500, 110, 110, 1, 0)
-		drawSprite(dst, u.sp.enemy[1], 1450, 640, 110, 110, 1, 0)
-		u.text(dst, "R-TYPE", u.title, cx, 150, alignCenter, color.RGBA{120, 190, 255, 255})
-		u.text(dst, "networked co-op", u.normal, cx, 360, alignCenter, u.dimCol)
+		a.drawTitleArt(dst)
+		u.text(dst, "NETWORKED  CO-OP  FOR  FOUR", u.normal, cx, 372, alignCenter, color.RGBA{150, 200, 255, 255})
 		u.menu(dst, []string{"Play", "Settings", "Quit"}, a.menu, cx, 720)
 		u.text(dst, "arrows/WASD move · Space/J fire (hold to charge) · K/Shift Force · Esc menu · F11 fullscreen · F3 network", u.small, cx, 1010, alignCenter, u.dimCol)
 		if a.msgUntil > 0 && a.msg != "" {
@@ -398,7 +455,7 @@ func (a *app) drawMenus(dst *ebiten.Image) {
 			if i == a.menu {
 				col = u.selCol
 			}
-			u.text(dst, fmt.Sprintf("%s   %d/4 players   %s", l.Code, l.Players, state), u.normal, cx, y, alignCenter, col)
+			u.text(dst, fmt.Sprintf("%s   %d/4 players   %-10s %s", l.Code, l.Players, l.Stage, state), u.normal, cx, y, alignCenter, col)
 			y += 52
 		}
 		n := len(m.Lobbies)
@@ -407,7 +464,11 @@ func (a *app) drawMenus(dst *ebiten.Image) {
 		if a.menu == n && (a.frameN/30)%2 == 0 {
 			codeLabel += "_"
 		}
-		items := []string{codeLabel, "Create lobby", "Refresh (F5)", "Back"}
+		create := "Create lobby"
+		if st := a.createStage(); st != "" {
+			create = "Create lobby:  < " + st + " >"
+		}
+		items := []string{codeLabel, create, "Refresh (F5)", "Back"}
 		for i, it := range items {
 			col := u.itemCol
 			if a.menu == n+i {
@@ -416,15 +477,27 @@ func (a *app) drawMenus(dst *ebiten.Image) {
 			u.text(dst, it, u.normal, cx, y+float64(i)*56, alignCenter, col)
 		}
 		a.drawStatus(dst, y+260)
+		u.text(dst, "Enter select · Left/Right stage of a new lobby · F5 refresh · Esc back", u.small, cx, 1010, alignCenter, u.dimCol)
 	case scene.Room:
-		u.text(dst, "LOBBY "+m.Code, u.big, cx, 150, alignCenter, color.White)
-		u.text(dst, "give this code to your friends", u.small, cx, 240, alignCenter, u.dimCol)
+		u.text(dst, "LOBBY "+m.Code, u.big, cx, 120, alignCenter, color.White)
+		stage := a.roomStage
+		if stage == "" {
+			stage = "?"
+		}
+		u.text(dst, "give this code to your friends", u.small, cx, 200, alignCenter, u.dimCol)
+		if len(m.Stages) > 1 {
+			stage = "<  " + stage + "  >"
+		}
+		u.text(dst, "Stage  "+stage, u.normal, cx, 246, alignCenter, u.itemCol)
+		if len(m.Stages) > 1 {
+			u.text(dst, "Left/Right: change the stage (owner) · Enter select · Esc leave", u.small, cx, 1010, alignCenter, u.dimCol)
+		}
 		for i := 0; i < game.MaxPlayers; i++ {
 			y := 320 + float64(i)*70
 			name, col := "- free -", u.dimCol
 			if i < len(a.members) {
 				name, col = a.members[i], art.SlotColors[i]
-				drawSprite(dst, u.sp.ship[i], float32(cx-260), float32(y+20), 80, 40, 1, 0)
+				drawFrame(dst, u.sp.ship[i][2], float32(cx-260), float32(y+20), 2, 2, 1, 0)
 				if i == 0 {
 					name += "  (owner)"
 				}

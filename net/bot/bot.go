@@ -29,6 +29,7 @@ import (
 type Config struct {
 	Server  string        // TCP lobby address host:port
 	Lobby   string        // join this lobby code; "" = the first bot creates one
+	Stage   string        // stage of the lobby the first bot creates ("" = the server's default)
 	Players int           // number of bots (1..4)
 	Start   bool          // the first bot sends START once all bots joined (implied when Lobby is "")
 	Timeout time.Duration // whole run; 0 = no limit
@@ -47,6 +48,8 @@ type Result struct {
 	Result           string   `json:"result"` // victory, defeat, aborted, timeout, disconnected, error
 	Error            string   `json:"error,omitempty"`
 	Lobby            string   `json:"lobby"`
+	Stage            string   `json:"stage"`      // name of the stage played (the lobby's STAGE push)
+	StageHash        string   `json:"stage_hash"` // its hash (docs/PROTOCOL.md §2.4.6)
 	Slot             int      `json:"slot"`
 	Score            uint32   `json:"score"`
 	Ticks            uint32   `json:"ticks"`
@@ -65,6 +68,9 @@ type Result struct {
 	CorrectionPixels float64  `json:"correction_px"`
 	Deaths           int      `json:"deaths"`
 	Events           []string `json:"-"`
+	// Script is the stage played, resolved before the game (embedded or fetched with GET_STAGE):
+	// the autopilot's map of the terrain.
+	Script *game.Stage `json:"-"`
 }
 
 // Ended reports whether the game ended with GAME_END (victory, defeat or aborted).
@@ -113,7 +119,12 @@ func Run(ctx context.Context, cfg Config, out io.Writer) ([]Result, error) {
 		if uids[i], err = c.Authenticate(name); err != nil {
 			return results, fmt.Errorf("bot %s: authenticate: %w", name, err)
 		}
-		got, err := c.Join(code)
+		var got string
+		if code == "" {
+			got, err = c.Create(cfg.Stage)
+		} else {
+			got, err = c.Join(code)
+		}
 		if err != nil {
 			return results, fmt.Errorf("bot %s: join lobby %q: %w", name, code, err)
 		}
@@ -168,6 +179,16 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 		}
 		return fail("error", err)
 	}
+	res.Stage, res.StageHash = st.Stage.Name, st.Stage.Hash
+	if st.Stage.Name == "" {
+		return fail("error", errors.New("no STAGE push before START: cannot tell which stage the game plays"))
+	}
+	sf, err := lc.ResolveStage(st.Stage.Name, st.Stage.Hash)
+	if err != nil {
+		return fail("error", fmt.Errorf("stage %s: %w", st.Stage.Name, err))
+	}
+	res.Script = sf.Stage
+	terrain := &sf.Stage.Terrain // the autopilot steers through it
 	host, _, _ := net.SplitHostPort(cfg.Server)
 	if host == "" {
 		host = "127.0.0.1"
@@ -205,7 +226,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 			if !ok {
 				return finish(s, res)
 			}
-			res.Events = append(res.Events, eventString(ev))
+			res.Events = append(res.Events, ev.String())
 			switch ev.Kind {
 			case session.EventWelcome:
 				res.Slot = int(ev.Slot)
@@ -224,7 +245,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 					s.SetInput(0)
 					return
 				}
-				s.SetInput(game.Autopilot(v.World, v.C, v.Self, v.Tick).Buttons)
+				s.SetInput(game.Autopilot(v.World, v.C, terrain, v.Self, v.Tick).Buttons)
 			})
 		}
 	}
@@ -259,20 +280,4 @@ func finish(s *session.Session, res Result) Result {
 	res.SnapshotsPerSec, res.BytesInPerSec, res.BytesOutPerSec = st.SnapshotsPerSec, st.BytesInPerSec, st.BytesOutPerSec
 	res.InterpDelayMs, res.Corrections, res.CorrectionPixels = st.InterpDelayMs, st.Corrections, st.CorrectionPixels
 	return res
-}
-
-func eventString(ev session.Event) string {
-	switch ev.Kind {
-	case session.EventWelcome:
-		return fmt.Sprintf("welcome:%d", ev.Slot)
-	case session.EventDeath:
-		return fmt.Sprintf("death:%d:%d", ev.Slot, ev.Lives)
-	case session.EventMusic:
-		return fmt.Sprintf("music:%d", ev.Song)
-	case session.EventGameEnd:
-		return "game_end:" + ev.Result.String()
-	case session.EventDisconnected:
-		return "disconnected:" + ev.Reason
-	}
-	return "?"
 }

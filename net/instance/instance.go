@@ -1,18 +1,20 @@
-// Package instance runs game instances: each started lobby gets its own UDP socket, a receive
-// goroutine and a 60 Hz simulation goroutine that steps game.Sim, applies the players' tick-stamped
-// inputs and replicates the world to every client (docs/PROTOCOL.md §3–§6). Instances are
-// independent of each other and of the lobby: a panic in one ends that game with GAME_END
-// (aborted) and is logged; the others carry on.
+// Package instance runs the game instances of a server. Each started lobby gets a Game: a pure
+// protocol and simulation core (game.go) that owns no goroutine, socket or clock. The Manager is
+// their one runtime: a single UDP socket shared by every game (datagrams are routed to their game
+// by the header's token), one reader, and one 60 Hz tick schedule that steps the due games on a
+// pool of GOMAXPROCS workers (docs/PROTOCOL.md §3–§6). Games are independent of each other and of
+// the lobby: a panic in one ends that game with GAME_END (aborted) and is logged, and a slow game
+// only falls behind itself; the others carry on.
 package instance
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/netip"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -20,11 +22,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/linksim"
-	"github.com/rtype/rtype/net/replication"
 	"github.com/rtype/rtype/net/transport"
 	"github.com/rtype/rtype/net/wire"
 )
@@ -49,22 +49,35 @@ const (
 	EndLinger = 10 * time.Second
 	// ShutdownLinger is the same when the server is shutting down.
 	ShutdownLinger = 2 * time.Second
+	// MaxCatchUp is how many ticks a late game runs at once before it skips ahead instead.
+	MaxCatchUp = 5
+	// RetiredRoute is how long the tokens of an ended game stay routed to it: its players' last
+	// acknowledgements are expected traffic, dropped silently rather than counted as unknown.
+	RetiredRoute = 5 * time.Second
 )
 
-// Config configures every instance a Manager starts.
+// TickPeriod is the time between two ticks of the schedule (1/60 s).
+const TickPeriod = time.Second / game.TickRate
+
+// Config configures the Manager and every game it starts.
 type Config struct {
-	// Host is the address game sockets bind to ("" = all interfaces, "127.0.0.1" for tests).
+	// Host is the address the game socket binds to ("" = all interfaces, "127.0.0.1" for tests).
 	Host string
-	// PortMin..PortMax is the UDP port range for instances; 0,0 lets the OS choose.
-	PortMin, PortMax int
-	// Stage is the stage every game plays.
+	// Port is the UDP port every game shares (0 lets the OS choose); START hands it out.
+	Port int
+	// Stages resolves the stage name a lobby starts with (lobby.Starter) to the stage its game
+	// plays (the server's game.StageCatalogue). When nil, every game plays Stage.
+	Stages func(name string) (*game.Stage, error)
+	// Stage is the stage of every game when Stages is nil (nil: game.NewSim's default, stage1).
 	Stage *game.Stage
-	// NetSim, when not zero, impairs every instance socket (both directions) with the link simulator.
+	// NetSim, when not zero, impairs the game socket (both directions) with the link simulator.
 	NetSim linksim.Config
 	// SilenceTimeout drops a player whose datagrams stop (seed 004: PING every 3 s; default 10 s).
 	SilenceTimeout time.Duration
 	// HereTimeout drops a player who never says HERE (default 20 s).
 	HereTimeout time.Duration
+	// Workers is the number of goroutines stepping games (default GOMAXPROCS).
+	Workers int
 	// Seed gives each game its PRNG seed (default: from the clock).
 	Seed   func() uint64
 	Logger *slog.Logger
@@ -72,21 +85,40 @@ type Config struct {
 	OnGameEnd func(in *Instance)
 }
 
-// Manager starts instances for the lobby (it implements lobby.Starter) and shuts them down.
+// Manager starts games for the lobby (it implements lobby.Starter), runs them and shuts them down.
 type Manager struct {
-	cfg    Config
-	log    *slog.Logger
+	cfg   Config
+	log   *slog.Logger
+	sock  transport.Socket
+	batch *transport.BatchConn // nil with the link simulator: one datagram per call then
+	port  int
+	epoch time.Time
+
 	mu     sync.Mutex
 	live   map[*Instance]struct{}
 	closed bool
-	wg     sync.WaitGroup
 	nextID atomic.Uint64
+
+	routeMu sync.RWMutex
+	routes  map[uint32][]*Instance // token → games (tokens are unique per game, rarely across games)
+	retired []retired              // ended games whose tokens are still routed (guarded by mu)
+
+	ticks   atomic.Uint64 // ticks issued by the schedule
+	work    chan *Instance
+	quit    chan struct{}
+	wg      sync.WaitGroup
+	gamesWG sync.WaitGroup
+
+	dropMu  sync.Mutex
+	dropped [wire.NumReasons]uint64 // datagrams no game could take (invalid, unknown token)
+	late    lateness
 }
 
 var _ lobby.Starter = (*Manager)(nil)
 
-// NewManager returns a Manager with cfg's zero fields defaulted.
-func NewManager(cfg Config) *Manager {
+// NewManager opens the shared UDP socket on cfg.Host:cfg.Port and starts the runtime (reader,
+// tick schedule, workers); zero fields of cfg are defaulted. Shutdown stops it.
+func NewManager(cfg Config) (*Manager, error) {
 	if cfg.SilenceTimeout <= 0 {
 		cfg.SilenceTimeout = 10 * time.Second
 	}
@@ -99,64 +131,71 @@ func NewManager(cfg Config) *Manager {
 	if cfg.Seed == nil {
 		cfg.Seed = func() uint64 { return uint64(time.Now().UnixNano()) }
 	}
-	return &Manager{cfg: cfg, log: cfg.Logger, live: map[*Instance]struct{}{}}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	us, err := transport.ListenUDP(net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
+	if err != nil {
+		return nil, fmt.Errorf("instance: UDP port: %w", err)
+	}
+	var sock transport.Socket = us
+	var batch *transport.BatchConn
+	if !cfg.NetSim.IsZero() {
+		sock = linksim.Wrap(us, cfg.NetSim, cfg.NetSim)
+	} else {
+		batch = transport.NewBatchConn(us)
+	}
+	m := &Manager{cfg: cfg, log: cfg.Logger, sock: sock, batch: batch, port: int(us.LocalAddr().Port()), epoch: time.Now(),
+		live: map[*Instance]struct{}{}, routes: map[uint32][]*Instance{},
+		work: make(chan *Instance, 256), quit: make(chan struct{})}
+	m.wg.Add(2 + cfg.Workers)
+	go func() { defer m.wg.Done(); m.readLoop() }()
+	go func() { defer m.wg.Done(); m.schedule() }()
+	for range cfg.Workers {
+		go func() { defer m.wg.Done(); m.worker() }()
+	}
+	return m, nil
 }
+
+// Port is the UDP port every game of this manager uses.
+func (m *Manager) Port() int { return m.port }
+
+func (m *Manager) now() time.Duration { return time.Since(m.epoch) }
 
 // ErrShutdown is returned by StartGame once Shutdown has begun.
 var ErrShutdown = errors.New("instance: server shutting down")
 
-// StartGame opens a UDP socket and starts a game for the lobby's members (lobby.Starter).
-func (m *Manager) StartGame(code string, members []lobby.Member) (lobby.Game, error) {
-	if len(members) == 0 || len(members) > game.MaxPlayers {
-		return nil, fmt.Errorf("instance: %d players (want 1..%d)", len(members), game.MaxPlayers)
+// StartGame starts a game for the lobby's members on the shared UDP port (lobby.Starter),
+// playing the stage the lobby chose (Config.Stages).
+func (m *Manager) StartGame(code, stageName string, members []lobby.Member) (lobby.Game, error) {
+	stage := m.cfg.Stage
+	if m.cfg.Stages != nil {
+		var err error
+		if stage, err = m.cfg.Stages(stageName); err != nil {
+			return nil, fmt.Errorf("instance: %w", err)
+		}
 	}
+	id := m.nextID.Add(1)
+	log := m.log.With("lobby", code, "instance", id)
+	g, err := NewGame(GameConfig{Code: code, Members: members, Stage: stage, Seed: m.cfg.Seed(),
+		SilenceTimeout: m.cfg.SilenceTimeout, HereTimeout: m.cfg.HereTimeout, Logger: log}, m.now())
+	if err != nil {
+		return nil, err
+	}
+	in := &Instance{m: m, code: code, log: log, g: g, done: make(chan struct{}), base: m.ticks.Load()}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return nil, ErrShutdown
 	}
-	m.mu.Unlock()
-	sock, err := m.listen()
-	if err != nil {
-		return nil, err
-	}
-	in := newInstance(m, code, members, sock)
-	m.mu.Lock()
 	m.live[in] = struct{}{}
+	m.gamesWG.Add(1)
 	m.mu.Unlock()
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		in.run()
-		m.mu.Lock()
-		delete(m.live, in)
-		m.mu.Unlock()
-	}()
+	m.routeMu.Lock()
+	g.Tokens(func(t uint32) { m.routes[t] = append(m.routes[t], in) })
+	m.routeMu.Unlock()
+	log.Info("game started", "players", len(members))
 	return in, nil
-}
-
-func (m *Manager) listen() (transport.Socket, error) {
-	var s *transport.UDPSocket
-	var err error
-	if m.cfg.PortMin == 0 {
-		s, err = transport.ListenUDP(net.JoinHostPort(m.cfg.Host, "0"))
-	} else {
-		for p := m.cfg.PortMin; p <= m.cfg.PortMax; p++ {
-			if s, err = transport.ListenUDP(net.JoinHostPort(m.cfg.Host, strconv.Itoa(p))); err == nil {
-				break
-			}
-		}
-		if s == nil && err == nil {
-			err = fmt.Errorf("instance: empty port range %d-%d", m.cfg.PortMin, m.cfg.PortMax)
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("instance: no UDP port: %w", err)
-	}
-	if !m.cfg.NetSim.IsZero() {
-		return linksim.Wrap(s, m.cfg.NetSim, m.cfg.NetSim), nil
-	}
-	return s, nil
 }
 
 // Instances returns the running instances (tests and diagnostics).
@@ -177,114 +216,265 @@ func (m *Manager) Running() int {
 	return len(m.live)
 }
 
-// Shutdown ends every running game with GAME_END (aborted), waits for them to close their
-// sockets (or for ctx), and refuses new games.
+// Dropped returns the count of datagrams that reached no game, per wire.Reasons index: invalid
+// ones and those with a token no game has.
+func (m *Manager) Dropped() [wire.NumReasons]uint64 {
+	m.dropMu.Lock()
+	defer m.dropMu.Unlock()
+	return m.dropped
+}
+
+// Shutdown ends every running game with GAME_END (aborted), waits for them to be delivered (or
+// for ctx), refuses new games, then stops the runtime and closes the socket.
 func (m *Manager) Shutdown(ctx context.Context) error {
 	m.mu.Lock()
+	first := !m.closed
 	m.closed = true
+	live := make([]*Instance, 0, len(m.live))
 	for in := range m.live {
-		in.stop(game.ResultAborted)
+		live = append(live, in)
 	}
 	m.mu.Unlock()
+	for _, in := range live {
+		in.stop(game.ResultAborted)
+	}
 	done := make(chan struct{})
-	go func() { m.wg.Wait(); close(done) }()
+	go func() { m.gamesWG.Wait(); close(done) }()
+	var err error
 	select {
 	case <-done:
-		return nil
 	case <-ctx.Done():
-		return ctx.Err()
+		err = ctx.Err()
+	}
+	if first {
+		close(m.quit)
+		_ = m.sock.Close()
+		m.wg.Wait()
+		for _, in := range m.Instances() { // did not finish in time: closed without GAME_END delivered
+			m.finish(in)
+		}
+		p50, p99, mx, over := m.late.summary()
+		m.log.Info("game runtime stopped", "ticks", m.ticks.Load(), "tick_late_p50", p50, "tick_late_p99", p99,
+			"tick_late_max", mx, "overruns", over)
+	}
+	return err
+}
+
+// readLoop reads datagrams from the shared socket (in batches when it can) and hands each to its
+// game.
+func (m *Manager) readLoop() {
+	if m.batch != nil {
+		m.batch.ReadLoop(m.quit, m.route)
+		return
+	}
+	var buf [2048]byte
+	transport.ReadLoop(m.sock, buf[:], m.quit, m.route)
+}
+
+// route validates one datagram and gives it to the game its token belongs to.
+func (m *Manager) route(b []byte, from netip.AddrPort) {
+	var h wire.Header
+	r, err := wire.Open(b, &h)
+	if err != nil {
+		i := wire.ReasonIndex(err)
+		m.dropMu.Lock()
+		m.dropped[i]++
+		m.dropMu.Unlock()
+		m.log.Debug("datagram dropped", "reason", wire.Reasons[i], "from", from)
+		return
+	}
+	m.routeMu.RLock()
+	cands := m.routes[h.Token]
+	var in *Instance
+	switch len(cands) {
+	case 0:
+	case 1:
+		in = cands[0]
+	default:
+		// Two games drew the same token (rare: tokens are random u32s): the game that has this
+		// address bound to it, else the one whose member the HERE names.
+		for _, c := range cands {
+			if c.claims(h.Token, from, r) {
+				in = c
+				break
+			}
+		}
+		if in == nil {
+			in = cands[0]
+		}
+	}
+	m.routeMu.RUnlock()
+	if in == nil {
+		m.dropMu.Lock()
+		m.dropped[wire.ReasonIndex(wire.ErrToken)]++
+		m.dropMu.Unlock()
+		return
+	}
+	in.mu.Lock()
+	if !in.ended { // an ended game's players still acknowledge for a while: expected, not counted
+		in.g.ReceiveOpened(m.now(), from, b, &h, r)
+		in.flush()
+	}
+	in.mu.Unlock()
+}
+
+// schedule is the one 60 Hz tick schedule: every period it hands each game that is not still
+// busy with an earlier tick to the workers.
+func (m *Manager) schedule() {
+	next := time.Now().Add(TickPeriod)
+	timer := time.NewTimer(TickPeriod)
+	defer timer.Stop()
+	var batch []*Instance
+	for {
+		select {
+		case <-m.quit:
+			return
+		case <-timer.C:
+		}
+		now := time.Now()
+		m.late.add(now.Sub(next))
+		m.ticks.Add(1)
+		batch = batch[:0]
+		m.mu.Lock()
+		for in := range m.live {
+			if in.busy.CompareAndSwap(false, true) {
+				batch = append(batch, in)
+			}
+		}
+		m.mu.Unlock()
+		for _, in := range batch {
+			select {
+			case m.work <- in:
+			case <-m.quit:
+				return
+			}
+		}
+		if m.ticks.Load()%game.TickRate == 0 {
+			m.pruneRetired()
+		}
+		next = next.Add(TickPeriod)
+		if now.Sub(next) > MaxCatchUp*TickPeriod {
+			next = now.Add(TickPeriod) // the schedule itself was starved: skip ahead
+		}
+		timer.Reset(time.Until(next))
 	}
 }
 
-type inputSlot struct {
-	tick  uint32
-	b     game.Buttons
-	valid bool
+// worker steps games handed to it by the schedule.
+func (m *Manager) worker() {
+	for {
+		select {
+		case <-m.quit:
+			return
+		case in := <-m.work:
+			finished := in.run(m.ticks.Load())
+			in.busy.Store(false)
+			if finished {
+				m.finish(in)
+			}
+		}
+	}
 }
 
-type peer struct {
-	member            lobby.Member
-	slot              int
-	addr              netip.AddrPort
-	bound             bool
-	gone              bool
-	ep                transport.Endpoint
-	w                 *replication.Writer
-	inputs            [InputWindow + 8]inputSlot
-	last              game.Buttons
-	legacyDir         game.Buttons
-	legacyShot        bool
-	usesInput         bool
-	joinedAt          time.Duration
-	lastHeard         time.Duration
-	bytesIn, bytesOut uint64
-	dgIn, dgOut       uint64
-	snapTick          uint32 // tick of the last snapshot sent (0: none yet)
-	// backlog holds the reliable commands (framed, back to back) for a peer not bound yet: its
-	// reliable channel starts with WELCOME, then these (docs/PROTOCOL.md §5.5).
-	backlog []byte
+// finish removes an ended game: routes, live set, Done.
+func (m *Manager) finish(in *Instance) {
+	in.mu.Lock()
+	if in.ended {
+		in.mu.Unlock()
+		return
+	}
+	in.ended = true
+	_, res := in.g.Over()
+	tick := in.g.sim.Tick()
+	in.mu.Unlock()
+	in.finalRes.Store(uint32(res))
+	if m.cfg.OnGameEnd != nil {
+		m.cfg.OnGameEnd(in)
+	}
+	by, sp := in.Dropped()
+	var dropped uint64 = sp
+	for _, n := range by {
+		dropped += n
+	}
+	in.log.Info("game ended", "result", res.String(), "tick", tick, "dropped_datagrams", dropped)
+	m.mu.Lock()
+	delete(m.live, in)
+	m.retired = append(m.retired, retired{in: in, at: m.now()})
+	m.mu.Unlock()
+	close(in.done)
+	m.gamesWG.Done()
 }
 
-// maxBacklog bounds the reliable commands kept for a peer that has not said HERE yet (it is
-// dropped 20 s after the start anyway).
-const maxBacklog = 4096
+type retired struct {
+	in *Instance
+	at time.Duration
+}
 
-// Instance is one running game (lobby.Game).
+// unroute removes in's tokens from the routing table.
+func (m *Manager) unroute(in *Instance) {
+	m.routeMu.Lock()
+	defer m.routeMu.Unlock()
+	in.g.Tokens(func(t uint32) {
+		c := m.routes[t]
+		for i := range c {
+			if c[i] == in {
+				c = append(c[:i], c[i+1:]...)
+				break
+			}
+		}
+		if len(c) == 0 {
+			delete(m.routes, t)
+		} else {
+			m.routes[t] = c
+		}
+	})
+}
+
+// pruneRetired unroutes the games that ended more than RetiredRoute ago.
+func (m *Manager) pruneRetired() {
+	now := m.now()
+	m.mu.Lock()
+	n := 0
+	var old []*Instance
+	for _, r := range m.retired {
+		if now-r.at > RetiredRoute {
+			old = append(old, r.in)
+			continue
+		}
+		m.retired[n] = r
+		n++
+	}
+	m.retired = m.retired[:n]
+	m.mu.Unlock()
+	for _, in := range old {
+		m.unroute(in)
+	}
+}
+
+// Instance is one running game as the lobby sees it (lobby.Game): a Game core and its share of
+// the Manager's runtime.
 type Instance struct {
-	m     *Manager
-	code  string
-	log   *slog.Logger
-	sock  transport.Socket
-	epoch time.Time
+	m    *Manager
+	code string
+	log  *slog.Logger
+	busy atomic.Bool // handed to a worker, not done yet
+	base uint64      // schedule tick at the start
 
-	mu       sync.Mutex
-	sim      *game.Sim
-	tracker  *replication.Tracker
-	peers    []*peer
-	over     bool
-	endAt    time.Duration
-	result   game.Result
-	stopReq  chan game.Result
-	dropped  [wire.NumReasons]uint64
-	spoofed  uint64
-	panics   int
-	paused   bool
-	shutdown bool
-	frame    uint32       // loop iterations (60 Hz), the snapshot cadence even while paused
-	events   []game.Event // reliable game events sent, for EventLog
-
-	buf  [wire.MaxDatagram]byte
-	rbuf [2048]byte
+	mu     sync.Mutex
+	g      *Game
+	bw     *transport.BatchWriter
+	ticks  uint64 // ticks run
+	panics int
+	ended  bool
 
 	done     chan struct{}
 	finalRes atomic.Uint32
 }
 
-func newInstance(m *Manager, code string, members []lobby.Member, sock transport.Socket) *Instance {
-	in := &Instance{
-		m: m, code: code, sock: sock, epoch: time.Now(),
-		log:     m.log.With("lobby", code, "instance", m.nextID.Add(1), "port", sock.LocalAddr().Port()),
-		stopReq: make(chan game.Result, 1),
-		events:  make([]game.Event, 0, 64),
-		done:    make(chan struct{}),
-	}
-	in.sim = game.NewSim(game.Config{Seed: m.cfg.Seed(), Players: len(members), Stage: m.cfg.Stage})
-	in.tracker = NewTracker(in.sim)
-	in.sim.World().ClearEvents()
-	for i, mem := range members {
-		p := &peer{member: mem, slot: i, backlog: make([]byte, 0, 256)}
-		p.w = replication.NewWriter(in.tracker)
-		pw := p.w
-		p.ep.OnAck = pw.Acked
-		in.peers = append(in.peers, p)
-	}
-	return in
-}
+// Port is the UDP port players send HERE to (lobby.Game): the Manager's shared port.
+func (in *Instance) Port() int { return in.m.port }
 
-// Port is the instance's UDP port (lobby.Game).
-func (in *Instance) Port() int { return int(in.sock.LocalAddr().Port()) }
-
-// Done is closed when the game has ended and its socket is closed (lobby.Game).
+// Done is closed when the game has ended (lobby.Game).
 func (in *Instance) Done() <-chan struct{} { return in.done }
 
 // Result is how the game ended, valid after Done (lobby.Game): 0 defeat, 1 victory, 2 aborted.
@@ -294,549 +484,108 @@ func (in *Instance) Result() uint8 { return uint8(in.finalRes.Load()) }
 func (in *Instance) Drop(id uuid.UUID) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.over || in.shutdown {
-		return // the game is over (or ending): the lobby connection closing is no news
-	}
-	for _, p := range in.peers {
-		if p.member.UUID == id && !p.gone {
-			in.dropPeer(p, wire.ByeKicked, "left the lobby")
-		}
+	if !in.ended {
+		in.g.Drop(in.m.now(), id)
+		in.flush()
 	}
 }
 
 func (in *Instance) stop(r game.Result) {
-	select {
-	case in.stopReq <- r:
-	default:
-	}
-}
-
-func (in *Instance) now() time.Duration { return time.Since(in.epoch) }
-
-// run is the instance's life: the receive goroutine and the simulation loop.
-func (in *Instance) run() {
-	in.log.Info("game started", "players", len(in.peers))
-	var wg sync.WaitGroup
-	quit := make(chan struct{})
-	wg.Add(1)
-	go func() { defer wg.Done(); in.receiveLoop(quit) }()
-	res := in.simLoop()
-	close(quit)
-	_ = in.sock.Close()
-	wg.Wait()
-	in.finalRes.Store(uint32(res))
-	if in.m.cfg.OnGameEnd != nil {
-		in.m.cfg.OnGameEnd(in)
-	}
-	in.log.Info("game ended", "result", res.String(), "tick", in.sim.Tick(), "dropped_datagrams", in.droppedTotal())
-	close(in.done)
-}
-
-func (in *Instance) droppedTotal() uint64 {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	t := in.spoofed
-	for _, n := range in.dropped {
-		t += n
-	}
-	return t
-}
-
-// simLoop steps the simulation at 60 Hz until the game is over and GAME_END is delivered (or
-// EndLinger passed). A panic inside the simulation ends the game as aborted; the loop then only
-// delivers GAME_END.
-func (in *Instance) simLoop() game.Result {
-	const tick = time.Second / game.TickRate
-	next := time.Now()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case r := <-in.stopReq:
-			in.mu.Lock()
-			in.shutdown = true
-			in.broadcastEnd(r)
-			in.mu.Unlock()
-		case <-timer.C:
-		}
-		finished, res := in.safeTick(&next, tick)
-		if finished {
-			return res
-		}
-		timer.Reset(time.Until(next))
+	if !in.ended {
+		in.g.Stop(in.m.now(), r)
+		in.flush()
 	}
 }
 
-func (in *Instance) safeTick(next *time.Time, tick time.Duration) (finished bool, res game.Result) {
-	defer func() {
-		if r := recover(); r != nil {
-			in.log.Error("game instance panicked; ending the game", "panic", fmt.Sprint(r))
-			in.mu.Lock()
-			if in.over {
-				in.result = game.ResultAborted
-			}
-			in.broadcastEnd(game.ResultAborted)
-			in.panics++
-			in.mu.Unlock()
-			*next = time.Now().Add(tick)
-			finished, res = in.panics > 3, game.ResultAborted
-		}
-	}()
-	return in.tickOnce(next, tick)
-}
-
-// tickOnce runs the ticks that are due (at most 5, then skips ahead instead of spiralling) and
-// reports whether the ended game may close. The lock is released even if the simulation panics.
-func (in *Instance) tickOnce(next *time.Time, tick time.Duration) (finished bool, res game.Result) {
+// claims reports whether token's player of this game is bound to from, or the datagram is its
+// HERE (routing between games that drew the same token).
+func (in *Instance) claims(token uint32, from netip.AddrPort, r wire.Reader) bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	now := in.now()
-	steps := 0
-	for !time.Now().Before(*next) && steps < 5 {
-		if !in.over {
-			in.step(now)
-		}
-		in.sendAll(now)
-		*next = next.Add(tick)
-		steps++
-	}
-	if steps == 5 {
-		*next = time.Now().Add(tick)
-	}
-	linger := EndLinger
-	if in.shutdown {
-		linger = ShutdownLinger
-	}
-	return in.over && (now-in.endAt > linger || in.allDelivered()), in.result
-}
-
-func (in *Instance) allDelivered() bool {
-	for _, p := range in.peers {
-		if !p.gone && p.bound && p.ep.Pending() > 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// stepHook, when set (tests only, before any instance starts), runs at the start of every step.
-var stepHook func(in *Instance)
-
-// step runs one tick: inputs, simulation, events, timeouts. Called with in.mu held.
-func (in *Instance) step(now time.Duration) {
-	if stepHook != nil {
-		stepHook(in)
-	}
-	t := uint32(in.sim.Tick()) + 1 // the tick this step produces
-	active := 0
-	for _, p := range in.peers {
-		if p.gone {
-			continue
-		}
-		if (!p.bound && now-p.joinedAt > in.m.cfg.HereTimeout) || (p.bound && now-p.lastHeard > in.m.cfg.SilenceTimeout) {
-			in.dropPeer(p, wire.ByeTimeout, "silent")
-			continue
-		}
-		active++
-		b := p.last
-		s := &p.inputs[t%uint32(len(p.inputs))]
-		if s.valid && s.tick == t {
-			b = s.b
-			s.valid = false
-		} else if !p.usesInput {
-			b = p.legacyDir
-			if p.legacyShot {
-				b |= game.BtnFire
-				p.legacyShot = false
-			}
-		}
-		p.last = b
-		in.sim.SetInput(p.slot, game.Input{Buttons: b})
-	}
-	if active == 0 {
-		in.log.Info("every player left")
-		in.broadcastEnd(game.ResultAborted)
-		return
-	}
-	if in.paused {
-		return
-	}
-	in.sim.Step()
-	in.replicateEvents()
-	for _, ev := range in.sim.Events() {
-		in.events = append(in.events, ev) // formatted only by EventLog (tests)
-		switch ev.Kind {
-		case game.EventDeath:
-			in.broadcastReliable(wire.Death{Entity: uint64(ev.Entity), Slot: ev.Slot, Lives: ev.Lives}.Append(in.scratch()))
-			in.log.Info("player died", "slot", ev.Slot, "lives", ev.Lives)
-		case game.EventMusic:
-			in.broadcastReliable(wire.Music{Song: ev.Song}.Append(in.scratch()))
-		case game.EventGameEnd:
-			in.broadcastEnd(ev.Result)
-		}
-	}
-}
-
-func (in *Instance) scratch() []byte { return in.buf[:0] }
-
-// replicateEvents turns the world's destroy/remove events into reliable DEL_ENT / DEL_COMP.
-func (in *Instance) replicateEvents() {
-	w := in.sim.World()
-	evs := w.Events()
-	in.tracker.Observe(evs)
-	for i := range evs {
-		ev := &evs[i]
-		switch ev.Kind {
-		case ecs.EventDestroyed:
-			for _, p := range in.peers {
-				if !p.gone && p.w.Destroyed(ev.Entity) {
-					in.sendReliable(p, wire.DelEnt{Entity: uint64(ev.Entity)}.Append(in.scratch()))
-				}
-			}
-		case ecs.EventRemoved:
-			for _, p := range in.peers {
-				if !p.gone && p.w.Removed(ev.Entity, ev.Component) {
-					in.sendReliable(p, wire.DelComp{Entity: uint64(ev.Entity), Component: uint32(ev.Component)}.Append(in.scratch()))
-				}
-			}
-		}
-	}
-	w.ClearEvents()
-}
-
-func (in *Instance) broadcastEnd(r game.Result) {
-	if in.over {
-		return
-	}
-	in.over, in.result, in.endAt = true, r, in.now()
-	in.broadcastReliable(wire.GameEnd{Result: uint8(r)}.Append(in.scratch()))
-}
-
-func (in *Instance) broadcastReliable(cmd []byte) {
-	for _, p := range in.peers {
-		if !p.gone {
-			in.sendReliable(p, cmd)
-		}
-	}
-}
-
-func (in *Instance) sendReliable(p *peer, cmd []byte) {
-	if !p.bound {
-		if len(p.backlog)+len(cmd) <= maxBacklog {
-			p.backlog = append(p.backlog, cmd...)
-		}
-		return
-	}
-	if err := p.ep.SendReliable(cmd); err != nil {
-		in.dropPeer(p, wire.ByeKicked, err.Error())
-	}
-}
-
-// dropPeer removes p from the game and tells it why with a BYE, unless it left by itself
-// (reason ByeLeft: it said BYE).
-func (in *Instance) dropPeer(p *peer, reason uint8, why string) {
-	if p.gone {
-		return
-	}
-	if p.bound && !in.over && reason != wire.ByeLeft {
-		b := in.header(p, in.scratch())
-		b = wire.Bye{Reason: reason}.Append(b)
-		in.write(p, b)
-	}
-	p.gone = true
-	if !in.over {
-		in.sim.RemovePlayer(p.slot)
-	}
-	in.log.Info("player dropped", "slot", p.slot, "name", p.member.Name, "reason", why)
-}
-
-// header appends p's next datagram header. Its tick is that of the last snapshot sent to p (the
-// simulation tick before the first one), so a newer tick always means a new snapshot
-// (docs/PROTOCOL.md §5.2); sendAll sets it on snapshot ticks.
-func (in *Instance) header(p *peer, buf []byte) []byte {
-	seq, ack, bits, rel := p.ep.HeaderFields(in.now())
-	tick := p.snapTick
-	if tick == 0 {
-		tick = uint32(in.sim.Tick())
-	}
-	h := wire.Header{Token: p.member.Token, Tick: tick, Seq: seq, Ack: ack, AckBits: bits, RelAck: rel}
-	return h.Append(buf)
-}
-
-func (in *Instance) write(p *peer, b []byte) {
-	if _, err := in.sock.WriteTo(b, p.addr); err == nil {
-		p.bytesOut += uint64(len(b))
-		p.dgOut++
-	}
-}
-
-func relAppend(buf []byte, id uint16) []byte { return wire.Rel{ID: id}.Append(buf) }
-
-// sendAll sends each bound client its due reliable commands and, on snapshot ticks, a snapshot.
-func (in *Instance) sendAll(now time.Duration) {
-	in.frame++
-	tick := in.frame
-	for _, p := range in.peers {
-		if p.gone || !p.bound {
-			continue
-		}
-		every := uint32(SnapshotEvery)
-		if p.ep.LossOut(now) > 0.1 {
-			every = CongestedSnapshotEvery
-		}
-		snapshot := tick%every == 0 || in.over
-		if !snapshot && p.ep.Pending() == 0 {
-			continue
-		}
-		// Unacknowledged state goes out again after about one RTT, but at least every
-		// MaxStateResend: on a jittery link an ack can take far longer than the mean RTT, and
-		// waiting for it would leave a lost spawn missing for a second or more.
-		p.w.ResendTicks = min(ecs.Tick(p.ep.RTT()*game.TickRate/time.Second)+4, MaxStateResendTicks)
-		p.w.Clock = ecs.Tick(in.frame)
-		if snapshot {
-			p.snapTick = uint32(in.sim.Tick())
-		}
-		for d := 0; d < MaxDatagramsPerSnapshot; d++ {
-			seq := p.ep.Seq()
-			b := in.header(p, in.scratch())
-			b = p.ep.AppendReliable(b, wire.MaxDatagram, now, relAppend)
-			more := false
-			if snapshot {
-				b, more = p.w.AppendSnapshot(b, wire.MaxDatagram, seq)
-			}
-			in.write(p, b)
-			if !more {
-				break
-			}
-		}
-	}
-}
-
-// receiveLoop reads datagrams until quit, dropping (and counting) every invalid one.
-func (in *Instance) receiveLoop(quit <-chan struct{}) {
-	transport.ReadLoop(in.sock, in.rbuf[:], quit, in.handle)
-}
-
-// handle processes one datagram from addr.
-func (in *Instance) handle(b []byte, from netip.AddrPort) {
-	var h wire.Header
-	r, err := wire.Open(b, &h)
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if err != nil {
-		i := wire.ReasonIndex(err)
-		in.dropped[i]++
-		in.log.Debug("datagram dropped", "reason", wire.Reasons[i], "from", from)
-		return
-	}
-	var p *peer
-	for _, q := range in.peers {
-		if q.member.Token == h.Token {
-			p = q
-		}
-	}
-	if p == nil {
-		in.dropped[wire.ReasonIndex(wire.ErrToken)]++
-		return
-	}
-	if p.gone {
-		return // a dropped player's last datagrams: expected, not an attack
-	}
-	// Only HERE with the member's uuid may bind (or rebind) an address to the token.
-	if !p.bound || p.addr != from {
-		if !in.isHere(r, p) {
-			in.spoofed++
-			in.log.Debug("datagram dropped", "reason", "spoofed source", "from", from)
-			return
-		}
-		if !p.bound {
-			in.log.Info("player here", "slot", p.slot, "name", p.member.Name, "addr", from)
-		}
-		first := !p.bound
-		p.bound, p.addr = true, from
-		if first {
-			in.sendReliable(p, wire.Welcome{Entity: uint64(in.sim.PlayerEntity(p.slot)), Slot: uint8(p.slot), Tick: uint32(in.sim.Tick()), TickRate: game.TickRate}.Append(in.scratch()))
-			for b := p.backlog; len(b) >= 2; { // the events before HERE, after WELCOME
-				n := 2 + int(binary.LittleEndian.Uint16(b))
-				in.sendReliable(p, b[:n])
-				b = b[n:]
-			}
-			p.backlog = p.backlog[:0]
-		}
-		// Answer at once with REL+WELCOME alone: never larger than the HERE datagram that caused
-		// it (docs/PROTOCOL.md §6).
-		out := in.header(p, in.scratch())
-		out = p.ep.AppendReliable(out, len(b), in.now(), relAppend)
-		in.write(p, out)
-	}
-	now := in.now()
-	p.lastHeard = now
-	p.bytesIn += uint64(len(b))
-	p.dgIn++
-	if p.ep.Receive(h.Seq, h.Ack, h.AckBits, h.RelAck, now) {
-		return // duplicate datagram
-	}
-	skip := false
-	for r.Next() {
-		if skip {
-			skip = false
-			continue
-		}
-		cmd := r.Cmd()
-		switch r.ID() {
-		case wire.CmdRel:
-			var c wire.Rel
-			if _, err := c.Parse(cmd); err == nil && !p.ep.AcceptReliable(c.ID) {
-				skip = true
-			}
-		case wire.CmdInput:
-			var c wire.Input
-			if _, err := c.Parse(cmd); err == nil {
-				in.acceptInput(p, &c)
-			}
-		case wire.CmdActMove:
-			var c wire.ActMove
-			if _, err := c.Parse(cmd); err == nil {
-				p.legacyDir = game.Buttons(c.Dir)
-			}
-		case wire.CmdActShoot:
-			p.legacyShot = true
-		case wire.CmdPing:
-			var c wire.Ping
-			if _, err := c.Parse(cmd); err == nil {
-				out := in.header(p, in.scratch())
-				out = c.Append(out)
-				in.write(p, out)
-			}
-		case wire.CmdGetEnt:
-			var c wire.GetEnt
-			if _, err := c.Parse(cmd); err == nil {
-				e := ecs.Entity(c.Entity)
-				if in.sim.World().Alive(e) {
-					p.w.Forget(e)
-				} else {
-					in.sendReliable(p, wire.DelEnt{Entity: c.Entity}.Append(in.scratch()))
-				}
-			}
-		case wire.CmdBye:
-			in.dropPeer(p, wire.ByeLeft, "said BYE")
-			return
-		}
-	}
-}
-
-func (in *Instance) isHere(r wire.Reader, p *peer) bool {
-	for r.Next() {
-		if r.ID() == wire.CmdHere {
-			var c wire.Here
-			if _, err := c.Parse(r.Cmd()); err == nil && uuid.UUID(c.UUID) == p.member.UUID {
-				return true
-			}
+	for _, p := range in.g.peers {
+		if p.member.Token == token && ((p.bound && p.addr == from) || isHere(r, p)) {
+			return true
 		}
 	}
 	return false
 }
 
-// acceptInput stores tick-stamped inputs within the window: past ticks are ignored (never
-// rewrite the past), far-future ticks are dropped, so a flood cannot queue unbounded input.
-func (in *Instance) acceptInput(p *peer, c *wire.Input) {
-	p.usesInput = true
-	cur := uint32(in.sim.Tick())
-	for i := 0; i < int(c.Count); i++ {
-		t := c.Ticks[i]
-		if int32(t-cur) <= 0 || t-cur > InputWindow {
-			continue
-		}
-		s := &p.inputs[t%uint32(len(p.inputs))]
-		if !s.valid || s.tick != t {
-			*s = inputSlot{tick: t, b: game.Buttons(c.Buttons[i]), valid: true}
-		}
+// flush sends the game's outbox, in batches when the socket allows (called with in.mu held).
+func (in *Instance) flush() {
+	if in.g.out.Len() == 0 {
+		return
 	}
+	if in.m.batch != nil {
+		if in.bw == nil {
+			in.bw = in.m.batch.NewWriter()
+		}
+		in.bw.Flush(&in.g.out)
+		return
+	}
+	in.g.out.Flush(in.send)
 }
 
-func eventString(ev game.Event) string {
-	switch ev.Kind {
-	case game.EventDeath:
-		return fmt.Sprintf("death:%d:%d", ev.Slot, ev.Lives)
-	case game.EventMusic:
-		return fmt.Sprintf("music:%d", ev.Song)
-	case game.EventGameEnd:
-		return "game_end:" + ev.Result.String()
-	}
-	return "?"
-}
+func (in *Instance) send(b []byte, to netip.AddrPort) { _, _ = in.m.sock.WriteTo(b, to) }
 
-// EventLog lists the game events this instance sent reliably, in order ("death:slot:lives",
-// "music:song", "game_end:result"), for tests that check exactly-once, in-order delivery.
-func (in *Instance) EventLog() []string {
+// run runs the ticks due up to the schedule tick sched (at most MaxCatchUp, then it skips ahead)
+// and reports whether the ended game may close. A panic in the simulation ends the game as
+// aborted; after 3 more it is closed.
+func (in *Instance) run(sched uint64) (finished bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	out := make([]string, len(in.events))
-	for i, ev := range in.events {
-		out[i] = eventString(ev)
+	if in.ended {
+		return false
 	}
-	return out
-}
-
-// Pause stops (or resumes) the simulation while replication goes on: a test freezes the world to
-// compare every client's mirror with it.
-func (in *Instance) Pause(p bool) {
-	in.mu.Lock()
-	in.paused = p
-	in.mu.Unlock()
-}
-
-// Stats of one client, for tests and benchmarks.
-type PeerStats struct {
-	Slot              int
-	BytesOut, BytesIn uint64
-	DatagramsOut      uint64
-	DatagramsIn       uint64
-	Resends           uint64
+	defer func() {
+		if r := recover(); r != nil {
+			in.log.Error("game instance panicked; ending the game", "panic", fmt.Sprint(r))
+			in.g.Abort(in.m.now())
+			in.panics++
+			in.ticks = sched - in.base
+			in.flush()
+			finished = in.panics > 3
+		}
+	}()
+	target := sched - in.base
+	for steps := 0; in.ticks < target; steps++ {
+		if steps == MaxCatchUp {
+			in.m.late.overrun()
+			in.ticks = target
+			break
+		}
+		in.g.Tick(in.m.now())
+		in.ticks++
+		in.flush()
+	}
+	return in.g.Finished(in.m.now())
 }
 
 // Stats returns per-client traffic figures.
 func (in *Instance) Stats() []PeerStats {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	var out []PeerStats
-	for _, p := range in.peers {
-		out = append(out, PeerStats{Slot: p.slot, BytesOut: p.bytesOut, BytesIn: p.bytesIn, DatagramsOut: p.dgOut, DatagramsIn: p.dgIn, Resends: p.ep.Resends})
-	}
-	return out
+	return in.g.Stats()
 }
 
-// Dropped returns the count of datagrams dropped per wire.Reasons index, plus those from a
-// source address not bound to their token (spoofed).
+// Dropped returns the datagrams this game dropped (see Game.Dropped).
 func (in *Instance) Dropped() (byReason [wire.NumReasons]uint64, spoofed uint64) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return in.dropped, in.spoofed
+	return in.g.Dropped()
+}
+
+// EventLog is Game.EventLog under the instance lock (tests).
+func (in *Instance) EventLog() []string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.g.EventLog()
 }
 
 // View runs fn with the server world under the instance lock (tests compare mirrors with it).
 func (in *Instance) View(fn func(sim *game.Sim)) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	fn(in.sim)
-}
-
-// NewTracker prepares the replication of sim's world as an instance does it (docs/PROTOCOL.md
-// §5.3–5.6): dead reckoning within DeadReckonPx, Position and Velocity packed as Motion, and no
-// DEL_ENT for entities that clients delete by themselves when they leave the field.
-func NewTracker(sim *game.Sim) *replication.Tracker {
-	tr := replication.NewTracker(sim.World())
-	tr.DeadReckon(game.CompPosition, game.CompVelocity, DeadReckonPx, game.TickRate)
-	tr.PackMotion()
-	tr.PackSpawn(game.CompKind)
-	c := sim.Components()
-	tr.Derived(func(e ecs.Entity) bool {
-		f := c.Force.Get(e)
-		return f != nil && f.Mode != game.ForceDetached
-	})
-	tr.SelfExpiry(func(e ecs.Entity) bool {
-		k := c.Kind.Get(e)
-		return k != nil && game.ExpiresOutsideField(k.Kind)
-	}, func(x, y float32) bool { return game.OutsideField(x, y, game.ExpirySlack) })
-	return tr
+	fn(in.g.sim)
 }

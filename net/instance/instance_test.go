@@ -2,9 +2,7 @@ package instance
 
 import (
 	"context"
-	"io"
 	"log/slog"
-	"net"
 	"net/netip"
 	"testing"
 	"time"
@@ -34,18 +32,21 @@ func TestPanicEndsOnlyThatGame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stepHook = func(in *Instance) {
-		if in.code == "BOOM" && in.sim.Tick() == 30 {
+	stepHook = func(g *Game) {
+		if g.cfg.Code == "BOOM" && g.sim.Tick() == 30 {
 			panic("injected fault")
 		}
 	}
 	defer func() { stepHook = nil }()
-	m := NewManager(Config{Host: "127.0.0.1", Stage: stage, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	bad, err := m.StartGame("BOOM", members(2))
+	m, err := NewManager(Config{Host: "127.0.0.1", Stage: stage, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := m.StartGame("FINE", members(2))
+	bad, err := m.StartGame("BOOM", "", members(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := m.StartGame("FINE", "", members(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,62 +85,62 @@ func TestPanicEndsOnlyThatGame(t *testing.T) {
 	}
 }
 
-// The server's hot path allocates nothing: handling a client's INPUT+PING datagram, and one
-// tick of simulation plus snapshots for every client.
-func TestHotPathAllocatesNothing(t *testing.T) {
+// newTestGame is a game core of n players at time 0 with a fixed seed (game events, which are
+// logged, happen at fixed ticks).
+func newTestGame(t *testing.T, ms []lobby.Member) *Game {
+	t.Helper()
 	stage, err := game.LoadStage("short")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// a fixed seed keeps the run deterministic (game events, which are logged, happen at fixed ticks)
-	m := NewManager(Config{Host: "127.0.0.1", Stage: stage, Seed: func() uint64 { return 1 }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	sock, err := m.listen()
+	g, err := NewGame(GameConfig{Code: "TEST", Members: ms, Stage: stage, Seed: 1, Logger: slog.New(slog.DiscardHandler)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sock.Close()
-	in := newInstance(m, "ALLOC", members(2), sock)
-	from := sock.LocalAddr() // datagrams "from" ourselves: the snapshots come back to this socket, unread
-	for _, p := range in.peers {
-		p.bound, p.addr = true, from
+	return g
+}
+
+// The server's hot path allocates nothing: handling a client's INPUT+PING datagram, and one
+// tick of simulation plus snapshots for every client (the outbox included).
+func TestHotPathAllocatesNothing(t *testing.T) {
+	g := newTestGame(t, members(2))
+	from := netip.MustParseAddrPort("127.0.0.1:5000")
+	for i, p := range g.peers {
+		p.bound, p.addr = true, netip.AddrPortFrom(from.Addr(), from.Port()+uint16(i))
 	}
-	in.peers[1].addr = netip.AddrPortFrom(from.Addr(), from.Port()+1)
 	var seq uint16
-	tick := uint32(0)
+	now := time.Duration(0)
 	datagram := func() []byte {
 		seq++
-		h := wire.Header{Token: in.peers[0].member.Token, Tick: tick, Seq: seq}
+		h := wire.Header{Token: g.peers[0].member.Token, Tick: uint32(g.sim.Tick()), Seq: seq}
 		b := h.Append(nil)
 		var c wire.Input
 		c.Count = 3
 		for i := 0; i < 3; i++ {
-			c.Ticks[i], c.Buttons[i] = uint32(in.sim.Tick())+uint32(3-i), uint8(game.BtnFire|game.BtnRight)
+			c.Ticks[i], c.Buttons[i] = uint32(g.sim.Tick())+uint32(3-i), uint8(game.BtnFire|game.BtnRight)
 		}
 		b = c.Append(b)
 		return wire.Ping{Nonce: 7}.Append(b)
 	}
+	tick := func() {
+		now += TickPeriod
+		g.Tick(now)
+		g.out.Reset()
+	}
 	// warm up: grow every buffer to its steady size
 	for i := 0; i < 600; i++ {
-		in.handle(datagram(), from)
-		in.mu.Lock()
-		in.step(in.now())
-		in.sendAll(in.now())
-		in.mu.Unlock()
+		g.Receive(now, from, datagram())
+		tick()
 	}
 	dgs := make([][]byte, 200)
 	for i := range dgs {
 		dgs[i] = datagram()
 	}
 	i := 0
-	if n := testing.AllocsPerRun(100, func() { in.handle(dgs[i%len(dgs)], from); i++ }); n != 0 {
-		t.Errorf("handle: %v allocs per datagram, want 0", n)
+	if n := testing.AllocsPerRun(100, func() { g.Receive(now, from, dgs[i%len(dgs)]); g.out.Reset(); i++ }); n != 0 {
+		t.Errorf("Receive: %v allocs per datagram, want 0", n)
 	}
-	if n := testing.AllocsPerRun(100, func() {
-		in.mu.Lock()
-		in.step(in.now())
-		in.sendAll(in.now())
-		in.mu.Unlock()
-	}); n != 0 {
+	if n := testing.AllocsPerRun(100, tick); n != 0 {
 		t.Errorf("tick + snapshots: %v allocs, want 0", n)
 	}
 }
@@ -148,43 +149,28 @@ func TestHotPathAllocatesNothing(t *testing.T) {
 // happened before its HERE: the first answer is REL 1 + WELCOME, no larger than the HERE, and
 // the earlier events follow as REL 2... (docs/PROTOCOL.md §3.7, §5.5).
 func TestWelcomeIsTheFirstReliableCommand(t *testing.T) {
-	stage, err := game.LoadStage("short")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := NewManager(Config{Host: "127.0.0.1", Stage: stage, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	sock, err := m.listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sock.Close()
 	ms := members(1)
-	in := newInstance(m, "WELC", ms, sock)
-	in.mu.Lock()
+	g := newTestGame(t, ms)
+	now := time.Duration(0)
 	for range 5 { // the MUSIC event of tick 1 happens before the player says HERE
-		in.step(in.now())
-		in.sendAll(in.now())
+		now += TickPeriod
+		g.Tick(now)
 	}
-	in.mu.Unlock()
-	client, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.MustParseAddrPort("127.0.0.1:0")))
-	if err != nil {
-		t.Fatal(err)
+	if g.out.Len() != 0 {
+		t.Fatalf("%d datagrams sent before anyone said HERE", g.out.Len())
 	}
-	defer client.Close()
+	client := netip.MustParseAddrPort("127.0.0.1:5000")
 	here := wire.Header{Token: ms[0].Token, Seq: 1}.Append(nil)
 	here = wire.Here{UUID: ms[0].UUID}.Append(here)
 	here = wire.Ping{Nonce: 1}.Append(here)
-	in.handle(here, client.LocalAddr().(*net.UDPAddr).AddrPort())
-	read := func() []byte {
-		buf := make([]byte, 2048)
-		_ = client.SetReadDeadline(time.Now().Add(2 * time.Second))
-		n, err := client.Read(buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return buf[:n]
+	g.Receive(now, client, here)
+	if g.out.Len() == 0 {
+		t.Fatal("no answer to HERE")
 	}
-	first := read()
+	first, to := g.out.At(0)
+	if to != client {
+		t.Fatalf("answer sent to %v, want %v", to, client)
+	}
 	var h wire.Header
 	r, err := wire.Open(first, &h)
 	if err != nil {
@@ -204,13 +190,12 @@ func TestWelcomeIsTheFirstReliableCommand(t *testing.T) {
 	if len(ids) != 2 || ids[0] != wire.CmdRel || ids[1] != wire.CmdWelcome || rels[0] != 1 || len(first) > len(here) {
 		t.Fatalf("first answer: commands %v (rel ids %v), %d bytes for a %d-byte HERE; want REL 1 + WELCOME, not larger", ids, rels, len(first), len(here))
 	}
-	in.mu.Lock()
-	in.step(in.now())
-	in.sendAll(in.now())
-	in.mu.Unlock()
+	g.out.Reset()
+	now += TickPeriod
+	g.Tick(now)
 	found := false
-	for range 4 {
-		b := read()
+	for i := 0; i < g.out.Len() && !found; i++ {
+		b, _ := g.out.At(i)
 		if r, err := wire.Open(b, &h); err == nil {
 			var rel uint16
 			for r.Next() {
@@ -226,9 +211,6 @@ func TestWelcomeIsTheFirstReliableCommand(t *testing.T) {
 					found = true
 				}
 			}
-		}
-		if found {
-			break
 		}
 	}
 	if !found {

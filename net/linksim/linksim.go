@@ -1,7 +1,9 @@
 // Package linksim is a link simulator: it wraps a transport.Socket and adds latency, jitter, loss,
 // duplication (late duplicates too), reordering and a bandwidth cap to the datagrams going through
-// it, from a seeded PRNG so a run's decisions repeat. Tests use it between real loopback sockets;
-// the server, client and bot accept it through their -netsim flag.
+// it, from a seeded PRNG so a run's decisions repeat. The impairment itself is a pure state
+// machine (Pipe) with no goroutine and no clock; Link runs it in real time around a
+// transport.Socket (the server, client and bot accept it through their -netsim flag), Network
+// runs it in virtual time for deterministic netcode tests.
 package linksim
 
 import (
@@ -116,21 +118,21 @@ func parseBandwidth(v string) (int, error) {
 }
 
 type item struct {
-	due  time.Time
-	ord  uint64
-	n    int
-	addr netip.AddrPort
-	buf  *[2048]byte
+	due      time.Duration
+	ord      uint64
+	n        int
+	from, to netip.AddrPort
+	buf      *[2048]byte
 }
 
 type queue []item
 
 func (q queue) Len() int { return len(q) }
 func (q queue) Less(i, j int) bool {
-	if q[i].due.Equal(q[j].due) {
+	if q[i].due == q[j].due {
 		return q[i].ord < q[j].ord
 	}
-	return q[i].due.Before(q[j].due)
+	return q[i].due < q[j].due
 }
 func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
 func (q *queue) Push(x any)   { *q = append(*q, x.(item)) }
@@ -141,33 +143,43 @@ func (q *queue) Pop() any {
 	return it
 }
 
-// direction is one impaired direction: a delay queue drained by a goroutine.
-type direction struct {
+var pool = sync.Pool{New: func() any { return new([2048]byte) }}
+
+// Pipe is one impaired direction as a pure state machine: it owns no goroutine and no clock.
+// Send decides a datagram's fate at the time given (lost, delayed, duplicated, held back, queued
+// behind the bandwidth cap); Next and Pop hand the datagrams back when they are due. Times are
+// durations from any fixed origin (virtual time in tests, time since a start for Link). Not safe
+// for concurrent use.
+type Pipe struct {
 	cfg      Config
 	rng      *rand.Rand
-	mu       sync.Mutex
 	q        queue
 	ord      uint64
-	nextFree time.Time
-	wake     chan struct{}
-	deliver  func(it item)
+	nextFree time.Duration
+	haveFree bool
 	dropped  uint64
 }
 
-func newDirection(cfg Config, deliver func(item)) *direction {
+// NewPipe returns a pipe impairing datagrams with cfg.
+func NewPipe(cfg Config) *Pipe {
 	seed := cfg.Seed
 	if seed == 0 {
 		seed = 1
 	}
-	return &direction{cfg: cfg, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), wake: make(chan struct{}, 1), deliver: deliver}
+	return &Pipe{cfg: cfg, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 }
 
-var pool = sync.Pool{New: func() any { return new([2048]byte) }}
+// SetConfig changes the impairment of datagrams sent from now on (the PRNG stream goes on).
+func (d *Pipe) SetConfig(cfg Config) { d.cfg = cfg }
 
-// submit schedules p (copied) for delivery after the simulated impairments.
-func (d *direction) submit(p []byte, addr netip.AddrPort, now time.Time) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+// Dropped is how many datagrams the pipe dropped (loss and bandwidth).
+func (d *Pipe) Dropped() uint64 { return d.dropped }
+
+// Len is the number of datagrams in flight.
+func (d *Pipe) Len() int { return len(d.q) }
+
+// Send submits a copy of p, from → to, at now.
+func (d *Pipe) Send(now time.Duration, p []byte, from, to netip.AddrPort) {
 	c := d.cfg
 	if c.Loss > 0 && d.rng.Float64() < c.Loss {
 		d.dropped++
@@ -175,14 +187,14 @@ func (d *direction) submit(p []byte, addr netip.AddrPort, now time.Time) {
 	}
 	base := now
 	if c.Bandwidth > 0 {
-		if d.nextFree.Before(now) {
-			d.nextFree = now
+		if !d.haveFree || d.nextFree < now {
+			d.nextFree, d.haveFree = now, true
 		}
-		if d.nextFree.Sub(now) > 300*time.Millisecond {
+		if d.nextFree-now > 300*time.Millisecond {
 			d.dropped++
 			return
 		}
-		d.nextFree = d.nextFree.Add(time.Duration(float64(len(p)*8+28*8) / float64(c.Bandwidth) * float64(time.Second)))
+		d.nextFree += time.Duration(float64(len(p)*8+28*8) / float64(c.Bandwidth) * float64(time.Second))
 		base = d.nextFree
 	}
 	copies := 1
@@ -204,8 +216,48 @@ func (d *direction) submit(p []byte, addr netip.AddrPort, now time.Time) {
 		b := pool.Get().(*[2048]byte)
 		n := copy(b[:], p)
 		d.ord++
-		heap.Push(&d.q, item{due: base.Add(delay), ord: d.ord, n: n, addr: addr, buf: b})
+		heap.Push(&d.q, item{due: base + delay, ord: d.ord, n: n, from: from, to: to, buf: b})
 	}
+}
+
+// Next returns when the earliest datagram in flight is due (ok false when none is).
+func (d *Pipe) Next() (due time.Duration, ok bool) {
+	if len(d.q) == 0 {
+		return 0, false
+	}
+	return d.q[0].due, true
+}
+
+// Pop removes the earliest datagram due at or before now and calls fn with it (b is valid only
+// during fn); it reports false when none is due.
+func (d *Pipe) Pop(now time.Duration, fn func(b []byte, from, to netip.AddrPort)) bool {
+	if len(d.q) == 0 || d.q[0].due > now {
+		return false
+	}
+	it := heap.Pop(&d.q).(item)
+	fn(it.buf[:it.n], it.from, it.to)
+	pool.Put(it.buf)
+	return true
+}
+
+// direction is one impaired direction of a Link in real time: a Pipe drained by a goroutine.
+type direction struct {
+	epoch   time.Time
+	mu      sync.Mutex
+	p       *Pipe
+	wake    chan struct{}
+	deliver func(b []byte, to netip.AddrPort)
+}
+
+func newDirection(cfg Config, deliver func(b []byte, to netip.AddrPort)) *direction {
+	return &direction{epoch: time.Now(), p: NewPipe(cfg), wake: make(chan struct{}, 1), deliver: deliver}
+}
+
+// submit schedules p (copied) for delivery after the simulated impairments.
+func (d *direction) submit(p []byte, addr netip.AddrPort, now time.Time) {
+	d.mu.Lock()
+	d.p.Send(now.Sub(d.epoch), p, netip.AddrPort{}, addr)
+	d.mu.Unlock()
 	select {
 	case d.wake <- struct{}{}:
 	default:
@@ -216,18 +268,22 @@ func (d *direction) submit(p []byte, addr netip.AddrPort, now time.Time) {
 func (d *direction) run(done <-chan struct{}) {
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
+	var b [2048]byte
 	for {
 		d.mu.Lock()
 		var wait time.Duration = time.Hour
-		for len(d.q) > 0 {
-			now := time.Now()
-			if d.q[0].due.After(now) {
-				wait = d.q[0].due.Sub(now)
+		for {
+			now := time.Since(d.epoch)
+			var n int
+			var to netip.AddrPort
+			if !d.p.Pop(now, func(p []byte, _, dst netip.AddrPort) { n, to = copy(b[:], p), dst }) {
+				if due, ok := d.p.Next(); ok {
+					wait = due - now
+				}
 				break
 			}
-			it := heap.Pop(&d.q).(item)
 			d.mu.Unlock()
-			d.deliver(it)
+			d.deliver(b[:n], to)
 			d.mu.Lock()
 		}
 		d.mu.Unlock()
@@ -267,10 +323,7 @@ var _ transport.Socket = (*Link)(nil)
 // straight through (still via the queue).
 func Wrap(s transport.Socket, out, in Config) *Link {
 	l := &Link{inner: s, incoming: make(chan item, 4096), dlChange: make(chan struct{}, 1), done: make(chan struct{})}
-	l.out = newDirection(out, func(it item) {
-		_, _ = l.inner.WriteTo(it.buf[:it.n], it.addr)
-		pool.Put(it.buf)
-	})
+	l.out = newDirection(out, func(b []byte, to netip.AddrPort) { _, _ = l.inner.WriteTo(b, to) })
 	// Both directions must draw different streams; seed 0 means 1, so compare effective seeds.
 	if out.Seed == 0 {
 		out.Seed = 1
@@ -281,7 +334,9 @@ func Wrap(s transport.Socket, out, in Config) *Link {
 	if in.Seed == out.Seed {
 		in.Seed = out.Seed + 1
 	}
-	l.in = newDirection(in, func(it item) {
+	l.in = newDirection(in, func(b []byte, from netip.AddrPort) {
+		buf := pool.Get().(*[2048]byte)
+		it := item{n: copy(buf[:], b), from: from, buf: buf}
 		select {
 		case l.incoming <- it:
 		default:
@@ -345,7 +400,7 @@ func (l *Link) ReadFrom(p []byte) (int, netip.AddrPort, error) {
 			stopTimer(timer)
 			n := copy(p, it.buf[:it.n])
 			pool.Put(it.buf)
-			return n, it.addr, nil
+			return n, it.from, nil
 		case <-l.done:
 			stopTimer(timer)
 			return 0, netip.AddrPort{}, net.ErrClosed
@@ -392,20 +447,20 @@ func (l *Link) LocalAddr() netip.AddrPort { return l.inner.LocalAddr() }
 // SetConfig changes both directions' impairment (e.g. a test that makes the link clean again).
 func (l *Link) SetConfig(out, in Config) {
 	l.out.mu.Lock()
-	l.out.cfg = out
+	l.out.p.SetConfig(out)
 	l.out.mu.Unlock()
 	l.in.mu.Lock()
-	l.in.cfg = in
+	l.in.p.SetConfig(in)
 	l.in.mu.Unlock()
 }
 
 // Dropped returns how many datagrams each direction dropped (loss and bandwidth).
 func (l *Link) Dropped() (out, in uint64) {
 	l.out.mu.Lock()
-	out = l.out.dropped
+	out = l.out.p.Dropped()
 	l.out.mu.Unlock()
 	l.in.mu.Lock()
-	in = l.in.dropped
+	in = l.in.p.Dropped()
 	l.in.mu.Unlock()
 	return out, in
 }

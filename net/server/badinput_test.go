@@ -45,8 +45,9 @@ func (s *sniffSocket) lastDatagram() []byte {
 // garbage, truncated datagrams, datagrams with a wrong or zero token, and spoofed datagrams (a
 // real token, replayed or with a HERE naming another uuid, from another address). The game must
 // not notice (both bots play to GAME_END), the server must never answer the attacker, and
-// Instance.Dropped must count each datagram under its reason — and nothing else (the bots'
-// own traffic is never dropped).
+// each datagram must be counted under its reason — and nothing else (the bots' own traffic is
+// never dropped): those no game can take (invalid, unknown token) by Manager.Dropped, spoofed ones
+// by their game's Instance.Dropped.
 func TestBadDatagramsDoNotDisturbGame(t *testing.T) {
 	t.Parallel()
 	log, _ := newLogCapture(t)
@@ -163,7 +164,12 @@ func TestBadDatagramsDoNotDisturbGame(t *testing.T) {
 	// counters are updated as datagrams are read: wait until every one is counted
 	var got [wire.NumReasons]uint64
 	var spoofed uint64
-	waitFor(5*time.Second, func() bool { got, spoofed = in.Dropped(); return got == want && spoofed == wantSpoofed })
+	var inGot [wire.NumReasons]uint64
+	collect := func() {
+		got = mgr.Dropped()
+		inGot, spoofed = in.Dropped()
+	}
+	waitFor(5*time.Second, func() bool { collect(); return got == want && spoofed == wantSpoofed })
 
 	var rr runRes
 	select {
@@ -179,10 +185,13 @@ func TestBadDatagramsDoNotDisturbGame(t *testing.T) {
 			t.Errorf("bot %s: %s %s (want victory or defeat)", r.Bot, r.Result, r.Error)
 		}
 	}
-	got, spoofed = in.Dropped()
+	collect()
 	for i := range got {
 		if got[i] != want[i] {
-			t.Errorf("Dropped[%s] = %d, want %d", wire.Reasons[i], got[i], want[i])
+			t.Errorf("Manager.Dropped[%s] = %d, want %d", wire.Reasons[i], got[i], want[i])
+		}
+		if inGot[i] != 0 {
+			t.Errorf("Instance.Dropped[%s] = %d, want 0 (routed datagrams are valid)", wire.Reasons[i], inGot[i])
 		}
 	}
 	if spoofed != wantSpoofed {

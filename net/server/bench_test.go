@@ -140,7 +140,7 @@ func recordInputs(tb testing.TB, stage *game.Stage, seed uint64, players int) []
 		var in [game.MaxPlayers]game.Buttons
 		for slot := 0; slot < players; slot++ {
 			if e := sim.PlayerEntity(slot); e != ecs.Nil {
-				in[slot] = game.Autopilot(sim.World(), sim.Components(), e, sim.Tick()).Buttons
+				in[slot] = game.Autopilot(sim.World(), sim.Components(), &sim.Stage().Terrain, e, sim.Tick()).Buttons
 				sim.SetInput(slot, game.Input{Buttons: in[slot]})
 			}
 		}
@@ -283,10 +283,10 @@ func (o *offlineInstance) step(in *[game.MaxPlayers]game.Buttons) {
 func BenchmarkInstanceTick(b *testing.B) {
 	const players, seed = 4, 42
 	const dr = true // replicate as net/instance does
-	for _, name := range []string{"short", "stage1", "stage1-busiest", "stage1-busiest-sim-only"} {
+	for _, name := range []string{"short", "stage1", "stage1-busiest", "stage1-busiest-sim-only", "stage2", "stage2-busiest", "stage2-busiest-sim-only"} {
 		stageName, simOnly := name, strings.HasSuffix(name, "-sim-only")
-		if strings.HasPrefix(name, "stage1") {
-			stageName = "stage1"
+		if before, _, ok := strings.Cut(name, "-"); ok {
+			stageName = before
 		}
 		stage, err := game.LoadStage(stageName)
 		if err != nil {
@@ -361,7 +361,7 @@ func busiestWindow(stage *game.Stage, seed uint64, players int, inputs [][game.M
 func BenchmarkReplicationOffline(b *testing.B) {
 	const seed = 42
 	for _, players := range []int{1, 2, 4} {
-		for _, name := range []string{"short", "stage1"} {
+		for _, name := range []string{"short", "stage1", "stage2"} {
 			stage, err := game.LoadStage(name)
 			if err != nil {
 				b.Fatal(err)

@@ -1,21 +1,17 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/net/bot"
-	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
 	"github.com/rtype/rtype/net/session"
-	"github.com/rtype/rtype/net/transport"
+	"github.com/rtype/rtype/net/simgame"
 )
 
 // linkCase is one row of the Valve GameNetworkingSockets test matrix (bandwidth, loss, latency,
@@ -34,161 +30,125 @@ var linkMatrix = []linkCase{
 	{"soak", linksim.Config{Latency: 250 * time.Millisecond, Jitter: 250 * time.Millisecond, Loss: 0.10, Dup: 0.50}},
 }
 
-// TestLinkMatrix: 4 bots play the short stage over each impaired link. Mid-game the server world
-// is frozen and the links made clean: within one second every bot's mirror world must equal the
-// server's (no ghost, no missing entity, same component values). Then the game goes on to
-// GAME_END for all, and every bot has seen the reliable events (deaths, music, game end) exactly
-// once and in the server's order.
+// TestLinkMatrix: 4 players (the bots' autopilot) play the short stage over each impaired link,
+// in virtual time (net/simgame: the server and client cores on the link simulator's virtual
+// network, deterministic for a seed). Mid-game the server world is frozen and the links made
+// clean: within one second every client's mirror world must equal the server's (no ghost, no
+// missing entity, same component values). Then the game goes on to GAME_END for all, and every
+// client has seen the reliable events (deaths, music, game end) exactly once and in the server's
+// order.
 func TestLinkMatrix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("plays the short stage six times in real time")
-	}
-	// One case at a time: the "within one second" check is about the protocol, and six 4-player
-	// games at once under the race detector starve 2 cores of CPU.
 	for _, lc := range linkMatrix {
-		t.Run(lc.name, func(t *testing.T) { runLinkCase(t, lc) })
+		t.Run(lc.name, func(t *testing.T) {
+			t.Parallel()
+			runLinkCase(t, lc)
+		})
 	}
+}
+
+// linkGame starts a virtual game of players on stage (stage name) over lc (seed 100+i per player).
+func linkGame(t *testing.T, stage string, players int, lc linksim.Config) *simgame.Game {
+	t.Helper()
+	st, err := game.LoadStage(stage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := simgame.New(simgame.Config{Stage: st, Players: players, Seed: 7, Autopilot: true,
+		Link: func(i int) linksim.Config { c := lc; c.Seed = uint64(100 + i); return c }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
 func runLinkCase(t *testing.T, lc linkCase) {
 	stage := "short"
 	if s := os.Getenv("RTYPE_SOAK_STAGE"); s != "" && lc.name == "soak" {
-		stage = s // e.g. RTYPE_SOAK_STAGE=stage1: the soak over the whole of stage 1 (about 5 minutes)
+		stage = s // e.g. RTYPE_SOAK_STAGE=stage1: the soak over the whole of stage 1
 	}
-	addr, mgr, stop := startServer(t, Config{Stage: stage})
-	defer stop()
 	const players = 4
-	links := make([]*linksim.Link, players)
-	sessions := make([]*session.Session, players)
-	var mu sync.Mutex
-	ready := make(chan struct{})
-	nready := 0
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	type out struct {
-		res []bot.Result
-		err error
-	}
-	done := make(chan out, 1)
-	go func() {
-		res, err := bot.Run(ctx, bot.Config{Server: addr, Players: players,
-			Socket: func(i int) (transport.Socket, error) {
-				s, err := transport.ListenUDP("127.0.0.1:0")
-				if err != nil {
-					return nil, err
-				}
-				c := lc.cfg
-				c.Seed = uint64(100 + i)
-				l := linksim.Wrap(s, c, c)
-				mu.Lock()
-				links[i] = l
-				mu.Unlock()
-				return l, nil
-			},
-			OnSession: func(i int, s *session.Session) {
-				mu.Lock()
-				sessions[i] = s
-				nready++
-				if nready == players {
-					close(ready)
-				}
-				mu.Unlock()
-			}}, nil)
-		done <- out{res, err}
-	}()
-	select {
-	case <-ready:
-	case o := <-done:
-		t.Fatalf("bots ended before all were in the game: %v %+v", o.err, o.res)
-	}
-	ins := mgr.Instances()
-	if len(ins) != 1 {
-		t.Fatalf("%d instances running, want 1", len(ins))
-	}
-	in := ins[0]
+	g := linkGame(t, stage, players, lc.cfg)
+	sim := g.Server.Sim()
 	// Let the game run a few seconds under the impaired link, then freeze it.
-	waitTick(t, in, 360)
-	in.Pause(true)
-	for _, l := range links {
-		l.SetConfig(linksim.Config{}, linksim.Config{})
+	if !g.RunUntil(time.Minute, func() bool { return sim.Tick() >= 360 }) {
+		t.Fatalf("the game never reached tick 360 (tick %d at %v)", sim.Tick(), g.Now)
 	}
-	var want map[ecs.Entity]entitySnap
-	in.View(func(sim *game.Sim) { want = snapshotWorld(sim.World()) })
+	g.Server.SetPaused(true)
+	for i := range players {
+		g.SetLink(i, linksim.Config{})
+	}
+	want := snapshotWorld(sim.World())
 	// The links still hold datagrams sent before they became clean (latency, bandwidth queue);
 	// count the second from when those have drained.
-	time.Sleep(lc.cfg.Latency + lc.cfg.Jitter + 300*time.Millisecond)
-	deadline := time.Now().Add(time.Second)
+	g.RunFor(lc.cfg.Latency + lc.cfg.Jitter + 300*time.Millisecond)
+	deadline := g.Now + time.Second
 	var diff string
 	for {
 		diff = ""
-		for i, s := range sessions {
+		for i, c := range g.Clients {
 			var got map[ecs.Entity]entitySnap
-			s.View(func(v *session.View) { got = snapshotWorld(v.World) })
+			c.View(g.Now, func(v *session.View) { got = snapshotWorld(v.World) })
 			if d := worldDiff(got, want); d != "" {
-				diff += fmt.Sprintf("bot %d: %s\n", i, d)
+				diff += fmt.Sprintf("client %d: %s\n", i, d)
 			}
 		}
-		if diff == "" || time.Now().After(deadline) {
+		if diff == "" || g.Now >= deadline {
 			break
 		}
-		time.Sleep(50 * time.Millisecond)
+		g.RunFor(50 * time.Millisecond)
 	}
 	if diff != "" {
 		t.Errorf("mirrors differ from the server world 1 s after the link became clean:\n%s", diff)
 	}
-	for _, l := range links {
-		l.SetConfig(lc.cfg, lc.cfg)
+	for i := range players {
+		g.SetLink(i, lc.cfg)
 	}
-	in.Pause(false)
-	o := <-done
-	if o.err != nil {
-		for i, r := range o.res {
-			st := sessions[i].Stats()
-			lo, li := links[i].Dropped()
-			t.Logf("%s: %s %s events=%v stats=%+v link dropped out=%d in=%d", r.Bot, r.Result, r.Error, r.Events, st, lo, li)
+	g.Server.SetPaused(false)
+	if !g.RunUntil(30*time.Minute, func() bool { return g.AllClosed() && g.ServerFinished() }) {
+		for i, c := range g.Clients {
+			up, down := g.Net.Dropped(g.ClientAddr[i])
+			t.Logf("client %d: closed %v events=%v stats=%+v link dropped up=%d down=%d", i, g.Closed[i], g.Events[i], c.Stats(), up, down)
 		}
-		t.Fatalf("bots: %v", o.err)
+		t.Fatalf("the game did not end (server finished %v) by %v", g.ServerFinished(), g.Now)
 	}
-	select {
-	case <-in.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the instance did not end after GAME_END")
-	}
-	wantEvents := in.EventLog()
+	wantEvents := g.Server.EventLog()
 	if len(wantEvents) == 0 || !strings.HasPrefix(wantEvents[len(wantEvents)-1], "game_end:") {
 		t.Fatalf("server event log does not end with game_end: %v", wantEvents)
 	}
-	for _, r := range o.res {
-		if !r.Ended() {
-			t.Errorf("bot %s: result %s %s", r.Bot, r.Result, r.Error)
-		}
+	for i, evs := range g.Events {
 		var got []string
-		for _, e := range r.Events {
+		for _, e := range evs {
 			if !strings.HasPrefix(e, "welcome") && !strings.HasPrefix(e, "disconnected") {
 				got = append(got, e)
 			}
 		}
 		if strings.Join(got, " ") != strings.Join(wantEvents, " ") {
-			t.Errorf("bot %s: reliable events\n got %v\nwant %v", r.Bot, got, wantEvents)
+			t.Errorf("client %d: reliable events\n got %v\nwant %v", i, got, wantEvents)
 		}
-		t.Logf("%s %s: %s score=%d ticks=%d in=%dB/%ddg out=%dB/%ddg rtt=%.0fms jitter=%.0fms loss=%.1f%% snap/s=%.1f corrections=%d (%.1fpx)",
-			lc.name, r.Bot, r.Result, r.Score, r.Ticks, r.BytesIn, r.DatagramsIn, r.BytesOut, r.DatagramsOut,
-			r.RTTMillis, r.JitterMillis, r.LossPercent, r.SnapshotsPerSec, r.Corrections, r.CorrectionPixels)
+		st := g.Clients[i].Stats()
+		t.Logf("%s client %d: ticks=%d in=%dB/%ddg out=%dB/%ddg rtt=%.0fms jitter=%.0fms loss=%.1f%% snap/s=%.1f corrections=%d (%.1fpx)",
+			lc.name, i, st.ServerTick, st.BytesIn, st.DatagramsIn, st.BytesOut, st.DatagramsOut,
+			st.RTTMillis, st.JitterMillis, st.LossPercent, st.SnapshotsPerSec, st.Corrections, st.CorrectionPixels)
 	}
 }
 
-func waitTick(t *testing.T, in *instance.Instance, tick ecs.Tick) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
-		var now ecs.Tick
-		in.View(func(sim *game.Sim) { now = sim.Tick() })
-		if now >= tick {
-			return
+// The link simulator and the cores are deterministic in virtual time: the same seeds give the
+// same game, datagram for datagram.
+func TestLinkCaseDeterministic(t *testing.T) {
+	t.Parallel()
+	run := func() string {
+		g := linkGame(t, "short", 2, linkMatrix[2].cfg)
+		g.RunFor(8 * time.Second)
+		var out string
+		for i, c := range g.Clients {
+			out += fmt.Sprintf("%d: %+v %v\n", i, c.Stats(), g.Events[i])
 		}
-		time.Sleep(20 * time.Millisecond)
+		return out + fmt.Sprintf("server %#x %v", g.Server.Sim().Hash(), g.Server.Stats())
 	}
-	t.Fatalf("the game never reached tick %d", tick)
+	a, b := run(), run()
+	if a != b {
+		t.Errorf("two runs with the same seeds differ:\n%s\n---\n%s", a, b)
+	}
 }
 
 // worldDiff describes how a mirror differs from the server world ("" when equal).

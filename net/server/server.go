@@ -1,5 +1,5 @@
 // Package server is the whole rtype server: the TCP lobby (package lobby) on one address and a
-// game instance (package net/instance) per started lobby. cmd/rtype-server wires flags into
+// game instance (package net/instance) per started lobby, all on one UDP port. cmd/rtype-server wires flags into
 // Config and calls Run; tests run it in-process on loopback.
 package server
 
@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rtype/rtype/game"
@@ -20,12 +22,13 @@ import (
 // Config is the server's configuration (the flags of cmd/rtype-server).
 type Config struct {
 	Addr       string // TCP lobby address, e.g. ":4242" (seed 004 §2)
-	UDPHost    string // host game instances bind ("" = all interfaces)
-	PortMin    int    // UDP port range of instances; 0,0 = chosen by the OS
-	PortMax    int
+	UDPHost    string // host the game socket binds ("" = all interfaces)
+	UDPPort    int    // UDP port shared by every game (0 = chosen by the OS); START hands it out
 	MaxLobbies int
-	Stage      string // stage name ("stage1", "short") or a path to a stage JSON file
-	NetSim     string // link simulator spec applied to every instance socket ("" = none)
+	// Stage is the default stage of new lobbies: an embedded stage's name ("stage1", "short") or
+	// a path to a stage JSON file, which is then offered too (game.LoadStageCatalogue).
+	Stage  string
+	NetSim string // link simulator spec applied to every instance socket ("" = none)
 	// IdleTimeout closes lobby connections without traffic (0 = lobby default).
 	IdleTimeout time.Duration
 	// SilenceTimeout drops a silent player from a game (0 = 10 s).
@@ -47,7 +50,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Stage == "" {
 		cfg.Stage = "stage1"
 	}
-	stage, err := game.LoadStage(cfg.Stage)
+	stages, err := game.LoadStageCatalogue(cfg.Stage)
 	if err != nil {
 		return fmt.Errorf("stage: %w", err)
 	}
@@ -55,22 +58,28 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	if cfg.PortMin < 0 || cfg.PortMax < cfg.PortMin || cfg.PortMax > 65535 {
-		return fmt.Errorf("udp port range %d-%d is not valid", cfg.PortMin, cfg.PortMax)
+	if cfg.UDPPort < 0 || cfg.UDPPort > 65535 {
+		return fmt.Errorf("udp port %d is not valid", cfg.UDPPort)
 	}
-	mgr := instance.NewManager(instance.Config{
-		Host: cfg.UDPHost, PortMin: cfg.PortMin, PortMax: cfg.PortMax, Stage: stage,
-		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, Logger: log, OnGameEnd: cfg.OnGameEnd,
-	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
-	log.Info("rtype server listening", "lobby", ln.Addr().String(), "udp_host", cfg.UDPHost, "stage", cfg.Stage)
+	mgr, err := instance.NewManager(instance.Config{
+		Host: cfg.UDPHost, Port: cfg.UDPPort, Stages: stages.Stage,
+		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, Logger: log, OnGameEnd: cfg.OnGameEnd,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	log.Info("rtype server listening", "lobby", ln.Addr().String(), "udp", net.JoinHostPort(cfg.UDPHost, strconv.Itoa(mgr.Port())),
+		"stage", stages.Default().Name, "stages", strings.Join(stages.Names(), ","))
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr(), mgr)
 	}
-	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: mgr, Logger: log})
+	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: mgr, Logger: log,
+		Stages: stages})
 	// The lobby outlives ctx a little: on shutdown the games end first (GAME_END, acknowledged),
 	// then the lobby closes its connections (closing them first would drop the players instead).
 	lobbyCtx, stopLobby := context.WithCancel(context.Background())

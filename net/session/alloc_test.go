@@ -3,6 +3,7 @@ package session
 import (
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
@@ -13,7 +14,7 @@ import (
 // commands (with dead reckoning and interpolation samples) is applied without a heap allocation.
 func TestApplySnapshotAllocatesNothing(t *testing.T) {
 	server := netip.MustParseAddrPort("127.0.0.1:9")
-	s := newSession(Config{Token: 42}, nil, server)
+	s := NewClient(ClientConfig{Token: 42, Server: server}, 0)
 	s.welcomed, s.self, s.slot = true, ecs.Entity(1<<32|1), 0
 	// a server world to encode from
 	w := ecs.NewWorld()
@@ -49,18 +50,18 @@ func TestApplySnapshotAllocatesNothing(t *testing.T) {
 		return b
 	}
 	for i := 0; i < 100; i++ {
-		s.handle(datagram())
+		s.Receive(s.t+time.Second/30, datagram())
 	}
 	dgs := make([][]byte, 300)
 	for i := range dgs {
 		dgs[i] = datagram()
 	}
 	i := 0
-	if n := testing.AllocsPerRun(200, func() { s.handle(dgs[i]); i++ }); n != 0 {
+	if n := testing.AllocsPerRun(200, func() { s.Receive(s.t+time.Second/30, dgs[i]); i++ }); n != 0 {
 		t.Errorf("%v allocs per snapshot datagram, want 0", n)
 	}
 	var got int
-	s.View(func(v *View) {
+	s.View(s.t, func(v *View) {
 		for _, e := range ents {
 			if _, _, ok := v.Pos(e); ok {
 				got++

@@ -6,6 +6,8 @@
 package session
 
 import (
+	"fmt"
+
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/ecs"
@@ -40,6 +42,24 @@ type Event struct {
 	Reason string
 }
 
+// String is the event in the form the bots and tests log: "welcome:slot", "death:slot:lives",
+// "music:song", "game_end:result", "disconnected:reason".
+func (ev Event) String() string {
+	switch ev.Kind {
+	case EventWelcome:
+		return fmt.Sprintf("welcome:%d", ev.Slot)
+	case EventDeath:
+		return fmt.Sprintf("death:%d:%d", ev.Slot, ev.Lives)
+	case EventMusic:
+		return fmt.Sprintf("music:%d", ev.Song)
+	case EventGameEnd:
+		return "game_end:" + ev.Result.String()
+	case EventDisconnected:
+		return "disconnected:" + ev.Reason
+	}
+	return "?"
+}
+
 // Stats are the link-quality figures shown by the client's F3 overlay and the bot's JSON line.
 type Stats struct {
 	RTTMillis        float64 // smoothed round-trip time, ms
@@ -68,13 +88,13 @@ type View struct {
 	Tick  ecs.Tick         // newest server tick received
 	// RenderTick is the fractional server tick at which remote entities are drawn (interpolation).
 	RenderTick float64
-	s          *Session
+	c          *Client
 }
 
 // Pos is where entity e should be drawn now, in virtual px: the predicted position for the local
 // ship (and its attached Force), the interpolated position for every other entity; ok is false when
 // e has no Position, or when it spawned after the (delayed) moment being drawn.
-func (v *View) Pos(e ecs.Entity) (x, y float32, ok bool) { return v.s.pos(e) }
+func (v *View) Pos(e ecs.Entity) (x, y float32, ok bool) { return v.c.pos(e) }
 
 // Config configures Dial.
 type Config struct {
@@ -86,9 +106,4 @@ type Config struct {
 	// Socket, when not nil, is used instead of a new UDP socket (tests pass a linksim.Link); the
 	// session closes it.
 	Socket transport.Socket
-}
-
-// Session is one client's connection to a game instance.
-type Session struct {
-	impl
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
@@ -13,14 +14,14 @@ import (
 // state) reaches the tick of its DEL_ENT, as spawns appear only when it reaches theirs; it is
 // then removed even if nothing is drawn, and at GAME_END at once.
 func TestDeletionShownOnRenderTimeline(t *testing.T) {
-	s := newSession(Config{Token: 42}, nil, netip.MustParseAddrPort("127.0.0.1:9"))
+	s := NewClient(ClientConfig{Token: 42, Server: netip.MustParseAddrPort("127.0.0.1:9")}, 0)
 	s.welcomed, s.self, s.slot = true, ecs.Entity(1<<32|1), 0
 	enemy, other := ecs.Entity(1<<32|5), ecs.Entity(1<<32|6)
 	var seq uint16
 	send := func(tick uint32, build func(b []byte) []byte) {
 		seq++
 		b := wire.Header{Token: 42, Tick: tick, Seq: seq}.Append(nil)
-		s.handle(build(b))
+		s.Receive(s.t+time.Second/30, build(b))
 	}
 	spawn := func(b []byte, e ecs.Entity, x float32) []byte {
 		b, start := wire.BeginEntity(b, uint64(e))
@@ -35,7 +36,7 @@ func TestDeletionShownOnRenderTimeline(t *testing.T) {
 	}
 	send(122, func(b []byte) []byte { return wire.DelEnt{Entity: uint64(enemy)}.Append(b) })
 	drawn := false
-	s.View(func(v *View) { _, _, drawn = v.Pos(enemy) })
+	s.View(s.t, func(v *View) { _, _, drawn = v.Pos(enemy) })
 	if !s.world.Alive(enemy) || !drawn {
 		t.Fatalf("enemy gone as soon as DEL_ENT arrived (alive %v, drawn %v)", s.world.Alive(enemy), drawn)
 	}

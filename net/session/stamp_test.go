@@ -10,16 +10,16 @@ import (
 
 // predicting is a session whose ship (alive, at x=500) is predicted, with inputs stamped up to
 // tick 100.
-func predicting(t *testing.T) *Session {
+func predicting(t *testing.T) *Client {
 	t.Helper()
-	s := newSession(Config{Token: 42}, nil, netip.MustParseAddrPort("127.0.0.1:9"))
+	s := NewClient(ClientConfig{Token: 42, Server: netip.MustParseAddrPort("127.0.0.1:9")}, 0)
 	s.self = ecs.Entity(1<<32 | 1)
 	if err := s.world.CreateWithID(s.self); err != nil {
 		t.Fatal(err)
 	}
 	s.comps.Player.Set(s.self, game.Player{Lives: 3})
 	s.predOK, s.predAlive, s.predX, s.predY = true, true, 500, 500
-	s.haveTick, s.servTick, s.servAt = true, 94, s.now()
+	s.haveTick, s.servTick, s.servAt = true, 94, s.t
 	s.inTick = 100
 	return s
 }
@@ -30,11 +30,11 @@ func TestInputStampsNeverGoBack(t *testing.T) {
 	s := predicting(t)
 	s.servTick = 80 // the target tick (about 82) is now far behind the stamps (100)
 	s.held.Store(uint32(game.BtnUp))
-	if s.stepInput(s.now(), false) || s.inTick != 100 {
+	if s.stepInput(s.t, false) || s.inTick != 100 {
 		t.Fatalf("stamped tick %d after the target fell 18 ticks behind, want a hold at 100", s.inTick)
 	}
-	s.servTick, s.servAt = 110, s.now() // target about 112: far ahead, re-aim forward
-	if !s.stepInput(s.now(), false) || s.inTick < 110 {
+	s.servTick, s.servAt = 110, s.t // target about 112: far ahead, re-aim forward
+	if !s.stepInput(s.t, false) || s.inTick < 110 {
 		t.Fatalf("stamped tick %d, want a re-aim forward to about 112", s.inTick)
 	}
 	for tk := uint32(101); tk <= s.inTick; tk++ {

@@ -18,7 +18,7 @@ import (
 // TestSetInputInsideView: the bot (net/bot play) and any autopilot read the mirror in View and
 // set the buttons from inside the callback:
 //
-//	s.View(func(v *session.View) { s.SetInput(game.Autopilot(v.World, v.C, v.Self, v.Tick).Buttons) })
+//	s.View(func(v *session.View) { s.SetInput(game.Autopilot(v.World, v.C, nil, v.Self, v.Tick).Buttons) })
 //
 // View holds the session lock while fn runs, so SetInput must not take that lock again: a
 // change of buttons must not deadlock the session (which then stops sending and is dropped by
@@ -28,14 +28,17 @@ func TestSetInputInsideView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr := instance.NewManager(instance.Config{Host: "127.0.0.1", Stage: stage})
+	mgr, err := instance.NewManager(instance.Config{Host: "127.0.0.1", Stage: stage})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = mgr.Shutdown(ctx)
 	}()
 	id := uuid.New()
-	g, err := mgr.StartGame("TEST2", []lobby.Member{{UUID: id, Name: "p", Slot: 0, Token: 77}})
+	g, err := mgr.StartGame("TEST2", "", []lobby.Member{{UUID: id, Name: "p", Slot: 0, Token: 77}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,9 @@ func (s *UDPSocket) LocalAddr() netip.AddrPort {
 	return netip.AddrPortFrom(a.Addr().Unmap(), a.Port())
 }
 
+// Conn is the underlying connection (batched I/O, socket options).
+func (s *UDPSocket) Conn() *net.UDPConn { return s.c }
+
 // Close implements Socket.
 func (s *UDPSocket) Close() error { return s.c.Close() }
 

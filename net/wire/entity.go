@@ -24,7 +24,7 @@ const (
 	MaxComponent = CompSpawn
 )
 
-var compSizes = [...]uint8{0, 8, 8, 2, 12, 4, 10, 2, 0, 1, 8, 10}
+var compSizes = [...]uint8{0, 8, 8, 2, 14, 4, 10, 2, 0, 1, 8, 10}
 
 // ComponentSize returns the fixed encoded size in bytes of component id in
 // component list v2 (docs/PROTOCOL.md §4), or 0 for an unknown or reserved id.

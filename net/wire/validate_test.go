@@ -22,7 +22,6 @@ func raw(id byte, args ...byte) []byte {
 }
 
 func u64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
-func u32(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
 func u16(v uint16) []byte { return binary.LittleEndian.AppendUint16(nil, v) }
 func cat(bs ...[]byte) []byte {
 	var out []byte
@@ -86,7 +85,8 @@ func TestValidate(t *testing.T) {
 		{"magic byte 1", withHeader(func(b []byte) { b[1] = 'L' }), ErrMagic},
 		{"version 0", withHeader(func(b []byte) { b[2] = 0 }), ErrVersion},
 		{"version 1", withHeader(func(b []byte) { b[2] = 1 }), ErrVersion},
-		{"version 3", withHeader(func(b []byte) { b[2] = 3 }), ErrVersion},
+		{"version 2", withHeader(func(b []byte) { b[2] = 2 }), ErrVersion},
+		{"version 4", withHeader(func(b []byte) { b[2] = 4 }), ErrVersion},
 		{"flags 1", withHeader(func(b []byte) { b[3] = 1 }), ErrFlags},
 		{"flags 0x80", withHeader(func(b []byte) { b[3] = 0x80 }), ErrFlags},
 		{"token 0", withHeader(func(b []byte) { copy(b[4:8], []byte{0, 0, 0, 0}) }), ErrToken},

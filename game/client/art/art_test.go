@@ -1,88 +1,149 @@
 package art
 
 import (
+	"fmt"
 	"image"
-	"image/color"
-	"image/draw"
-	"image/png"
-	"os"
-	"path/filepath"
-	"sort"
 	"testing"
+
+	"github.com/rtype/rtype/game"
 )
 
-func opaque(img *image.RGBA) int {
+func opaque(img *image.RGBA, r image.Rectangle) int {
 	n := 0
-	for i := 3; i < len(img.Pix); i += 4 {
-		if img.Pix[i] > 128 {
-			n++
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if img.RGBAAt(x, y).A > 128 {
+				n++
+			}
 		}
 	}
 	return n
 }
 
-func TestEverySpriteHasContent(t *testing.T) {
-	s := NewSheet()
-	all := map[string]*image.RGBA{"beam": s.Beam, "glow": s.Glow, "ring": s.Ring}
-	for i, img := range s.Ship {
-		all["ship"+string(rune('0'+i))] = img
+// TestEveryKindHasFrames: every entity kind and variant the game can send has its animation in
+// the atlas, and every frame has content.
+func TestEveryKindHasFrames(t *testing.T) {
+	s := MustLoad()
+	want := map[string]int{"flame": 3, "bit": 4, "weak": 4, "logo": 1, "glow": 1, "dot": 1}
+	for slot := 0; slot < game.MaxPlayers; slot++ {
+		want[fmt.Sprintf("ship/%d", slot)] = 5 // banking: up2, up1, level, down1, down2
 	}
-	for i, img := range s.Enemy {
-		all["enemy"+string(rune('0'+i))] = img
+	for lv := 1; lv <= 3; lv++ {
+		want[fmt.Sprintf("force/%d", lv)] = 4
+		want[fmt.Sprintf("beam/%d", lv)] = 4
 	}
-	for i, img := range append(append(append(s.Force[:], s.Shot[:]...), s.EnemyBullet[:]...), append(append(s.Boss[:], s.Weak[:]...), s.PowerUp[:]...)...) {
-		all["misc"+string(rune('a'+i))] = img
+	for v := 0; v < int(game.NumShotVariants); v++ {
+		want[fmt.Sprintf("shot/%d", v)] = 2
 	}
-	for name, img := range all {
-		b := img.Bounds()
-		if frac := float64(opaque(img)) / float64(b.Dx()*b.Dy()); frac < 0.03 {
-			t.Errorf("%s: only %.1f%% opaque pixels", name, frac*100)
+	for v := 0; v <= int(game.EnemyMidboss); v++ {
+		want[fmt.Sprintf("enemy/%d", v)] = 2
+	}
+	for v := 0; v <= int(game.PowerMissile); v++ {
+		want[fmt.Sprintf("power/%d", v)] = 4
+	}
+	for _, v := range []uint8{game.BossBig, game.BossSmall, game.BossWall} {
+		want[fmt.Sprintf("boss/%d", v)] = 2
+	}
+	for v := 0; v <= int(game.PartTentacleTip); v++ {
+		want[fmt.Sprintf("part/%d", v)] = 2
+	}
+	for _, v := range []uint8{game.ExplosionSmall, game.ExplosionBig, game.ExplosionBoss} {
+		want[fmt.Sprintf("explosion/%d", v)] = 6
+	}
+	want["ebullet/0"], want["ebullet/1"] = 4, 4
+	for name, n := range want {
+		fr := s.Frames[name]
+		if len(fr) < n {
+			t.Errorf("%s: %d frames, want at least %d", name, len(fr), n)
 		}
-	}
-	if dir := os.Getenv("RTYPE_ART_DIR"); dir != "" { // dump for a look: RTYPE_ART_DIR=/tmp/art go test
-		sheet := image.NewRGBA(image.Rect(0, 0, 1400, 700))
-		draw.Draw(sheet, sheet.Bounds(), image.NewUniform(color.RGBA{10, 10, 30, 255}), image.Point{}, draw.Src)
-		x, y, rowH := 10, 10, 0
-		for _, name := range sortedKeys(all) {
-			img := all[name]
-			b := img.Bounds()
-			if x+b.Dx() > 1390 {
-				x, y, rowH = 10, y+rowH+10, 0
+		for i, r := range fr {
+			if frac := float64(opaque(s.Atlas, r)) / float64(r.Dx()*r.Dy()); frac < 0.03 {
+				t.Errorf("%s[%d]: only %.1f%% opaque pixels", name, i, frac*100)
 			}
-			draw.Draw(sheet, b.Add(image.Pt(x, y)), img, image.Point{}, draw.Over)
-			x += b.Dx() + 10
-			rowH = max(rowH, b.Dy())
 		}
-		f, _ := os.Create(filepath.Join(dir, "sheet.png"))
-		png.Encode(f, sheet)
-		f.Close()
 	}
 }
 
-func TestShipUsesSlotColour(t *testing.T) {
-	img := Ship(SlotColors[0])
-	c := img.RGBAAt(40, 22) // hull, behind the cockpit
-	want := SlotColors[0]
-	if c != want && c != Shade(want, 1.45) {
-		t.Fatalf("hull pixel %v, want slot colour %v", c, want)
+// TestSpritesCoverTheirHitbox: drawn at Scale, a sprite is about its entity's size (between
+// 70% and 160% of game.SizeOf on each axis), so what the player sees is what collides.
+func TestSpritesCoverTheirHitbox(t *testing.T) {
+	s := MustLoad()
+	check := func(name string, k game.Kind) {
+		r := s.Frames[name][0]
+		sz := game.SizeOf(k)
+		w, h := float64(r.Dx()*s.Scale), float64(r.Dy()*s.Scale)
+		if w < 0.7*float64(sz.W) || w > 1.6*float64(sz.W) || h < 0.7*float64(sz.H) || h > 1.6*float64(sz.H) {
+			t.Errorf("%s drawn %vx%v, hitbox %dx%d", name, w, h, sz.W, sz.H)
+		}
 	}
-	if img.RGBAAt(1, 1).A != 0 {
-		t.Fatal("corner should be transparent")
+	check("ship/0", game.Kind{Kind: game.KindPlayer})
+	for v := 0; v <= int(game.EnemyMidboss); v++ {
+		check(fmt.Sprintf("enemy/%d", v), game.Kind{Kind: game.KindEnemy, Variant: uint8(v)})
+	}
+	for v := uint8(0); v < 3; v++ {
+		check(fmt.Sprintf("boss/%d", v), game.Kind{Kind: game.KindBoss, Variant: v})
+		check(fmt.Sprintf("beam/%d", v+1), game.Kind{Kind: game.KindBeam, Variant: v + 1})
+	}
+	check("weak", game.Kind{Kind: game.KindBossWeakPoint})
+	check("power/0", game.Kind{Kind: game.KindPowerUp})
+}
+
+// TestShipAndEnemyColours: the colours the HUD and the screenshot test use are the sprites'
+// mid tones.
+func TestShipAndEnemyColours(t *testing.T) {
+	s := MustLoad()
+	count := func(name string, c [4]uint8) int {
+		n := 0
+		for _, r := range s.Frames[name] {
+			for y := r.Min.Y; y < r.Max.Y; y++ {
+				for x := r.Min.X; x < r.Max.X; x++ {
+					p := s.Atlas.RGBAAt(x, y)
+					if p.R == c[0] && p.G == c[1] && p.B == c[2] {
+						n++
+					}
+				}
+			}
+		}
+		return n
+	}
+	for slot, c := range SlotColors {
+		if n := count(fmt.Sprintf("ship/%d", slot), [4]uint8{c.R, c.G, c.B}); n < 20 {
+			t.Errorf("ship %d: %d pixels of %v", slot, n, c)
+		}
+	}
+	for v, c := range EnemyColors {
+		if n := count(fmt.Sprintf("enemy/%d", v), [4]uint8{c.R, c.G, c.B}); n < 10 {
+			t.Errorf("enemy %d: %d pixels of %v", v, n, c)
+		}
 	}
 }
 
-func TestRingHasHole(t *testing.T) {
-	s := NewSheet()
-	if s.Ring.RGBAAt(64, 64).A != 0 || s.Ring.RGBAAt(64, 10).A < 200 {
-		t.Fatalf("ring centre %v edge %v", s.Ring.RGBAAt(64, 64), s.Ring.RGBAAt(64, 10))
+func TestLayersAndTiles(t *testing.T) {
+	s := MustLoad()
+	for th := range Themes {
+		far := s.Layers[th][LayerFar]
+		if opaque(far, far.Bounds()) != far.Bounds().Dx()*far.Bounds().Dy() {
+			t.Errorf("theme %d: far layer not opaque", th)
+		}
+		for _, l := range []int{LayerMid, LayerNear} {
+			img := s.Layers[th][l]
+			b := img.Bounds()
+			mid := image.Rect(0, LayerBand, b.Dx(), b.Dy()-LayerBand)
+			if n := opaque(img, mid); n != 0 {
+				t.Errorf("theme %d layer %d: %d px between the bands", th, l, n)
+			}
+			if opaque(img, b) < b.Dx()*20 {
+				t.Errorf("theme %d layer %d: almost empty", th, l)
+			}
+		}
+		if f := s.Fill[th]; opaque(f, f.Bounds()) != f.Bounds().Dx()*f.Bounds().Dy() {
+			t.Errorf("theme %d: fill tile has holes", th)
+		}
 	}
 }
 
-func sortedKeys(m map[string]*image.RGBA) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
+func TestAnim(t *testing.T) {
+	if Anim(4, 0, 6) != 0 || Anim(4, 6, 6) != 1 || Anim(4, 24, 6) != 0 || Anim(1, 99, 6) != 0 {
+		t.Fatal("Anim")
 	}
-	sort.Strings(out)
-	return out
 }

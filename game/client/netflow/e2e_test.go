@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -21,22 +22,27 @@ import (
 // TestEndToEndRealServer runs the client's network side (no display) against a real lobby
 // server and game instance: the keyless flow reaches the game, the session's mirror world shows
 // the own ship through Link.Frame (with a draw position), the autopilot's input moves it, and a
-// Close leaves the server with no player.
+// Close leaves the server with no player. The lobby is created with the short stage while the
+// server's default is stage1: Frame.Stage is short.
 func TestEndToEndRealServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a game instance")
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	stage, err := game.LoadStage("short")
+	cat, err := game.LoadStageCatalogue("stage1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr := instance.NewManager(instance.Config{Host: "127.0.0.1", Stage: stage, Seed: func() uint64 { return 7 }, Logger: quiet})
+	mgr, err := instance.NewManager(instance.Config{Host: "127.0.0.1", Stages: cat.Stage, Seed: func() uint64 { return 7 }, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := lobby.NewServer(lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 4, IdleTimeout: time.Minute, Starter: mgr, Logger: quiet})
+	srv := lobby.NewServer(lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 4, IdleTimeout: time.Minute, Starter: mgr, Logger: quiet,
+		Stages: cat})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -50,7 +56,7 @@ func TestEndToEndRealServer(t *testing.T) {
 	}()
 
 	n := NewRunner(context.Background(), quiet, "e2e", "")
-	m := scene.New(ln.Addr().String(), scene.Auto{On: true, Start: true})
+	m := scene.New(ln.Addr().String(), scene.Auto{On: true, Start: true, Stage: "short"})
 	var l Link
 	for _, c := range m.Begin() {
 		n.Exec(c)
@@ -73,6 +79,11 @@ func TestEndToEndRealServer(t *testing.T) {
 	// fly with the autopilot for up to 3 s and watch the own ship in the mirror world
 	var first, last [2]float32
 	seen := 0
+	l.Frame(func(f *Frame) {
+		if want := cat.ByName("short").Stage; !reflect.DeepEqual(f.Stage, want) {
+			t.Errorf("Frame.Stage = %v, want the short stage", f.Stage)
+		}
+	})
 	for i := 0; i < 180; i++ {
 		var in game.Input
 		l.Frame(func(f *Frame) {
@@ -91,7 +102,7 @@ func TestEndToEndRealServer(t *testing.T) {
 			}
 			last = [2]float32{x, y}
 			seen++
-			in = game.Autopilot(f.World, f.C, f.Self, f.Tick)
+			in = game.Autopilot(f.World, f.C, nil, f.Self, f.Tick)
 		})
 		l.SetInput(in.Buttons)
 		time.Sleep(time.Second / 60)

@@ -13,6 +13,9 @@ type Frame struct {
 	Self  ecs.Entity
 	Slot  int
 	Tick  ecs.Tick
+	// Stage is the stage the game plays (resolved from the lobby before the game: embedded or
+	// fetched); nil when unknown (a local world without one).
+	Stage *game.Stage
 	pos   func(e ecs.Entity) (x, y float32, ok bool)
 }
 
@@ -37,9 +40,11 @@ type sessionLink struct {
 	v  *session.View
 }
 
-// NewSessionLink adapts a net/session.Session to Link.
-func NewSessionLink(s *session.Session) Link {
+// NewSessionLink adapts a net/session.Session to Link; stage is the stage the game plays
+// (Frame.Stage).
+func NewSessionLink(s *session.Session, stage *game.Stage) Link {
 	l := &sessionLink{s: s}
+	l.fr.Stage = stage
 	l.fr.pos = func(e ecs.Entity) (float32, float32, bool) { return l.v.Pos(e) }
 	return l
 }
@@ -65,6 +70,8 @@ type LocalWorld struct {
 	C    *game.Components
 	Self ecs.Entity
 	Slot int
+	// Stage is Frame.Stage (nil: none).
+	Stage *game.Stage
 	// Step, when set, is called once per Frame before drawing (to animate the world).
 	Step   func(w *LocalWorld)
 	Input  game.Buttons
@@ -98,7 +105,7 @@ func (l *LocalWorld) Stats() session.Stats {
 func (l *LocalWorld) Done() <-chan struct{} { return l.done }
 func (l *LocalWorld) Close() error          { return nil }
 func (l *LocalWorld) Frame(fn func(f *Frame)) {
-	l.fr.World, l.fr.C, l.fr.Self, l.fr.Slot, l.fr.Tick = l.W, l.C, l.Self, l.Slot, l.W.Tick()
+	l.fr.World, l.fr.C, l.fr.Self, l.fr.Slot, l.fr.Tick, l.fr.Stage = l.W, l.C, l.Self, l.Slot, l.W.Tick(), l.Stage
 	fn(&l.fr)
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/session"
@@ -50,8 +51,8 @@ type Runner struct {
 	waitCancel context.CancelFunc
 	link       Link
 
-	// dialSession lets tests replace session.Dial.
-	dialSession func(ctx context.Context, cfg session.Config) (Link, error)
+	// dialSession lets tests replace session.Dial; stage is the stage the game plays.
+	dialSession func(ctx context.Context, cfg session.Config, stage *game.Stage) (Link, error)
 }
 
 // NewRunner starts the lobby worker; name is sent in AUTHENTICATE, netsim in session.Config.
@@ -59,12 +60,12 @@ func NewRunner(ctx context.Context, log *slog.Logger, name, netsim string) *Runn
 	ctx, cancel := context.WithCancel(ctx)
 	n := &Runner{ctx: ctx, cancel: cancel, log: log, name: name, netsim: netsim,
 		events: make(chan Reply, 64), queue: make(chan func(), 64)}
-	n.dialSession = func(ctx context.Context, cfg session.Config) (Link, error) {
+	n.dialSession = func(ctx context.Context, cfg session.Config, stage *game.Stage) (Link, error) {
 		s, err := session.Dial(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
-		return NewSessionLink(s), nil
+		return NewSessionLink(s, stage), nil
 	}
 	n.wg.Add(1)
 	go func() {
@@ -148,6 +149,15 @@ func (n *Runner) Members() (string, []string) {
 	return n.lobby.Members()
 }
 
+// Stage returns the name of the lobby's stage from its latest STAGE push ("" when unknown).
+func (n *Runner) Stage() string {
+	if n.lobby == nil {
+		return ""
+	}
+	_, st := n.lobby.Stage()
+	return st.Name
+}
+
 func lobbyErr(err error) error {
 	var re *lobby.ResponseError
 	if errors.As(err, &re) {
@@ -192,20 +202,34 @@ func (n *Runner) Exec(c scene.Cmd) {
 	case scene.CmdListLobbies:
 		n.lobbyDo(func(lc *lobby.Client) {
 			ls, err := lc.Lobbies()
+			var ss []lobby.StageInfo
+			if err == nil {
+				ss, err = lc.Stages()
+			}
 			if err != nil {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvLobbiesFailed, Err: lobbyErr(err)}})
 				return
 			}
 			out := make([]scene.Lobby, len(ls))
 			for i, l := range ls {
-				out[i] = scene.Lobby{Code: l.Code, Players: l.Players, Running: l.Running}
+				out[i] = scene.Lobby{Code: l.Code, Players: l.Players, Running: l.Running, Stage: l.Stage}
 			}
-			n.post(Reply{Ev: scene.Event{Kind: scene.EvLobbies, Lobbies: out}})
+			names := make([]string, len(ss))
+			for i, st := range ss {
+				names[i] = st.Name
+			}
+			n.post(Reply{Ev: scene.Event{Kind: scene.EvLobbies, Lobbies: out, Stages: names}})
 		})
 	case scene.CmdJoin:
-		code := c.Code
+		code, stage := c.Code, c.Stage
 		n.lobbyDo(func(lc *lobby.Client) {
-			got, err := lc.Join(code)
+			var got string
+			var err error
+			if code == "" {
+				got, err = lc.Create(stage)
+			} else {
+				got, err = lc.Join(code)
+			}
 			if err != nil {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvJoinFailed, Err: lobbyErr(err)}})
 				return
@@ -216,6 +240,13 @@ func (n *Runner) Exec(c scene.Cmd) {
 		n.lobbyDo(func(lc *lobby.Client) {
 			if err := lc.Start(); err != nil {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvStartFailed, Err: lobbyErr(err)}})
+			}
+		})
+	case scene.CmdSetStage:
+		stage := c.Stage
+		n.lobbyDo(func(lc *lobby.Client) {
+			if err := lc.SetStage(stage); err != nil {
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvStageFailed, Err: lobbyErr(err)}})
 			}
 		})
 	case scene.CmdWaitStart:
@@ -235,7 +266,8 @@ func (n *Runner) Exec(c scene.Cmd) {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvLobbyLost, Err: err}})
 				return
 			}
-			n.post(Reply{Ev: scene.Event{Kind: scene.EvGameStarting, Port: info.Port, Token: info.Token}})
+			n.post(Reply{Ev: scene.Event{Kind: scene.EvGameStarting, Port: info.Port, Token: info.Token,
+				Stage: info.Stage.Name, StageHash: info.Stage.Hash}})
 		})
 	case scene.CmdLeave:
 		n.stopWait()
@@ -250,10 +282,23 @@ func (n *Runner) Exec(c scene.Cmd) {
 			host = c.Addr
 		}
 		cfg := session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(c.Port)), UUID: n.id, Token: c.Token, NetSim: n.netsim}
+		lc, stageName, stageHash := n.lobby, c.Stage, c.StageHash
 		n.goDo(func() {
 			ctx, cancel := context.WithTimeout(n.ctx, 10*time.Second)
 			defer cancel()
-			l, err := n.dialSession(ctx, cfg)
+			// The stage first: the embedded one when its hash matches, else fetched from the
+			// lobby (GET_STAGE, docs/PROTOCOL.md §2.4.8); a few KB, well within the HERE timeout.
+			var stage *game.Stage
+			if stageName != "" && lc != nil {
+				sf, err := lc.ResolveStage(stageName, stageHash)
+				if err != nil {
+					n.post(Reply{Ev: scene.Event{Kind: scene.EvSessionFailed, Err: fmt.Errorf("stage %s: %w", stageName, err)}})
+					return
+				}
+				stage = sf.Stage
+				n.log.Info("stage resolved", "stage", stageName, "hash", stageHash, "bytes", len(sf.Data))
+			}
+			l, err := n.dialSession(ctx, cfg, stage)
 			if err != nil {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvSessionFailed, Err: err}})
 				return

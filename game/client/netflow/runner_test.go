@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/session"
@@ -19,11 +20,11 @@ import (
 
 type fakeGame struct{ done chan struct{} }
 
-func (g *fakeGame) Port() int                                            { return 4999 }
-func (g *fakeGame) Done() <-chan struct{}                                { return g.done }
-func (g *fakeGame) Result() uint8                                        { return 2 }
-func (g *fakeGame) Drop(id uuid.UUID)                                    {}
-func (g *fakeGame) StartGame(string, []lobby.Member) (lobby.Game, error) { return g, nil }
+func (g *fakeGame) Port() int                                                    { return 4999 }
+func (g *fakeGame) Done() <-chan struct{}                                        { return g.done }
+func (g *fakeGame) Result() uint8                                                { return 2 }
+func (g *fakeGame) Drop(id uuid.UUID)                                            {}
+func (g *fakeGame) StartGame(string, string, []lobby.Member) (lobby.Game, error) { return g, nil }
 
 // startLobby runs a real lobby.Server on a free port with a fake game starter.
 func startLobby(t *testing.T) string {
@@ -64,7 +65,7 @@ func TestAutoFlowAgainstRealLobby(t *testing.T) {
 	addr := startLobby(t)
 	n := NewRunner(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), "tester", "lat=10ms")
 	var dialed session.Config
-	n.dialSession = func(ctx context.Context, cfg session.Config) (Link, error) {
+	n.dialSession = func(ctx context.Context, cfg session.Config, _ *game.Stage) (Link, error) {
 		dialed = cfg
 		return NewLocalWorld(), nil
 	}
@@ -155,7 +156,7 @@ func TestConnectRefusedShowsError(t *testing.T) {
 func TestSessionDialFailureGoesToLost(t *testing.T) {
 	addr := startLobby(t)
 	n := NewRunner(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), "", "")
-	n.dialSession = func(ctx context.Context, cfg session.Config) (Link, error) {
+	n.dialSession = func(ctx context.Context, cfg session.Config, _ *game.Stage) (Link, error) {
 		return nil, errors.New("no WELCOME")
 	}
 	defer n.Close()

@@ -52,6 +52,7 @@ const (
 	EvJoin         // browser: join Code
 	EvCreate       // browser: create a lobby
 	EvStart        // room: START
+	EvSetStage     // room: the owner picks Stage (SET_STAGE)
 	EvLeaveGame    // playing: leave from the pause menu
 	EvContinue     // results/lost: continue
 	EvTick         // one 60 Hz frame passed (timeouts of the automatic flow)
@@ -63,7 +64,8 @@ const (
 	EvJoined        // Code
 	EvJoinFailed    // Err
 	EvStartFailed   // Err
-	EvGameStarting  // START push: Port, Token
+	EvStageFailed   // SET_STAGE refused: Err
+	EvGameStarting  // START push: Port, Token, Stage, StageHash
 	EvSessionReady  // UDP session got WELCOME
 	EvSessionFailed // Err
 	EvLobbyLost     // the TCP lobby connection failed: Err
@@ -77,6 +79,7 @@ type Lobby struct {
 	Code    string
 	Players int
 	Running bool
+	Stage   string // name of the stage the lobby plays
 }
 
 // Event is an input to the machine.
@@ -90,6 +93,11 @@ type Event struct {
 	Reason  string
 	Err     error
 	Lobbies []Lobby
+	// Stages are the stage names the server offers, its default first (with EvLobbies).
+	Stages []string
+	// Stage is the stage to create a lobby with (EvCreate; "" = the server's default), to set
+	// (EvSetStage), or the stage of the game starting (EvGameStarting, with its StageHash).
+	Stage, StageHash string
 }
 
 // CmdKind is a side effect the client must run (network calls in goroutines).
@@ -99,19 +107,20 @@ type CmdKind uint8
 const (
 	CmdDialLobby    CmdKind = iota + 1 // dial + AUTHENTICATE Addr; reply EvConnected / EvConnectFailed
 	CmdListLobbies                     // GET_LOBBIES; reply EvLobbies / EvLobbiesFailed
-	CmdJoin                            // JOIN_LOBBY Code ("" creates); reply EvJoined / EvJoinFailed
+	CmdJoin                            // JOIN_LOBBY Code ("" creates, playing Stage); reply EvJoined / EvJoinFailed
 	CmdStart                           // START; reply nothing or EvStartFailed
 	CmdWaitStart                       // wait for the START push; reply EvGameStarting / EvLobbyLost
 	CmdLeave                           // LEAVE the lobby (stops the START wait)
-	CmdDialSession                     // UDP session to Port with Token; reply EvSessionReady / EvSessionFailed
+	CmdDialSession                     // resolve Stage/StageHash, then the UDP session to Port with Token; reply EvSessionReady / EvSessionFailed
 	CmdCloseSession                    // close the UDP session
 	CmdDisconnect                      // close the lobby connection (and anything pending)
 	CmdSaveSettings                    // persist settings (address, volumes, bindings)
 	CmdQuit                            // leave the program
+	CmdSetStage                        // SET_STAGE Stage; reply nothing (a STAGE push) or EvStageFailed
 )
 
 var cmdNames = [...]string{"", "dial-lobby", "list-lobbies", "join", "start", "wait-start", "leave",
-	"dial-session", "close-session", "disconnect", "save-settings", "quit"}
+	"dial-session", "close-session", "disconnect", "save-settings", "quit", "set-stage"}
 
 func (k CmdKind) String() string {
 	if int(k) < len(cmdNames) {
@@ -127,6 +136,9 @@ type Cmd struct {
 	Code  string
 	Port  int
 	Token uint32
+	// Stage names a stage: to create a lobby with (CmdJoin, Code ""; "" = the server's default),
+	// to set (CmdSetStage), or the stage of the game to join (CmdDialSession, with StageHash).
+	Stage, StageHash string
 }
 
 // ResultsGuardTicks is how long (60 Hz ticks) the results screen ignores confirm and back, so
@@ -137,6 +149,7 @@ const ResultsGuardTicks = 90
 type Auto struct {
 	On    bool
 	Lobby string // code to join; "" creates a lobby
+	Stage string // stage of the lobby created ("" = the server's default)
 	Start bool   // send START once in the room
 	// ResultsTicks is how long the results screen stays before returning to the room (60 Hz ticks);
 	// 0 means 300 (5 s).
@@ -152,8 +165,9 @@ type Machine struct {
 	Addr    string // lobby address in use
 	Code    string // lobby code once joined
 	Lobbies []Lobby
-	Result  uint8  // last GAME_END result
-	Reason  string // why the connection was lost (scene Lost)
+	Stages  []string // stage names the server offers, its default first (with the lobby list)
+	Result  uint8    // last GAME_END result
+	Reason  string   // why the connection was lost (scene Lost)
 
 	auto         Auto
 	connected    bool // lobby connection open
@@ -258,7 +272,11 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			m.Scene, m.Error = Browser, ""
 			if m.auto.On {
 				m.Busy = "Joining lobby"
-				return []Cmd{{Kind: CmdJoin, Code: m.auto.Lobby}}
+				c := Cmd{Kind: CmdJoin, Code: m.auto.Lobby}
+				if c.Code == "" {
+					c.Stage = m.auto.Stage
+				}
+				return []Cmd{c}
 			}
 			m.Busy = "Loading lobbies"
 			return []Cmd{{Kind: CmdListLobbies}}
@@ -276,22 +294,22 @@ func (m *Machine) Handle(ev Event) []Cmd {
 				return []Cmd{{Kind: CmdListLobbies}}
 			}
 		case EvLobbies:
-			m.Lobbies, m.Busy = ev.Lobbies, ""
+			m.Lobbies, m.Stages, m.Busy = ev.Lobbies, ev.Stages, ""
 		case EvLobbiesFailed:
 			m.Busy, m.Error = "", errText(ev.Err)
 		case EvJoin, EvCreate:
 			if m.Busy != "" {
 				return nil
 			}
-			code := ev.Code
+			c := Cmd{Kind: CmdJoin, Code: ev.Code}
 			if ev.Kind == EvCreate {
-				code = ""
+				c.Code, c.Stage = "", ev.Stage
 				m.Busy = "Creating lobby"
 			} else {
-				m.Busy = "Joining " + code
+				m.Busy = "Joining " + c.Code
 			}
 			m.Error = ""
-			return []Cmd{{Kind: CmdJoin, Code: code}}
+			return []Cmd{c}
 		case EvJoined:
 			m.Scene, m.Code, m.Busy, m.Error = Room, ev.Code, "", ""
 			cmds := []Cmd{{Kind: CmdWaitStart}}
@@ -319,9 +337,16 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			}
 		case EvStartFailed:
 			m.Busy, m.Error = "", errText(ev.Err)
+		case EvSetStage:
+			if m.Busy == "" {
+				m.Error = ""
+				return []Cmd{{Kind: CmdSetStage, Stage: ev.Stage}}
+			}
+		case EvStageFailed:
+			m.Error = errText(ev.Err)
 		case EvGameStarting:
 			m.Busy, m.Error = "Joining game", ""
-			return []Cmd{{Kind: CmdDialSession, Port: ev.Port, Token: ev.Token, Addr: m.Addr}}
+			return []Cmd{{Kind: CmdDialSession, Port: ev.Port, Token: ev.Token, Addr: m.Addr, Stage: ev.Stage, StageHash: ev.StageHash}}
 		case EvSessionReady:
 			m.inSession = true
 			m.Scene, m.Busy, m.Error = Playing, "", ""

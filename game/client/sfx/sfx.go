@@ -1,7 +1,10 @@
 // Package sfx plays the synthesised sound effects and music (game/client/synth) through ebiten's
-// audio package. Having no sound device is not an error: Probe checks in a child process whether
-// audio works before the audio.Context exists (an audio.Context whose device fails would end
-// RunGame with an error), and a Player created muted does nothing.
+// audio package: one endless player streams the synth.Jukebox (the music, crossfaded on every
+// change), one streams the synth.Hum (the beam-charge hum), and each effect is a short player of
+// PCM rendered once at start-up. Having no sound device is not an error: Probe checks in a child
+// process whether audio works before the audio.Context exists (an audio.Context whose device
+// fails would end RunGame with an error), and a Player created muted does nothing; when the
+// device is missing (not when the player asked for silence) Notice returns a line for the screen.
 package sfx
 
 import (
@@ -11,7 +14,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"sync"
 	"time"
 
 	"github.com/ebitengine/oto/v3"
@@ -83,47 +85,69 @@ func Probe(timeout time.Duration) error {
 	return nil
 }
 
+// NoDeviceNotice is what Notice returns when no sound device could be opened.
+const NoDeviceNotice = "No sound device found: playing without sound"
+
 // Player plays effects and music. A nil or muted Player ignores every call.
 type Player struct {
 	ctx      *audio.Context
 	effects  [synth.NumEffects][]byte
 	lastPlay [synth.NumEffects]time.Time
-	mu       sync.Mutex
-	songs    map[int][]byte // filled by a background goroutine
-	music    *audio.Player
-	songID   int
+	juke     *synth.Jukebox
+	music    *audio.Player // streams juke
+	hum      *synth.Hum
+	humPl    *audio.Player // streams hum
 	musicVol float64
 	fxVol    float64
+	notice   string
 }
 
-// New creates the audio context and renders the effects; the music loops are rendered in the
-// background. With mute, or when Probe fails (logged once as "audio unavailable: running muted"),
-// it returns a muted Player.
+// New creates the audio context, renders the effects and starts the music and hum streams
+// (silent until Music or SetCharge). With mute it returns a muted Player; when Probe fails
+// (logged once as "audio unavailable: running muted") a muted Player whose Notice is
+// NoDeviceNotice.
 func New(mute bool, log *slog.Logger) *Player {
 	if mute {
 		return &Player{}
 	}
 	if err := Probe(2 * time.Second); err != nil {
 		log.Warn("audio unavailable: running muted", "err", err)
-		return &Player{}
+		return &Player{notice: NoDeviceNotice}
 	}
-	p := &Player{ctx: audio.NewContext(synth.SampleRate), songs: map[int][]byte{}, songID: -1, musicVol: 0.6, fxVol: 0.8}
+	p := &Player{ctx: audio.NewContext(synth.SampleRate), juke: synth.NewJukebox(), hum: synth.NewHum(), musicVol: 0.6, fxVol: 0.8}
 	for e := synth.Effect(0); e < synth.NumEffects; e++ {
 		p.effects[e] = synth.Render(e)
 	}
-	go func() {
-		for id := 0; id < synth.SongCount; id++ {
-			pcm := synth.Song(id)
-			p.mu.Lock()
-			p.songs[id] = pcm
-			p.mu.Unlock()
-		}
-	}()
+	var err error
+	if p.music, err = p.ctx.NewPlayer(p.juke); err != nil {
+		log.Warn("audio: no music player", "err", err)
+		return &Player{notice: NoDeviceNotice}
+	}
+	if p.humPl, err = p.ctx.NewPlayer(p.hum); err != nil {
+		log.Warn("audio: no hum player", "err", err)
+		return &Player{notice: NoDeviceNotice}
+	}
+	// short buffers: a music change or the hum follows the game within ~0.1 s
+	p.music.SetBufferSize(100 * time.Millisecond)
+	p.humPl.SetBufferSize(50 * time.Millisecond)
+	p.music.SetVolume(p.musicVol)
+	p.humPl.SetVolume(p.fxVol)
+	p.music.Play()
+	p.humPl.Play()
 	return p
 }
 
 // Enabled reports whether sound is played.
 func (p *Player) Enabled() bool { return p != nil && p.ctx != nil }
+
+// Notice returns the one-line notice the client shows on screen for a few seconds when there is
+// no sound device ("" when sound works or was turned off on purpose).
+func (p *Player) Notice() string {
+	if p == nil {
+		return ""
+	}
+	return p.notice
+}
 
 // SetVolumes sets the music and effects gains (0..1).
 func (p *Player) SetVolumes(music, effects float64) {
@@ -131,9 +155,8 @@ func (p *Player) SetVolumes(music, effects float64) {
 		return
 	}
 	p.musicVol, p.fxVol = music, effects
-	if p.music != nil {
-		p.music.SetVolume(music)
-	}
+	p.music.SetVolume(music)
+	p.humPl.SetVolume(effects)
 }
 
 // Play starts effect e (at most one start per effect every 50 ms).
@@ -151,42 +174,33 @@ func (p *Player) Play(e synth.Effect) {
 	pl.Play()
 }
 
-// Music switches the looping music to song id (MUSIC command; taken modulo synth.SongCount);
-// the same song keeps playing. If the loop is still being rendered it starts on a later call.
+// SetCharge sets the own beam charge 0..255 (game.ChargeAt) for the charge hum; 0 silences it.
+func (p *Player) SetCharge(charge uint8) {
+	if p.Enabled() {
+		p.hum.SetCharge(charge)
+	}
+}
+
+// Music crossfades to song id (a MUSIC song id, synth.SongID); the same song keeps playing and
+// an unknown id keeps the current music.
 func (p *Player) Music(id int) {
+	if p.Enabled() {
+		p.juke.Play(id)
+	}
+}
+
+// Stinger crossfades to a short non-looping piece (victory, game over); silence follows it.
+func (p *Player) Stinger(st synth.Stinger) {
+	if p.Enabled() {
+		p.juke.PlayStinger(st)
+	}
+}
+
+// StopMusic fades the music out and silences the charge hum.
+func (p *Player) StopMusic() {
 	if !p.Enabled() {
 		return
 	}
-	id = ((id % synth.SongCount) + synth.SongCount) % synth.SongCount
-	if id == p.songID && p.music != nil {
-		return
-	}
-	p.mu.Lock()
-	pcm, ok := p.songs[id]
-	p.mu.Unlock()
-	if !ok {
-		return
-	}
-	p.StopMusic()
-	loop := audio.NewInfiniteLoop(bytes.NewReader(pcm), int64(len(pcm)))
-	pl, err := p.ctx.NewPlayer(loop)
-	if err != nil {
-		return
-	}
-	pl.SetVolume(p.musicVol)
-	pl.Play()
-	p.music, p.songID = pl, id
-}
-
-// WantMusic is Music called every frame: it retries until the song is rendered.
-func (p *Player) WantMusic(id int) { p.Music(id) }
-
-// StopMusic stops the loop.
-func (p *Player) StopMusic() {
-	if !p.Enabled() || p.music == nil {
-		return
-	}
-	p.music.Pause()
-	p.music.Close()
-	p.music, p.songID = nil, -1
+	p.juke.Stop()
+	p.hum.SetCharge(0)
 }

@@ -35,8 +35,13 @@ func TestProbeWithoutDeviceFailsQuickly(t *testing.T) {
 	if p.Enabled() {
 		t.Fatal("player enabled without a device")
 	}
+	if p.Notice() != NoDeviceNotice {
+		t.Fatalf("notice %q without a device, want %q", p.Notice(), NoDeviceNotice)
+	}
 	p.Play(synth.Shot) // muted players ignore every call
 	p.Music(1)
+	p.Stinger(synth.StingerVictory)
+	p.SetCharge(200)
 	p.StopMusic()
 }
 
@@ -54,5 +59,41 @@ func TestMuteOpensNothing(t *testing.T) {
 	var nilPlayer *Player
 	if nilPlayer.Enabled() || New(true, slog.Default()).Enabled() {
 		t.Fatal("muted player enabled")
+	}
+	if nilPlayer.Notice() != "" || New(true, slog.Default()).Notice() != "" {
+		t.Fatal("a player muted on purpose shows the no-device notice")
+	}
+}
+
+// TestPlayerOnNullDevice plays music, a stinger, every effect and the hum through a real audio
+// context on the ALSA null device (the only test that creates the process's audio.Context).
+func TestPlayerOnNullDevice(t *testing.T) {
+	if _, err := os.Stat("/usr/share/alsa/alsa.conf"); err != nil {
+		t.Skip("no ALSA configuration on this machine")
+	}
+	alsaConf(t, "</usr/share/alsa/alsa.conf>\npcm.!default { type null }\n")
+	p := New(false, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if !p.Enabled() || p.Notice() != "" {
+		t.Fatalf("player on the null device: enabled %v, notice %q", p.Enabled(), p.Notice())
+	}
+	p.SetVolumes(0.5, 0.5)
+	p.Music(int(synth.SongStage1Space))
+	for e := synth.Effect(0); e < synth.NumEffects; e++ {
+		p.Play(e)
+	}
+	p.SetCharge(180)
+	time.Sleep(300 * time.Millisecond)
+	if !p.music.IsPlaying() || !p.humPl.IsPlaying() {
+		t.Fatal("the music or hum stream stopped")
+	}
+	p.Music(250) // unknown id: the music stays
+	if got := p.juke.Current(); got != int(synth.SongStage1Space) {
+		t.Fatalf("music %d after an unknown id, want %d", got, synth.SongStage1Space)
+	}
+	p.Stinger(synth.StingerGameOver)
+	p.StopMusic()
+	time.Sleep(100 * time.Millisecond)
+	if !p.music.IsPlaying() {
+		t.Fatal("the music stream stopped after StopMusic (it should play silence)")
 	}
 }

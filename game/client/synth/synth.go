@@ -1,7 +1,40 @@
-// Package synth renders the game's sound effects and music loops in Go at start-up: simple
-// oscillators (sine, square, saw, noise) with envelopes mixed into 16-bit little-endian stereo PCM
-// at SampleRate, the format ebiten's audio.Context plays. No audio files are loaded. It does not
-// import ebiten, so the output is unit-tested.
+// Package synth makes all of the game's sound in Go, at run time: no audio file is loaded or
+// embedded. It does not import ebiten, so everything it outputs is unit-tested. Its output is
+// 16-bit little-endian stereo PCM at SampleRate, the format ebiten's audio.Context plays.
+//
+// # Music
+//
+// The music is composed, not generated at random: songs.go holds one score per song id (the
+// MUSIC ids of docs/PROTOCOL.md §3.4.4, see SongID) written by hand as text in the source — a
+// tempo, a patch per track, and parts of whole bars (chord changes, a lead melody in a small note
+// notation, a bass figure, an arpeggio figure, a drum pattern) arranged into a form such as
+// intro A B A' C B' A”. The score is the source: it is a few kilobytes of Go, so there is no
+// generator and no generated file to keep in step with it, and the binary needs nothing beside it.
+// Every looping song runs at least 60 s (tested) before it repeats its loop, which starts after
+// the intro.
+//
+// Compile turns a score into note events (sample position, track, pitch, length, velocity);
+// Stream plays them through a small FM/pulse synthesizer (instruments.go): a fixed pool of
+// voices with ADSR envelopes — a 2-operator FM lead, a pulse lead, an FM bell, a punchy FM bass,
+// a pulse arpeggio, a detuned FM pad and a drum kit made of pitch-swept sines and filtered noise
+// — panned into a stereo mix with a ping-pong echo on the lead and the arpeggio. The stream is
+// rendered on the fly in small chunks by whoever reads it (the audio player's goroutine), so a
+// song costs a few kilobytes of memory instead of ~10 MB of PCM per minute. The loop is exact:
+// event positions are whole samples computed from ticks, the sequencer wraps from the loop end
+// to the loop start without resetting any voice, so notes ringing over the loop point go on as
+// they would anywhere else in the piece. Jukebox crossfades linearly from one stream to the next.
+//
+// Levels: every voice output is bounded, the song's master gain keeps the mix's peaks below
+// −3 dBFS, and a soft limiter (limit) maps anything louder asymptotically onto Ceiling (−1 dBFS),
+// so the music can never clip; a linear crossfade of two bounded streams stays bounded.
+//
+// # Effects
+//
+// Render returns the PCM of a short effect (shot, beam release per level, three explosion sizes,
+// hit, power-up, Force launch/attach, death, respawn, menu move/confirm), rendered once at
+// start-up and normalised to its own peak level (Effect.PeakDB, all ≤ −1 dBFS) so the effects sit
+// against the music: frequent small sounds quieter, big events louder. Hum is the charge hum: an
+// endless stream whose pitch and brightness follow the beam charge as it rises.
 package synth
 
 import (
@@ -12,178 +45,74 @@ import (
 // SampleRate is the PCM rate in Hz (the client creates its audio.Context with it).
 const SampleRate = 44100
 
-// Effect names a sound effect.
-type Effect uint8
+// Ceiling is the highest sample magnitude the package outputs, as a fraction of full scale:
+// −1 dBFS (0.891).
+var Ceiling = math.Pow(10, -1.0/20)
 
-// The effects.
-const (
-	Shot      Effect = iota // normal shot: short falling square blip (60 ms)
-	Charge                  // beam charging: rising tone (1 s)
-	Beam                    // charged beam release: noisy saw sweep (500 ms)
-	Explosion               // enemy/ship destroyed: filtered noise burst (700 ms)
-	Hit                     // damage on an enemy: click (50 ms)
-	PowerUp                 // capsule picked up: rising arpeggio (400 ms)
-	NumEffects
-)
+// limitKnee is where the soft limiter starts bending (−3 dBFS).
+var limitKnee = math.Pow(10, -3.0/20)
 
-var effectNames = [NumEffects]string{"shot", "charge", "beam", "explosion", "hit", "powerup"}
-
-func (e Effect) String() string {
-	if e < NumEffects {
-		return effectNames[e]
+// limit is a soft limiter: identity up to limitKnee, then a tanh knee that approaches Ceiling and
+// never reaches it.
+func limit(x float64) float64 {
+	a := math.Abs(x)
+	if a <= limitKnee {
+		return x
 	}
-	return "effect?"
+	w := Ceiling - 1.0/32767 - limitKnee // the asymptote stays a rounding step below Ceiling
+	y := limitKnee + w*math.Tanh((a-limitKnee)/w)
+	if x < 0 {
+		return -y
+	}
+	return y
 }
 
+// sineTable is one period of a sine, indexed by the top sineBits bits of a uint32 phase.
+const sineBits = 12
+
+var sineTable = func() (t [1 << sineBits]float64) {
+	for i := range t {
+		t[i] = math.Sin(2 * math.Pi * float64(i) / float64(len(t)))
+	}
+	return
+}()
+
+// sin32 is sin(2π·ph/2³²) from the table.
+func sin32(ph uint32) float64 { return sineTable[ph>>(32-sineBits)] }
+
+// phaseInc is the per-sample phase increment of frequency f Hz (2³² = one period).
+func phaseInc(f float64) uint32 { return uint32(f * (1 << 32) / SampleRate) }
+
+// radToPhase converts radians to uint32 phase units.
+const radToPhase = (1 << 32) / (2 * math.Pi)
+
+// noise is a xorshift32 white-noise source (deterministic for a seed).
 type noise struct{ s uint32 }
 
 func (n *noise) next() float64 {
 	n.s ^= n.s << 13
 	n.s ^= n.s >> 17
 	n.s ^= n.s << 5
-	return float64(n.s)/float64(math.MaxUint32)*2 - 1
+	return float64(int32(n.s)) / (1 << 31)
 }
 
-func square(phase float64) float64 {
-	if math.Mod(phase, 1) < 0.5 {
-		return 1
-	}
-	return -1
+// midiFreq returns the frequency in Hz of MIDI note n (69 = A4 = 440 Hz).
+func midiFreq(n float64) float64 { return 440 * math.Pow(2, (n-69)/12) }
+
+// dB converts decibels to a linear gain.
+func dB(d float64) float64 { return math.Pow(10, d/20) }
+
+// putFrame writes one 16-bit LE stereo frame (values −1..1, clamped) at b[0:4].
+func putFrame(b []byte, l, r float64) {
+	binary.LittleEndian.PutUint16(b, uint16(toInt16(l)))
+	binary.LittleEndian.PutUint16(b[2:], uint16(toInt16(r)))
 }
 
-func saw(phase float64) float64 { return 2*math.Mod(phase, 1) - 1 }
-
-// toPCM converts mono float samples (-1..1, clipped) to 16-bit LE stereo.
-func toPCM(mono []float64) []byte {
-	out := make([]byte, len(mono)*4)
-	for i, v := range mono {
-		if v > 1 {
-			v = 1
-		} else if v < -1 {
-			v = -1
-		}
-		s := int16(v * 32767)
-		binary.LittleEndian.PutUint16(out[i*4:], uint16(s))
-		binary.LittleEndian.PutUint16(out[i*4+2:], uint16(s))
+func toInt16(v float64) int16 {
+	if v > 1 {
+		v = 1
+	} else if v < -1 {
+		v = -1
 	}
-	return out
-}
-
-// Render returns the PCM (16-bit LE stereo at SampleRate) of effect e.
-func Render(e Effect) []byte {
-	dur := map[Effect]float64{Shot: 0.06, Charge: 1.0, Beam: 0.5, Explosion: 0.7, Hit: 0.05, PowerUp: 0.4}[e]
-	n := int(dur * SampleRate)
-	buf := make([]float64, n)
-	nz := noise{s: 0x12345 + uint32(e)}
-	phase := 0.0
-	lp := 0.0
-	for i := range buf {
-		t := float64(i) / SampleRate
-		k := t / dur // 0..1
-		var v float64
-		switch e {
-		case Shot:
-			f := 1400 - 900*k
-			phase += f / SampleRate
-			v = 0.35 * square(phase) * (1 - k)
-		case Charge:
-			f := 200 + 900*k*k
-			phase += f / SampleRate
-			trem := 0.7 + 0.3*math.Sin(2*math.Pi*t*(8+20*k))
-			v = 0.25 * math.Sin(2*math.Pi*phase) * trem * math.Min(1, t*20) * math.Min(1, (dur-t)*20)
-		case Beam:
-			f := 600 - 450*k
-			phase += f / SampleRate
-			v = 0.4*saw(phase)*(1-k) + 0.2*nz.next()*(1-k)*(1-k)
-		case Explosion:
-			cut := 0.25 * (1 - k*0.9)
-			lp += cut * (nz.next() - lp)
-			env := math.Exp(-4 * k)
-			v = 1.6 * lp * env
-			phase += (60 - 30*k) / SampleRate
-			v += 0.4 * math.Sin(2*math.Pi*phase) * env
-		case Hit:
-			v = 0.5 * nz.next() * (1 - k) * (1 - k)
-		case PowerUp:
-			notes := []float64{523.25, 659.25, 783.99, 1046.5}
-			f := notes[int(k*4)%4]
-			phase += f / SampleRate
-			v = 0.3 * square(phase) * (1 - 0.5*math.Mod(k*4, 1))
-		}
-		buf[i] = v
-	}
-	return toPCM(buf)
-}
-
-// SongCount is the number of distinct music loops; MUSIC song ids are taken modulo SongCount.
-const SongCount = 4
-
-// Song names, by id modulo SongCount.
-var SongNames = [SongCount]string{"stage", "stage-drive", "boss", "finale"}
-
-// midi returns the frequency of MIDI note n.
-func midi(n int) float64 { return 440 * math.Pow(2, float64(n-69)/12) }
-
-// Song returns one seamless loop (16-bit LE stereo PCM at SampleRate) of music id (mod SongCount):
-// 4 bars of 16 sixteenth notes with bass, arpeggio lead, kick and hi-hat.
-func Song(id int) []byte {
-	id = ((id % SongCount) + SongCount) % SongCount
-	type style struct {
-		bpm   float64
-		roots [4]int // bass root per bar (MIDI)
-		arp   []int  // lead intervals
-		lead  float64
-		kick  uint16 // 16-step kick pattern bits
-	}
-	styles := [SongCount]style{
-		{bpm: 120, roots: [4]int{45, 41, 43, 40}, arp: []int{12, 15, 19, 24}, lead: 0.10, kick: 0x1111},
-		{bpm: 140, roots: [4]int{40, 40, 43, 38}, arp: []int{12, 19, 24, 19, 15}, lead: 0.11, kick: 0x5555},
-		{bpm: 160, roots: [4]int{38, 39, 38, 36}, arp: []int{12, 13, 19, 24, 18}, lead: 0.12, kick: 0x5555},
-		{bpm: 110, roots: [4]int{48, 45, 41, 43}, arp: []int{12, 16, 19, 24}, lead: 0.10, kick: 0x0101},
-	}
-	st := styles[id]
-	step := 60 / st.bpm / 4 // seconds per 16th
-	stepN := int(step * SampleRate)
-	total := stepN * 64
-	buf := make([]float64, total)
-	nz := noise{s: 777 + uint32(id)}
-	var bassPh, leadPh, kickPh float64
-	for i := 0; i < total; i++ {
-		s := i / stepN
-		in := float64(i%stepN) / float64(stepN) // position within the step 0..1
-		bar := s / 16
-		beat := s % 16
-		root := st.roots[bar]
-		// bass: eighth notes, root and octave
-		bn := root
-		if (s/2)%2 == 1 {
-			bn += 12
-		}
-		bassPh += midi(bn) / SampleRate
-		v := 0.22 * saw(bassPh) * (1 - 0.6*math.Mod(float64(s%2)+in, 2)/2)
-		// lead arpeggio on every 16th
-		ln := root + 12 + st.arp[s%len(st.arp)]
-		leadPh += midi(ln) / SampleRate
-		v += st.lead * square(leadPh) * math.Exp(-5*in)
-		// kick
-		if st.kick&(1<<uint(beat)) != 0 && in < 0.9 {
-			if in == 0 || i%stepN == 0 {
-				kickPh = 0
-			}
-			kickPh += (50 + 120*math.Exp(-20*in)) / SampleRate
-			v += 0.5 * math.Sin(2*math.Pi*kickPh) * math.Exp(-6*in)
-		}
-		// hi-hat on off-beats
-		if beat%2 == 1 {
-			v += 0.06 * nz.next() * math.Exp(-30*in)
-		}
-		buf[i] = v * 0.8
-	}
-	// fade the last and first 64 samples slightly to keep the loop click-free
-	for i := 0; i < 64; i++ {
-		g := float64(i) / 64
-		buf[i] *= g
-		buf[total-1-i] *= g
-	}
-	return toPCM(buf)
+	return int16(math.Round(v * 32767))
 }

@@ -1,0 +1,3 @@
+package assets
+
+//go:generate go run ./gen/sprites

@@ -1,0 +1,605 @@
+package instance
+
+import (
+	"encoding/binary"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/replication"
+	"github.com/rtype/rtype/net/transport"
+	"github.com/rtype/rtype/net/wire"
+)
+
+// GameConfig configures one game core.
+type GameConfig struct {
+	Code    string         // lobby code (logs)
+	Members []lobby.Member // the players, slot = index (1..game.MaxPlayers)
+	Stage   *game.Stage
+	Seed    uint64
+	// SilenceTimeout drops a player whose datagrams stop; HereTimeout one who never says HERE.
+	SilenceTimeout, HereTimeout time.Duration
+	Logger                      *slog.Logger
+}
+
+// Game is one game instance's protocol and simulation core (docs/PROTOCOL.md §3–§6): the
+// players' endpoints, their tick-stamped inputs, the 60 Hz game.Sim and its replication. It owns
+// no goroutine, socket or clock: its runtime (Manager, or a virtual-time test) hands it each
+// datagram with Receive and calls Tick every 1/60 s, both with the time now, and sends what it
+// leaves in Outbox. Times are monotonic durations from any origin fixed by the runtime. Not safe
+// for concurrent use.
+type Game struct {
+	cfg     GameConfig
+	log     *slog.Logger
+	sim     *game.Sim
+	tracker *replication.Tracker
+	peers   []*peer
+	now     time.Duration // time of the Receive or Tick being handled
+
+	over     bool
+	endAt    time.Duration
+	result   game.Result
+	shutdown bool
+	paused   bool
+	frame    uint32       // ticks (60 Hz), the snapshot cadence even while paused
+	events   []game.Event // reliable game events sent, in order (EventLog)
+	spoofed  uint64
+	dropped  [wire.NumReasons]uint64
+
+	out transport.Outbox
+	buf [wire.MaxDatagram]byte
+}
+
+type inputSlot struct {
+	tick  uint32
+	b     game.Buttons
+	valid bool
+}
+
+// peer is the per-player state of a game: its address, endpoint, replication writer, inputs and
+// traffic counters.
+type peer struct {
+	member            lobby.Member
+	slot              int
+	addr              netip.AddrPort
+	bound             bool
+	gone              bool
+	ep                transport.Endpoint
+	w                 *replication.Writer
+	inputs            [InputWindow + 8]inputSlot
+	last              game.Buttons
+	legacyDir         game.Buttons
+	legacyShot        bool
+	usesInput         bool
+	joinedAt          time.Duration
+	lastHeard         time.Duration
+	bytesIn, bytesOut uint64
+	dgIn, dgOut       uint64
+	snapTick          uint32 // tick of the last snapshot sent (0: none yet)
+	// backlog holds the reliable commands (framed, back to back) for a peer not bound yet: its
+	// reliable channel starts with WELCOME, then these (docs/PROTOCOL.md §5.5).
+	backlog []byte
+}
+
+// maxBacklog bounds the reliable commands kept for a peer that has not said HERE yet (it is
+// dropped HereTimeout after the start anyway).
+const maxBacklog = 4096
+
+// NewGame creates a game at time now for cfg.Members (1..game.MaxPlayers).
+func NewGame(cfg GameConfig, now time.Duration) (*Game, error) {
+	if len(cfg.Members) == 0 || len(cfg.Members) > game.MaxPlayers {
+		return nil, fmt.Errorf("instance: %d players (want 1..%d)", len(cfg.Members), game.MaxPlayers)
+	}
+	if cfg.Stage == nil {
+		return nil, fmt.Errorf("instance: no stage")
+	}
+	if cfg.SilenceTimeout <= 0 {
+		cfg.SilenceTimeout = 10 * time.Second
+	}
+	if cfg.HereTimeout <= 0 {
+		cfg.HereTimeout = 20 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	g := &Game{cfg: cfg, log: cfg.Logger, now: now, events: make([]game.Event, 0, 64)}
+	g.sim = game.NewSim(game.Config{Seed: cfg.Seed, Players: len(cfg.Members), Stage: cfg.Stage})
+	g.tracker = NewTracker(g.sim)
+	g.sim.World().ClearEvents()
+	for i, mem := range cfg.Members {
+		p := &peer{member: mem, slot: i, joinedAt: now, backlog: make([]byte, 0, 256)}
+		p.w = replication.NewWriter(g.tracker)
+		p.ep.OnAck = p.w.Acked
+		g.peers = append(g.peers, p)
+	}
+	return g, nil
+}
+
+// Outbox is what the game wants sent; the runtime sends and resets it after each call.
+func (g *Game) Outbox() *transport.Outbox { return &g.out }
+
+// Sim is the game's simulation (tests and benchmarks read and change it between calls).
+func (g *Game) Sim() *game.Sim { return g.sim }
+
+// Over reports whether the game has ended (GAME_END sent) and how.
+func (g *Game) Over() (bool, game.Result) { return g.over, g.result }
+
+// Finished reports whether an ended game may be closed at now: every player acknowledged
+// GAME_END, or EndLinger (ShutdownLinger when stopped) has passed.
+func (g *Game) Finished(now time.Duration) bool {
+	linger := EndLinger
+	if g.shutdown {
+		linger = ShutdownLinger
+	}
+	return g.over && (now-g.endAt > linger || g.allDelivered())
+}
+
+func (g *Game) allDelivered() bool {
+	for _, p := range g.peers {
+		if !p.gone && p.bound && p.ep.Pending() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Stop ends the game at once with GAME_END(r), as on a server shutdown (the shorter
+// ShutdownLinger applies).
+func (g *Game) Stop(now time.Duration, r game.Result) {
+	g.now = now
+	g.shutdown = true
+	g.broadcastEnd(r)
+}
+
+// Abort ends the game as aborted after a fault (a panic in the simulation): GAME_END(aborted) to
+// every player, even if the game had already ended otherwise.
+func (g *Game) Abort(now time.Duration) {
+	g.now = now
+	if g.over {
+		g.result = game.ResultAborted
+	}
+	g.broadcastEnd(game.ResultAborted)
+}
+
+// SetPaused stops (or resumes) the simulation while replication goes on: tests freeze the world
+// to compare every client's mirror with it.
+func (g *Game) SetPaused(p bool) { g.paused = p }
+
+// Drop removes a player who left the lobby mid-game; the others carry on.
+func (g *Game) Drop(now time.Duration, id uuid.UUID) {
+	g.now = now
+	if g.over || g.shutdown {
+		return // the game is over (or ending): the lobby connection closing is no news
+	}
+	for _, p := range g.peers {
+		if p.member.UUID == id && !p.gone {
+			g.dropPeer(p, wire.ByeKicked, "left the lobby")
+		}
+	}
+}
+
+// Tokens calls fn with each player's session token (the runtime routes datagrams by token).
+func (g *Game) Tokens(fn func(token uint32)) {
+	for _, p := range g.peers {
+		fn(p.member.Token)
+	}
+}
+
+// Tick runs one 60 Hz tick at now: the simulation step (inputs, events, timeouts) unless the game
+// is over, then every client's due reliable commands and, on snapshot ticks, its snapshot.
+func (g *Game) Tick(now time.Duration) {
+	g.now = now
+	if !g.over {
+		g.step()
+	}
+	g.sendAll()
+}
+
+// stepHook, when set (tests only, before any game starts), runs at the start of every step.
+var stepHook func(g *Game)
+
+// step runs one tick: inputs, simulation, events, timeouts.
+func (g *Game) step() {
+	if stepHook != nil {
+		stepHook(g)
+	}
+	now := g.now
+	t := uint32(g.sim.Tick()) + 1 // the tick this step produces
+	active := 0
+	for _, p := range g.peers {
+		if p.gone {
+			continue
+		}
+		if (!p.bound && now-p.joinedAt > g.cfg.HereTimeout) || (p.bound && now-p.lastHeard > g.cfg.SilenceTimeout) {
+			g.dropPeer(p, wire.ByeTimeout, "silent")
+			continue
+		}
+		active++
+		b := p.last
+		s := &p.inputs[t%uint32(len(p.inputs))]
+		if s.valid && s.tick == t {
+			b = s.b
+			s.valid = false
+		} else if !p.usesInput {
+			b = p.legacyDir
+			if p.legacyShot {
+				b |= game.BtnFire
+				p.legacyShot = false
+			}
+		}
+		p.last = b
+		g.sim.SetInput(p.slot, game.Input{Buttons: b})
+	}
+	if active == 0 {
+		g.log.Info("every player left")
+		g.broadcastEnd(game.ResultAborted)
+		return
+	}
+	if g.paused {
+		return
+	}
+	g.sim.Step()
+	g.replicateEvents()
+	for _, ev := range g.sim.Events() {
+		g.events = append(g.events, ev) // formatted only by EventLog (tests)
+		switch ev.Kind {
+		case game.EventDeath:
+			g.broadcastReliable(wire.Death{Entity: uint64(ev.Entity), Slot: ev.Slot, Lives: ev.Lives}.Append(g.scratch()))
+			g.log.Info("player died", "slot", ev.Slot, "lives", ev.Lives)
+		case game.EventMusic:
+			g.broadcastReliable(wire.Music{Song: ev.Song}.Append(g.scratch()))
+		case game.EventGameEnd:
+			g.broadcastEnd(ev.Result)
+		}
+	}
+}
+
+func (g *Game) scratch() []byte { return g.buf[:0] }
+
+// replicateEvents turns the world's destroy/remove events into reliable DEL_ENT / DEL_COMP.
+func (g *Game) replicateEvents() {
+	w := g.sim.World()
+	evs := w.Events()
+	g.tracker.Observe(evs)
+	for i := range evs {
+		ev := &evs[i]
+		switch ev.Kind {
+		case ecs.EventDestroyed:
+			for _, p := range g.peers {
+				if !p.gone && p.w.Destroyed(ev.Entity) {
+					g.sendReliable(p, wire.DelEnt{Entity: uint64(ev.Entity)}.Append(g.scratch()))
+				}
+			}
+		case ecs.EventRemoved:
+			for _, p := range g.peers {
+				if !p.gone && p.w.Removed(ev.Entity, ev.Component) {
+					g.sendReliable(p, wire.DelComp{Entity: uint64(ev.Entity), Component: uint32(ev.Component)}.Append(g.scratch()))
+				}
+			}
+		}
+	}
+	w.ClearEvents()
+}
+
+func (g *Game) broadcastEnd(r game.Result) {
+	if g.over {
+		return
+	}
+	g.over, g.result, g.endAt = true, r, g.now
+	g.broadcastReliable(wire.GameEnd{Result: uint8(r)}.Append(g.scratch()))
+}
+
+func (g *Game) broadcastReliable(cmd []byte) {
+	for _, p := range g.peers {
+		if !p.gone {
+			g.sendReliable(p, cmd)
+		}
+	}
+}
+
+func (g *Game) sendReliable(p *peer, cmd []byte) {
+	if !p.bound {
+		if len(p.backlog)+len(cmd) <= maxBacklog {
+			p.backlog = append(p.backlog, cmd...)
+		}
+		return
+	}
+	if err := p.ep.SendReliable(cmd); err != nil {
+		g.dropPeer(p, wire.ByeKicked, err.Error())
+	}
+}
+
+// dropPeer removes p from the game and tells it why with a BYE, unless it left by itself
+// (reason ByeLeft: it said BYE).
+func (g *Game) dropPeer(p *peer, reason uint8, why string) {
+	if p.gone {
+		return
+	}
+	if p.bound && !g.over && reason != wire.ByeLeft {
+		b := g.header(p, g.scratch())
+		b = wire.Bye{Reason: reason}.Append(b)
+		g.write(p, b)
+	}
+	p.gone = true
+	if !g.over {
+		g.sim.RemovePlayer(p.slot)
+	}
+	g.log.Info("player dropped", "slot", p.slot, "name", p.member.Name, "reason", why)
+}
+
+// header appends p's next datagram header. Its tick is that of the last snapshot sent to p (the
+// simulation tick before the first one), so a newer tick always means a new snapshot
+// (docs/PROTOCOL.md §5.2); sendAll sets it on snapshot ticks.
+func (g *Game) header(p *peer, buf []byte) []byte {
+	seq, ack, bits, rel := p.ep.HeaderFields(g.now)
+	tick := p.snapTick
+	if tick == 0 {
+		tick = uint32(g.sim.Tick())
+	}
+	h := wire.Header{Token: p.member.Token, Tick: tick, Seq: seq, Ack: ack, AckBits: bits, RelAck: rel}
+	return h.Append(buf)
+}
+
+func (g *Game) write(p *peer, b []byte) {
+	g.out.Put(b, p.addr)
+	p.bytesOut += uint64(len(b))
+	p.dgOut++
+}
+
+func relAppend(buf []byte, id uint16) []byte { return wire.Rel{ID: id}.Append(buf) }
+
+// sendAll sends each bound client its due reliable commands and, on snapshot ticks, a snapshot.
+func (g *Game) sendAll() {
+	now := g.now
+	g.frame++
+	tick := g.frame
+	for _, p := range g.peers {
+		if p.gone || !p.bound {
+			continue
+		}
+		every := uint32(SnapshotEvery)
+		if p.ep.LossOut(now) > 0.1 {
+			every = CongestedSnapshotEvery
+		}
+		snapshot := tick%every == 0 || g.over
+		if !snapshot && p.ep.Pending() == 0 {
+			continue
+		}
+		// Unacknowledged state goes out again after about one RTT, but at least every
+		// MaxStateResend: on a jittery link an ack can take far longer than the mean RTT, and
+		// waiting for it would leave a lost spawn missing for a second or more.
+		p.w.ResendTicks = min(ecs.Tick(p.ep.RTT()*game.TickRate/time.Second)+4, MaxStateResendTicks)
+		p.w.Clock = ecs.Tick(g.frame)
+		if snapshot {
+			p.snapTick = uint32(g.sim.Tick())
+		}
+		for d := 0; d < MaxDatagramsPerSnapshot; d++ {
+			seq := p.ep.Seq()
+			b := g.header(p, g.scratch())
+			b = p.ep.AppendReliable(b, wire.MaxDatagram, now, relAppend)
+			more := false
+			if snapshot {
+				b, more = p.w.AppendSnapshot(b, wire.MaxDatagram, seq)
+			}
+			g.write(p, b)
+			if !more {
+				break
+			}
+		}
+	}
+}
+
+// Receive handles one datagram b from addr at now; an invalid one is dropped and counted
+// (Dropped). b is not kept.
+func (g *Game) Receive(now time.Duration, from netip.AddrPort, b []byte) {
+	var h wire.Header
+	r, err := wire.Open(b, &h)
+	if err != nil {
+		i := wire.ReasonIndex(err)
+		g.dropped[i]++
+		g.log.Debug("datagram dropped", "reason", wire.Reasons[i], "from", from)
+		return
+	}
+	g.ReceiveOpened(now, from, b, &h, r)
+}
+
+// ReceiveOpened is Receive for a datagram the runtime already validated with wire.Open (it
+// routes by the header's token).
+func (g *Game) ReceiveOpened(now time.Duration, from netip.AddrPort, b []byte, h *wire.Header, r wire.Reader) {
+	g.now = now
+	var p *peer
+	for _, q := range g.peers {
+		if q.member.Token == h.Token {
+			p = q
+		}
+	}
+	if p == nil {
+		g.dropped[wire.ReasonIndex(wire.ErrToken)]++
+		return
+	}
+	if p.gone {
+		return // a dropped player's last datagrams: expected, not an attack
+	}
+	// Only HERE with the member's uuid may bind (or rebind) an address to the token.
+	if !p.bound || p.addr != from {
+		if !isHere(r, p) {
+			g.spoofed++
+			g.log.Debug("datagram dropped", "reason", "spoofed source", "from", from)
+			return
+		}
+		if !p.bound {
+			g.log.Info("player here", "slot", p.slot, "name", p.member.Name, "addr", from)
+		}
+		first := !p.bound
+		p.bound, p.addr = true, from
+		if first {
+			g.sendReliable(p, wire.Welcome{Entity: uint64(g.sim.PlayerEntity(p.slot)), Slot: uint8(p.slot), Tick: uint32(g.sim.Tick()), TickRate: game.TickRate}.Append(g.scratch()))
+			for b := p.backlog; len(b) >= 2; { // the events before HERE, after WELCOME
+				n := 2 + int(binary.LittleEndian.Uint16(b))
+				g.sendReliable(p, b[:n])
+				b = b[n:]
+			}
+			p.backlog = p.backlog[:0]
+		}
+		// Answer at once with REL+WELCOME alone: never larger than the HERE datagram that caused
+		// it (docs/PROTOCOL.md §6).
+		out := g.header(p, g.scratch())
+		out = p.ep.AppendReliable(out, len(b), now, relAppend)
+		g.write(p, out)
+	}
+	p.lastHeard = now
+	p.bytesIn += uint64(len(b))
+	p.dgIn++
+	if p.ep.Receive(h.Seq, h.Ack, h.AckBits, h.RelAck, now) {
+		return // duplicate datagram
+	}
+	skip := false
+	for r.Next() {
+		if skip {
+			skip = false
+			continue
+		}
+		cmd := r.Cmd()
+		switch r.ID() {
+		case wire.CmdRel:
+			var c wire.Rel
+			if _, err := c.Parse(cmd); err == nil && !p.ep.AcceptReliable(c.ID) {
+				skip = true
+			}
+		case wire.CmdInput:
+			var c wire.Input
+			if _, err := c.Parse(cmd); err == nil {
+				g.acceptInput(p, &c)
+			}
+		case wire.CmdActMove:
+			var c wire.ActMove
+			if _, err := c.Parse(cmd); err == nil {
+				p.legacyDir = game.Buttons(c.Dir)
+			}
+		case wire.CmdActShoot:
+			p.legacyShot = true
+		case wire.CmdPing:
+			var c wire.Ping
+			if _, err := c.Parse(cmd); err == nil {
+				out := g.header(p, g.scratch())
+				out = c.Append(out)
+				g.write(p, out)
+			}
+		case wire.CmdGetEnt:
+			var c wire.GetEnt
+			if _, err := c.Parse(cmd); err == nil {
+				e := ecs.Entity(c.Entity)
+				if g.sim.World().Alive(e) {
+					p.w.Forget(e)
+				} else {
+					g.sendReliable(p, wire.DelEnt(c).Append(g.scratch()))
+				}
+			}
+		case wire.CmdBye:
+			g.dropPeer(p, wire.ByeLeft, "said BYE")
+			return
+		}
+	}
+}
+
+func isHere(r wire.Reader, p *peer) bool {
+	for r.Next() {
+		if r.ID() == wire.CmdHere {
+			var c wire.Here
+			if _, err := c.Parse(r.Cmd()); err == nil && uuid.UUID(c.UUID) == p.member.UUID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// acceptInput stores tick-stamped inputs within the window: past ticks are ignored (never
+// rewrite the past), far-future ticks are dropped, so a flood cannot queue unbounded input.
+func (g *Game) acceptInput(p *peer, c *wire.Input) {
+	p.usesInput = true
+	cur := uint32(g.sim.Tick())
+	for i := 0; i < int(c.Count); i++ {
+		t := c.Ticks[i]
+		if int32(t-cur) <= 0 || t-cur > InputWindow {
+			continue
+		}
+		s := &p.inputs[t%uint32(len(p.inputs))]
+		if !s.valid || s.tick != t {
+			*s = inputSlot{tick: t, b: game.Buttons(c.Buttons[i]), valid: true}
+		}
+	}
+}
+
+func eventString(ev game.Event) string {
+	switch ev.Kind {
+	case game.EventDeath:
+		return fmt.Sprintf("death:%d:%d", ev.Slot, ev.Lives)
+	case game.EventMusic:
+		return fmt.Sprintf("music:%d", ev.Song)
+	case game.EventGameEnd:
+		return "game_end:" + ev.Result.String()
+	}
+	return "?"
+}
+
+// EventLog lists the game events this game sent reliably, in order ("death:slot:lives",
+// "music:song", "game_end:result"), for tests that check exactly-once, in-order delivery.
+func (g *Game) EventLog() []string {
+	out := make([]string, len(g.events))
+	for i, ev := range g.events {
+		out[i] = eventString(ev)
+	}
+	return out
+}
+
+// PeerStats are one client's traffic figures, for tests and benchmarks.
+type PeerStats struct {
+	Slot              int
+	BytesOut, BytesIn uint64
+	DatagramsOut      uint64
+	DatagramsIn       uint64
+	Resends           uint64
+}
+
+// Stats returns per-client traffic figures.
+func (g *Game) Stats() []PeerStats {
+	var out []PeerStats
+	for _, p := range g.peers {
+		out = append(out, PeerStats{Slot: p.slot, BytesOut: p.bytesOut, BytesIn: p.bytesIn, DatagramsOut: p.dgOut, DatagramsIn: p.dgIn, Resends: p.ep.Resends})
+	}
+	return out
+}
+
+// Dropped returns the count of datagrams this game dropped per wire.Reasons index (those the
+// runtime handed it unvalidated), plus those from a source address not bound to their token
+// (spoofed).
+func (g *Game) Dropped() (byReason [wire.NumReasons]uint64, spoofed uint64) {
+	return g.dropped, g.spoofed
+}
+
+// NewTracker prepares the replication of sim's world as an instance does it (docs/PROTOCOL.md
+// §5.3–5.6): dead reckoning within DeadReckonPx, Position and Velocity packed as Motion, and no
+// DEL_ENT for entities that clients delete by themselves when they leave the field.
+func NewTracker(sim *game.Sim) *replication.Tracker {
+	tr := replication.NewTracker(sim.World())
+	tr.DeadReckon(game.CompPosition, game.CompVelocity, DeadReckonPx, game.TickRate)
+	tr.PackMotion()
+	tr.PackSpawn(game.CompKind)
+	c := sim.Components()
+	tr.Derived(func(e ecs.Entity) bool {
+		f := c.Force.Get(e)
+		return f != nil && f.Mode != game.ForceDetached
+	})
+	tr.SelfExpiry(func(e ecs.Entity) bool {
+		k := c.Kind.Get(e)
+		return k != nil && game.ExpiresOutsideField(k.Kind)
+	}, func(x, y float32) bool { return game.OutsideField(x, y, game.ExpirySlack) })
+	return tr
+}

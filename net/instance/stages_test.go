@@ -1,0 +1,50 @@
+package instance
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rtype/rtype/game"
+)
+
+// StartGame plays the stage the lobby names, resolved through Config.Stages; an unknown name
+// starts nothing.
+func TestStartGamePlaysTheLobbysStage(t *testing.T) {
+	cat, err := game.LoadStageCatalogue("stage1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewManager(Config{Host: "127.0.0.1", Stages: cat.Stage, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := m.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	for _, name := range []string{"short", "stage1", ""} {
+		g, err := m.StartGame("STG"+name, name, members(1))
+		if err != nil {
+			t.Fatalf("StartGame(stage %q): %v", name, err)
+		}
+		want := cat.Default().Stage
+		if name != "" {
+			want = cat.ByName(name).Stage
+		}
+		var got *game.Stage
+		g.(*Instance).View(func(s *game.Sim) { got = s.Stage() })
+		if got != want {
+			t.Errorf("stage %q: the game plays %q, want %q", name, got.Name, want.Name)
+		}
+	}
+	if _, err := m.StartGame("NOPE", "nosuch", members(1)); err == nil || !strings.Contains(err.Error(), `unknown stage "nosuch"`) {
+		t.Errorf("StartGame(unknown stage) = %v, want an unknown stage error", err)
+	}
+}

@@ -1,0 +1,72 @@
+package server
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/net/bot"
+	"github.com/rtype/rtype/net/instance"
+)
+
+// A bot creates its lobby with the short stage while the server's default is stage1: the game
+// plays short, and the bot knows it.
+func TestBotPlaysStageChosenInLobby(t *testing.T) {
+	t.Parallel()
+	played := make(chan string, 1)
+	addr, _, stop := startServer(t, Config{OnGameEnd: func(in *instance.Instance) {
+		in.View(func(sim *game.Sim) { played <- sim.Stage().Name })
+	}})
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := bot.Run(ctx, bot.Config{Server: addr, Players: 1, Stage: "short"}, nil)
+	if err != nil {
+		t.Fatalf("bot: %v (%+v)", err, res)
+	}
+	short, err := game.EmbeddedStageFile("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := <-played; got != short.Stage.Name {
+		t.Fatalf("the server played %q, want %q (short)", got, short.Stage.Name)
+	}
+	r := res[0]
+	if !r.Ended() || r.Stage != "short" || r.StageHash != short.Hash || !reflect.DeepEqual(r.Script, short.Stage) {
+		t.Fatalf("bot result %+v: want an ended game of short (%s) with its stage resolved", r, short.Hash)
+	}
+}
+
+// A server started with -stage on a file that no client embeds: the bot fetches the file through
+// the lobby, checks its hash and plays it.
+func TestBotFetchesServerStageFile(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../testdata/lobby/tiny.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "tinyfile.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr, _, stop := startServer(t, Config{Stage: path})
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := bot.Run(ctx, bot.Config{Server: addr, Players: 1}, nil)
+	if err != nil {
+		t.Fatalf("bot: %v (%+v)", err, res)
+	}
+	want, err := game.ParseStage("tiny.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	if !r.Ended() || r.Stage != "tinyfile" || r.StageHash != game.StageHash(data) || !reflect.DeepEqual(r.Script, want) {
+		t.Fatalf("bot result %+v: want an ended game of tinyfile with the fetched stage", r)
+	}
+}

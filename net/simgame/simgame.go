@@ -1,0 +1,221 @@
+// Package simgame plays a whole game in virtual time: one server game core (net/instance.Game),
+// its players' client cores (net/session.Client) and the link simulator's virtual network
+// (net/linksim.Network) between them, driven by one discrete-event loop. Nothing sleeps and
+// nothing depends on the scheduler: a game of the short stage runs in a fraction of its real
+// length, and the same seeds give the same run. The netcode tests (link matrix, soak, prediction)
+// use it; the real-socket end-to-end tests keep the runtimes honest.
+package simgame
+
+import (
+	"log/slog"
+	"net/netip"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/instance"
+	"github.com/rtype/rtype/net/linksim"
+	"github.com/rtype/rtype/net/session"
+)
+
+// Config configures a virtual game.
+type Config struct {
+	Stage   *game.Stage
+	Players int    // 1..game.MaxPlayers
+	Seed    uint64 // the game's PRNG seed
+	// Link gives player i's link (both directions; set a Seed per player for independent loss).
+	// nil: a clean link.
+	Link func(i int) linksim.Config
+	// SilenceTimeout, HereTimeout: see instance.GameConfig.
+	SilenceTimeout, HereTimeout time.Duration
+	// Autopilot drives every ship with game.Autopilot, as net/bot does; otherwise the test sets
+	// the buttons with Client.SetInput.
+	Autopilot bool
+	Logger    *slog.Logger
+}
+
+// Game is a virtual game. Its fields may be read (and the cores called) between steps.
+type Game struct {
+	Now     time.Duration // virtual time (0 at the start)
+	Server  *instance.Game
+	Clients []*session.Client
+	Net     *linksim.Network
+	// Events holds each client's reliable events in order (session.Event.String form).
+	Events [][]string
+	// Closed reports, per client, that its session ended (CloseRequested, then Close).
+	Closed     []bool
+	ServerAddr netip.AddrPort
+	ClientAddr []netip.AddrPort
+
+	cfg        Config
+	serverNext time.Duration
+	serverDone bool
+	clientNext []time.Duration
+	evbuf      []session.Event
+}
+
+// TickPeriod is the 60 Hz period of the server and the clients.
+const TickPeriod = instance.TickPeriod
+
+// New creates the game at virtual time 0: the server core with one member per player, and each
+// player's client core attached to the network (clients tick a little after the server, each at
+// its own phase; their first tick says HERE).
+func New(cfg Config) (*Game, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	g := &Game{cfg: cfg, Net: linksim.NewNetwork(), ServerAddr: netip.MustParseAddrPort("10.0.0.1:4242")}
+	members := make([]lobby.Member, cfg.Players)
+	for i := range members {
+		members[i] = lobby.Member{UUID: uuid.NewSHA1(uuid.NameSpaceOID, []byte{byte(i), byte(cfg.Seed)}), Name: "p" + string(rune('1'+i)), Slot: i, Token: uint32(1000 + i)}
+	}
+	srv, err := instance.NewGame(instance.GameConfig{Code: "VIRT", Members: members, Stage: cfg.Stage, Seed: cfg.Seed,
+		SilenceTimeout: cfg.SilenceTimeout, HereTimeout: cfg.HereTimeout, Logger: cfg.Logger}, 0)
+	if err != nil {
+		return nil, err
+	}
+	g.Server = srv
+	g.serverNext = TickPeriod
+	g.Net.Attach(g.ServerAddr, linksim.Config{}, linksim.Config{}, func(now time.Duration, from netip.AddrPort, b []byte) {
+		if g.serverDone {
+			return
+		}
+		g.Server.Receive(now, from, b)
+		g.flushServer(now)
+	})
+	for i := range members {
+		addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 1, byte(i + 1)}), 50000)
+		c := session.NewClient(session.ClientConfig{Server: g.ServerAddr, UUID: members[i].UUID, Token: members[i].Token}, 0)
+		g.Clients = append(g.Clients, c)
+		g.ClientAddr = append(g.ClientAddr, addr)
+		g.Events = append(g.Events, nil)
+		g.Closed = append(g.Closed, false)
+		g.clientNext = append(g.clientNext, TickPeriod+time.Duration(i+1)*3*time.Millisecond)
+		var lc linksim.Config
+		if cfg.Link != nil {
+			lc = cfg.Link(i)
+		}
+		g.Net.Attach(addr, lc, lc, func(now time.Duration, _ netip.AddrPort, b []byte) {
+			if g.Closed[i] {
+				return
+			}
+			c.Receive(now, b)
+			g.flushClient(i, now)
+		})
+	}
+	return g, nil
+}
+
+// SetLink changes player i's link (both directions) for datagrams sent from now on.
+func (g *Game) SetLink(i int, c linksim.Config) { g.Net.SetConfig(g.ClientAddr[i], c, c) }
+
+func (g *Game) flushServer(now time.Duration) {
+	g.Server.Outbox().Flush(func(b []byte, to netip.AddrPort) { g.Net.Send(now, g.ServerAddr, to, b) })
+}
+
+func (g *Game) flushClient(i int, now time.Duration) {
+	c := g.Clients[i]
+	c.Outbox().Flush(func(b []byte, to netip.AddrPort) { g.Net.Send(now, g.ClientAddr[i], to, b) })
+	if end, why := c.CloseRequested(); end && !g.Closed[i] {
+		c.Close(now, false, why)
+		c.Outbox().Flush(func(b []byte, to netip.AddrPort) { g.Net.Send(now, g.ClientAddr[i], to, b) })
+		g.Closed[i] = true
+	}
+	g.evbuf = c.TakeEvents(g.evbuf[:0])
+	for _, ev := range g.evbuf {
+		g.Events[i] = append(g.Events[i], ev.String())
+	}
+}
+
+// CloseClient closes client i now (bye: it says BYE, as Session.Close does).
+func (g *Game) CloseClient(i int, bye bool) {
+	if g.Closed[i] {
+		return
+	}
+	g.Clients[i].Close(g.Now, bye, "closed")
+	g.Closed[i] = true
+	g.Clients[i].Outbox().Flush(func(b []byte, to netip.AddrPort) { g.Net.Send(g.Now, g.ClientAddr[i], to, b) })
+}
+
+// ServerFinished reports whether the server game ended and may close (Game.Finished): the
+// loop stops ticking it then.
+func (g *Game) ServerFinished() bool { return g.serverDone }
+
+// Step advances virtual time to the next event (a datagram arriving, a server or client tick)
+// and runs it. It reports false when nothing is left to happen.
+func (g *Game) Step() bool {
+	next, ok := g.Net.Next()
+	if !g.serverDone && (!ok || g.serverNext < next) {
+		next, ok = g.serverNext, true
+	}
+	for i, t := range g.clientNext {
+		if !g.Closed[i] && (!ok || t < next) {
+			next, ok = t, true
+		}
+	}
+	if !ok {
+		return false
+	}
+	g.Now = next
+	g.Net.Deliver(next)
+	if !g.serverDone && g.serverNext == next {
+		g.Server.Tick(next)
+		g.flushServer(next)
+		g.serverNext += TickPeriod
+		if g.Server.Finished(next) {
+			g.serverDone = true
+		}
+	}
+	for i, c := range g.Clients {
+		if g.Closed[i] || g.clientNext[i] != next {
+			continue
+		}
+		if g.cfg.Autopilot {
+			c.View(next, func(v *session.View) {
+				var b game.Buttons
+				if v.Self != ecs.Nil {
+					var t *game.Terrain
+					if g.cfg.Stage != nil {
+						t = &g.cfg.Stage.Terrain
+					}
+					b = game.Autopilot(v.World, v.C, t, v.Self, v.Tick).Buttons
+				}
+				c.SetInput(b)
+			})
+		}
+		c.Tick(next)
+		g.flushClient(i, next)
+		g.clientNext[i] += TickPeriod
+	}
+	return true
+}
+
+// RunUntil steps until cond holds (checked after every step) or virtual time reaches limit; it
+// reports whether cond held.
+func (g *Game) RunUntil(limit time.Duration, cond func() bool) bool {
+	for !cond() {
+		if g.Now >= limit || !g.Step() {
+			return cond()
+		}
+	}
+	return true
+}
+
+// RunFor steps for d of virtual time.
+func (g *Game) RunFor(d time.Duration) {
+	end := g.Now + d
+	g.RunUntil(end, func() bool { return g.Now >= end })
+}
+
+// AllClosed reports whether every client's session has ended.
+func (g *Game) AllClosed() bool {
+	for _, c := range g.Closed {
+		if !c {
+			return false
+		}
+	}
+	return true
+}
