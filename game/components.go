@@ -102,9 +102,60 @@ const (
 	// ShotLaser is the first laser variant: LaserShot(colour, level) = ShotLaser +
 	// (colour-1)*3 + level-1, i.e. 3..5 red, 6..8 blue, 9..11 yellow.
 	ShotLaser uint8 = 3
+	// NumShotLooks is one more than the largest shot variant with a look of its own: the
+	// crawling variants look like the yellow laser of their level (ShotLook).
+	NumShotLooks = ShotLaser + 9
+	// ShotCrawl is the first crawling yellow laser variant: CrawlShot(surface, level) =
+	// ShotCrawl + (surface-1)*3 + level-1, i.e. 12..14 on the ceiling, 15..17 on the floor.
+	// Clients place a crawling laser on its surface themselves (CrawlY, docs/PROTOCOL.md §5.8).
+	ShotCrawl uint8 = NumShotLooks
 	// NumShotVariants is one more than the largest shot variant.
-	NumShotVariants = ShotLaser + 9
+	NumShotVariants = ShotCrawl + 6
 )
+
+// CrawlShot is the KindPlayerBullet variant of a yellow laser of level 1..3 crawling along
+// surface (SurfCeil or SurfFloor).
+func CrawlShot(surface, level uint8) uint8 {
+	surface = min(max(surface, SurfCeil), SurfFloor)
+	level = min(max(level, 1), maxForceLevel)
+	return ShotCrawl + (surface-1)*3 + level - 1
+}
+
+// CrawlOf returns the surface (SurfCeil or SurfFloor) a shot variant crawls along, SurfNone for
+// a shot that does not crawl.
+func CrawlOf(variant uint8) uint8 {
+	if variant < ShotCrawl || variant >= NumShotVariants {
+		return SurfNone
+	}
+	return (variant-ShotCrawl)/3 + SurfCeil
+}
+
+// ShotLook is the variant whose look a shot variant has: itself, or for a crawling laser the
+// yellow laser of its level.
+func ShotLook(variant uint8) uint8 {
+	if s := CrawlOf(variant); s != SurfNone {
+		return LaserShot(LaserYellow, (variant-ShotCrawl)%3+1)
+	}
+	return variant
+}
+
+// CrawlY is the y (px) of the centre of a laser of shot variant v crawling at world x wx
+// along its surface of terrain t (the playfield's edges where there is none), and whether v
+// crawls. Server and clients place crawling lasers with it (docs/PROTOCOL.md §5.8).
+func CrawlY(t *Terrain, v uint8, wx float32) (float32, bool) {
+	surf := CrawlOf(v)
+	if surf == SurfNone {
+		return 0, false
+	}
+	hh := float32(SizeOf(Kind{Kind: KindPlayerBullet, Variant: v}).H) / 2
+	if t.Empty() {
+		t = nil
+	}
+	if surf == SurfFloor {
+		return t.FloorY(wx) - hh, true
+	}
+	return t.CeilY(wx) + hh, true
+}
 
 // Laser colours (Player.Laser): the colour of the last crystal taken.
 const (
@@ -124,7 +175,8 @@ func LaserShot(colour, level uint8) uint8 {
 
 // LaserOf returns the colour and level of a laser shot variant (ok false for other shots).
 func LaserOf(variant uint8) (colour, level uint8, ok bool) {
-	if variant < ShotLaser || variant >= NumShotVariants {
+	variant = ShotLook(variant)
+	if variant < ShotLaser || variant >= NumShotLooks {
 		return 0, 0, false
 	}
 	v := variant - ShotLaser
@@ -243,6 +295,17 @@ type Boss struct {
 
 // Size is the hitbox and drawn size in virtual px (id 26, not replicated: SizeOf(Kind)).
 type Size struct{ W, H uint16 }
+
+// PlacedByClients reports whether clients compute the Position of e themselves, so the server
+// does not send it (docs/PROTOCOL.md §5.7, §5.8): a Force attached to its ship
+// (AttachedForcePos), a yellow laser crawling along the terrain (CrawlY).
+func (c *Components) PlacedByClients(e ecs.Entity) bool {
+	if f := c.Force.Get(e); f != nil && f.Mode != ForceDetached {
+		return true
+	}
+	k := c.Kind.Get(e)
+	return k != nil && k.Kind == KindPlayerBullet && CrawlOf(k.Variant) != SurfNone
+}
 
 // DeriveFromKind sets on a client's mirror the components that are not sent because they follow
 // from e's Kind (today the Size, SizeOf). Call it whenever a Kind arrives (docs/PROTOCOL.md §4.1).

@@ -25,6 +25,7 @@ const (
 	yellowRise        = 1500 // px/s: vertical speed of a yellow laser before it reaches a surface
 	yellowDrift       = 300  // px/s: its forward speed meanwhile (Force attached)
 	crawlSpeed        = 1200 // px/s along x of a yellow laser crawling along a surface
+	laserCooldown     = 12   // ticks between two lasers through the Force in front (shots: fireCooldown)
 	crystalCycle      = 90   // ticks a laser crystal shows each colour (red, blue, yellow)
 )
 
@@ -92,6 +93,9 @@ func (s *Sim) fireShot(e ecs.Entity, slot int, pl *Player, sh *Ship, x, y float3
 		s.queue(normal)
 	case f.Mode == ForceFront:
 		s.fireLaser(pl.Laser, f.Level, fp.X+forceSize/2, fp.Y, 1, sl)
+		if pl.Laser != LaserNone {
+			sh.Cooldown = laserCooldown // lasers hit harder and fire slower than shots
+		}
 	case f.Mode == ForceBack:
 		s.queue(normal)
 		s.fireLaser(pl.Laser, f.Level, fp.X-forceSize/2, fp.Y, -1, sl)
@@ -445,42 +449,35 @@ func terrainCol(t *Terrain, wx float32) int32 {
 }
 
 // crawl runs a yellow laser: in flight it goes up or down until it reaches the ceiling or the
-// floor (the playfield's edges where there is none), then crawls along it at g.Speed: its
-// Velocity follows the surface's slope and changes only when it enters another terrain segment
-// (where its y is put back exactly on the surface). A block in its way destroys it.
+// floor (the playfield's edges where there is none); then its variant becomes the crawling one
+// (CrawlShot), its Velocity (g.Speed, 0) and it runs along that surface: every tick its y is
+// CrawlY at its world x. Clients place a crawling laser the same way from the terrain and the
+// scroll, so after that one change nothing of it is sent (docs/PROTOCOL.md §5.8). A block in
+// its way destroys it.
 func (s *Sim) crawl(e ecs.Entity, g *Guide, p *Position, v *Velocity, sz *Size, t *Terrain, scroll, scrollV float32) {
 	b := boxOf(p, sz).inset(bulletInset)
 	if t.BlockAt(b.minX+scroll, b.minY, b.maxX+scroll, b.maxY) >= 0 {
 		s.doomed = append(s.doomed, e)
 		return
 	}
-	hh := float32(sz.H) / 2
+	k := s.c.Kind.Get(e)
 	wx := p.X + scroll
-	col := terrainCol(t, wx)
-	surf := g.Surf
-	switch surf {
-	case SurfNone:
+	if g.Surf == SurfNone {
+		hh := float32(sz.H) / 2
 		ceil, floor := surfaces(t, wx, wx)
 		switch {
 		case v.Y <= 0 && p.Y-hh <= ceil:
-			surf = SurfCeil
+			g.Surf = SurfCeil
 		case v.Y >= 0 && p.Y+hh >= floor:
-			surf = SurfFloor
+			g.Surf = SurfFloor
 		default:
 			return
 		}
-	default:
-		if col == g.Col {
-			return
-		}
+		_, lvl, _ := LaserOf(k.Variant)
+		s.c.Kind.Mut(e).Variant = CrawlShot(g.Surf, lvl)
+		s.setVel(e, v, g.Speed, 0)
 	}
-	g.Surf, g.Col = surf, col
-	ceil, floor := surfaces(t, wx, wx)
-	y := ceil + hh
-	if surf == SurfFloor {
-		y = floor - hh
+	if y, ok := CrawlY(t, k.Variant, wx); ok {
+		s.setPos(e, p, p.X, y)
 	}
-	vy := float32((g.Speed + scrollV) * slopeAt(t, wx, surf == SurfFloor))
-	s.setPos(e, p, p.X, y)
-	s.setVel(e, v, g.Speed, vy)
 }

@@ -324,6 +324,9 @@ func TestYellowLaserCrawlsAlongFloorAndCeiling(t *testing.T) {
 			if d := abs32(p.Y - want); d > 1 {
 				t.Fatalf("tick %d: crawling beam (surface %d) at y %v, the surface puts it at %v", i, g.Surf, p.Y, want)
 			}
+			if k := s.c.Kind.Get(b); CrawlOf(k.Variant) != g.Surf || ShotLook(k.Variant) != LaserShot(LaserYellow, 1) {
+				t.Fatalf("crawling beam variant %d, want crawling along surface %d", k.Variant, g.Surf)
+			}
 			if v.X != crawlSpeed {
 				t.Fatalf("crawling beam vx %v, want %d", v.X, crawlSpeed)
 			}
@@ -340,9 +343,15 @@ func TestYellowLaserCrawlsAlongFloorAndCeiling(t *testing.T) {
 	if crawled[SurfCeil] < 10 || crawled[SurfFloor] < 10 {
 		t.Errorf("ticks crawling: ceiling %d, floor %d; want both", crawled[SurfCeil], crawled[SurfFloor])
 	}
-	// Velocity changes only where the beam enters another terrain segment.
-	if velChanges == 0 || velChanges > colChanges {
-		t.Errorf("%d velocity changes over %d segment changes", velChanges, colChanges)
+	// Crawling, its Velocity never changes (clients place it on the surface, PROTOCOL §5.8),
+	// across every terrain segment it passes.
+	if velChanges != 0 || colChanges == 0 {
+		t.Errorf("%d velocity changes over %d segment changes, want none", velChanges, colChanges)
+	}
+	for _, b := range beams {
+		if k := s.c.Kind.Get(b); k != nil && CrawlOf(k.Variant) == SurfNone {
+			t.Errorf("a beam still alive has variant %d, not a crawling one", k.Variant)
+		}
 	}
 }
 
