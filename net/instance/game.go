@@ -594,10 +594,7 @@ func NewTracker(sim *game.Sim) *replication.Tracker {
 	tr.PackMotion()
 	tr.PackSpawn(game.CompKind)
 	c := sim.Components()
-	tr.Derived(func(e ecs.Entity) bool {
-		f := c.Force.Get(e)
-		return f != nil && f.Mode != game.ForceDetached
-	})
+	tr.Derived(c.PlacedByClients)
 	tr.SelfExpiry(func(e ecs.Entity) bool {
 		k := c.Kind.Get(e)
 		return k != nil && game.ExpiresOutsideField(k.Kind)

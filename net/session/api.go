@@ -106,4 +106,6 @@ type Config struct {
 	// Socket, when not nil, is used instead of a new UDP socket (tests pass a linksim.Link); the
 	// session closes it.
 	Socket transport.Socket
+	// Terrain is the stage's terrain (ClientConfig.Terrain); nil: open space.
+	Terrain *game.Terrain
 }

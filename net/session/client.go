@@ -66,6 +66,7 @@ type Client struct {
 	mirror    *replication.Mirror
 	qExpire   *ecs.Query2[game.Position, game.Kind]
 	qForce    *ecs.Query1[game.Force]
+	qKind     *ecs.Query2[game.Kind, game.Position]
 	dying     []dying      // DEL_ENT received, shown until the render timeline reaches it
 	expired   []ecs.Entity // scratch of expireOutside
 	interp    Interpolator
@@ -113,6 +114,9 @@ type ClientConfig struct {
 	Server netip.AddrPort // the game's UDP address (the Outbox destination)
 	UUID   uuid.UUID      // from AUTHENTICATE
 	Token  uint32         // from the lobby START push (docs/PROTOCOL.md §2)
+	// Terrain is the stage's terrain (the lobby's stage, resolved before the game; nil: open
+	// space): lasers crawling along it are placed from it (docs/PROTOCOL.md §5.8).
+	Terrain *game.Terrain
 }
 
 type rateWindow struct {
@@ -136,6 +140,7 @@ func NewClient(cfg ClientConfig, now time.Duration) *Client {
 	c.mirror.OnDestroy = func(e ecs.Entity) { c.interp.Forget(e.Index()) }
 	c.qExpire = ecs.NewQuery2[game.Position, game.Kind](c.world)
 	c.qForce = ecs.NewQuery1[game.Force](c.world)
+	c.qKind = ecs.NewQuery2[game.Kind, game.Position](c.world)
 	c.dying = make([]dying, 0, 64)
 	c.expired = make([]ecs.Entity, 0, 64)
 	return c
@@ -364,6 +369,7 @@ func (c *Client) Receive(now time.Duration, b []byte) {
 	c.reapDying(c.estServerTick(now) - c.interpDelayTicks() - 3)
 	c.expireOutside()
 	c.placeAttached()
+	c.placeCrawling()
 }
 
 // estServerTick is the server's newest tick as seen from here (the newest header tick advanced by
@@ -675,6 +681,32 @@ func (c *Client) expireOutside() {
 	}
 	for _, e := range c.expired {
 		c.mirror.DelEnt(uint64(e))
+	}
+}
+
+// placeCrawling puts every yellow laser crawling along the terrain on its surface at the
+// scroll of the mirror's tick: the server does not send their Position (docs/PROTOCOL.md §5.8).
+func (c *Client) placeCrawling() {
+	scroll, found := float32(0), false
+	for it := c.qKind.Iter(); it.Next(); {
+		if k, p := it.Get(); k.Kind == game.KindStage {
+			scroll, found = p.X, true
+			break
+		}
+	}
+	if !found {
+		return
+	}
+	for it := c.qKind.Iter(); it.Next(); {
+		k, p := it.Get()
+		if k.Kind != game.KindPlayerBullet {
+			continue
+		}
+		if y, ok := game.CrawlY(c.cfg.Terrain, k.Variant, p.X+scroll); ok && p.Y != y {
+			e := it.Entity()
+			p.Y = y
+			c.interp.Add(e.Index(), e.Generation(), c.curTick, p.X, y, 4)
+		}
 	}
 }
 

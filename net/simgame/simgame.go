@@ -88,7 +88,11 @@ func New(cfg Config) (*Game, error) {
 	})
 	for i := range members {
 		addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 1, byte(i + 1)}), 50000)
-		c := session.NewClient(session.ClientConfig{Server: g.ServerAddr, UUID: members[i].UUID, Token: members[i].Token}, 0)
+		var terrain *game.Terrain
+		if cfg.Stage != nil {
+			terrain = &cfg.Stage.Terrain
+		}
+		c := session.NewClient(session.ClientConfig{Server: g.ServerAddr, UUID: members[i].UUID, Token: members[i].Token, Terrain: terrain}, 0)
 		g.Clients = append(g.Clients, c)
 		g.ClientAddr = append(g.ClientAddr, addr)
 		g.Events = append(g.Events, nil)

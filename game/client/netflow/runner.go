@@ -63,6 +63,9 @@ func NewRunner(ctx context.Context, log *slog.Logger, name, netsim string) *Runn
 	n := &Runner{ctx: ctx, cancel: cancel, log: log, name: name, netsim: netsim,
 		events: make(chan Reply, 64), queue: make(chan func(), 64)}
 	n.dialSession = func(ctx context.Context, cfg session.Config, stage *game.Stage) (Link, error) {
+		if stage != nil {
+			cfg.Terrain = &stage.Terrain
+		}
 		s, err := session.Dial(ctx, cfg)
 		if err != nil {
 			return nil, err
