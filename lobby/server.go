@@ -57,13 +57,14 @@ type Member struct {
 // Game is a running game instance as seen by the lobby.
 // Port is the UDP port players send HERE to; Done is closed when the game is
 // over; Result is then 0 defeat, 1 victory, 2 aborted (the END push); Drop
-// removes a player who left the lobby mid-game. Drop and Port are called
-// without any lobby lock held.
+// removes a player who left the lobby mid-game: left is true when the player
+// chose to (LEAVE, or JOIN_LOBBY elsewhere), false when its connection closed.
+// Drop and Port are called without any lobby lock held.
 type Game interface {
 	Port() int
 	Done() <-chan struct{}
 	Result() uint8
-	Drop(id uuid.UUID)
+	Drop(id uuid.UUID, left bool)
 }
 
 // Starter starts one game instance for a lobby (implemented by
@@ -672,8 +673,8 @@ func (s *Server) leaveLocked(c *conn, reason string) (drop func()) {
 		"players", len(l.members), "inGame", l.phase != phaseWaiting)
 	switch l.phase {
 	case phaseRunning:
-		g, id := l.game, c.id
-		drop = func() { g.Drop(id) }
+		g, id, left := l.game, c.id, reason != "disconnected"
+		drop = func() { g.Drop(id, left) }
 	case phaseStarting:
 		l.leftWhileStarting = append(l.leftWhileStarting, c.id)
 	}
@@ -883,7 +884,7 @@ func (s *Server) start(c *conn, cmd Command) {
 	go s.watch(l, g)
 	s.mu.Unlock()
 	for _, id := range left {
-		g.Drop(id)
+		g.Drop(id, true) // not in the game yet: no session to tell
 	}
 }
 
