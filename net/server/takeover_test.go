@@ -16,13 +16,12 @@ import (
 
 // attacker is a host on the virtual network that records what the server sends it.
 type attacker struct {
-	addr                netip.AddrPort
-	sent, got           uint64 // bytes
-	gotDatagrams        uint64
-	nonces              [][wire.NonceSize]byte
-	notChallenge        int // datagrams that were not a lone CHALLENGE
-	g                   *simgame.Game
-	lastSent, lastRecvd time.Duration
+	addr         netip.AddrPort
+	sent, got    uint64 // bytes
+	gotDatagrams uint64
+	nonces       [][wire.NonceSize]byte
+	notChallenge int // datagrams that were not a lone CHALLENGE
+	g            *simgame.Game
 }
 
 func newAttacker(g *simgame.Game, addr netip.AddrPort) *attacker {
