@@ -46,7 +46,11 @@ type Config struct {
 	OnAdmin func(addr net.Addr)
 	// SilenceTimeout drops a silent player from a game (0 = 10 s).
 	SilenceTimeout time.Duration
-	Logger         *slog.Logger
+	// UDPRate is how many datagrams per second each source address may send to the game port
+	// (bursts of twice as many); the excess is dropped (0 = instance.DefaultRateLimit, 240;
+	// negative = no limit).
+	UDPRate int
+	Logger  *slog.Logger
 	// OnGameEnd, when set, is called with each instance after its game ended (tests).
 	OnGameEnd func(in *instance.Instance)
 	// Ready, when set, receives the bound lobby address once listening (tests use port 0).
@@ -88,7 +92,7 @@ func Run(ctx context.Context, cfg Config) error {
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
 	mgr, err := instance.NewManager(instance.Config{
 		Host: cfg.UDPHost, Port: cfg.UDPPort, Stages: stages.Stage,
-		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, Logger: log,
+		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, RateLimit: cfg.UDPRate, Logger: log,
 		OnGameEnd: func(in *instance.Instance) {
 			reg.GameEnded(in)
 			if cfg.OnGameEnd != nil {

@@ -23,7 +23,7 @@ type fakeGame struct{ done chan struct{} }
 func (g *fakeGame) Port() int                                                    { return 4999 }
 func (g *fakeGame) Done() <-chan struct{}                                        { return g.done }
 func (g *fakeGame) Result() uint8                                                { return 2 }
-func (g *fakeGame) Drop(id uuid.UUID)                                            {}
+func (g *fakeGame) Drop(id uuid.UUID, left bool)                                 {}
 func (g *fakeGame) StartGame(string, string, []lobby.Member) (lobby.Game, error) { return g, nil }
 
 // startLobby runs a real lobby.Server on a free port with a fake game starter.
@@ -78,7 +78,7 @@ func TestAutoFlowAgainstRealLobby(t *testing.T) {
 	if m.Code == "" || len(m.Code) != 5 {
 		t.Fatalf("lobby code %q", m.Code)
 	}
-	if _, port, _ := net.SplitHostPort(dialed.Addr); port != "4999" || dialed.Token == 0 || dialed.UUID == uuid.Nil || dialed.NetSim != "lat=10ms" {
+	if _, port, _ := net.SplitHostPort(dialed.Addr); port != "4999" || dialed.Token == 0 || dialed.Key == ([16]byte{}) || dialed.UUID == uuid.Nil || dialed.NetSim != "lat=10ms" {
 		t.Fatalf("session dialled with %+v", dialed)
 	}
 	if code, names := n.Members(); code != m.Code || len(names) != 1 || names[0] != "tester" {
