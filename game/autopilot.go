@@ -113,7 +113,9 @@ func Autopilot(w *ecs.World, c *Components, t *Terrain, self ecs.Entity, tick ec
 		tgtX, tgtY, tgtScore float32
 		capX, capY, capD     float32
 		force                *Force
+		fx, fy               float32 // the Force's position
 		threatsAhead         int
+		threatsBehind        int
 	)
 	for it := c.autoPK.Iter(); it.Next(); {
 		p, k := it.Get()
@@ -130,7 +132,7 @@ func Autopilot(w *ecs.World, c *Components, t *Terrain, self ecs.Entity, tick ec
 			continue
 		case KindForce:
 			if f := c.Force.Get(e); f != nil && f.Owner == self {
-				force = f
+				force, fx, fy = f, p.X, p.Y
 			}
 			continue
 		case KindEnemy:
@@ -163,6 +165,9 @@ func Autopilot(w *ecs.World, c *Components, t *Terrain, self ecs.Entity, tick ec
 		}
 		if dx > 0 && abs32(dy) < 200 {
 			threatsAhead++
+		}
+		if dx < 0 && abs32(dy) < 200 {
+			threatsBehind++
 		}
 		var vx, vy float32
 		if v := c.Velocity.Get(e); v != nil {
@@ -207,6 +212,18 @@ func Autopilot(w *ecs.World, c *Components, t *Terrain, self ecs.Entity, tick ec
 	spread := float32(int(pl.Slot)*2 - 3) // -3, -1, 1, 3
 	goalX, goalY := float32(autoHomeX)+float32(spread*20), sy
 	switch {
+	case force != nil && force.Mode == ForceDetached && fx < sx && threatsBehind == 0:
+		// The Force goes in front (its laser fires forward; against the boss it is launched
+		// into it): a Force behind the ship is caught from behind by going round it (it follows
+		// the ship's height slower than the ship moves), then touching it from its left.
+		if sx > fx-forceAttachDX-10 {
+			goalX, goalY = fx-forceAttachDX-40, fy-160
+			if fy < 300 {
+				goalY = fy + 160
+			}
+		} else {
+			goalX, goalY = fx-forceAttachDX+20, fy
+		}
 	case capFound:
 		goalX, goalY = capX, capY
 	case haveBoss:
@@ -267,10 +284,12 @@ func Autopilot(w *ecs.World, c *Components, t *Terrain, self ecs.Entity, tick ec
 	}
 	b := autoMoves[best]
 
-	// Fire: charge a full beam against the boss without a laser (and one
-	// time in four otherwise) and release it when full (against the boss:
-	// when the weak point is open), else tap (press 4 ticks, release 4).
-	charge := (haveBoss && pl.Laser == 0) || (!haveBoss && (tick/600)%4 == 3)
+	// Fire: charge a full beam against the boss without a laser ahead (none, or the Force at
+	// the back, where the laser fires backward) (and one time in four otherwise) and release it
+	// when full (against the boss: when the weak point is open), else tap (press 4 ticks,
+	// release 4).
+	laserAhead := pl.Laser != 0 && force != nil && force.Mode == ForceFront
+	charge := (haveBoss && !laserAhead) || (!haveBoss && (tick/600)%4 == 3)
 	switch {
 	case charge && ChargeAt(pl.ChargeFrom, tick) == 255:
 		if haveBoss && !weakOpen {
@@ -282,11 +301,23 @@ func Autopilot(w *ecs.World, c *Components, t *Terrain, self ecs.Entity, tick ec
 		b |= BtnFire
 	}
 
-	// Force: launched against the boss (it hits the weak point), attached otherwise.
+	// Force: kept at the back while enemies come from behind; otherwise launched from the
+	// back (backward) to be caught in front (goal above); launched into the boss from the
+	// front; recalled when it is ahead and there is no boss.
 	if force != nil && tick%30 == 0 {
-		attached := force.Mode != ForceDetached
-		if haveBoss == attached {
-			b |= BtnForce
+		switch force.Mode {
+		case ForceBack:
+			if threatsBehind == 0 {
+				b |= BtnForce
+			}
+		case ForceFront:
+			if haveBoss {
+				b |= BtnForce
+			}
+		default:
+			if !haveBoss && fx > sx {
+				b |= BtnForce
+			}
 		}
 	}
 	return Input{Buttons: b}

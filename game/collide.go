@@ -170,6 +170,7 @@ type probeClass uint8
 
 const (
 	probeForce probeClass = iota
+	probeBit
 	probeShot
 	probeShip
 )
@@ -186,7 +187,7 @@ type pickup struct {
 	variant uint8
 }
 
-// sysCollide fills the grid and resolves every overlap: Forces first (they
+// sysCollide fills the grid and resolves every overlap: Forces and Bits first (they
 // block bullets), then player shots and beams, then ships.
 func (s *Sim) sysCollide() {
 	g := &s.grid
@@ -219,6 +220,8 @@ func (s *Sim) sysCollide() {
 			g.insert(e, b, layPower)
 		case KindForce:
 			s.probes = append(s.probes, probe{e, b, probeForce})
+		case KindBit:
+			s.probes = append(s.probes, probe{e, b, probeBit})
 		case KindPlayerBullet, KindBeam:
 			s.probes = append(s.probes, probe{e, b, probeShot})
 		case KindPlayer:
@@ -236,6 +239,8 @@ func (s *Sim) sysCollide() {
 			switch class {
 			case probeForce:
 				s.collideForce(pr)
+			case probeBit:
+				s.collideBit(pr)
 			case probeShot:
 				s.collideShot(pr)
 			case probeShip:
@@ -260,6 +265,36 @@ func (s *Sim) collideForce(pr *probe) {
 		slot = int(pl.Slot)
 	}
 	hitTick := s.w.Tick()%forceHitEvery == 0
+	dmg := uint16(max(f.Level, 1)) // a bigger Force hurts more
+	for _, ci := range s.grid.find(pr.box, layEBullet|layEnemy|layWeak) {
+		item := &s.grid.items[ci]
+		switch item.layer {
+		case layEBullet:
+			item.dead = true
+			s.doomed = append(s.doomed, item.e)
+		case layEnemy:
+			if hitTick {
+				s.damageEnemy(item.e, dmg, slot)
+			}
+		case layWeak:
+			if hitTick && s.bossOpen() {
+				s.damageBoss(dmg, slot)
+			}
+		}
+	}
+}
+
+// collideBit: a Bit blocks enemy bullets and hurts enemies (and an open weak point) it touches,
+// 1 damage every bitHitEvery ticks, credited to its ship's slot. It cannot be destroyed.
+func (s *Sim) collideBit(pr *probe) {
+	slot := -1
+	for i := range s.ships {
+		if sh := s.c.Ship.Get(s.ships[i]); s.ships[i] != ecs.Nil && sh != nil && (sh.Bits[0] == pr.e || sh.Bits[1] == pr.e) {
+			slot = i
+			break
+		}
+	}
+	hitTick := s.w.Tick()%bitHitEvery == 0
 	for _, ci := range s.grid.find(pr.box, layEBullet|layEnemy|layWeak) {
 		item := &s.grid.items[ci]
 		switch item.layer {
@@ -428,7 +463,7 @@ func (s *Sim) sysDamage() {
 		s.addScore(k.slot, uint32(en.Score))
 		s.explosion(p.X, p.Y, ExplosionSmall)
 		if en.Drop > 0 {
-			s.spawn(KindPowerUp, en.Drop-1, p.X, p.Y, powerUpDrift, 0)
+			s.spawnCapsule(en.Drop-1, p.X, p.Y)
 		}
 		s.w.Destroy(e)
 	}
@@ -481,8 +516,8 @@ func (s *Sim) sysDamage() {
 	s.flushPending()
 }
 
-// killShip destroys the ship of slot: explosion, one life less, the Force
-// and the laser are lost, respawn after respawnDelay if lives are left.
+// killShip destroys the ship of slot: explosion, one life less, the Force, the Bits, the laser
+// colour, the speed-ups and the missiles are lost, respawn after respawnDelay if lives are left.
 func (s *Sim) killShip(slot int) {
 	e := s.ships[slot]
 	if e == ecs.Nil {
@@ -496,16 +531,13 @@ func (s *Sim) killShip(slot int) {
 		pl.Lives--
 	}
 	pl.Flags = PlayerDead
-	pl.ChargeFrom, pl.Laser = 0, 0
+	pl.ChargeFrom, pl.Laser, pl.Speed, pl.Missile = 0, 0, 0, 0
 	sh := s.c.Ship.Get(e)
 	sh.Held, sh.Cooldown, sh.Invuln = 0, 0, 0
 	if pl.Lives > 0 {
 		sh.Respawn = respawnDelay
 	}
-	if sh.Force != ecs.Nil {
-		s.w.Destroy(sh.Force)
-		sh.Force = ecs.Nil
-	}
+	s.loseArsenal(sh) // the Force and the Bits
 	p := s.c.Position.Get(e)
 	s.explosion(p.X, p.Y, ExplosionBig)
 	s.setVel(e, s.c.Velocity.Get(e), 0, 0)

@@ -31,6 +31,10 @@ const (
 	// CompSize is not sent: it follows from Kind (SizeOf). Clients derive it when a Kind
 	// arrives (docs/PROTOCOL.md §4.1). Wire id 8 (Size in earlier drafts) is reserved.
 	CompSize ecs.ComponentID = 26
+	// CompGuide is the course state of shots that change course (missiles, blue and yellow lasers).
+	CompGuide ecs.ComponentID = 27
+	// CompCapsule is the age of a capsule (its crystal colour cycles with it).
+	CompCapsule ecs.ComponentID = 28
 )
 
 // Position is the centre of an entity in virtual px (id 1; wire: x f32, y f32).
@@ -98,9 +102,60 @@ const (
 	// ShotLaser is the first laser variant: LaserShot(colour, level) = ShotLaser +
 	// (colour-1)*3 + level-1, i.e. 3..5 red, 6..8 blue, 9..11 yellow.
 	ShotLaser uint8 = 3
+	// NumShotLooks is one more than the largest shot variant with a look of its own: the
+	// crawling variants look like the yellow laser of their level (ShotLook).
+	NumShotLooks = ShotLaser + 9
+	// ShotCrawl is the first crawling yellow laser variant: CrawlShot(surface, level) =
+	// ShotCrawl + (surface-1)*3 + level-1, i.e. 12..14 on the ceiling, 15..17 on the floor.
+	// Clients place a crawling laser on its surface themselves (CrawlY, docs/PROTOCOL.md §5.8).
+	ShotCrawl uint8 = NumShotLooks
 	// NumShotVariants is one more than the largest shot variant.
-	NumShotVariants = ShotLaser + 9
+	NumShotVariants = ShotCrawl + 6
 )
+
+// CrawlShot is the KindPlayerBullet variant of a yellow laser of level 1..3 crawling along
+// surface (SurfCeil or SurfFloor).
+func CrawlShot(surface, level uint8) uint8 {
+	surface = min(max(surface, SurfCeil), SurfFloor)
+	level = min(max(level, 1), maxForceLevel)
+	return ShotCrawl + (surface-1)*3 + level - 1
+}
+
+// CrawlOf returns the surface (SurfCeil or SurfFloor) a shot variant crawls along, SurfNone for
+// a shot that does not crawl.
+func CrawlOf(variant uint8) uint8 {
+	if variant < ShotCrawl || variant >= NumShotVariants {
+		return SurfNone
+	}
+	return (variant-ShotCrawl)/3 + SurfCeil
+}
+
+// ShotLook is the variant whose look a shot variant has: itself, or for a crawling laser the
+// yellow laser of its level.
+func ShotLook(variant uint8) uint8 {
+	if s := CrawlOf(variant); s != SurfNone {
+		return LaserShot(LaserYellow, (variant-ShotCrawl)%3+1)
+	}
+	return variant
+}
+
+// CrawlY is the y (px) of the centre of a laser of shot variant v crawling at world x wx
+// along its surface of terrain t (the playfield's edges where there is none), and whether v
+// crawls. Server and clients place crawling lasers with it (docs/PROTOCOL.md §5.8).
+func CrawlY(t *Terrain, v uint8, wx float32) (float32, bool) {
+	surf := CrawlOf(v)
+	if surf == SurfNone {
+		return 0, false
+	}
+	hh := float32(SizeOf(Kind{Kind: KindPlayerBullet, Variant: v}).H) / 2
+	if t.Empty() {
+		t = nil
+	}
+	if surf == SurfFloor {
+		return t.FloorY(wx) - hh, true
+	}
+	return t.CeilY(wx) + hh, true
+}
 
 // Laser colours (Player.Laser): the colour of the last crystal taken.
 const (
@@ -120,7 +175,8 @@ func LaserShot(colour, level uint8) uint8 {
 
 // LaserOf returns the colour and level of a laser shot variant (ok false for other shots).
 func LaserOf(variant uint8) (colour, level uint8, ok bool) {
-	if variant < ShotLaser || variant >= NumShotVariants {
+	variant = ShotLook(variant)
+	if variant < ShotLaser || variant >= NumShotLooks {
 		return 0, 0, false
 	}
 	v := variant - ShotLaser
@@ -240,6 +296,17 @@ type Boss struct {
 // Size is the hitbox and drawn size in virtual px (id 26, not replicated: SizeOf(Kind)).
 type Size struct{ W, H uint16 }
 
+// PlacedByClients reports whether clients compute the Position of e themselves, so the server
+// does not send it (docs/PROTOCOL.md §5.7, §5.8): a Force attached to its ship
+// (AttachedForcePos), a yellow laser crawling along the terrain (CrawlY).
+func (c *Components) PlacedByClients(e ecs.Entity) bool {
+	if f := c.Force.Get(e); f != nil && f.Mode != ForceDetached {
+		return true
+	}
+	k := c.Kind.Get(e)
+	return k != nil && k.Kind == KindPlayerBullet && CrawlOf(k.Variant) != SurfNone
+}
+
 // DeriveFromKind sets on a client's mirror the components that are not sent because they follow
 // from e's Kind (today the Size, SizeOf). Call it whenever a Kind arrives (docs/PROTOCOL.md §4.1).
 func (c *Components) DeriveFromKind(e ecs.Entity) {
@@ -330,6 +397,8 @@ type Ship struct {
 	Invuln   uint16     // ticks of invulnerability left
 	Respawn  uint16     // ticks until respawn while dead
 	Force    ecs.Entity // the Force pod, Nil if none
+	// Bits are the ship's Bits: [0] above, [1] below (KindBit variant = index), Nil if none.
+	Bits [2]ecs.Entity
 }
 
 // Enemy is the server-only AI state of a Bydo enemy (id 21).
@@ -371,6 +440,39 @@ type Lifetime struct{ Ticks uint16 }
 type ForceCtl struct {
 	Recall uint8 // 1 while flying back to its ship
 	Lock   uint8 // ticks during which it cannot re-attach (after a launch)
+	Back   uint8 // 1: launched from the back (flies to forceBehindX and fires backwards)
+	FireCD uint8 // ticks until a detached Force fires on its own
+}
+
+// Guide modes (Guide.Mode).
+const (
+	GuideHoming uint8 = 1 // homing missile: steers towards the nearest enemy every missileSteerEvery ticks
+	GuideBounce uint8 = 2 // blue laser: reflects off ceiling, floor and blocks
+	GuideCrawl  uint8 = 3 // yellow laser: flies up or down, then crawls along the ceiling or floor
+)
+
+// Crawl surfaces (Guide.Surf).
+const (
+	SurfNone  uint8 = 0 // in flight
+	SurfCeil  uint8 = 1 // crawling along the ceiling (or the playfield's top edge)
+	SurfFloor uint8 = 2 // crawling along the floor (or the playfield's bottom edge)
+)
+
+// Guide is the server-only course state of a player shot that changes course (id 27).
+type Guide struct {
+	Mode uint8  // GuideHoming, GuideBounce, GuideCrawl
+	Left uint8  // GuideBounce: bounces left (the next terrain contact after the last destroys it)
+	Surf uint8  // GuideCrawl: SurfNone, SurfCeil, SurfFloor
+	Age  uint16 // ticks since fired
+	Col  int32  // GuideCrawl: terrain segment (world x / Terrain.Step) the velocity was set for
+	// Speed is the screen px/s along x of a crawling laser (signed: < 0 crawls left).
+	Speed float32
+}
+
+// Capsule is the server-only age of a capsule (id 28): a crystal's colour (Kind.Variant) cycles
+// red, blue, yellow every crystalCycle ticks of it.
+type Capsule struct {
+	Age uint32 // ticks since spawn
 }
 
 // BossCtl is the server-only boss state (id 25).
@@ -406,13 +508,15 @@ type Components struct {
 	Lifetime *ecs.Store[Lifetime]
 	ForceCtl *ecs.Store[ForceCtl]
 	BossCtl  *ecs.Store[BossCtl]
+	Guide    *ecs.Store[Guide]
+	Capsule  *ecs.Store[Capsule]
 
 	// Queries used by Autopilot (replicated components only).
 	autoPK *ecs.Query2[Position, Kind]
 }
 
 // RegisterComponents registers every game component on w with its wire id
-// and codec (ids 1..9 Replicated, 20..25 server-only) and returns the typed
+// and codec (ids 1..9 Replicated, 20..28 server-only) and returns the typed
 // stores. Call it once per world: on the server Sim world and on a client
 // mirror world alike. It panics if a component id is already registered
 // (ecs.Register contract).
@@ -433,6 +537,8 @@ func RegisterComponents(w *ecs.World) *Components {
 		Lifetime: ecs.Register[Lifetime](w, CompLifetime, lifetimeCodec{}, 0),
 		ForceCtl: ecs.Register[ForceCtl](w, CompForceCtl, forceCtlCodec{}, 0),
 		BossCtl:  ecs.Register[BossCtl](w, CompBossCtl, bossCtlCodec{}, 0),
+		Guide:    ecs.Register[Guide](w, CompGuide, guideCodec{}, 0),
+		Capsule:  ecs.Register[Capsule](w, CompCapsule, capsuleCodec{}, 0),
 	}
 	c.autoPK = ecs.NewQuery2[Position, Kind](w)
 	return c
@@ -624,21 +730,24 @@ func (stageCodec) Parse(b []byte, v *StageState) error {
 
 type shipCodec struct{}
 
-func (shipCodec) Size() int { return 17 }
+func (shipCodec) Size() int { return 33 }
 func (shipCodec) Append(b []byte, v *Ship) []byte {
 	b = append(b, uint8(v.Prev), uint8(v.Input), v.Cooldown)
 	b = le.AppendUint16(b, v.Held)
 	b = le.AppendUint16(b, v.Invuln)
 	b = le.AppendUint16(b, v.Respawn)
-	return le.AppendUint64(b, uint64(v.Force))
+	b = le.AppendUint64(b, uint64(v.Force))
+	b = le.AppendUint64(b, uint64(v.Bits[0]))
+	return le.AppendUint64(b, uint64(v.Bits[1]))
 }
 func (shipCodec) Parse(b []byte, v *Ship) error {
-	if len(b) != 17 {
-		return sizeErr("Ship", 17, len(b))
+	if len(b) != 33 {
+		return sizeErr("Ship", 33, len(b))
 	}
 	v.Prev, v.Input, v.Cooldown = Buttons(b[0]), Buttons(b[1]), b[2]
 	v.Held, v.Invuln, v.Respawn = le.Uint16(b[3:]), le.Uint16(b[5:]), le.Uint16(b[7:])
 	v.Force = ecs.Entity(le.Uint64(b[9:]))
+	v.Bits[0], v.Bits[1] = ecs.Entity(le.Uint64(b[17:])), ecs.Entity(le.Uint64(b[25:]))
 	return nil
 }
 
@@ -701,13 +810,47 @@ func (lifetimeCodec) Parse(b []byte, v *Lifetime) error {
 
 type forceCtlCodec struct{}
 
-func (forceCtlCodec) Size() int                           { return 2 }
-func (forceCtlCodec) Append(b []byte, v *ForceCtl) []byte { return append(b, v.Recall, v.Lock) }
+func (forceCtlCodec) Size() int { return 4 }
+func (forceCtlCodec) Append(b []byte, v *ForceCtl) []byte {
+	return append(b, v.Recall, v.Lock, v.Back, v.FireCD)
+}
 func (forceCtlCodec) Parse(b []byte, v *ForceCtl) error {
-	if len(b) != 2 {
-		return sizeErr("ForceCtl", 2, len(b))
+	if len(b) != 4 {
+		return sizeErr("ForceCtl", 4, len(b))
 	}
-	v.Recall, v.Lock = b[0], b[1]
+	v.Recall, v.Lock, v.Back, v.FireCD = b[0], b[1], b[2], b[3]
+	return nil
+}
+
+type guideCodec struct{}
+
+func (guideCodec) Size() int { return 13 }
+func (guideCodec) Append(b []byte, v *Guide) []byte {
+	b = append(b, v.Mode, v.Left, v.Surf)
+	b = le.AppendUint16(b, v.Age)
+	b = le.AppendUint32(b, uint32(v.Col))
+	return appendF32(b, v.Speed)
+}
+func (guideCodec) Parse(b []byte, v *Guide) error {
+	if len(b) != 13 {
+		return sizeErr("Guide", 13, len(b))
+	}
+	v.Mode, v.Left, v.Surf = b[0], b[1], b[2]
+	v.Age = le.Uint16(b[3:])
+	v.Col = int32(le.Uint32(b[5:]))
+	v.Speed = getF32(b[9:])
+	return nil
+}
+
+type capsuleCodec struct{}
+
+func (capsuleCodec) Size() int                          { return 4 }
+func (capsuleCodec) Append(b []byte, v *Capsule) []byte { return le.AppendUint32(b, v.Age) }
+func (capsuleCodec) Parse(b []byte, v *Capsule) error {
+	if len(b) != 4 {
+		return sizeErr("Capsule", 4, len(b))
+	}
+	v.Age = le.Uint32(b)
 	return nil
 }
 

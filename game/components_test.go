@@ -114,14 +114,16 @@ func TestCodecRejectsBadValues(t *testing.T) {
 
 // Server-only codecs round-trip every field (Hash depends on it).
 func TestServerOnlyCodecs(t *testing.T) {
-	sh := Ship{Prev: 3, Input: 17, Cooldown: 5, Held: 300, Invuln: 7, Respawn: 9, Force: 0x100000002}
+	sh := Ship{Prev: 3, Input: 17, Cooldown: 5, Held: 300, Invuln: 7, Respawn: 9, Force: 0x100000002, Bits: [2]ecs.Entity{0x200000005, 0x300000006}}
 	en := Enemy{Type: 3, Drop: 2, Age: 70000, BaseY: 1.5, Speed: 320, Amp: 40, FireCD: 3, FireIvl: 90, Score: 300, HitBy: 77, Surface: SurfaceCeil, State: 1, Timer: 33, WalkVX: -70}
 	bc := BossCtl{Age: 1 << 20, PhaseAt: 99, FireCD: 4, OpenCD: 5, Dying: 6, Angle: 4096, Weak: 1<<32 | 3, BaseY: 540, Parts: 12}
 	checkRoundTrip(t, shipCodec{}, sh)
 	checkRoundTrip(t, enemyCodec{}, en)
 	checkRoundTrip(t, shotCodec{}, Shot{Damage: 16, Slot: 3, Pierce: 1})
 	checkRoundTrip(t, lifetimeCodec{}, Lifetime{Ticks: 40})
-	checkRoundTrip(t, forceCtlCodec{}, ForceCtl{Recall: 1, Lock: 20})
+	checkRoundTrip(t, forceCtlCodec{}, ForceCtl{Recall: 1, Lock: 20, Back: 1, FireCD: 7})
+	checkRoundTrip(t, guideCodec{}, Guide{Mode: GuideCrawl, Left: 2, Surf: SurfFloor, Age: 300, Col: -1, Speed: -1200.5})
+	checkRoundTrip(t, capsuleCodec{}, Capsule{Age: 1 << 20})
 	checkRoundTrip(t, bossCtlCodec{}, bc)
 }
 

@@ -12,19 +12,40 @@
 //
 // Sim.Step runs one tick; its systems run in this fixed order:
 //
-//  1. input: ship movement (MoveShip), normal shot / charge / beam, Force button
-//  2. force: attached Force follows its ship, detached Force flies ahead or is recalled
-//  3. ai: enemy steering (sets Velocity: flyers, ground walkers and hoppers on the terrain,
+//  1. input: ship movement (MoveShip, faster with speed-ups), normal shot / charge / beam, Force
+//     button (launch: forward from the front, backward from the back; recall); fire sends, by
+//     what the ship carries, the normal shot, the laser through an attached Force (backward from
+//     the back), the detached Force's volley, the Bits' shots and homing missiles
+//  2. force: attached Force follows its ship; detached Force flies ahead (or back), follows the
+//     ship's height and fires on its own every 12 ticks; recalled, it re-attaches on the side it
+//     touches
+//  3. bits: each Bit glides to its place above or below its ship
+//  4. ai: enemy steering (sets Velocity: flyers, ground walkers and hoppers on the terrain,
 //     snakes, the mid-boss), the boss, its tail or tentacles (chains of boss parts), firing
-//  4. movement: Position += Velocity/TickRate for every entity but ships and Forces
-//  5. spawn: stage script waves whose scroll position has been reached, then the boss
-//  6. collision: uniform-grid broadphase plus terrain (by column), then hits (Force, shots
-//     and beams, ships); terrain stops shots, beams and bullets and destroys ships
-//  7. damage: deaths of enemies (score, explosion, drops), the boss, ships (EventDeath)
-//  8. timers: respawn, invulnerability, explosion lifetimes
-//  9. scroll: Stage.Scroll advance, music sections (EventMusic)
-//  10. cleanup: off-screen bullets, enemies and power-ups are destroyed
-//  11. end: victory (boss destroyed) / defeat (no lives left) / aborted (no ship) -> EventGameEnd
+//  5. movement: Position += Velocity/TickRate for every entity but ships, Forces and Bits
+//  6. weapons: missiles steer, blue lasers reflect off ceiling, floor and blocks, yellow lasers
+//     reach and crawl along the ceiling and floor, crystal capsules change colour
+//  7. spawn: stage script waves whose scroll position has been reached, then the boss
+//  8. collision: uniform-grid broadphase plus terrain (by column), then hits (Forces and Bits,
+//     shots and beams, ships); terrain stops shots, beams and bullets and destroys ships
+//  9. damage: deaths of enemies (score, explosion, drops), capsules taken, the boss, ships
+//     (EventDeath; the ship loses its Force, Bits, laser colour, speed-ups and missiles)
+//  10. timers: respawn, invulnerability, explosion lifetimes
+//  11. scroll: Stage.Scroll advance, music sections (EventMusic)
+//  12. cleanup: off-screen bullets, enemies and power-ups are destroyed
+//  13. end: victory (boss destroyed) / defeat (no lives left) / aborted (no ship) -> EventGameEnd
+//
+// # The arsenal
+//
+// Laser crystals (capsules whose colour cycles red, blue, yellow every 90 ticks) give the Force,
+// then level it up (1..3) when of the laser's colour, or change the colour. With the Force
+// attached, fire sends the laser: red a helix straight ahead (strong, piercing at level 3), blue
+// angled beams reflecting up to 3 times off ceiling, floor and blocks, yellow two beams that go
+// up and down and crawl along the ceiling and floor (for both, the playfield's top and bottom
+// edges stand for a missing ceiling or floor). A
+// detached Force fires red straight shots, blue diagonal bouncing beams or yellow crawling beams.
+// "B" gives a Bit (up to two: above, then below the ship; they block bullets and hurt what they
+// touch), "S" a speed-up (up to MaxSpeed), "M" homing missiles (two in flight at most).
 //
 // Systems are plain method calls (no ecs.Scheduler): entities are created
 // and destroyed only between query iterations, as the ecs contract asks.

@@ -96,9 +96,12 @@ func (s *Sim) sysInput() {
 			fc := s.c.ForceCtl.Get(sh.Force)
 			if f != nil && fc != nil {
 				if f.Mode != ForceDetached {
+					// From the front it flies forward, from the back backward (sysForce).
+					fc.Back = flag(f.Mode == ForceBack)
 					s.c.Force.Mut(sh.Force).Mode = ForceDetached
 					fc.Recall = 0
 					fc.Lock = forceAttachLock
+					fc.FireCD = forceFireEvery
 				} else {
 					fc.Recall = 1
 				}
@@ -107,48 +110,10 @@ func (s *Sim) sysInput() {
 	}
 }
 
-// fireShot fires the normal shot (changed by the laser level) and the
-// Force's shots.
-func (s *Sim) fireShot(e ecs.Entity, slot int, pl *Player, sh *Ship, x, y float32) {
-	sh.Cooldown = fireCooldown
-	sl := uint8(slot)
-	fx := x + shipW/2 + 12
-	// Interim: a straight laser of the crystal's colour while the Force is attached (the colour
-	// behaviours come with the arsenal).
-	attached := false
-	if sh.Force != ecs.Nil {
-		if f := s.c.Force.Get(sh.Force); f != nil && f.Mode != ForceDetached {
-			attached = true
-		}
-	}
-	if attached && pl.Laser != LaserNone {
-		lvl := s.c.Force.Get(sh.Force).Level
-		s.queue(bulletReq{kind: KindPlayerBullet, variant: LaserShot(pl.Laser, lvl), x: fx + 24, y: y, vx: laserSpeed, damage: uint16(1 + lvl), slot: sl})
-	} else {
-		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotNormal, x: fx, y: y, vx: shotSpeed, damage: 1, slot: sl})
-	}
-	if sh.Force == ecs.Nil {
-		return
-	}
-	f := s.c.Force.Get(sh.Force)
-	fp := s.c.Position.Get(sh.Force)
-	if f == nil || fp == nil {
-		return
-	}
-	dir := float32(1)
-	if f.Mode == ForceBack {
-		dir = -1
-	}
-	s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotForce, x: fp.X + dir*(forceSize/2+8), y: fp.Y, vx: dir * shotSpeed, damage: 1, slot: sl})
-	if f.Level >= 2 {
-		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotForce, x: fp.X, y: fp.Y - 20, vx: dir * 1300, vy: -360, damage: 1, slot: sl})
-		s.queue(bulletReq{kind: KindPlayerBullet, variant: ShotForce, x: fp.X, y: fp.Y + 20, vx: dir * 1300, vy: 360, damage: 1, slot: sl})
-	}
-}
-
-// sysForce moves every Force: attached ones stick to their ship, detached
-// ones fly ahead and follow the ship vertically, recalled ones home in and
-// re-attach on the side they touch.
+// sysForce moves every Force: attached ones stick to their ship; detached ones fly ahead (to
+// forceAheadX, or the boss's front) when launched from the front, back to forceBehindX when
+// launched from the back, follow the ship vertically and fire on their own (forceFire);
+// recalled ones home in and re-attach on the side they touch.
 func (s *Sim) sysForce() {
 	for slot := 0; slot < MaxPlayers; slot++ {
 		e := s.ships[slot]
@@ -181,6 +146,12 @@ func (s *Sim) sysForce() {
 			if abs32(sp.Y-oy) <= abs32(vy/TickRate) {
 				ny = sp.Y
 			}
+		case fc.Back == 1:
+			// Launched from the back: fly backward to forceBehindX (never forward).
+			if ox > forceBehindX {
+				nx = approach(ox, forceBehindX, forceLaunchSpeed/TickRate)
+			}
+			ny = approach(oy, sp.Y, forceFollowSpeed/TickRate)
 		default:
 			// Fly ahead to forceAheadX, or to the boss's front (slightly
 			// overlapping it, so it touches the weak point).
@@ -210,7 +181,10 @@ func (s *Sim) sysForce() {
 				m.Mode = ForceFront
 			}
 			nx, ny, attached = AttachedForcePos(m.Mode, sp.X, sp.Y)
-			fc.Recall = 0
+			fc.Recall, fc.Back = 0, 0
+		}
+		if !attached {
+			s.forceFire(e, f, fc, fp)
 		}
 		s.setPos(fe, fp, nx, ny)
 		if attached {
@@ -253,9 +227,6 @@ func (s *Sim) giveForce(e ecs.Entity, sh *Ship) {
 	s.c.ForceCtl.Set(fe, ForceCtl{Recall: 1})
 	sh.Force = fe
 }
-
-// giveBit gives ship e a Bit (the arsenal adds Bits; until then the capsule only scores).
-func (s *Sim) giveBit(e ecs.Entity, sh *Ship) {}
 
 // Ship steps per tick by speed-ups taken: straight and diagonal (step/sqrt 2), px/tick.
 var (

@@ -128,6 +128,7 @@ type Sim struct {
 	qVel   *ecs.Query2[Velocity, Position]
 	qEnemy *ecs.Query3[Enemy, Position, Velocity]
 	qLife  *ecs.Query1[Lifetime]
+	arm    arsenal // weapon queries (weapons.go)
 
 	// Reused per-tick buffers.
 	grid    grid
@@ -148,7 +149,10 @@ type bulletReq struct {
 	damage  uint16
 	slot    uint8
 	pierce  uint8
-	life    uint16 // explosions
+	life    uint16  // explosions; player bullets: a Lifetime when > 0
+	guide   uint8   // player bullets: Guide.Mode (0: flies straight)
+	left    uint8   // Guide.Left
+	speed   float32 // Guide.Speed
 }
 
 type killReq struct {
@@ -188,6 +192,7 @@ func NewSim(cfg Config) *Sim {
 	s.qVel = ecs.NewQuery2[Velocity, Position](w)
 	s.qEnemy = ecs.NewQuery3[Enemy, Position, Velocity](w)
 	s.qLife = ecs.NewQuery1[Lifetime](w)
+	s.arm.init(w)
 	s.grid.init()
 	s.events = make([]Event, 0, 16)
 	s.doomed = make([]ecs.Entity, 0, 64)
@@ -248,7 +253,7 @@ func (s *Sim) PlayerEntity(slot int) ecs.Entity {
 	return s.ships[slot]
 }
 
-// RemovePlayer destroys the ship of slot (and its Force); the game goes on
+// RemovePlayer destroys the ship of slot (and its Force and Bits); the game goes on
 // with the others. When no ship is left, the next Step ends the game with
 // ResultAborted.
 func (s *Sim) RemovePlayer(slot int) {
@@ -256,8 +261,8 @@ func (s *Sim) RemovePlayer(slot int) {
 		return
 	}
 	e := s.ships[slot]
-	if sh := s.c.Ship.Get(e); sh != nil && sh.Force != ecs.Nil {
-		s.w.Destroy(sh.Force)
+	if sh := s.c.Ship.Get(e); sh != nil {
+		s.loseArsenal(sh)
 	}
 	s.w.Destroy(e)
 	s.ships[slot] = ecs.Nil
@@ -282,9 +287,11 @@ func (s *Sim) Step() {
 	s.w.Advance()
 	s.sysInput()
 	s.sysForce()
+	s.sysBits()
 	s.sysAI()
 	s.flushPending()
 	s.sysMove()
+	s.sysWeapons()
 	s.sysSpawn()
 	s.sysCollide()
 	s.sysDamage()
@@ -321,6 +328,12 @@ func (s *Sim) flushPending() {
 		switch r.kind {
 		case KindPlayerBullet, KindBeam:
 			s.c.Shot.Set(e, Shot{Damage: r.damage, Slot: r.slot, Pierce: r.pierce})
+			if r.guide != 0 {
+				s.c.Guide.Set(e, Guide{Mode: r.guide, Left: r.left, Speed: r.speed})
+			}
+			if r.life > 0 {
+				s.c.Lifetime.Set(e, Lifetime{Ticks: r.life})
+			}
 		case KindExplosion:
 			s.c.Lifetime.Set(e, Lifetime{Ticks: r.life})
 		}
@@ -582,8 +595,8 @@ func (s *Sim) end(r Result) {
 	s.emit(Event{Kind: EventGameEnd, Result: r})
 }
 
-// sysMove integrates Velocity into Position for every entity but ships and
-// Forces (moved by sysInput/sysForce).
+// sysMove integrates Velocity into Position for every entity but ships, Forces and Bits (moved
+// by sysInput, sysForce and sysBits).
 func (s *Sim) sysMove() {
 	for it := s.qVel.Iter(); it.Next(); {
 		v, p := it.Get()
@@ -591,7 +604,7 @@ func (s *Sim) sysMove() {
 			continue
 		}
 		e := it.Entity()
-		if k := s.c.Kind.Get(e); k != nil && (k.Kind == KindPlayer || k.Kind == KindForce) {
+		if k := s.c.Kind.Get(e); k != nil && (k.Kind == KindPlayer || k.Kind == KindForce || k.Kind == KindBit) {
 			continue
 		}
 		p.X += v.X / TickRate

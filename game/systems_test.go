@@ -424,27 +424,29 @@ func TestForceLifecycle(t *testing.T) {
 	if fp.X != sp.X-forceAttachDX || fp.Y != sp.Y {
 		t.Errorf("attached force at %v, ship at %v", *fp, *sp)
 	}
-	// Launch: the button detaches it and it flies ahead.
+	// Launch from the back: the button detaches it and it flies backward (the front launch is
+	// in weapons_test.go).
+	step(s, 30, BtnRight)
 	step(s, 1, BtnForce)
 	if m := s.c.Force.Get(fe).Mode; m != ForceDetached {
 		t.Fatalf("mode %d after the force button, want detached", m)
 	}
 	x0 := s.c.Position.Get(fe).X
 	step(s, 5, BtnForce) // held: no new edge
-	if m := s.c.Force.Get(fe).Mode; m != ForceDetached || s.c.Position.Get(fe).X <= x0 {
-		t.Fatalf("detached force mode %d did not fly ahead (x %v -> %v)", m, x0, s.c.Position.Get(fe).X)
+	if m := s.c.Force.Get(fe).Mode; m != ForceDetached || s.c.Position.Get(fe).X >= x0 {
+		t.Fatalf("detached force mode %d did not fly backward (x %v -> %v)", m, x0, s.c.Position.Get(fe).X)
 	}
 	step(s, 120, 0)
-	if x := s.c.Position.Get(fe).X; x != forceAheadX {
-		t.Errorf("launched force stopped at x=%v, want %v", x, forceAheadX)
+	if x := s.c.Position.Get(fe).X; x != forceBehindX {
+		t.Errorf("force launched backward stopped at x=%v, want %v", x, forceBehindX)
 	}
-	// Recall: next press brings it back; coming from the front it attaches in front.
+	// Recall: next press brings it back; coming from behind it attaches at the back.
 	step(s, 1, BtnForce)
 	for i := 0; i < 180 && s.c.Force.Get(fe).Mode == ForceDetached; i++ {
 		step(s, 1, 0)
 	}
-	if m := s.c.Force.Get(fe).Mode; m != ForceFront {
-		t.Fatalf("recalled force mode %d, want front", m)
+	if m := s.c.Force.Get(fe).Mode; m != ForceBack {
+		t.Fatalf("recalled force mode %d, want back", m)
 	}
 	// A second capsule levels it up.
 	p = *s.c.Position.Get(e)
@@ -453,11 +455,19 @@ func TestForceLifecycle(t *testing.T) {
 	if f, k := s.c.Force.Get(fe), s.c.Kind.Get(fe); f.Level != 2 || k.Variant != 2 {
 		t.Errorf("force level %d variant %d after a second capsule, want 2", f.Level, k.Variant)
 	}
-	// The Force fires with the ship.
+	// Attached at the back, the ship fires its shot forward and the Force its laser backward.
 	step(s, 10, 0)
 	step(s, 1, BtnFire)
-	if n := count(s, KindPlayerBullet, int(ShotForce)); n != 3 {
-		t.Errorf("%d Force shots at level 2, want 3", n)
+	if n := count(s, KindPlayerBullet, int(ShotNormal)); n != 1 {
+		t.Errorf("%d normal shots with the Force at the back, want 1", n)
+	}
+	if count(s, KindPlayerBullet, int(LaserShot(LaserRed, 2))) != 1 {
+		t.Errorf("no red laser of level 2 from the Force at the back")
+	}
+	for it := s.qPK.Iter(); it.Next(); {
+		if _, k := it.Get(); k.Kind == KindPlayerBullet && k.Variant == LaserShot(LaserRed, 2) && s.c.Velocity.Get(it.Entity()).X >= 0 {
+			t.Errorf("laser from the Force at the back flies at vx %v, want backward", s.c.Velocity.Get(it.Entity()).X)
+		}
 	}
 }
 

@@ -99,6 +99,9 @@ func (t *Terrain) FloorY(wx float32) float32 {
 // ceiling's edge (CeilY) at world x wx: the slope of the straight segment wx lies on (0 outside
 // the samples).
 func (t *Terrain) Slope(wx float32, floor bool) float32 {
+	if t == nil {
+		return 0
+	}
 	h := t.Ceil
 	sign := float32(1)
 	if floor {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +25,25 @@ var ErrClosed = errors.New("lobby: client closed")
 // ErrProtocol wraps every error caused by a server line that breaks the
 // protocol; the client closes the connection when it sees one.
 var ErrProtocol = errors.New("lobby: protocol violation by server")
+
+// ServerClosedError is the error of a connection the server closed after an
+// unsolicited 500 line (a connection limit, too many commands, a line too
+// long): Reason is that line's body.
+type ServerClosedError struct{ Reason string }
+
+func (e *ServerClosedError) Error() string { return "lobby: server closed the connection: " + e.Reason }
+
+// Message is a CHAT or BROADCAST push (docs/PROTOCOL.md §2.5.5, §2.5.6): From is
+// the sender's player name for a chat line and "" for a server broadcast; Text
+// is decoded (UTF-8).
+type Message struct {
+	Broadcast bool
+	From      string
+	Text      string
+}
+
+// maxMessages bounds the messages kept until Messages is called.
+const maxMessages = 64
 
 // RequestTimeout bounds how long a Client request waits for its response;
 // on expiry the connection is closed (responses could no longer be matched).
@@ -40,14 +61,16 @@ func (e *ResponseError) Error() string {
 }
 
 // StartInfo is the content of a START push (docs/PROTOCOL.md §2.5.1): the UDP
-// port of the game instance and this player's session token (non-zero u32,
-// carried in every UDP datagram header). Stage is not in the push: it is the
-// lobby's stage from the latest STAGE push received before it (§2.5.4), the
-// stage the game plays; zero if the server sent none.
+// port of the game instance, this player's session token (non-zero u32,
+// carried in every UDP datagram header) and session key (answers CHALLENGE,
+// §5.9; zero from a server whose push has no key). Stage is not in the push:
+// it is the lobby's stage from the latest STAGE push received before it
+// (§2.5.4), the stage the game plays; zero if the server sent none.
 type StartInfo struct {
 	Port  int
 	Token uint32
 	Stage StageInfo
+	Key   [16]byte
 }
 
 // ErrBadStage wraps every error about stage data fetched with GET_STAGE that
@@ -70,6 +93,7 @@ type Client struct {
 	mu        sync.Mutex
 	server    string    // server UUID learnt from its first line
 	id        uuid.UUID // from Authenticate
+	name      string    // given to Authenticate
 	pending   string    // command awaiting its response, "" if none
 	code      string    // latest MEMBERS push
 	names     []string
@@ -77,6 +101,8 @@ type Client struct {
 	stageCode string    // ...and the lobby code it was for
 	starts    []StartInfo
 	ends      []uint8
+	msgs      []Message     // CHAT and BROADCAST pushes not yet taken by Messages
+	notice    string        // body of the latest unsolicited non-200 response
 	notify    chan struct{} // closed and replaced on every push and on failure
 	err       error         // why the connection is unusable; nil while it works
 	kaDone    chan struct{} // closed when the keep-alive goroutine ends
@@ -112,6 +138,11 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newClient(nc), nil
+}
+
+// newClient runs the lobby protocol on an open connection.
+func newClient(nc net.Conn) *Client {
 	c := &Client{
 		nc:     nc,
 		respCh: make(chan Response, 1),
@@ -121,12 +152,12 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 	c.kaDone = make(chan struct{})
 	go c.readLoop()
 	go c.keepAlive()
-	return c, nil
+	return c
 }
 
 // Authenticate sends `AUTHENTICATE ;<name>` and returns the user UUID the
 // server assigned. name is 1..16 chars of [A-Za-z0-9_-], or "" for the
-// server's default ("player").
+// server's default (DefaultName: "Pilot-XXXX"; Name then returns "").
 func (c *Client) Authenticate(name string) (uuid.UUID, error) {
 	if name != "" && !ValidName(name) {
 		return uuid.Nil, fmt.Errorf("lobby: invalid name %q: 1 to 16 characters of A-Z a-z 0-9 _ -", name)
@@ -145,21 +176,86 @@ func (c *Client) Authenticate(name string) (uuid.UUID, error) {
 	}
 	c.mu.Lock()
 	c.id = id
+	c.name = name
 	c.mu.Unlock()
 	return id, nil
 }
 
-// Lobbies sends GET_LOBBIES and returns the server's lobby list.
+// Lobbies sends GET_LOBBIES and returns the server's lobby list, oldest
+// first. A list too long for one line comes in pages (docs/PROTOCOL.md
+// §2.4.2): while a response is within MaxLobbyEntry bytes of the line limit it
+// asks for the next page, skipping the lobbies it has.
 func (c *Client) Lobbies() ([]LobbyInfo, error) {
-	r, err := c.request(CmdGetLobbies)
-	if err != nil {
-		return nil, err
+	var all []LobbyInfo
+	for page := 0; ; page++ {
+		var args []string
+		if page > 0 {
+			args = []string{strconv.Itoa(len(all))}
+		}
+		r, err := c.request(CmdGetLobbies, args...)
+		if err != nil {
+			return nil, err
+		}
+		ls, err := ParseLobbies(r.Body)
+		if err != nil {
+			return nil, c.fail(fmt.Errorf("%w: %v", ErrProtocol, err))
+		}
+		all = append(all, ls...)
+		if len(ls) == 0 || 4+len(r.Header)+1+len(r.Body)+2+MaxLobbyEntry <= MaxLine || page >= 1000 {
+			return all, nil
+		}
 	}
-	ls, err := ParseLobbies(r.Body)
-	if err != nil {
-		return nil, c.fail(fmt.Errorf("%w: %v", ErrProtocol, err))
+}
+
+// Messages returns the CHAT and BROADCAST pushes received since the last call
+// (at most the latest 64), oldest first.
+func (c *Client) Messages() []Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.msgs
+	c.msgs = nil
+	return m
+}
+
+// WaitMessage waits until a CHAT or BROADCAST push not yet returned by
+// Messages or WaitMessage arrives, and returns it.
+func (c *Client) WaitMessage(ctx context.Context) (Message, error) {
+	for {
+		c.mu.Lock()
+		if len(c.msgs) > 0 {
+			m := c.msgs[0]
+			c.msgs = c.msgs[1:]
+			c.mu.Unlock()
+			return m, nil
+		}
+		err, ch := c.err, c.notify
+		c.mu.Unlock()
+		if err != nil {
+			return Message{}, err
+		}
+		select {
+		case <-ctx.Done():
+			return Message{}, ctx.Err()
+		case <-ch:
+		}
 	}
-	return ls, nil
+}
+
+// Chat sends CHAT with text (UTF-8, see CheckText) to the members of the
+// client's lobby; every member, this client included, gets it as a Message.
+func (c *Client) Chat(text string) error {
+	if err := CheckText(text); err != nil {
+		return err
+	}
+	_, err := c.request(CmdChat, textArgs(EncodeText(text))...)
+	return err
+}
+
+// Name returns the player name given to Authenticate ("" before).
+func (c *Client) Name() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.name
 }
 
 // Join sends JOIN_LOBBY and returns the code of the lobby joined; code ""
@@ -449,6 +545,12 @@ func (c *Client) readLoop() {
 		line, err := lr.readLine()
 		if err == nil {
 			err = c.dispatch(line)
+		} else {
+			c.mu.Lock()
+			if c.notice != "" && !errors.Is(err, ErrLineTooLong) {
+				err = &ServerClosedError{Reason: c.notice}
+			}
+			c.mu.Unlock()
 		}
 		if err != nil {
 			c.fail(err)
@@ -483,7 +585,9 @@ func (c *Client) dispatch(line []byte) error {
 		p := c.pending
 		c.pending = ""
 		if p == "" {
-			return nil // unsolicited (e.g. the 500 sent before the server closes): ignored
+			// Unsolicited: the 500 sent before the server closes the connection.
+			c.notice = r.Body
+			return nil
 		}
 		if r.Code == CodeOK && (p == CmdJoinLobby || p == CmdLeave) {
 			// Pushes after this response belong to the new membership.
@@ -509,15 +613,22 @@ func (c *Client) dispatch(line []byte) error {
 	}
 	switch cmd.Name {
 	case PushStart:
-		if len(cmd.Args) != 2 {
-			return fmt.Errorf("%w: START push needs port,token", ErrProtocol)
+		if len(cmd.Args) != 2 && len(cmd.Args) != 3 {
+			return fmt.Errorf("%w: START push needs port,token,key", ErrProtocol)
 		}
 		port, err1 := strconv.ParseUint(cmd.Args[0], 10, 16)
 		tok, err2 := strconv.ParseUint(cmd.Args[1], 10, 32)
 		if err1 != nil || err2 != nil || port == 0 || tok == 0 {
 			return fmt.Errorf("%w: bad START push %q", ErrProtocol, line)
 		}
-		c.starts = appendBounded(c.starts, StartInfo{Port: int(port), Token: uint32(tok), Stage: c.stage})
+		info := StartInfo{Port: int(port), Token: uint32(tok), Stage: c.stage}
+		if len(cmd.Args) == 3 { // a server older than the key sends two fields (§2.5.1)
+			if !ValidSessionKey(cmd.Args[2]) {
+				return fmt.Errorf("%w: bad START push key %q", ErrProtocol, line)
+			}
+			_, _ = hex.Decode(info.Key[:], []byte(cmd.Args[2]))
+		}
+		c.starts = appendBounded(c.starts, info)
 	case PushMembers:
 		if len(cmd.Args) < 1 {
 			return fmt.Errorf("%w: MEMBERS push without lobby code", ErrProtocol)
@@ -528,6 +639,25 @@ func (c *Client) dispatch(line []byte) error {
 			return fmt.Errorf("%w: bad STAGE push %q", ErrProtocol, line)
 		}
 		c.stageCode, c.stage = cmd.Args[0], StageInfo{Name: cmd.Args[1], Hash: cmd.Args[2]}
+	case PushChat, PushBroadcast:
+		m := Message{Broadcast: cmd.Name == PushBroadcast}
+		wire := strings.Join(cmd.Args, ",")
+		if !m.Broadcast {
+			from, rest, ok := strings.Cut(wire, ",")
+			if !ok || !ValidName(from) {
+				return fmt.Errorf("%w: bad CHAT push %q", ErrProtocol, line)
+			}
+			m.From, wire = from, rest
+		}
+		text, err := DecodeText(wire)
+		if err != nil {
+			return fmt.Errorf("%w: %s push: %v", ErrProtocol, cmd.Name, err)
+		}
+		m.Text = text
+		c.msgs = append(c.msgs, m)
+		if len(c.msgs) > maxMessages {
+			c.msgs = c.msgs[len(c.msgs)-maxMessages:]
+		}
 	case PushEnd:
 		var res uint64
 		if len(cmd.Args) == 1 {

@@ -2,6 +2,7 @@ package lobby
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -25,8 +26,9 @@ const (
 )
 
 // Client command names (seed 004 §2.4; GET_STAGES, SET_STAGE and GET_STAGE are
-// extensions, docs/PROTOCOL.md §2.4.6-§2.4.8) and server push names (seed 004
-// §2.3; MEMBERS, END and STAGE are extensions, docs/PROTOCOL.md §2.5).
+// extensions, docs/PROTOCOL.md §2.4.6-§2.4.8; CHAT is §2.4.9) and server push
+// names (seed 004 §2.3; MEMBERS, END and STAGE are extensions, docs/PROTOCOL.md
+// §2.5; CHAT and BROADCAST are §2.5.5 and §2.5.6).
 const (
 	CmdAuthenticate = "AUTHENTICATE"
 	CmdGetLobbies   = "GET_LOBBIES"
@@ -36,11 +38,14 @@ const (
 	CmdGetStages    = "GET_STAGES"
 	CmdSetStage     = "SET_STAGE"
 	CmdGetStage     = "GET_STAGE"
+	CmdChat         = "CHAT"
 
-	PushStart   = "START"
-	PushMembers = "MEMBERS"
-	PushEnd     = "END"
-	PushStage   = "STAGE"
+	PushStart     = "START"
+	PushMembers   = "MEMBERS"
+	PushEnd       = "END"
+	PushStage     = "STAGE"
+	PushChat      = "CHAT"
+	PushBroadcast = "BROADCAST"
 )
 
 // ErrLineTooLong is returned when a line (CRLF included) exceeds MaxLine bytes.
@@ -221,6 +226,10 @@ type LobbyInfo struct {
 	Stage   string
 }
 
+// MaxLobbyEntry is the longest GET_LOBBIES entry in bytes:
+// "(" code "," 1 digit "," "false" "," the longest stage name ")" ";".
+const MaxLobbyEntry = 1 + CodeLen + 1 + 1 + 1 + 5 + 1 + game.MaxStageNameLen + 2
+
 // AppendLobbies appends the GET_LOBBIES response body, one
 // "(<code>,<players>,<true|false>,<stage>);" per lobby (an empty list is an
 // empty body).
@@ -292,6 +301,24 @@ type StageInfo struct {
 // lowercase hex digits.
 func ValidStageHash(s string) bool {
 	if len(s) != game.StageHashLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) && (s[i] < 'a' || s[i] > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// SessionKeyLen is the length of a session key in the START push: 32
+// lowercase hex digits, the 16 bytes of the key (docs/PROTOCOL.md §2.5.1).
+const SessionKeyLen = 32
+
+// ValidSessionKey reports whether s is a session key as the START push
+// carries it: exactly SessionKeyLen lowercase hex digits.
+func ValidSessionKey(s string) bool {
+	if len(s) != SessionKeyLen {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -395,6 +422,15 @@ func ValidCode(s string) bool {
 		}
 	}
 	return true
+}
+
+// DefaultName returns a player name for a player who gave none: "Pilot-" and
+// 4 random upper-case hex digits (e.g. "Pilot-3F2A"), so that default names are
+// distinct (docs/PROTOCOL.md §2.4.1).
+func DefaultName() string {
+	var b [2]byte
+	rand.Read(b[:]) // crypto/rand.Read does not fail
+	return fmt.Sprintf("Pilot-%02X%02X", b[0], b[1])
 }
 
 // ValidName reports whether s is a valid player name: 1..16 characters of

@@ -38,6 +38,7 @@ var (
 	closesRE      = regexp.MustCompile(`^([A-Z]) closes its connection$`)
 	dropsRE       = regexp.MustCompile(`^the game drops <(UUID-[A-Z0-9]+)>$`)
 	playsRE       = regexp.MustCompile(`^the game plays ([A-Za-z0-9_-]+)$`)
+	broadcastRE   = regexp.MustCompile(`^the operator broadcasts "(.*)"$`)
 )
 
 // conformanceStages is the catalogue of the server the examples run against
@@ -125,7 +126,8 @@ func TestDocExamplesCover(t *testing.T) {
 		}
 	}
 	for _, want := range []string{">AUTHENTICATE", ">GET_LOBBIES", ">JOIN_LOBBY", ">START", ">LEAVE",
-		">GET_STAGES", ">SET_STAGE", ">GET_STAGE", "<200", "<401", "<500", "<START", "<MEMBERS", "<END", "<STAGE"} {
+		">GET_STAGES", ">SET_STAGE", ">GET_STAGE", ">CHAT", "<200", "<401", "<500", "<START", "<MEMBERS", "<END", "<STAGE",
+		"<CHAT", "<BROADCAST"} {
 		if !seen[want] {
 			t.Errorf("%s: no example with %q", path, want)
 		}
@@ -149,6 +151,7 @@ type replayer struct {
 	path   string
 	addr   string
 	st     *fakeStarter
+	srv    *Server
 	conns  map[byte]*raw
 	closed map[byte]bool
 	vals   map[string]string // placeholder name -> bound value
@@ -157,9 +160,9 @@ type replayer struct {
 func replayExchange(t *testing.T, path string, ex exchange) {
 	srvID := uuid.New()
 	st := newFakeStarter()
-	_, addr := startServer(t, ServerConfig{ServerUUID: srvID, Starter: st, Stages: conformanceStages(t)})
+	srv, addr := startServer(t, ServerConfig{ServerUUID: srvID, Starter: st, Stages: conformanceStages(t)})
 	r := &replayer{
-		t: t, path: path, addr: addr, st: st,
+		t: t, path: path, addr: addr, st: st, srv: srv,
 		conns:  map[byte]*raw{},
 		closed: map[byte]bool{},
 		vals:   map[string]string{"SERVER-UUID": srvID.String(), "PORT": strconv.Itoa(fakePort)},
@@ -215,6 +218,8 @@ func placeholderPattern(name string) (string, bool) {
 		return `[1-9][0-9]{0,9}`, true
 	case strings.HasPrefix(name, "HASH"):
 		return `[0-9a-f]{16}`, true
+	case strings.HasPrefix(name, "KEY"):
+		return `[0-9a-f]{32}`, true
 	}
 	return "", false
 }
@@ -294,6 +299,12 @@ func (r *replayer) action(s exchangeStep) {
 			t.Fatalf("%s: <%s> not bound", r.where(s), m[1])
 		}
 		expectDrop(t, r.st.lastGame(t), uuid.MustParse(v))
+		return
+	}
+	if m := broadcastRE.FindStringSubmatch(s.text); m != nil {
+		if _, err := r.srv.Broadcast(m[1]); err != nil {
+			t.Fatalf("%s: Broadcast: %v", r.where(s), err)
+		}
 		return
 	}
 	if m := playsRE.FindStringSubmatch(s.text); m != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,9 +16,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/time/rate"
 
 	"github.com/rtype/rtype/game"
 )
@@ -41,26 +44,29 @@ const writeTimeout = 10 * time.Second
 const maxOutbox = 64 << 10
 
 // Member is one player of a started lobby as handed to Starter.StartGame:
-// the user UUID from AUTHENTICATE, the player name, the slot 0..3 (join order)
-// and the non-zero UDP session token sent to that player in its START push
-// (docs/PROTOCOL.md §2.5.1).
+// the user UUID from AUTHENTICATE, the player name, the slot 0..3 (join order),
+// the non-zero UDP session token and the 128-bit session key (crypto/rand) sent
+// to that player in its START push (docs/PROTOCOL.md §2.5.1; the key answers
+// CHALLENGE, §5.9).
 type Member struct {
 	UUID  uuid.UUID
 	Name  string
 	Slot  int
 	Token uint32
+	Key   [16]byte
 }
 
 // Game is a running game instance as seen by the lobby.
 // Port is the UDP port players send HERE to; Done is closed when the game is
 // over; Result is then 0 defeat, 1 victory, 2 aborted (the END push); Drop
-// removes a player who left the lobby mid-game. Drop and Port are called
-// without any lobby lock held.
+// removes a player who left the lobby mid-game: left is true when the player
+// chose to (LEAVE, or JOIN_LOBBY elsewhere), false when its connection closed.
+// Drop and Port are called without any lobby lock held.
 type Game interface {
 	Port() int
 	Done() <-chan struct{}
 	Result() uint8
-	Drop(id uuid.UUID)
+	Drop(id uuid.UUID, left bool)
 }
 
 // Starter starts one game instance for a lobby (implemented by
@@ -73,15 +79,21 @@ type Starter interface {
 
 // ServerConfig configures a Server. Zero values get defaults: a random
 // ServerUUID, DefaultMaxLobbies, DefaultIdleTimeout (a negative IdleTimeout
-// disables the idle check), slog.Default(), the embedded stages with stage1 as
-// the default (game.LoadStageCatalogue("stage1")). A nil Starter makes START
-// fail with 500.
+// disables the idle check), the Default* limits of limits.go, slog.Default(),
+// the embedded stages with stage1 as the default
+// (game.LoadStageCatalogue("stage1")). A nil Starter makes START fail with 500.
 type ServerConfig struct {
 	ServerUUID  uuid.UUID
 	MaxLobbies  int
 	IdleTimeout time.Duration
-	Starter     Starter
-	Logger      *slog.Logger
+	// Limits against one client taking the server (docs/PROTOCOL.md §2.3).
+	MaxConns          int           // connections at once
+	MaxConnsPerAddr   int           // connections at once from one IP address
+	MaxLobbiesPerAddr int           // lobbies whose owner connects from one IP address
+	CommandRate       float64       // lines per second per connection, bursts of max(CommandBurst, 2 s worth)
+	AuthTimeout       time.Duration // time to AUTHENTICATE after connecting (negative: none)
+	Starter           Starter
+	Logger            *slog.Logger
 	// Stages are the stages lobbies may play (GET_STAGES, GET_STAGE); a new
 	// lobby plays Stages.Default() unless its creator names another.
 	Stages *game.StageCatalogue
@@ -103,11 +115,18 @@ type Server struct {
 	ctx     context.Context
 	lobbies map[string]*lobbyState
 	created uint64 // lobbies created so far (lobbyState.created)
+	closing bool   // Serve is shutting down: no new watch goroutine
 
-	connsMu sync.Mutex
-	conns   map[*conn]struct{}
+	connsMu   sync.Mutex
+	conns     map[*conn]struct{}
+	addrConns map[string]int // open connections per remote IP
 
-	wg sync.WaitGroup
+	wg      sync.WaitGroup // connection goroutines
+	watchWG sync.WaitGroup // watch goroutines
+	watched chan struct{}  // closed by Serve's shutdown once every watch goroutine has ended
+
+	stats  counters
+	bursts burstLog
 }
 
 type lobbyPhase int
@@ -133,7 +152,17 @@ type lobbyState struct {
 // conn is one client connection.
 type conn struct {
 	nc   net.Conn
+	addr string        // remote IP: the key of the per-address limits
 	wake chan struct{} // capacity 1: tells the writer there is work
+	// idleUntil is when the connection is closed unless a valid command comes
+	// (unix ns); stored by the reader and by watch (END restarts the timer).
+	idleUntil atomic.Int64
+
+	// Used by the reader goroutine only.
+	cmdRate  *rate.Limiter
+	chatRate *rate.Limiter
+	refused  int // lines in a row refused by cmdRate
+	lastCode int // code of the latest response queued
 
 	wmu       sync.Mutex // guards out, finishing, dead
 	out       []byte     // complete lines waiting for the writer
@@ -161,6 +190,21 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = DefaultMaxConns
+	}
+	if cfg.MaxConnsPerAddr <= 0 {
+		cfg.MaxConnsPerAddr = DefaultMaxConnsPerAddr
+	}
+	if cfg.MaxLobbiesPerAddr <= 0 {
+		cfg.MaxLobbiesPerAddr = DefaultMaxLobbiesPerAddr
+	}
+	if cfg.CommandRate <= 0 {
+		cfg.CommandRate = DefaultCommandRate
+	}
+	if cfg.AuthTimeout == 0 {
+		cfg.AuthTimeout = DefaultAuthTimeout
+	}
 	if cfg.Stages == nil {
 		cat, err := game.LoadStageCatalogue("stage1")
 		if err != nil { // the embedded stages are checked by game's tests
@@ -173,8 +217,10 @@ func NewServer(cfg ServerConfig) *Server {
 		srv:        cfg.ServerUUID.String(),
 		log:        cfg.Logger,
 		conns:      make(map[*conn]struct{}),
+		addrConns:  make(map[string]int),
 		lobbies:    make(map[string]*lobbyState),
 		stageParts: make(map[string][]string),
+		watched:    make(chan struct{}),
 	}
 	for _, f := range cfg.Stages.Files() {
 		s.stageParts[f.Hash] = stageBodies(f.Data)
@@ -198,10 +244,14 @@ func stageBodies(data []byte) []string {
 	return out
 }
 
-// Serve accepts lobby connections on ln until ctx is cancelled or ln fails.
-// It then closes ln and every connection and returns once every goroutine it
-// started has ended: nil after cancellation, the accept error otherwise.
-// Serve may be called only once per Server.
+// Serve accepts lobby connections on ln until ctx is cancelled or ln is
+// closed. Accept errors (e.g. EMFILE: too many open files) do not stop it: it
+// retries with a backoff (5 ms doubling to 1 s) and logs once per burst of
+// errors. On cancellation it closes ln, pushes END for the games that are over,
+// lets every connection flush what is queued for it (at most shutdownFlush),
+// closes them and returns once every goroutine it started has ended: nil after
+// cancellation, the error of a closed listener otherwise. Serve may be called
+// only once per Server.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -216,42 +266,170 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer stop()
 
 	s.log.Info("lobby server listening", "addr", ln.Addr().String(), "server", s.srv,
-		"maxLobbies", s.cfg.MaxLobbies, "idleTimeout", s.cfg.IdleTimeout)
+		"maxLobbies", s.cfg.MaxLobbies, "idleTimeout", s.cfg.IdleTimeout, "maxConns", s.cfg.MaxConns,
+		"maxConnsPerAddr", s.cfg.MaxConnsPerAddr, "maxLobbiesPerAddr", s.cfg.MaxLobbiesPerAddr,
+		"commandRate", s.cfg.CommandRate, "authTimeout", s.cfg.AuthTimeout)
 	var err error
-	backoff := 5 * time.Millisecond
+	const minBackoff = 5 * time.Millisecond
+	backoff := minBackoff
+	var failures uint64 // accept errors in the current burst
 	for {
 		nc, aerr := ln.Accept()
 		if aerr != nil {
 			if ctx.Err() != nil {
 				break
 			}
-			var ne net.Error
-			if errors.As(aerr, &ne) && ne.Timeout() {
-				time.Sleep(backoff)
-				backoff = min(2*backoff, time.Second)
-				continue
+			if errors.Is(aerr, net.ErrClosed) {
+				err = aerr // closed by someone else: nothing more will come
+				break
 			}
-			err = aerr
-			break
+			s.stats.acceptErrors.Add(1)
+			if failures == 0 {
+				s.log.Warn("lobby accept failed; retrying with backoff", "err", aerr)
+			}
+			failures++
+			t := time.NewTimer(backoff)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+			}
+			backoff = min(2*backoff, time.Second)
+			continue
 		}
-		backoff = 5 * time.Millisecond
-		c := &conn{nc: nc, wake: make(chan struct{}, 1)}
+		if failures > 0 {
+			s.log.Info("lobby accepting again", "failed_accepts", failures)
+			failures = 0
+		}
+		backoff = minBackoff
+		s.stats.accepted.Add(1)
+		c := &conn{nc: nc, addr: remoteIP(nc), wake: make(chan struct{}, 1),
+			cmdRate:  rate.NewLimiter(rate.Limit(s.cfg.CommandRate), max(CommandBurst, int(2*s.cfg.CommandRate))),
+			chatRate: rate.NewLimiter(rate.Every(ChatEvery), ChatBurst)}
 		s.connsMu.Lock()
-		s.conns[c] = struct{}{}
-		s.wg.Add(1)
+		limit, reason := "", ""
+		switch {
+		case len(s.conns) >= s.cfg.MaxConns:
+			limit, reason = LimitConns, "server full: too many connections (max "+strconv.Itoa(s.cfg.MaxConns)+"), closing connection"
+		case s.addrConns[c.addr] >= s.cfg.MaxConnsPerAddr:
+			limit, reason = LimitConnsPerAddr, "too many connections from "+c.addr+" (max "+strconv.Itoa(s.cfg.MaxConnsPerAddr)+"), closing connection"
+		default:
+			s.conns[c] = struct{}{}
+			s.addrConns[c.addr]++
+			s.wg.Add(1)
+		}
 		s.connsMu.Unlock()
+		if limit != "" {
+			s.refuseConn(nc, limit, reason)
+			continue
+		}
 		go s.serveConn(ctx, c)
 	}
 	cancel()
 	ln.Close()
+	// Games that are over get their END push before the connections close.
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.watchWG.Wait()
+	close(s.watched)
 	s.connsMu.Lock()
 	for c := range s.conns {
-		c.nc.Close()
+		c.nc.SetReadDeadline(time.Now()) // the reader stops, the writer flushes, then the connection closes
 	}
 	s.connsMu.Unlock()
-	s.wg.Wait()
+	flushed := make(chan struct{})
+	go func() { s.wg.Wait(); close(flushed) }()
+	t := time.NewTimer(shutdownFlush)
+	select {
+	case <-flushed:
+	case <-t.C:
+		s.connsMu.Lock()
+		for c := range s.conns {
+			c.nc.Close() // a client that does not read: no more waiting
+		}
+		s.connsMu.Unlock()
+		<-flushed
+	}
+	t.Stop()
 	s.log.Info("lobby server stopped", "server", s.srv)
 	return err
+}
+
+// shutdownFlush bounds the time Serve waits, once cancelled, for the lines
+// queued to clients (END pushes) to be written.
+const shutdownFlush = 2 * time.Second
+
+// refuseConn answers a connection over a connection limit with one 500 line
+// (best effort, without blocking the accept loop) and closes it.
+func (s *Server) refuseConn(nc net.Conn, limit, reason string) {
+	s.stats.limit(limit)
+	addr := remoteIP(nc)
+	s.bursts.hit(s.log, limit+" "+addr, "lobby limit hit: connection refused", "limit", limit, "remote", addr)
+	line, _ := AppendResponse(nil, Response{Code: CodeWrongRequest, Header: s.srv, Body: reason})
+	nc.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+	nc.Write(line)
+	nc.Close()
+}
+
+// Broadcast pushes BROADCAST with text to every open connection
+// (docs/PROTOCOL.md §2.5.6) and returns how many connections it was queued
+// for. text must pass CheckText.
+func (s *Server) Broadcast(text string) (int, error) {
+	if err := CheckText(text); err != nil {
+		return 0, err
+	}
+	line, err := AppendCommand(nil, Command{Name: PushBroadcast, Header: s.srv, Args: textArgs(EncodeText(text))})
+	if err != nil {
+		return 0, err
+	}
+	s.connsMu.Lock()
+	n := 0
+	for c := range s.conns {
+		c.send(line)
+		n++
+	}
+	s.connsMu.Unlock()
+	s.stats.broadcasts.Add(1)
+	s.log.Info("lobby broadcast sent", "clients", n, "text", text)
+	return n, nil
+}
+
+// Stats returns the server's figures (see Stats).
+func (s *Server) Stats() Stats {
+	st := Stats{
+		Replies:       map[int]uint64{CodeOK: s.stats.replies[0].Load(), CodeForbidden: s.stats.replies[1].Load(), CodeWrongRequest: s.stats.replies[2].Load()},
+		LimitHits:     make(map[string]uint64, len(Limits)),
+		AcceptErrors:  s.stats.acceptErrors.Load(),
+		ConnsAccepted: s.stats.accepted.Load(),
+		ChatLines:     s.stats.chat.Load(),
+		Broadcasts:    s.stats.broadcasts.Load(),
+	}
+	for i, n := range Limits {
+		st.LimitHits[n] = s.stats.limits[i].Load()
+	}
+	s.connsMu.Lock()
+	st.Connections = len(s.conns)
+	s.connsMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.connsMu.Lock()
+	for c := range s.conns {
+		if !c.authed {
+			st.Unauthenticated++
+		}
+	}
+	s.connsMu.Unlock()
+	st.Lobbies = len(s.lobbies)
+	for _, l := range s.lobbies {
+		if l.phase == phaseWaiting {
+			st.Members += len(l.members)
+		} else {
+			st.LobbiesRunning++
+			st.Playing += len(l.members)
+		}
+	}
+	return st
 }
 
 // Lobbies returns a snapshot of the live lobbies, the oldest first.
@@ -288,33 +466,86 @@ func (s *Server) serveConn(ctx context.Context, c *conn) {
 		c.nc.Close() // ...then close
 		s.connsMu.Lock()
 		delete(s.conns, c) // only now: Serve's shutdown must still be able to close it
+		if s.addrConns[c.addr]--; s.addrConns[c.addr] <= 0 {
+			delete(s.addrConns, c.addr)
+		}
 		s.connsMu.Unlock()
 	}()
 	remote := c.nc.RemoteAddr().String()
 	s.log.Debug("lobby connection opened", "remote", remote)
+	if s.cfg.AuthTimeout > 0 {
+		c.idleUntil.Store(time.Now().Add(s.cfg.AuthTimeout).UnixNano())
+	} else if s.cfg.IdleTimeout > 0 {
+		c.idleUntil.Store(time.Now().Add(s.cfg.IdleTimeout).UnixNano())
+	}
 	lr := lineReader{r: c.nc}
 	for {
-		if s.cfg.IdleTimeout > 0 {
-			c.nc.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+		if u := c.idleUntil.Load(); u != 0 {
+			c.nc.SetReadDeadline(time.Unix(0, u))
+		} else {
+			c.nc.SetReadDeadline(time.Time{})
+		}
+		// Checked after setting the deadline: Serve cancels ctx before it sets every deadline to
+		// now, so a shutdown is seen here or wakes the read below.
+		if ctx.Err() != nil {
+			<-s.watched // the END pushes are queued before this connection leaves its lobby
+			return
 		}
 		line, err := lr.readLine()
 		if err != nil {
 			switch {
 			case errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() == nil:
-				if s.inGame(c) {
-					continue // the TCP link is quiet while the player plays over UDP
+				if u := c.idleUntil.Load(); u != 0 && time.Now().UnixNano() < u {
+					continue // the deadline moved (END restarted the idle timer)
 				}
-				s.log.Info("lobby connection closed: idle", "remote", remote, "user", c.userString(), "idle", s.cfg.IdleTimeout)
+				if s.inGame(c) {
+					// The TCP link is quiet while the player plays over UDP.
+					c.idleUntil.Store(time.Now().Add(max(s.cfg.IdleTimeout, time.Minute)).UnixNano())
+					continue
+				}
+				limit := LimitIdle
+				if !s.authed(c) {
+					limit = LimitAuthTimeout
+				}
+				s.stats.limit(limit)
+				s.log.Debug("lobby connection closed: "+limit, "remote", remote, "user", c.userString())
 			case errors.Is(err, ErrLineTooLong):
 				c.reply(s, CodeWrongRequest, "line longer than 4096 bytes, closing connection")
-				s.log.Info("lobby connection closed: line too long", "remote", remote, "user", c.userString())
+				s.log.Debug("lobby connection closed: line too long", "remote", remote, "user", c.userString())
 			default:
 				s.log.Debug("lobby connection closed", "remote", remote, "user", c.userString(), "err", err)
 			}
 			return
 		}
+		if !c.cmdRate.Allow() {
+			c.refused++
+			s.stats.limit(LimitCommandRate)
+			s.bursts.hit(s.log, LimitCommandRate+" "+c.addr, "lobby limit hit: command refused", "limit", LimitCommandRate,
+				"remote", c.addr, "user", c.userString())
+			if c.refused >= MaxRefused {
+				c.reply(s, CodeWrongRequest, "too many commands, closing connection")
+				return
+			}
+			c.reply(s, CodeWrongRequest, fmt.Sprintf("too many commands: at most %g per second", s.cfg.CommandRate))
+			continue
+		}
+		c.refused = 0
 		s.handle(c, line)
+		if c.lastCode == CodeOK && s.authed(c) {
+			// Only a valid command from an authenticated user restarts the idle timer.
+			var u int64
+			if s.cfg.IdleTimeout > 0 {
+				u = time.Now().Add(s.cfg.IdleTimeout).UnixNano()
+			}
+			c.idleUntil.Store(u)
+		}
 	}
+}
+
+func (s *Server) authed(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return c.authed
 }
 
 func (c *conn) userString() string {
@@ -390,6 +621,8 @@ func (c *conn) writeLoop() {
 // bytes; 200 bodies are sent whole (GET_LOBBIES, GET_STAGES and GET_STAGE
 // bodies can be longer, and are built valid).
 func (c *conn) reply(s *Server, code int, body string) {
+	c.lastCode = code
+	s.stats.reply(code)
 	if code != CodeOK {
 		body = sanitize(body)
 	}
@@ -455,7 +688,7 @@ func (s *Server) handle(c *conn, line []byte) {
 	case CmdAuthenticate:
 		s.authenticate(c, cmd)
 		return
-	case CmdGetLobbies, CmdJoinLobby, CmdStart, CmdLeave, CmdGetStages, CmdSetStage, CmdGetStage:
+	case CmdGetLobbies, CmdJoinLobby, CmdStart, CmdLeave, CmdGetStages, CmdSetStage, CmdGetStage, CmdChat:
 	default:
 		name := cmd.Name
 		if len(name) > 32 {
@@ -470,11 +703,9 @@ func (s *Server) handle(c *conn, line []byte) {
 	}
 	switch cmd.Name {
 	case CmdGetLobbies:
-		if len(cmd.Args) > 0 {
-			c.reply(s, CodeWrongRequest, "GET_LOBBIES takes no arguments")
-			return
-		}
-		c.reply(s, CodeOK, string(AppendLobbies(nil, s.Lobbies())))
+		s.getLobbies(c, cmd)
+	case CmdChat:
+		s.chat(c, cmd)
 	case CmdJoinLobby:
 		s.join(c, cmd)
 	case CmdStart:
@@ -515,7 +746,7 @@ func (s *Server) authenticate(c *conn, cmd Command) {
 		c.reply(s, CodeWrongRequest, "AUTHENTICATE takes one argument, the player name")
 		return
 	}
-	name := "player"
+	name := DefaultName()
 	if len(cmd.Args) == 1 && cmd.Args[0] != "" {
 		name = cmd.Args[0]
 	}
@@ -566,13 +797,27 @@ func (s *Server) join(c *conn, cmd Command) {
 	s.mu.Lock()
 	var l *lobbyState
 	if code == "" {
-		n := len(s.lobbies)
+		n, mine := len(s.lobbies), 0
+		for _, o := range s.lobbies {
+			if o.members[0].addr == c.addr && o != c.lobby {
+				mine++
+			}
+		}
 		if c.lobby != nil && len(c.lobby.members) == 1 {
 			n-- // leaving removes that lobby
 		}
-		if n >= s.cfg.MaxLobbies {
+		limit, reason := "", ""
+		switch {
+		case mine >= s.cfg.MaxLobbiesPerAddr:
+			limit, reason = LimitLobbiesPerAddr, "too many lobbies from "+c.addr+" (max "+strconv.Itoa(s.cfg.MaxLobbiesPerAddr)+")"
+		case n >= s.cfg.MaxLobbies:
+			limit, reason = LimitLobbies, "too many lobbies (max "+strconv.Itoa(s.cfg.MaxLobbies)+")"
+		}
+		if limit != "" {
 			s.mu.Unlock()
-			c.reply(s, CodeWrongRequest, "too many lobbies (max "+strconv.Itoa(s.cfg.MaxLobbies)+")")
+			s.stats.limit(limit)
+			s.bursts.hit(s.log, limit+" "+c.addr, "lobby limit hit: lobby not created", "limit", limit, "remote", c.addr, "user", c.id.String())
+			c.reply(s, CodeWrongRequest, reason)
 			return
 		}
 	} else {
@@ -610,11 +855,11 @@ func (s *Server) join(c *conn, cmd Command) {
 		s.created++
 		l = &lobbyState{code: code, stage: stage, created: s.created}
 		s.lobbies[code] = l
-		s.log.Info("lobby created", "code", code, "stage", stage.Name, "user", c.id.String(), "name", c.name, "lobbies", len(s.lobbies))
+		s.log.Debug("lobby created", "code", code, "stage", stage.Name, "user", c.id.String(), "name", c.name, "lobbies", len(s.lobbies))
 	}
 	l.members = append(l.members, c)
 	c.lobby = l
-	s.log.Info("lobby joined", "code", l.code, "user", c.id.String(), "name", c.name, "players", len(l.members))
+	s.log.Debug("lobby joined", "code", l.code, "user", c.id.String(), "name", c.name, "players", len(l.members))
 	c.reply(s, CodeOK, l.code)
 	s.pushMembersLocked(l)
 	s.pushStageLocked(c, l)
@@ -665,19 +910,19 @@ func (s *Server) leaveLocked(c *conn, reason string) (drop func()) {
 			break
 		}
 	}
-	s.log.Info("lobby left", "code", l.code, "user", c.id.String(), "name", c.name, "reason", reason,
+	s.log.Debug("lobby left", "code", l.code, "user", c.id.String(), "name", c.name, "reason", reason,
 		"players", len(l.members), "inGame", l.phase != phaseWaiting)
 	switch l.phase {
 	case phaseRunning:
-		g, id := l.game, c.id
-		drop = func() { g.Drop(id) }
+		g, id, left := l.game, c.id, reason != "disconnected"
+		drop = func() { g.Drop(id, left) }
 	case phaseStarting:
 		l.leftWhileStarting = append(l.leftWhileStarting, c.id)
 	}
 	if len(l.members) == 0 {
 		delete(s.lobbies, l.code)
-		s.log.Info("lobby removed", "code", l.code, "lobbies", len(s.lobbies))
-	} else {
+		s.log.Debug("lobby removed", "code", l.code, "lobbies", len(s.lobbies))
+	} else if s.ctx.Err() == nil { // no MEMBERS after END while the server shuts down
 		s.pushMembersLocked(l)
 	}
 	return drop
@@ -745,7 +990,7 @@ func (s *Server) setStage(c *conn, cmd Command) {
 		return
 	}
 	l.stage = st
-	s.log.Info("lobby stage set", "code", l.code, "stage", st.Name, "user", c.id.String())
+	s.log.Debug("lobby stage set", "code", l.code, "stage", st.Name, "user", c.id.String())
 	for _, m := range l.members {
 		s.pushStageLocked(m, l)
 	}
@@ -818,6 +1063,10 @@ func (s *Server) start(c *conn, cmd Command) {
 		s.mu.Unlock()
 		c.reply(s, CodeWrongRequest, "lobby "+l.code+" is already running a game")
 		return
+	case l.members[0] != c:
+		s.mu.Unlock()
+		c.reply(s, CodeWrongRequest, "only the lobby owner ("+l.members[0].name+") may start the game")
+		return
 	case s.cfg.Starter == nil:
 		s.mu.Unlock()
 		c.reply(s, CodeWrongRequest, "no game server available")
@@ -825,7 +1074,7 @@ func (s *Server) start(c *conn, cmd Command) {
 	}
 	stage := l.stage.Name
 	members := make([]Member, len(l.members))
-	tokens := make(map[*conn]uint32, len(l.members))
+	slotOf := make(map[*conn]int, len(l.members))
 	for i, m := range l.members {
 		t, err := randToken()
 		for err == nil && slicesContainsToken(members[:i], t) {
@@ -837,7 +1086,12 @@ func (s *Server) start(c *conn, cmd Command) {
 			return
 		}
 		members[i] = Member{UUID: m.id, Name: m.name, Slot: i, Token: t}
-		tokens[m] = t
+		if _, err := rand.Read(members[i].Key[:]); err != nil {
+			s.mu.Unlock()
+			c.reply(s, CodeWrongRequest, "cannot generate session keys")
+			return
+		}
+		slotOf[m] = i
 	}
 	l.phase = phaseStarting
 	s.mu.Unlock()
@@ -864,17 +1118,21 @@ func (s *Server) start(c *conn, cmd Command) {
 	// c is still a member: only its own goroutine (this one) can remove it.
 	l.phase = phaseRunning
 	l.game = g
+	if !s.closing {
+		// Counted before START goes out, and never once Serve waits for the watchers.
+		s.watchWG.Add(1)
+		go s.watch(l, g)
+	}
 	c.reply(s, CodeOK, "OK")
 	ps := strconv.Itoa(port)
 	for _, m := range l.members {
-		s.push(m, PushStart, ps, strconv.FormatUint(uint64(tokens[m]), 10))
+		mem := &members[slotOf[m]]
+		s.push(m, PushStart, ps, strconv.FormatUint(uint64(mem.Token), 10), hex.EncodeToString(mem.Key[:]))
 	}
 	s.log.Info("lobby started", "code", l.code, "stage", stage, "players", len(l.members), "port", port, "user", c.id.String())
-	s.wg.Add(1) // this goroutine is counted too, so Serve's Wait cannot have returned
-	go s.watch(l, g)
 	s.mu.Unlock()
 	for _, id := range left {
-		g.Drop(id)
+		g.Drop(id, true) // not in the game yet: no session to tell
 	}
 }
 
@@ -890,11 +1148,15 @@ func slicesContainsToken(ms []Member, t uint32) bool {
 // watch waits for g to finish, then pushes END to the lobby members and puts
 // the lobby back to waiting.
 func (s *Server) watch(l *lobbyState, g Game) {
-	defer s.wg.Done()
+	defer s.watchWG.Done()
 	select {
 	case <-g.Done():
 	case <-s.ctx.Done():
-		return
+		select {
+		case <-g.Done(): // over as the server shuts down: END still goes out
+		default:
+			return
+		}
 	}
 	res := g.Result()
 	s.mu.Lock()
@@ -913,8 +1175,74 @@ func (s *Server) watch(l *lobbyState, g Game) {
 	for _, m := range l.members {
 		if s.cfg.IdleTimeout > 0 {
 			// The idle timer was suspended during the game: restart it now.
-			m.nc.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+			u := time.Now().Add(s.cfg.IdleTimeout)
+			m.idleUntil.Store(u.UnixNano())
+			m.nc.SetReadDeadline(u)
 		}
 		s.push(m, PushEnd, r)
 	}
+}
+
+// getLobbies answers GET_LOBBIES [<skip>] (docs/PROTOCOL.md §2.4.2): the
+// lobbies oldest first, after skipping the first skip ones, as many whole
+// entries as fit in one line.
+func (s *Server) getLobbies(c *conn, cmd Command) {
+	skip := 0
+	switch len(cmd.Args) {
+	case 0:
+	case 1:
+		n, err := strconv.Atoi(cmd.Args[0])
+		if err != nil || n < 0 || len(cmd.Args[0]) > 9 || cmd.Args[0][0] == '+' || (len(cmd.Args[0]) > 1 && cmd.Args[0][0] == '0') {
+			c.reply(s, CodeWrongRequest, "GET_LOBBIES takes no argument, or the number of lobbies to skip")
+			return
+		}
+		skip = n
+	default:
+		c.reply(s, CodeWrongRequest, "GET_LOBBIES takes no argument, or the number of lobbies to skip")
+		return
+	}
+	ls := s.Lobbies()
+	room := MaxLine - len("200 ") - len(s.srv) - len(" ") - len("\r\n")
+	var body []byte
+	for _, l := range ls[min(skip, len(ls)):] {
+		n := len(body)
+		body = AppendLobbies(body, []LobbyInfo{l})
+		if len(body) > room {
+			body = body[:n]
+			break
+		}
+	}
+	c.reply(s, CodeOK, string(body))
+}
+
+// chat relays CHAT <uuid>;<text> to every member of the sender's lobby
+// (docs/PROTOCOL.md §2.4.9).
+func (s *Server) chat(c *conn, cmd Command) {
+	wire := strings.Join(cmd.Args, ",") // commas travel as they are: the text is the rest of the line
+	text, err := DecodeText(wire)
+	if err != nil {
+		c.reply(s, CodeWrongRequest, "chat text: "+textReason(err))
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := c.lobby
+	if l == nil {
+		c.reply(s, CodeWrongRequest, "not in a lobby")
+		return
+	}
+	if !c.chatRate.Allow() {
+		s.stats.limit(LimitChatRate)
+		s.bursts.hit(s.log, LimitChatRate+" "+c.addr, "lobby limit hit: chat line refused", "limit", LimitChatRate,
+			"remote", c.addr, "user", c.id.String())
+		c.reply(s, CodeWrongRequest, fmt.Sprintf("too many chat lines: at most %d at once, then 1 per second", ChatBurst))
+		return
+	}
+	c.reply(s, CodeOK, "OK")
+	s.stats.chat.Add(1)
+	args := append([]string{c.name}, textArgs(EncodeText(text))...)
+	for _, m := range l.members {
+		s.push(m, PushChat, args...)
+	}
+	s.log.Debug("lobby chat", "code", l.code, "user", c.id.String(), "name", c.name, "text", text)
 }

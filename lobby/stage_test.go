@@ -157,7 +157,7 @@ func TestClientStageChoice(t *testing.T) {
 	for _, c := range []*Client{alice, bob} {
 		eventually(t, "STAGE stage1", func() bool { _, s := c.Stage(); return s == def })
 	}
-	if err := bob.Start(); err != nil {
+	if err := alice.Start(); err != nil {
 		t.Fatal(err)
 	}
 	call := <-st.ch

@@ -25,6 +25,7 @@ func main() {
 	flag.BoolVar(&cfg.Start, "start", false, "start the game once the bots joined (always when -lobby is empty)")
 	flag.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "give up after this long")
 	flag.StringVar(&cfg.Name, "name", "bot", "bot name prefix")
+	flag.StringVar(&cfg.Chat, "chat", "", `each bot says this in the lobby before the game and again, with " (in game)", one second into the game; the lines received are in the "chat" field of the JSON`)
 	flag.StringVar(&cfg.NetSim, "netsim", "", `simulate a bad network, e.g. "lat=75ms,jitter=10ms,loss=5%,dup=1%"`)
 	flag.Parse()
 	level := slog.LevelWarn

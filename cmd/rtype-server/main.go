@@ -12,7 +12,10 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/server"
 )
 
@@ -35,14 +38,49 @@ func envInt(name string, def int) int {
 	return def
 }
 
+func envDuration(name string, def time.Duration) time.Duration {
+	if v, ok := os.LookupEnv(name); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "rtype-server: %s=%q is not a duration\n", name, v)
+			os.Exit(2)
+		}
+		return d
+	}
+	return def
+}
+
+func envFloat(name string, def float64) float64 {
+	if v, ok := os.LookupEnv(name); ok {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "rtype-server: %s=%q is not a number\n", name, v)
+			os.Exit(2)
+		}
+		return f
+	}
+	return def
+}
+
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "broadcast" {
+		os.Exit(broadcast(os.Args[2:]))
+	}
 	var cfg server.Config
 	var logFormat, logLevel string
 	flag.StringVar(&cfg.Addr, "addr", env("RTYPE_ADDR", ":4242"), "TCP lobby address host:port (env RTYPE_ADDR)")
 	flag.StringVar(&cfg.UDPHost, "udp-addr", env("RTYPE_UDP_ADDR", ""), "host game instances bind UDP on; empty = all interfaces (env RTYPE_UDP_ADDR)")
 	udpPort := flag.String("udp-port", env("RTYPE_UDP_PORT", ""), "UDP port every game shares; empty = the port number of -addr, 0 = chosen by the OS (env RTYPE_UDP_PORT)")
 	flag.IntVar(&cfg.MaxLobbies, "max-lobbies", envInt("RTYPE_MAX_LOBBIES", 64), "maximum number of lobbies at once; 0 or less means the default 64 (env RTYPE_MAX_LOBBIES)")
+	flag.IntVar(&cfg.MaxConns, "max-conns", envInt("RTYPE_MAX_CONNS", lobby.DefaultMaxConns), "maximum lobby connections at once (env RTYPE_MAX_CONNS)")
+	flag.IntVar(&cfg.MaxConnsPerAddr, "max-conns-per-addr", envInt("RTYPE_MAX_CONNS_PER_ADDR", lobby.DefaultMaxConnsPerAddr), "maximum lobby connections at once from one IP address (env RTYPE_MAX_CONNS_PER_ADDR)")
+	flag.IntVar(&cfg.MaxLobbiesPerAddr, "max-lobbies-per-addr", envInt("RTYPE_MAX_LOBBIES_PER_ADDR", lobby.DefaultMaxLobbiesPerAddr), "maximum lobbies at once whose owner connects from one IP address (env RTYPE_MAX_LOBBIES_PER_ADDR)")
+	flag.Float64Var(&cfg.CommandRate, "rate", envFloat("RTYPE_RATE", lobby.DefaultCommandRate), "lobby lines per second per connection, in bursts of 20 (env RTYPE_RATE)")
+	flag.DurationVar(&cfg.AuthTimeout, "auth-timeout", envDuration("RTYPE_AUTH_TIMEOUT", lobby.DefaultAuthTimeout), "close lobby connections that have not authenticated after this long (env RTYPE_AUTH_TIMEOUT)")
+	flag.DurationVar(&cfg.IdleTimeout, "idle-timeout", envDuration("RTYPE_IDLE_TIMEOUT", lobby.DefaultIdleTimeout), "close lobby connections without a valid command for this long, except in game (env RTYPE_IDLE_TIMEOUT)")
+	flag.StringVar(&cfg.AdminAddr, "admin", env("RTYPE_ADMIN", ""), "serve Prometheus /metrics, /debug/pprof/ and POST /broadcast over HTTP on this address, e.g. 127.0.0.1:9090; empty = off. No authentication: keep it on loopback or a private network (env RTYPE_ADMIN)")
 	flag.StringVar(&cfg.Stage, "stage", env("RTYPE_STAGE", "stage1"), "default stage of new lobbies: an embedded stage (stage1, short, ...) or a path to a stage JSON file, which is then offered too; lobbies may choose any offered stage (env RTYPE_STAGE)")
+	flag.IntVar(&cfg.UDPRate, "udp-rate", envInt("RTYPE_UDP_RATE", instance.DefaultRateLimit), "datagrams per second each source address (IP and port) may send to the game port, in bursts of twice as many; the excess is dropped; negative = no limit (env RTYPE_UDP_RATE)")
 	flag.StringVar(&cfg.NetSim, "netsim", env("RTYPE_NETSIM", ""), `simulate a bad network on game sockets, e.g. "lat=75ms,jitter=10ms,loss=5%,dup=1%" (env RTYPE_NETSIM)`)
 	flag.StringVar(&logFormat, "log-format", env("RTYPE_LOG_FORMAT", "text"), "log format: text or json (env RTYPE_LOG_FORMAT)")
 	flag.StringVar(&logLevel, "log-level", env("RTYPE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env RTYPE_LOG_LEVEL)")

@@ -285,3 +285,130 @@ func TestSIGINTEndsGamesAndExits(t *testing.T) {
 		}
 	}
 }
+
+// TestOutOfFileDescriptors (issue 14): with `ulimit -n 128`, a flood of 300 connections makes
+// accept fail with EMFILE; the server does not exit, the game in progress carries on to its
+// GAME_END, the lobby accepts again once the flood is gone, and `rtype-server broadcast` reaches a
+// client through the admin address.
+func TestOutOfFileDescriptors(t *testing.T) {
+	t.Parallel()
+	bin := binary(t)
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	admin := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	cmd := exec.Command("sh", "-c", `ulimit -n 128 && exec "$0" "$@"`, bin, "-addr", addr, "-stage", "short",
+		"-log-format", "json", "-max-conns", "1000", "-max-conns-per-addr", "1000", "-admin", admin)
+	cmd.Env = append(os.Environ(), "RTYPE_UDP_ADDR=127.0.0.1")
+	var stderr syncBuf
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				_ = cmd.Process.Kill()
+				<-exited
+			}
+		}
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", stderr.String())
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	up := false
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end) && !up; time.Sleep(50 * time.Millisecond) {
+		if c, err := lobby.Dial(ctx, addr); err == nil {
+			c.Close()
+			up = true
+		}
+	}
+	if !up {
+		t.Fatal("server lobby never accepted a connection")
+	}
+	var inGame atomic.Int32
+	type runRes struct {
+		res []bot.Result
+		err error
+	}
+	done := make(chan runRes, 1)
+	go func() {
+		r, err := bot.Run(ctx, bot.Config{Server: addr, Players: 2, OnSession: func(int, *session.Session) { inGame.Add(1) }}, nil)
+		done <- runRes{r, err}
+	}()
+	for end := time.Now().Add(30 * time.Second); inGame.Load() < 2 && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if inGame.Load() < 2 {
+		t.Fatal("the game did not start")
+	}
+	// The flood: 300 connections held for 2 s.
+	var flood []net.Conn
+	for range 300 {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			break // the listen backlog is full: enough
+		}
+		flood = append(flood, c)
+	}
+	time.Sleep(2 * time.Second)
+	for _, c := range flood {
+		c.Close()
+	}
+	select {
+	case err := <-exited:
+		t.Fatalf("server exited during the flood: %v", err)
+	default:
+	}
+	// The lobby accepts again (the accept backoff is at most 1 s).
+	var lc *lobby.Client
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		c, err := lobby.Dial(ctx, addr)
+		if err != nil {
+			continue
+		}
+		if _, err := c.Authenticate("after"); err != nil {
+			c.Close()
+			continue
+		}
+		lc = c
+		break
+	}
+	if lc == nil {
+		t.Fatal("the lobby does not accept connections after the flood")
+	}
+	defer lc.Close()
+	out, err := exec.Command(bin, "broadcast", "-admin", admin, "Server restarts", "in 5 minutes").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "sent to ") {
+		t.Fatalf("rtype-server broadcast: %v: %s", err, out)
+	}
+	mctx, mcancel := context.WithTimeout(ctx, 5*time.Second)
+	m, err := lc.WaitMessage(mctx)
+	mcancel()
+	if err != nil || m != (lobby.Message{Broadcast: true, Text: "Server restarts in 5 minutes"}) {
+		t.Fatalf("broadcast received: %+v, %v", m, err)
+	}
+	var rr runRes
+	select {
+	case rr = <-done:
+	case <-ctx.Done():
+		t.Fatal("the game never ended")
+	}
+	for _, r := range rr.res {
+		if r.Result != "victory" && r.Result != "defeat" {
+			t.Errorf("bot %s: %q (%s), want the game played to its end", r.Bot, r.Result, r.Error)
+		}
+	}
+	logs := stderr.String()
+	if n := strings.Count(logs, `"msg":"lobby accept failed; retrying with backoff"`); n < 1 || n > 10 {
+		t.Errorf("%d accept failure lines, want one per burst", n)
+	}
+	if !strings.Contains(logs, "too many open files") {
+		t.Errorf("no EMFILE in the log: the flood did not reach the file limit")
+	}
+}

@@ -197,6 +197,8 @@ type app struct {
 	msg              string // transient message (settings problems), shown on the title
 	msgUntil         int
 
+	chat chatBox // chat panel, in-game overlay, broadcast banner (chat.go)
+
 	wantShot bool
 	shotErr  error
 	quit     bool
@@ -239,6 +241,7 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 	a.addr = textField{Text: a.set.ServerAddr, Max: 64, Allow: allowAddr}
 	a.name = textField{Text: a.set.Name, Max: 16, Allow: allowName}
 	a.code = textField{Max: 5, Allow: allowCode}
+	a.chat = newChatBox()
 	a.in.Init(input.SystemConfig{DevicesEnabled: input.KeyboardDevice | input.GamepadDevice})
 	km, msgs := buildKeymap(a.set)
 	for _, m := range msgs {
@@ -396,9 +399,10 @@ func (a *app) Update() error {
 		a.onEnter(a.m.Scene)
 		a.last = a.m.Scene
 	}
+	chatKeys := a.updateChat() // the chat field has the keyboard: no ship input, no menu keys
 	switch a.m.Scene {
 	case scene.Playing:
-		a.updateGame()
+		a.updateGame(chatKeys)
 		if a.m.Scene == scene.Playing && a.drawnN > 0 {
 			a.gameN++
 			if a.cfg.Screenshot != "" && a.gameN >= a.cfg.ScreenshotAfter {
@@ -407,7 +411,7 @@ func (a *app) Update() error {
 		}
 	default:
 		a.scroll += 0.8 // idle drift of the menu background
-		if !toggled {
+		if !toggled && !chatKeys {
 			scn, menu := a.m.Scene, a.menu
 			a.updateMenus()
 			a.menuSounds(scn, menu)
@@ -445,8 +449,9 @@ func (a *app) startGame(l netflow.Link) {
 	// the menu music plays on until the stage's first MUSIC
 }
 
-// updateGame sends the input and handles session events.
-func (a *app) updateGame() {
+// updateGame sends the input and handles session events; while chatKeys (the chat field has the
+// keyboard) the ship gets no input and Esc does not open the pause menu.
+func (a *app) updateGame(chatKeys bool) {
 	l := a.link
 	if l == nil {
 		return
@@ -466,12 +471,14 @@ func (a *app) updateGame() {
 			done = true
 		}
 	}
-	if a.h.ActionIsJustPressed(input.Action(controls.Menu)) {
+	if !chatKeys && a.h.ActionIsJustPressed(input.Action(controls.Menu)) {
 		a.paused = !a.paused
 		a.pauseSel = 0
 	}
 	var b game.Buttons
 	switch {
+	case chatKeys && !a.cfg.Autoplay:
+		b = a.gateFire(l, 0) // typing never moves the ship (nor fires)
 	case a.paused:
 		if a.h.ActionIsJustPressed(input.Action(controls.Up)) || a.h.ActionIsJustPressed(input.Action(controls.Down)) {
 			a.pauseSel = 1 - a.pauseSel
@@ -614,9 +621,11 @@ func (a *app) compose(dst surface) int {
 	dst.DrawImage(a.world, op)
 	if playing {
 		a.drawGameUI(dst)
+		a.drawChatOverlay(dst)
 	} else {
 		a.drawMenus(dst)
 	}
+	a.drawBanner(dst)
 	return n
 }
 

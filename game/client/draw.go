@@ -26,7 +26,7 @@ type sprites struct {
 	ship               [4][]*ebiten.Image // banking: up2, up1, level, down1, down2
 	flame, bit, weak   []*ebiten.Image
 	force              [4][]*ebiten.Image // by level
-	shot               [game.NumShotVariants][]*ebiten.Image
+	shot               [game.NumShotLooks][]*ebiten.Image
 	beam               [4][]*ebiten.Image // by level
 	ebullet            [2][]*ebiten.Image
 	enemy              [10][]*ebiten.Image
@@ -495,7 +495,7 @@ func (a *app) drawItem(p painter, sp *sprites, it *item) {
 	case game.KindBit:
 		p.frame(frameAt(sp.bit, clock, 5, seed), it.x, it.y, s, s, 1, flash)
 	case game.KindPlayerBullet:
-		fr := sp.shot[v%len(sp.shot)]
+		fr := sp.shot[int(game.ShotLook(it.kind.Variant))%len(sp.shot)]
 		if colour, _, ok := game.LaserOf(it.kind.Variant); ok && colour == game.LaserBlue && (it.vx != 0 || it.vy != 0) {
 			p.frameRot(frameAt(fr, clock, 3, seed), it.x, it.y, s, math.Atan2(float64(it.vy), float64(it.vx)))
 			return

@@ -339,6 +339,21 @@ var menuStates = []struct {
 		a.members, a.membersAt, a.roomStage = []string{"alice", "bob", "carol"}, 1<<30, "short"
 		a.m.Stages = []string{"stage1", "short"}
 	}},
+	{"room-chat", func(a *app) {
+		a.m.Scene, a.m.Code, a.menu = scene.Room, "K7QF2", 0
+		a.members, a.membersAt, a.roomStage = []string{"alice", "Pilot-3F2A", "carol"}, 1<<30, "short"
+		a.net.SetName("Pilot-3F2A")
+		a.chat.lines = []chatLine{{from: "alice", text: "hi all, ready? 100% ✈", at: a.frameN},
+			{from: "Pilot-3F2A", text: "almost: this line is long enough to wrap inside the chat panel instead of running off the screen", at: a.frameN},
+			{broadcast: true, text: "Restart in 5 minutes", at: a.frameN}}
+		a.chat.open, a.chat.field.Text = true, "on my way"
+		a.chat.banner, a.chat.bannerUntil = "Restart in 5 minutes", a.frameN+600
+	}},
+	{"lost-words", func(a *app) {
+		a.chat.banner = ""
+		a.m.Scene, a.m.Reason = scene.Lost, "The server at 127.0.0.1:5999 is not answering. Is it running? This sentence goes on long enough to need a second line on the screen."
+		a.m.Detail = "dial tcp 127.0.0.1:5999: connect: connection refused"
+	}},
 	{"results", func(a *app) {
 		a.m.Scene, a.m.Result = scene.Results, 1
 		a.scores[0] = playerHUD{present: true, score: 42100}

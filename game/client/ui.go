@@ -91,6 +91,9 @@ var (
 	helpCol      = color.RGBA{165, 172, 200, 255}
 )
 
+// lineH is the distance between two lines of text in f, in virtual px.
+func (u *ui) lineH(f *face) float64 { return float64(lineHeight * f.Scale) }
+
 // on is a painter on dst through the current view (virtual px).
 func (u *ui) on(dst surface) painter { return painter{dst, u.xf} }
 
@@ -281,11 +284,12 @@ func (a *app) updateMenus() {
 			a.handle(scene.Event{Kind: scene.EvSetStage, Stage: m.Stages[i]})
 			a.membersAt = a.frameN - 20 // show the STAGE push as soon as it arrives
 		}
-		a.nav(2, false)
+		items := a.roomItems()
+		a.nav(len(items), false)
 		if a.back(false) {
 			a.handle(scene.Event{Kind: scene.EvBack})
 		} else if a.confirm(false) {
-			if a.menu == 0 {
+			if items[min(a.menu, len(items)-1)] == "Start" {
 				a.handle(scene.Event{Kind: scene.EvStart})
 			} else {
 				a.handle(scene.Event{Kind: scene.EvBack})
@@ -498,23 +502,32 @@ func (a *app) drawMenus(dst surface) {
 			stage = "<  " + stage + "  >"
 		}
 		u.text(dst, "Stage  "+stage, u.normal, cx, 246, alignCenter, u.itemCol)
+		hint := "T chat · Enter select · Esc leave"
 		if len(m.Stages) > 1 {
-			u.help(dst, "Left/Right: change the stage (owner) · Enter select · Esc leave")
+			hint = "Left/Right: change the stage (owner) · " + hint
 		}
+		u.help(dst, hint)
 		for i := 0; i < game.MaxPlayers; i++ {
 			y := 320 + float64(i)*70
 			name, col := "- free -", u.dimCol
 			if i < len(a.members) {
 				name, col = a.members[i], art.SlotColors[i]
-				u.on(dst).frame(u.sp.ship[i][2], float32(cx-260), float32(y+20), 2, 2, 1, 0)
+				u.on(dst).frame(u.sp.ship[i][2], float32(cx-620), float32(y+20), 2, 2, 1, 0)
 				if i == 0 {
 					name += "  (owner)"
 				}
+				if a.members[i] == a.net.Name() {
+					name = "> " + name + "  (you)" // your own row
+				}
 			}
-			u.text(dst, fmt.Sprintf("%dP  %s", i+1, name), u.normal, cx-200, y, alignStart, col)
+			u.text(dst, fmt.Sprintf("%dP  %s", i+1, name), u.normal, cx-560, y, alignStart, col)
 		}
-		u.menu(dst, []string{"Start", "Leave"}, a.menu, cx, 660)
+		u.menu(dst, a.roomItems(), a.menu, cx-260, 660)
+		if !a.isOwner() && len(a.members) > 0 {
+			u.text(dst, "waiting for "+a.members[0]+" to start", u.small, cx-260, 610, alignCenter, u.dimCol)
+		}
 		a.drawStatus(dst, 820)
+		a.drawChatPanel(dst, cx+300, 300, 620, 600)
 	case scene.Results:
 		title, col := "MISSION FAILED", color.RGBA{255, 100, 100, 255}
 		switch game.Result(m.Result) {
@@ -533,8 +546,11 @@ func (a *app) drawMenus(dst surface) {
 		u.text(dst, "Enter: back to the lobby", u.small, cx, 800, alignCenter, u.dimCol)
 	case scene.Lost:
 		u.text(dst, "CONNECTION LOST", u.big, cx, 300, alignCenter, u.errorCol)
-		u.text(dst, m.Reason, u.normal, cx, 440, alignCenter, u.itemCol)
-		u.text(dst, "Enter: back to the menu", u.small, cx, 600, alignCenter, u.dimCol)
+		y := a.drawWrapped(dst, m.Reason, u.normal, cx, 440, 1500, u.itemCol)
+		if m.Detail != "" && m.Detail != m.Reason {
+			y = a.drawWrapped(dst, m.Detail, u.mono, cx, y+10, 1500, u.dimCol)
+		}
+		u.text(dst, "Enter: back to the menu", u.small, cx, max(600, y+40), alignCenter, u.dimCol)
 	case scene.Settings:
 		a.drawSettings(dst)
 	}
@@ -552,7 +568,10 @@ func (a *app) drawStatus(dst surface, y float64) {
 			u.on(dst).tinted(u.sp.glow, float32(Width/2+math.Cos(ang)*30), float32(y+90+math.Sin(ang)*30), 18, 18, color.RGBA{255, 220, 80, 255}, al, false)
 		}
 	} else if a.m.Error != "" {
-		u.text(dst, a.m.Error, u.small, Width/2, y, alignCenter, u.errorCol)
+		y = a.drawWrapped(dst, a.m.Error, u.small, Width/2, y, 1400, u.errorCol)
+		if a.m.Detail != "" && a.m.Detail != a.m.Error {
+			a.drawWrapped(dst, a.m.Detail, u.mono, Width/2, y+6, 1400, u.dimCol)
+		}
 	}
 }
 
@@ -612,4 +631,16 @@ func (a *app) drawSettings(dst surface) {
 		}
 	}
 	u.help(dst, "Enter toggle/rebind · Left/Right volume · Esc save and back")
+}
+
+// isOwner reports whether this player owns the lobby (the first member): only the owner starts
+// the game (docs/PROTOCOL.md §2.4.4).
+func (a *app) isOwner() bool { return len(a.members) > 0 && a.members[0] == a.net.Name() }
+
+// roomItems is the lobby room's menu: Start only for the owner.
+func (a *app) roomItems() []string {
+	if a.isOwner() {
+		return []string{"Start", "Leave"}
+	}
+	return []string{"Leave"}
 }

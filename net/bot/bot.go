@@ -35,7 +35,10 @@ type Config struct {
 	Timeout time.Duration // whole run; 0 = no limit
 	Name    string        // name prefix ("bot" → bot1, bot2, ...)
 	NetSim  string        // link simulator spec for each bot's UDP socket (see net/linksim)
-	Logger  *slog.Logger
+	// Chat, when set, is said by each bot in the lobby once every bot has joined (before START),
+	// and again with " (in game)" appended one second into the game (docs/PROTOCOL.md §2.4.9).
+	Chat   string
+	Logger *slog.Logger
 	// Socket, when set, gives bot i its UDP socket (tests wrap one in a linksim.Link).
 	Socket func(i int) (transport.Socket, error)
 	// OnSession, when set, is called with each bot's session once it is in the game (tests).
@@ -67,6 +70,7 @@ type Result struct {
 	Corrections      uint64   `json:"corrections"`
 	CorrectionPixels float64  `json:"correction_px"`
 	Deaths           int      `json:"deaths"`
+	Chat             []string `json:"chat,omitempty"` // CHAT/BROADCAST pushes received: "<from>: <text>" (from "server": a broadcast)
 	Events           []string `json:"-"`
 	// Script is the stage played, resolved before the game (embedded or fetched with GET_STAGE):
 	// the autopilot's map of the terrain.
@@ -132,6 +136,13 @@ func Run(ctx context.Context, cfg Config, out io.Writer) ([]Result, error) {
 		results[i].Lobby = code
 	}
 	cfg.Logger.Info("bots in lobby", "lobby", code, "players", cfg.Players)
+	if cfg.Chat != "" {
+		for i, c := range clients {
+			if err := c.Chat(cfg.Chat); err != nil {
+				return results, fmt.Errorf("bot %s: chat: %w", results[i].Bot, err)
+			}
+		}
+	}
 	if start {
 		if err := clients[0].Start(); err != nil {
 			return results, fmt.Errorf("bot %s: start: %w", results[0].Bot, err)
@@ -193,7 +204,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	scfg := session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(st.Port)), UUID: uid, Token: st.Token, NetSim: cfg.NetSim}
+	scfg := session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(st.Port)), UUID: uid, Token: st.Token, Key: st.Key, NetSim: cfg.NetSim, Terrain: terrain}
 	if scfg.NetSim != "" && !strings.Contains(scfg.NetSim, "seed=") {
 		scfg.NetSim += ",seed=" + strconv.Itoa(i+1) // each bot its own loss pattern
 	}
@@ -217,6 +228,33 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	defer tick.Stop()
 	events := s.Events()
 	res.Result = "disconnected"
+	chatted := cfg.Chat == ""
+	var chatWG sync.WaitGroup
+	defer chatWG.Wait()
+	finish := func(s *session.Session, res Result) Result {
+		chatWG.Wait()
+		msgs := lc.Messages()
+		if cfg.Chat != "" {
+			// Every bot says two lines: wait a little for the others' (they may still be playing).
+			wctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			for len(msgs) < 2*cfg.Players {
+				m, err := lc.WaitMessage(wctx)
+				if err != nil {
+					break
+				}
+				msgs = append(msgs, m)
+			}
+			cancel()
+		}
+		for _, m := range msgs {
+			from := m.From
+			if m.Broadcast {
+				from = "server"
+			}
+			res.Chat = append(res.Chat, from+": "+m.Text)
+		}
+		return finish(s, res)
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -246,6 +284,16 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 					return
 				}
 				s.SetInput(game.Autopilot(v.World, v.C, terrain, v.Self, v.Tick).Buttons)
+				if !chatted && v.Tick >= game.TickRate {
+					chatted = true
+					chatWG.Add(1)
+					go func() { // not on the tick loop: the request waits for its response
+						defer chatWG.Done()
+						if err := lc.Chat(cfg.Chat + " (in game)"); err != nil {
+							cfg.Logger.Warn("bot chat in game failed", "bot", res.Bot, "err", err)
+						}
+					}()
+				}
 			})
 		}
 	}

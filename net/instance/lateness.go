@@ -11,6 +11,7 @@ type lateness struct {
 	mu       sync.Mutex
 	buckets  [501]uint64
 	n        uint64
+	sum      time.Duration
 	max      time.Duration
 	overruns uint64
 }
@@ -23,6 +24,7 @@ func (l *lateness) add(d time.Duration) {
 	l.mu.Lock()
 	l.buckets[i]++
 	l.n++
+	l.sum += d
 	l.max = max(l.max, d)
 	l.mu.Unlock()
 }
@@ -53,4 +55,21 @@ func (l *lateness) summary() (p50, p99, mx time.Duration, overruns uint64) {
 		return l.max
 	}
 	return q(0.5), q(0.99), l.max, l.overruns
+}
+
+// Lateness is a copy of the tick schedule's lateness histogram (Manager.TickLateness).
+type Lateness struct {
+	Bucket   time.Duration // width of a bucket (0.1 ms)
+	Counts   []uint64      // Counts[i]: ticks that fired i*Bucket to (i+1)*Bucket late; the last bucket: that or later
+	Sum      time.Duration // total lateness of every tick
+	Overruns uint64        // ticks games skipped (MaxCatchUp)
+}
+
+// TickLateness returns a copy of how late the 60 Hz schedule has fired since the start
+// (monitoring: net/metrics).
+func (m *Manager) TickLateness() Lateness {
+	l := &m.late
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return Lateness{Bucket: lateBucket, Counts: append([]uint64(nil), l.buckets[:]...), Sum: l.sum, Overruns: l.overruns}
 }

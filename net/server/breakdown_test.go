@@ -1,6 +1,7 @@
 package server
 
 import (
+	"os"
 	"testing"
 
 	"github.com/rtype/rtype/ecs"
@@ -21,8 +22,10 @@ func streamCategory(k game.EntityKind) string {
 		return "enemy-shots"
 	case game.KindEnemy, game.KindPowerUp:
 		return "enemies"
-	case game.KindBoss, game.KindBossWeakPoint:
+	case game.KindBoss, game.KindBossWeakPoint, game.KindBossPart:
 		return "boss"
+	case game.KindBit:
+		return "bits"
 	}
 	return "other"
 }
@@ -36,7 +39,11 @@ func streamCategory(k game.EntityKind) string {
 //	go test -run '^$' -bench BenchmarkReplicationBreakdown -benchtime 1x ./net/server
 func BenchmarkReplicationBreakdown(b *testing.B) {
 	const seed, players, window = 42, 4, 10 * game.TickRate
-	stage, err := game.LoadStage("stage1")
+	name := os.Getenv("RTYPE_BREAKDOWN_STAGE")
+	if name == "" {
+		name = "stage1"
+	}
+	stage, err := game.LoadStage(name)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
+	"github.com/rtype/rtype/net/metrics"
 )
 
 // Config is the server's configuration (the flags of cmd/rtype-server).
@@ -29,11 +31,26 @@ type Config struct {
 	// a path to a stage JSON file, which is then offered too (game.LoadStageCatalogue).
 	Stage  string
 	NetSim string // link simulator spec applied to every instance socket ("" = none)
-	// IdleTimeout closes lobby connections without traffic (0 = lobby default).
+	// IdleTimeout closes lobby connections without a valid command (0 = lobby default).
 	IdleTimeout time.Duration
+	// Limits of the lobby (0 = the lobby.Default* values; docs/PROTOCOL.md §2.3).
+	MaxConns          int
+	MaxConnsPerAddr   int
+	MaxLobbiesPerAddr int
+	CommandRate       float64 // lines per second per connection
+	AuthTimeout       time.Duration
+	// AdminAddr, when set, serves Prometheus /metrics, /debug/pprof/ and POST /broadcast over HTTP
+	// on this address (AdminHandler); "" = off.
+	AdminAddr string
+	// OnAdmin, when set, receives the bound admin address (tests use port 0).
+	OnAdmin func(addr net.Addr)
 	// SilenceTimeout drops a silent player from a game (0 = 10 s).
 	SilenceTimeout time.Duration
-	Logger         *slog.Logger
+	// UDPRate is how many datagrams per second each source address may send to the game port
+	// (bursts of twice as many); the excess is dropped (0 = instance.DefaultRateLimit, 240;
+	// negative = no limit).
+	UDPRate int
+	Logger  *slog.Logger
 	// OnGameEnd, when set, is called with each instance after its game ended (tests).
 	OnGameEnd func(in *instance.Instance)
 	// Ready, when set, receives the bound lobby address once listening (tests use port 0).
@@ -65,12 +82,29 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	var adminLn net.Listener
+	if cfg.AdminAddr != "" {
+		if adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("admin address: %w", err)
+		}
+	}
+	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
 	mgr, err := instance.NewManager(instance.Config{
 		Host: cfg.UDPHost, Port: cfg.UDPPort, Stages: stages.Stage,
-		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, Logger: log, OnGameEnd: cfg.OnGameEnd,
+		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, RateLimit: cfg.UDPRate, Logger: log,
+		OnGameEnd: func(in *instance.Instance) {
+			reg.GameEnded(in)
+			if cfg.OnGameEnd != nil {
+				cfg.OnGameEnd(in)
+			}
+		},
 	})
 	if err != nil {
 		ln.Close()
+		if adminLn != nil {
+			adminLn.Close()
+		}
 		return err
 	}
 	log.Info("rtype server listening", "lobby", ln.Addr().String(), "udp", net.JoinHostPort(cfg.UDPHost, strconv.Itoa(mgr.Port())),
@@ -79,7 +113,18 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Ready(ln.Addr(), mgr)
 	}
 	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: mgr, Logger: log,
-		Stages: stages})
+		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
+		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
+	reg = metrics.New(srv, mgr)
+	if adminLn != nil {
+		hs := &http.Server{Handler: AdminHandler(reg, srv, log), ReadHeaderTimeout: 5 * time.Second}
+		go hs.Serve(adminLn)
+		defer hs.Close()
+		log.Info("admin address listening", "addr", adminLn.Addr().String(), "paths", "/metrics /debug/pprof/ POST /broadcast")
+		if cfg.OnAdmin != nil {
+			cfg.OnAdmin(adminLn.Addr())
+		}
+	}
 	// The lobby outlives ctx a little: on shutdown the games end first (GAME_END, acknowledged),
 	// then the lobby closes its connections (closing them first would drop the players instead).
 	lobbyCtx, stopLobby := context.WithCancel(context.Background())

@@ -316,18 +316,6 @@ func rot(a, cx, cy float64, pts ...float64) []float64 {
 	return out
 }
 
-// flipX mirrors an image horizontally; flipY vertically.
-func flipX(src *image.RGBA) *image.RGBA {
-	b := src.Bounds()
-	dst := image.NewRGBA(b)
-	for y := 0; y < b.Dy(); y++ {
-		for x := 0; x < b.Dx(); x++ {
-			dst.SetRGBA(b.Dx()-1-x, y, src.RGBAAt(x, y))
-		}
-	}
-	return dst
-}
-
 // rng is a small deterministic xorshift generator (the sheets must be reproducible).
 type rng uint64
 

@@ -32,7 +32,7 @@ func TestEveryKindHasFrames(t *testing.T) {
 		want[fmt.Sprintf("force/%d", lv)] = 4
 		want[fmt.Sprintf("beam/%d", lv)] = 4
 	}
-	for v := 0; v < int(game.NumShotVariants); v++ {
+	for v := 0; v < int(game.NumShotLooks); v++ {
 		want[fmt.Sprintf("shot/%d", v)] = 2
 	}
 	for v := 0; v <= int(game.EnemyMidboss); v++ {

@@ -7,7 +7,6 @@ package netflow
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -44,6 +43,9 @@ type Runner struct {
 	queue  chan func()
 	wg     sync.WaitGroup
 
+	mu    sync.Mutex
+	notes []lobby.Message // refused chat lines, explained (Messages)
+
 	// owned by the UI goroutine
 	lobby      *lobby.Client
 	id         uuid.UUID
@@ -61,6 +63,9 @@ func NewRunner(ctx context.Context, log *slog.Logger, name, netsim string) *Runn
 	n := &Runner{ctx: ctx, cancel: cancel, log: log, name: name, netsim: netsim,
 		events: make(chan Reply, 64), queue: make(chan func(), 64)}
 	n.dialSession = func(ctx context.Context, cfg session.Config, stage *game.Stage) (Link, error) {
+		if stage != nil {
+			cfg.Terrain = &stage.Terrain
+		}
 		s, err := session.Dial(ctx, cfg)
 		if err != nil {
 			return nil, err
@@ -158,13 +163,40 @@ func (n *Runner) Stage() string {
 	return st.Name
 }
 
-func lobbyErr(err error) error {
-	var re *lobby.ResponseError
-	if errors.As(err, &re) {
-		return fmt.Errorf("server refused: %v", err)
-	}
-	return err
+// lobbyErr is the error of a lobby request as the scene machine gets it: unchanged, so that
+// lobby.Explain can put it in player words.
+func lobbyErr(err error) error { return err }
+
+// Chat sends a line of chat to the lobby (CHAT, docs/PROTOCOL.md §2.4.9) without blocking; a
+// refusal comes back as a local Message from "" (shown like a server notice).
+func (n *Runner) Chat(text string) {
+	addr := n.addr
+	n.lobbyDo(func(lc *lobby.Client) {
+		if err := lc.Chat(text); err != nil {
+			msg, _ := lobby.Explain(err, addr)
+			n.mu.Lock()
+			n.notes = append(n.notes, lobby.Message{Text: msg})
+			n.mu.Unlock()
+		}
+	})
 }
+
+// Messages returns the CHAT and BROADCAST pushes received since the last call, and the chat
+// lines the server refused (From "" and not Broadcast).
+func (n *Runner) Messages() []lobby.Message {
+	var out []lobby.Message
+	if n.lobby != nil {
+		out = n.lobby.Messages()
+	}
+	n.mu.Lock()
+	out = append(out, n.notes...)
+	n.notes = nil
+	n.mu.Unlock()
+	return out
+}
+
+// Name is the player name sent in AUTHENTICATE.
+func (n *Runner) Name() string { return n.name }
 
 // Exec starts one command (CmdQuit and CmdSaveSettings are the caller's); it never blocks.
 func (n *Runner) Exec(c scene.Cmd) {
@@ -196,7 +228,7 @@ func (n *Runner) Exec(c scene.Cmd) {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvConnected}, Lobby: lc, ID: r.id})
 			case <-ctx.Done():
 				lc.Close()
-				n.post(Reply{Ev: scene.Event{Kind: scene.EvConnectFailed, Err: errors.New("no answer from the lobby server")}})
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvConnectFailed, Err: fmt.Errorf("no answer to AUTHENTICATE: %w", context.DeadlineExceeded)}})
 			}
 		})
 	case scene.CmdListLobbies:
@@ -266,7 +298,7 @@ func (n *Runner) Exec(c scene.Cmd) {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvLobbyLost, Err: err}})
 				return
 			}
-			n.post(Reply{Ev: scene.Event{Kind: scene.EvGameStarting, Port: info.Port, Token: info.Token,
+			n.post(Reply{Ev: scene.Event{Kind: scene.EvGameStarting, Port: info.Port, Token: info.Token, Key: info.Key,
 				Stage: info.Stage.Name, StageHash: info.Stage.Hash}})
 		})
 	case scene.CmdLeave:
@@ -281,7 +313,7 @@ func (n *Runner) Exec(c scene.Cmd) {
 		if err != nil {
 			host = c.Addr
 		}
-		cfg := session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(c.Port)), UUID: n.id, Token: c.Token, NetSim: n.netsim}
+		cfg := session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(c.Port)), UUID: n.id, Token: c.Token, Key: c.Key, NetSim: n.netsim}
 		lc, stageName, stageHash := n.lobby, c.Stage, c.StageHash
 		n.goDo(func() {
 			ctx, cancel := context.WithTimeout(n.ctx, 10*time.Second)

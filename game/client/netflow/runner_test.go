@@ -23,7 +23,7 @@ type fakeGame struct{ done chan struct{} }
 func (g *fakeGame) Port() int                                                    { return 4999 }
 func (g *fakeGame) Done() <-chan struct{}                                        { return g.done }
 func (g *fakeGame) Result() uint8                                                { return 2 }
-func (g *fakeGame) Drop(id uuid.UUID)                                            {}
+func (g *fakeGame) Drop(id uuid.UUID, left bool)                                 {}
 func (g *fakeGame) StartGame(string, string, []lobby.Member) (lobby.Game, error) { return g, nil }
 
 // startLobby runs a real lobby.Server on a free port with a fake game starter.
@@ -78,7 +78,7 @@ func TestAutoFlowAgainstRealLobby(t *testing.T) {
 	if m.Code == "" || len(m.Code) != 5 {
 		t.Fatalf("lobby code %q", m.Code)
 	}
-	if _, port, _ := net.SplitHostPort(dialed.Addr); port != "4999" || dialed.Token == 0 || dialed.UUID == uuid.Nil || dialed.NetSim != "lat=10ms" {
+	if _, port, _ := net.SplitHostPort(dialed.Addr); port != "4999" || dialed.Token == 0 || dialed.Key == ([16]byte{}) || dialed.UUID == uuid.Nil || dialed.NetSim != "lat=10ms" {
 		t.Fatalf("session dialled with %+v", dialed)
 	}
 	if code, names := n.Members(); code != m.Code || len(names) != 1 || names[0] != "tester" {
@@ -148,7 +148,7 @@ func TestConnectRefusedShowsError(t *testing.T) {
 	case <-time.After(6 * time.Second):
 		t.Fatal("no reply to a refused connection")
 	}
-	if m.Scene != scene.Connect || m.Error == "" || m.Busy != "" {
+	if m.Scene != scene.Connect || m.Error != "The server at "+addr+" is not answering. Is it running?" || m.Busy != "" {
 		t.Fatalf("scene %v error %q busy %q", m.Scene, m.Error, m.Busy)
 	}
 }
@@ -168,4 +168,51 @@ func TestSessionDialFailureGoesToLost(t *testing.T) {
 	if m.Reason == "" {
 		t.Fatal("no reason shown")
 	}
+}
+
+// TestChatBetweenRunners: two clients in one lobby room see each other's chat lines; a refused
+// line comes back in player words.
+func TestChatBetweenRunners(t *testing.T) {
+	addr := startLobby(t)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a := NewRunner(context.Background(), log, "alice", "")
+	defer a.Close()
+	ma := scene.New(addr, scene.Auto{On: true})
+	for _, c := range ma.Begin() {
+		a.Exec(c)
+	}
+	drive(t, ma, a, scene.Room)
+	b := NewRunner(context.Background(), log, "bob", "")
+	defer b.Close()
+	mb := scene.New(addr, scene.Auto{On: true, Lobby: ma.Code})
+	for _, c := range mb.Begin() {
+		b.Exec(c)
+	}
+	drive(t, mb, b, scene.Room)
+	a.Chat("hi bob, 100% ready")
+	b.Chat("go!")
+	want := map[string]bool{"alice: hi bob, 100% ready": true, "bob: go!": true}
+	for _, n := range []*Runner{a, b} {
+		got := map[string]bool{}
+		for end := time.Now().Add(5 * time.Second); len(got) < 2 && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+			for _, m := range n.Messages() {
+				got[m.From+": "+m.Text] = true
+			}
+		}
+		for w := range want {
+			if !got[w] {
+				t.Errorf("%s did not see %q (saw %v)", n.Name(), w, got)
+			}
+		}
+	}
+	a.Chat("   ") // refused by the client library: shown as a note
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if ms := a.Messages(); len(ms) > 0 {
+			if ms[0].From != "" || ms[0].Text != "Empty text." {
+				t.Fatalf("note %+v", ms[0])
+			}
+			return
+		}
+	}
+	t.Fatal("no note for a refused line")
 }

@@ -9,7 +9,15 @@
 // goes from Title to the game without keys.
 package scene
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rtype/rtype/lobby"
+)
+
+// BrowserRefreshTicks is how often (60 Hz ticks) the lobby browser lists the lobbies again by
+// itself (3 s).
+const BrowserRefreshTicks = 180
 
 // ID identifies a scene.
 type ID uint8
@@ -65,7 +73,7 @@ const (
 	EvJoinFailed    // Err
 	EvStartFailed   // Err
 	EvStageFailed   // SET_STAGE refused: Err
-	EvGameStarting  // START push: Port, Token, Stage, StageHash
+	EvGameStarting  // START push: Port, Token, Key, Stage, StageHash
 	EvSessionReady  // UDP session got WELCOME
 	EvSessionFailed // Err
 	EvLobbyLost     // the TCP lobby connection failed: Err
@@ -89,7 +97,8 @@ type Event struct {
 	Code    string
 	Port    int
 	Token   uint32
-	Result  uint8 // 0 defeat, 1 victory, 2 aborted (GAME_END)
+	Key     [16]byte // session key of the START push (with Port and Token)
+	Result  uint8    // 0 defeat, 1 victory, 2 aborted (GAME_END)
 	Reason  string
 	Err     error
 	Lobbies []Lobby
@@ -136,6 +145,7 @@ type Cmd struct {
 	Code  string
 	Port  int
 	Token uint32
+	Key   [16]byte // session key (CmdDialSession)
 	// Stage names a stage: to create a lobby with (CmdJoin, Code ""; "" = the server's default),
 	// to set (CmdSetStage), or the stage of the game to join (CmdDialSession, with StageHash).
 	Stage, StageHash string
@@ -161,7 +171,8 @@ type Auto struct {
 type Machine struct {
 	Scene   ID
 	Busy    string // progress label ("Connecting"), "" when idle; the renderer animates it
-	Error   string // last error to show on the current scene, "" when none
+	Error   string // last error to show on the current scene, in player words ("" when none)
+	Detail  string // the raw error behind Error or Reason, for small print ("" when none)
 	Addr    string // lobby address in use
 	Code    string // lobby code once joined
 	Lobbies []Lobby
@@ -174,6 +185,8 @@ type Machine struct {
 	inSession    bool // UDP session open
 	settingsFrom ID
 	timer        int
+	refreshIn    int  // browser: ticks to the next automatic refresh
+	quietList    bool // the pending list request is an automatic refresh (no spinner)
 }
 
 // New returns a machine on the title screen.
@@ -210,11 +223,21 @@ func (m *Machine) lose(reason string) []Cmd {
 	return cmds
 }
 
-func errText(err error) string {
+// explain puts err in player words (lobby.Explain) for the server in use; the raw error goes to
+// Detail.
+func (m *Machine) explain(err error) string {
 	if err == nil {
-		return "unknown error"
+		m.Detail = ""
+		return "Something went wrong."
 	}
-	return err.Error()
+	msg, detail := lobby.Explain(err, m.Addr)
+	m.Detail = detail
+	return msg
+}
+
+// fail shows err on the current scene.
+func (m *Machine) fail(err error) {
+	m.Busy, m.Error = "", m.explain(err)
 }
 
 // Handle applies one event and returns the commands to run. Events that do not apply to the
@@ -233,7 +256,11 @@ func (m *Machine) Handle(ev Event) []Cmd {
 		return append(cmds, Cmd{Kind: CmdQuit})
 	}
 	if ev.Kind == EvLobbyLost && m.connected && m.Scene != Playing {
-		return m.lose("lobby connection lost: " + errText(ev.Err))
+		msg := m.explain(ev.Err)
+		return m.lose(msg)
+	}
+	if m.Scene != Browser {
+		m.quietList = false // a late automatic refresh is ignored outside the browser
 	}
 	switch m.Scene {
 	case Title:
@@ -256,7 +283,7 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			if m.Busy != "" {
 				return nil
 			}
-			m.Addr, m.Busy, m.Error = ev.Addr, "Connecting", ""
+			m.Addr, m.Busy, m.Error, m.Detail = ev.Addr, "Connecting", "", ""
 			return []Cmd{{Kind: CmdSaveSettings}, {Kind: CmdDialLobby, Addr: ev.Addr}}
 		case EvBack:
 			busy := m.Busy != ""
@@ -282,21 +309,37 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			return []Cmd{{Kind: CmdListLobbies}}
 		case EvConnectFailed:
 			if m.auto.On {
-				return m.lose("cannot connect to " + m.Addr + ": " + errText(ev.Err))
+				msg := m.explain(ev.Err)
+				return m.lose(msg)
 			}
-			m.Busy, m.Error = "", errText(ev.Err)
+			m.fail(ev.Err)
 		}
 	case Browser:
 		switch ev.Kind {
+		case EvTick:
+			// The list refreshes itself every BrowserRefreshTicks, without a spinner.
+			if m.refreshIn--; m.refreshIn <= 0 && m.Busy == "" && !m.quietList && !m.auto.On {
+				m.refreshIn, m.quietList = BrowserRefreshTicks, true
+				return []Cmd{{Kind: CmdListLobbies}}
+			}
 		case EvRefresh:
 			if m.Busy == "" {
 				m.Busy, m.Error = "Loading lobbies", ""
 				return []Cmd{{Kind: CmdListLobbies}}
 			}
 		case EvLobbies:
-			m.Lobbies, m.Stages, m.Busy = ev.Lobbies, ev.Stages, ""
+			m.Lobbies, m.Stages, m.quietList, m.refreshIn = ev.Lobbies, ev.Stages, false, BrowserRefreshTicks
+			if m.Busy == "Loading lobbies" {
+				m.Busy = ""
+			}
 		case EvLobbiesFailed:
-			m.Busy, m.Error = "", errText(ev.Err)
+			if m.quietList && m.Busy == "" {
+				m.quietList = false
+				m.Error = m.explain(ev.Err)
+				return nil
+			}
+			m.quietList = false
+			m.fail(ev.Err)
 		case EvJoin, EvCreate:
 			if m.Busy != "" {
 				return nil
@@ -320,9 +363,10 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			return cmds
 		case EvJoinFailed:
 			if m.auto.On {
-				return m.lose("cannot join lobby: " + errText(ev.Err))
+				msg := m.explain(ev.Err)
+				return m.lose(msg)
 			}
-			m.Busy, m.Error = "", errText(ev.Err)
+			m.fail(ev.Err)
 		case EvBack:
 			m.connected = false
 			m.Scene, m.Busy, m.Error, m.Lobbies = Title, "", "", nil
@@ -336,22 +380,23 @@ func (m *Machine) Handle(ev Event) []Cmd {
 				return []Cmd{{Kind: CmdStart}}
 			}
 		case EvStartFailed:
-			m.Busy, m.Error = "", errText(ev.Err)
+			m.fail(ev.Err)
 		case EvSetStage:
 			if m.Busy == "" {
 				m.Error = ""
 				return []Cmd{{Kind: CmdSetStage, Stage: ev.Stage}}
 			}
 		case EvStageFailed:
-			m.Error = errText(ev.Err)
+			m.Error = m.explain(ev.Err)
 		case EvGameStarting:
 			m.Busy, m.Error = "Joining game", ""
-			return []Cmd{{Kind: CmdDialSession, Port: ev.Port, Token: ev.Token, Addr: m.Addr, Stage: ev.Stage, StageHash: ev.StageHash}}
+			return []Cmd{{Kind: CmdDialSession, Port: ev.Port, Token: ev.Token, Key: ev.Key, Addr: m.Addr, Stage: ev.Stage, StageHash: ev.StageHash}}
 		case EvSessionReady:
 			m.inSession = true
 			m.Scene, m.Busy, m.Error = Playing, "", ""
 		case EvSessionFailed:
-			return m.lose("cannot join the game: " + errText(ev.Err))
+			msg := m.explain(ev.Err)
+			return m.lose("Could not join the game. " + msg)
 		case EvBack:
 			m.Scene, m.Code, m.Busy, m.Error = Browser, "", "Loading lobbies", ""
 			return []Cmd{{Kind: CmdLeave}, {Kind: CmdListLobbies}}
@@ -363,6 +408,7 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			m.Scene, m.Result, m.timer = Results, ev.Result, 0
 			return []Cmd{{Kind: CmdCloseSession}}
 		case EvDisconnected:
+			m.Detail = ""
 			return m.lose(ev.Reason)
 		case EvLobbyLost:
 			// The game runs over UDP; keep playing, the loss is reported when it ends.
@@ -394,7 +440,7 @@ func (m *Machine) Handle(ev Event) []Cmd {
 	case Lost:
 		switch ev.Kind {
 		case EvContinue, EvBack:
-			m.Scene, m.Reason = Title, ""
+			m.Scene, m.Reason, m.Detail = Title, "", ""
 		case EvConnected:
 			return []Cmd{{Kind: CmdDisconnect}}
 		}

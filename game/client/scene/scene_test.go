@@ -2,7 +2,10 @@ package scene
 
 import (
 	"errors"
+	"net"
+	"os"
 	"reflect"
+	"syscall"
 	"testing"
 )
 
@@ -112,8 +115,10 @@ func TestConnectFailureShowsErrorAndAllowsRetry(t *testing.T) {
 	m := New("a:1", Auto{})
 	m.Handle(Event{Kind: EvPlay})
 	m.Handle(Event{Kind: EvSubmitAddr, Addr: "a:1"})
-	expect(t, m, m.Handle(Event{Kind: EvConnectFailed, Err: errors.New("connection refused")}), Connect)
-	if m.Error != "connection refused" || m.Busy != "" {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	expect(t, m, m.Handle(Event{Kind: EvConnectFailed, Err: refused}), Connect)
+	// In player words, the raw error in small print (issue 13).
+	if m.Error != "The server at a:1 is not answering. Is it running?" || m.Detail != refused.Error() || m.Busy != "" {
 		t.Fatalf("error not shown: %+v", m)
 	}
 	expect(t, m, m.Handle(Event{Kind: EvSubmitAddr, Addr: "a:2"}), Connect, CmdSaveSettings, CmdDialLobby)
@@ -210,5 +215,44 @@ func TestResultsIgnoreConfirmAtFirst(t *testing.T) {
 	m.Handle(Event{Kind: EvContinue})
 	if m.Scene != Room {
 		t.Fatalf("confirm after %d ticks: scene %v, want Room", ResultsGuardTicks, m.Scene)
+	}
+}
+
+// TestBrowserRefreshesItself: the lobby list is fetched again every BrowserRefreshTicks without
+// a spinner; a failed automatic refresh shows the error and the browser stays usable.
+func TestBrowserRefreshesItself(t *testing.T) {
+	m := New("a:1", Auto{})
+	m.Handle(Event{Kind: EvPlay})
+	m.Handle(Event{Kind: EvSubmitAddr, Addr: "a:1"})
+	expect(t, m, m.Handle(Event{Kind: EvConnected}), Browser, CmdListLobbies)
+	m.Handle(Event{Kind: EvLobbies, Lobbies: []Lobby{{Code: "AAAAA", Players: 1}}})
+	var refreshes int
+	for range 3 * BrowserRefreshTicks {
+		for _, c := range m.Handle(Event{Kind: EvTick}) {
+			if c.Kind != CmdListLobbies {
+				t.Fatalf("tick gave %v", c)
+			}
+			refreshes++
+			if m.Busy != "" {
+				t.Fatalf("automatic refresh shows a spinner %q", m.Busy)
+			}
+			m.Handle(Event{Kind: EvLobbies, Lobbies: []Lobby{{Code: "AAAAA", Players: 2, Running: true}}})
+		}
+	}
+	if refreshes != 3 || !m.Lobbies[0].Running {
+		t.Fatalf("%d refreshes in 9 s, lobbies %+v; want 3", refreshes, m.Lobbies)
+	}
+	// A refresh in flight is not doubled.
+	for range BrowserRefreshTicks {
+		m.Handle(Event{Kind: EvTick})
+	}
+	for range 2 * BrowserRefreshTicks {
+		if cmds := m.Handle(Event{Kind: EvTick}); len(cmds) > 0 {
+			t.Fatal("second refresh while one is pending")
+		}
+	}
+	m.Handle(Event{Kind: EvLobbiesFailed, Err: errors.New("boom")})
+	if m.Scene != Browser || m.Error == "" || m.Busy != "" {
+		t.Fatalf("after a failed refresh: %+v", m)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/rtype/rtype/game/client/controls"
+	"github.com/rtype/rtype/lobby"
 )
 
 // FileName is the settings file name inside the rtype config directory.
@@ -44,7 +45,7 @@ func Default() Settings {
 		MusicVolume:   0.6,
 		EffectsVolume: 0.8,
 		ServerAddr:    DefaultServer,
-		Name:          "player",
+		Name:          lobby.DefaultName(), // distinct: "Pilot-3F2A"; saved with the settings
 		Keyboard:      controls.DefaultKeyboard(),
 		Gamepad:       controls.DefaultGamepad(),
 	}

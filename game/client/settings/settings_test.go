@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ func TestMissingFileGivesDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("missing file: %v", err)
 	}
-	if !reflect.DeepEqual(s, Default()) {
+	if !isDefault(s) {
 		t.Fatalf("got %+v, want defaults", s)
 	}
 }
@@ -62,7 +63,7 @@ func TestCorruptFileFallsBackWithMessage(t *testing.T) {
 		if !strings.Contains(err.Error(), "settings.json") || !strings.Contains(err.Error(), "defaults") {
 			t.Errorf("%q: message should name the file and say defaults are used: %v", content, err)
 		}
-		if !reflect.DeepEqual(s, Default()) {
+		if !isDefault(s) {
 			t.Errorf("%q: got %+v, want defaults", content, s)
 		}
 	}
@@ -81,7 +82,7 @@ func TestBadValuesRepaired(t *testing.T) {
 			t.Errorf("message lacks %q: %v", want, err)
 		}
 	}
-	if s.MusicVolume != 1 || s.EffectsVolume != 0 || s.Name != "player" || s.ServerAddr != DefaultServer {
+	if s.MusicVolume != 1 || s.EffectsVolume != 0 || !regexp.MustCompile(`^Pilot-[0-9A-F]{4}$`).MatchString(s.Name) || s.ServerAddr != DefaultServer {
 		t.Errorf("not repaired: %+v", s)
 	}
 	if !reflect.DeepEqual(s.Keyboard["fire"], []string{"z"}) {
@@ -103,6 +104,7 @@ func TestPartialFileKeepsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Default()
+	want.Name = s.Name // random: checked by isDefault
 	want.Fullscreen = true
 	if !reflect.DeepEqual(s, want) {
 		t.Fatalf("got %+v, want %+v", s, want)
@@ -115,4 +117,17 @@ func TestValidName(t *testing.T) {
 			t.Errorf("ValidName(%q) != %v", n, ok)
 		}
 	}
+}
+
+// pilotRE matches the distinct default names (lobby.DefaultName).
+var pilotRE = regexp.MustCompile(`^Pilot-[0-9A-F]{4}$`)
+
+// isDefault reports whether s is Default() but for its random default name.
+func isDefault(s Settings) bool {
+	d := Default()
+	if !pilotRE.MatchString(s.Name) {
+		return false
+	}
+	d.Name = s.Name
+	return reflect.DeepEqual(s, d)
 }

@@ -1,0 +1,155 @@
+package lobby
+
+import (
+	"log/slog"
+	"net"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults of the limits applied by NewServer to zero ServerConfig fields
+// (docs/PROTOCOL.md §2.3, the -max-conns ... flags of rtype-server).
+const (
+	DefaultMaxConns          = 1024             // connections at once
+	DefaultMaxConnsPerAddr   = 16               // connections at once from one IP address
+	DefaultMaxLobbiesPerAddr = 4                // lobbies owned at once by the connections of one IP address
+	DefaultCommandRate       = 10               // lines per second per connection (bursts of CommandBurst)
+	DefaultAuthTimeout       = 10 * time.Second // a connection must AUTHENTICATE within this
+)
+
+// CommandBurst is how many lines a connection may send at once before
+// CommandRate applies (or two seconds' worth of CommandRate, if more).
+const CommandBurst = 20
+
+// ChatBurst lines of chat may be sent at once; then one per ChatEvery
+// (docs/PROTOCOL.md §2.4.9).
+const (
+	ChatBurst = 5
+	ChatEvery = time.Second
+)
+
+// MaxRefused is how many lines in a row a connection may send over its command
+// rate before the server closes it.
+const MaxRefused = 50
+
+// Limit names: the label of the rtype_lobby_limit_hits_total metric and the
+// "limit" attribute of the log line.
+const (
+	LimitConns          = "conns"
+	LimitConnsPerAddr   = "conns_per_addr"
+	LimitLobbies        = "lobbies"
+	LimitLobbiesPerAddr = "lobbies_per_addr"
+	LimitCommandRate    = "command_rate"
+	LimitChatRate       = "chat_rate"
+	LimitAuthTimeout    = "auth_timeout"
+	LimitIdle           = "idle"
+)
+
+// Limits lists every limit name.
+var Limits = []string{LimitConns, LimitConnsPerAddr, LimitLobbies, LimitLobbiesPerAddr,
+	LimitCommandRate, LimitChatRate, LimitAuthTimeout, LimitIdle}
+
+// Stats are the lobby server's figures for monitoring (net/metrics): gauges of
+// the moment and counters since the server was created.
+type Stats struct {
+	Connections     int // open connections
+	Unauthenticated int // ... of which have not sent AUTHENTICATE yet
+	Lobbies         int // live lobbies
+	LobbiesRunning  int // ... of which run a game
+	Members         int // players in waiting lobbies
+	Playing         int // players in lobbies that run a game
+
+	Replies       map[int]uint64    // responses sent, by code (200, 401, 500)
+	LimitHits     map[string]uint64 // requests or connections refused, by limit name (Limits)
+	AcceptErrors  uint64            // failed Accept calls of the listener
+	ConnsAccepted uint64
+	ChatLines     uint64 // CHAT lines relayed
+	Broadcasts    uint64 // BROADCAST pushes sent (one per Broadcast call)
+}
+
+// counters are the Stats counters, updated without a lock.
+type counters struct {
+	replies      [3]atomic.Uint64 // 200, 401, 500
+	limits       [8]atomic.Uint64 // by index in Limits
+	acceptErrors atomic.Uint64
+	accepted     atomic.Uint64
+	chat         atomic.Uint64
+	broadcasts   atomic.Uint64
+}
+
+func (k *counters) reply(code int) {
+	switch code {
+	case CodeOK:
+		k.replies[0].Add(1)
+	case CodeForbidden:
+		k.replies[1].Add(1)
+	default:
+		k.replies[2].Add(1)
+	}
+}
+
+func (k *counters) limit(name string) {
+	for i, n := range Limits {
+		if n == name {
+			k.limits[i].Add(1)
+		}
+	}
+}
+
+// burstWindow is the shortest time between two log lines about the same
+// limit and address: a flood logs one line per window, not one per request.
+const burstWindow = 10 * time.Second
+
+// burstLog logs the first event of a burst per key and counts the others; the
+// next line for that key says how many were not logged.
+type burstLog struct {
+	mu   sync.Mutex
+	last map[string]*burst
+}
+
+type burst struct {
+	since time.Time
+	n     uint64
+}
+
+func (b *burstLog) hit(log *slog.Logger, key, msg string, attrs ...any) {
+	now := time.Now()
+	b.mu.Lock()
+	if b.last == nil {
+		b.last = make(map[string]*burst)
+	}
+	e := b.last[key]
+	if e != nil && now.Sub(e.since) < burstWindow {
+		e.n++
+		b.mu.Unlock()
+		return
+	}
+	var suppressed uint64
+	if e != nil {
+		suppressed = e.n
+	}
+	if len(b.last) >= 4096 { // many addresses: forget the old bursts
+		for k, v := range b.last {
+			if now.Sub(v.since) >= burstWindow {
+				delete(b.last, k)
+			}
+		}
+	}
+	b.last[key] = &burst{since: now}
+	b.mu.Unlock()
+	log.Warn(msg, append(attrs, "repeats_not_logged", suppressed)...)
+}
+
+// remoteIP is the IP address of a connection's peer (the key of the
+// per-address limits); connections without one share the key "".
+func remoteIP(nc net.Conn) string {
+	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+		return a.AddrPort().Addr().Unmap().String()
+	}
+	if ap, err := netip.ParseAddrPort(nc.RemoteAddr().String()); err == nil {
+		return ap.Addr().Unmap().String()
+	}
+	return ""
+}

@@ -1,0 +1,210 @@
+// Package metrics is the rtype server's Prometheus registry (github.com/prometheus/client_golang):
+// the TCP lobby's figures (lobby.Server.Stats) and the game runtime's (net/instance.Manager: games,
+// UDP traffic, drops by reason, reliable resends, tick lateness), read at each scrape, plus the Go
+// runtime and process collectors. The server serves it on its opt-in admin address (-admin,
+// net/server); README "Operating a server" lists the names.
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/instance"
+)
+
+// Registry holds every metric of one server.
+type Registry struct {
+	reg   *prometheus.Registry
+	games *gameCollector
+}
+
+// New returns the registry of a server made of the lobby lob and the game runtime mgr. The game
+// runtime's counters include the games that have ended only if GameEnded is called with each of
+// them (net/server chains it into instance.Config.OnGameEnd).
+func New(lob *lobby.Server, mgr *instance.Manager) *Registry {
+	r := &Registry{reg: prometheus.NewRegistry(), games: &gameCollector{mgr: mgr, ended: map[*instance.Instance]bool{}}}
+	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		&lobbyCollector{lob: lob}, r.games)
+	return r
+}
+
+// GameEnded adds the final figures of an ended game to the runtime's totals.
+func (r *Registry) GameEnded(in *instance.Instance) { r.games.gameEnded(in) }
+
+// Gatherer is the underlying Prometheus gatherer (tests).
+func (r *Registry) Gatherer() prometheus.Gatherer { return r.reg }
+
+// Handler serves the metrics in the Prometheus exposition format (GET /metrics).
+func (r *Registry) Handler() http.Handler {
+	return promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{Registry: r.reg})
+}
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(name, help, labels, nil)
+}
+
+var (
+	descConns        = desc("rtype_lobby_connections", "Open TCP lobby connections.")
+	descUnauth       = desc("rtype_lobby_connections_unauthenticated", "Open lobby connections that have not sent AUTHENTICATE yet.")
+	descAccepted     = desc("rtype_lobby_connections_accepted_total", "Lobby connections accepted (refused ones included).")
+	descAcceptErrors = desc("rtype_lobby_accept_errors_total", "Failed accepts of the lobby listener (e.g. EMFILE: out of file descriptors).")
+	descLobbies      = desc("rtype_lobbies", "Live lobbies, by state (waiting, running).", "state")
+	descPlayers      = desc("rtype_players", "Players in lobbies, by state of their lobby (waiting, running: in game).", "state")
+	descReplies      = desc("rtype_lobby_replies_total", "Lobby responses sent, by code (200, 401, 500).", "code")
+	descLimitHits    = desc("rtype_lobby_limit_hits_total", "Requests or connections refused by a limit, by limit (docs/PROTOCOL.md §2.3).", "limit")
+	descChat         = desc("rtype_lobby_chat_lines_total", "CHAT lines relayed.")
+	descBroadcasts   = desc("rtype_lobby_broadcasts_total", "Operator broadcasts sent.")
+
+	descGames       = desc("rtype_games", "Running game instances.")
+	descDatagrams   = desc("rtype_udp_datagrams_total", "UDP datagrams of games, by direction (in, out).", "direction")
+	descBytes       = desc("rtype_udp_bytes_total", "UDP bytes of games, by direction (in, out).", "direction")
+	descResends     = desc("rtype_reliable_resends_total", "Reliable commands sent again (docs/PROTOCOL.md §5.1).")
+	descDropped     = desc("rtype_udp_dropped_total", "Datagrams dropped, by reason (instance.DropReasons: the wire's validation reasons, then unknown_token, ended, rate, address, response, gone, panic).", "reason")
+	descPlayersGone = desc("rtype_game_players_dropped_total", "Players dropped from a game before its end (left, silent, never said HERE).")
+	descLateness    = desc("rtype_tick_lateness_seconds", "How late the 60 Hz tick schedule fires (time past each tick's due moment).")
+	descOverruns    = desc("rtype_tick_overruns_total", "Ticks a game skipped because it fell more than 5 ticks behind.")
+)
+
+// lobbyCollector reads lobby.Server.Stats at each scrape.
+type lobbyCollector struct{ lob *lobby.Server }
+
+func (c *lobbyCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descConns, descUnauth, descAccepted, descAcceptErrors, descLobbies, descPlayers,
+		descReplies, descLimitHits, descChat, descBroadcasts} {
+		ch <- d
+	}
+}
+
+func (c *lobbyCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.lob.Stats()
+	gauge := func(d *prometheus.Desc, v int, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v), labels...)
+	}
+	counter := func(d *prometheus.Desc, v uint64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
+	}
+	gauge(descConns, st.Connections)
+	gauge(descUnauth, st.Unauthenticated)
+	counter(descAccepted, st.ConnsAccepted)
+	counter(descAcceptErrors, st.AcceptErrors)
+	gauge(descLobbies, st.Lobbies-st.LobbiesRunning, "waiting")
+	gauge(descLobbies, st.LobbiesRunning, "running")
+	gauge(descPlayers, st.Members, "waiting")
+	gauge(descPlayers, st.Playing, "running")
+	for _, code := range []int{lobby.CodeOK, lobby.CodeForbidden, lobby.CodeWrongRequest} {
+		counter(descReplies, st.Replies[code], strconv.Itoa(code))
+	}
+	for _, l := range lobby.Limits {
+		counter(descLimitHits, st.LimitHits[l], l)
+	}
+	counter(descChat, st.ChatLines)
+	counter(descBroadcasts, st.Broadcasts)
+}
+
+// gameTotals are the cumulative figures of a set of games.
+type gameTotals struct {
+	dgIn, dgOut, bytesIn, bytesOut, resends, gone uint64
+}
+
+func (t *gameTotals) add(in *instance.Instance) {
+	for _, p := range in.Stats() {
+		t.dgIn += p.DatagramsIn
+		t.dgOut += p.DatagramsOut
+		t.bytesIn += p.BytesIn
+		t.bytesOut += p.BytesOut
+		t.resends += p.Resends
+		if p.Gone {
+			t.gone++
+		}
+	}
+}
+
+// gameCollector reads the Manager's live instances at each scrape and adds the totals of the
+// games that ended (gameEnded), so that its counters never go down.
+type gameCollector struct {
+	mgr *instance.Manager
+
+	mu    sync.Mutex
+	ended map[*instance.Instance]bool // ended, still in the Manager's live set
+	total gameTotals                  // of every ended game
+}
+
+func (c *gameCollector) gameEnded(in *instance.Instance) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended[in] {
+		return
+	}
+	c.ended[in] = true
+	c.total.add(in)
+}
+
+func (c *gameCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descGames, descDatagrams, descBytes, descResends, descDropped, descPlayersGone,
+		descLateness, descOverruns} {
+		ch <- d
+	}
+}
+
+// latenessBounds are the upper bounds (seconds) of the tick lateness histogram's buckets.
+var latenessBounds = []float64{0.0005, 0.001, 0.002, 0.004, 0.008, 1.0 / 60, 0.033, 0.05}
+
+func (c *gameCollector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	t := c.total
+	live := c.mgr.Instances()
+	running := 0
+	seen := make(map[*instance.Instance]bool, len(live))
+	for _, in := range live {
+		seen[in] = true
+		if !c.ended[in] {
+			t.add(in)
+			running++
+		}
+	}
+	for in := range c.ended {
+		if !seen[in] {
+			delete(c.ended, in) // gone from the live set: its figures stay in total
+		}
+	}
+	c.mu.Unlock()
+
+	counter := func(d *prometheus.Desc, v uint64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
+	}
+	ch <- prometheus.MustNewConstMetric(descGames, prometheus.GaugeValue, float64(running))
+	counter(descDatagrams, t.dgIn, "in")
+	counter(descDatagrams, t.dgOut, "out")
+	counter(descBytes, t.bytesIn, "in")
+	counter(descBytes, t.bytesOut, "out")
+	counter(descResends, t.resends)
+	counter(descPlayersGone, t.gone)
+	drops := c.mgr.Drops() // the runtime's and every game's, ended ones included
+	for i, name := range instance.DropReasons {
+		counter(descDropped, drops[i], name)
+	}
+
+	l := c.mgr.TickLateness()
+	buckets := make(map[float64]uint64, len(latenessBounds))
+	var n uint64
+	for _, v := range l.Counts {
+		n += v
+	}
+	for _, b := range latenessBounds {
+		var cum uint64
+		for i, v := range l.Counts[:len(l.Counts)-1] { // the last bucket is open-ended: +Inf only
+			if float64(i+1)*l.Bucket.Seconds() <= b+1e-12 {
+				cum += v
+			}
+		}
+		buckets[b] = cum
+	}
+	ch <- prometheus.MustNewConstHistogram(descLateness, n, l.Sum.Seconds(), buckets)
+	counter(descOverruns, l.Overruns)
+}
