@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -60,14 +61,16 @@ func (e *ResponseError) Error() string {
 }
 
 // StartInfo is the content of a START push (docs/PROTOCOL.md §2.5.1): the UDP
-// port of the game instance and this player's session token (non-zero u32,
-// carried in every UDP datagram header). Stage is not in the push: it is the
-// lobby's stage from the latest STAGE push received before it (§2.5.4), the
-// stage the game plays; zero if the server sent none.
+// port of the game instance, this player's session token (non-zero u32,
+// carried in every UDP datagram header) and session key (answers CHALLENGE,
+// §5.9; zero from a server whose push has no key). Stage is not in the push:
+// it is the lobby's stage from the latest STAGE push received before it
+// (§2.5.4), the stage the game plays; zero if the server sent none.
 type StartInfo struct {
 	Port  int
 	Token uint32
 	Stage StageInfo
+	Key   [16]byte
 }
 
 // ErrBadStage wraps every error about stage data fetched with GET_STAGE that
@@ -610,15 +613,22 @@ func (c *Client) dispatch(line []byte) error {
 	}
 	switch cmd.Name {
 	case PushStart:
-		if len(cmd.Args) != 2 {
-			return fmt.Errorf("%w: START push needs port,token", ErrProtocol)
+		if len(cmd.Args) != 2 && len(cmd.Args) != 3 {
+			return fmt.Errorf("%w: START push needs port,token,key", ErrProtocol)
 		}
 		port, err1 := strconv.ParseUint(cmd.Args[0], 10, 16)
 		tok, err2 := strconv.ParseUint(cmd.Args[1], 10, 32)
 		if err1 != nil || err2 != nil || port == 0 || tok == 0 {
 			return fmt.Errorf("%w: bad START push %q", ErrProtocol, line)
 		}
-		c.starts = appendBounded(c.starts, StartInfo{Port: int(port), Token: uint32(tok), Stage: c.stage})
+		info := StartInfo{Port: int(port), Token: uint32(tok), Stage: c.stage}
+		if len(cmd.Args) == 3 { // a server older than the key sends two fields (§2.5.1)
+			if !ValidSessionKey(cmd.Args[2]) {
+				return fmt.Errorf("%w: bad START push key %q", ErrProtocol, line)
+			}
+			_, _ = hex.Decode(info.Key[:], []byte(cmd.Args[2]))
+		}
+		c.starts = appendBounded(c.starts, info)
 	case PushMembers:
 		if len(cmd.Args) < 1 {
 			return fmt.Errorf("%w: MEMBERS push without lobby code", ErrProtocol)

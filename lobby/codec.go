@@ -311,6 +311,24 @@ func ValidStageHash(s string) bool {
 	return true
 }
 
+// SessionKeyLen is the length of a session key in the START push: 32
+// lowercase hex digits, the 16 bytes of the key (docs/PROTOCOL.md §2.5.1).
+const SessionKeyLen = 32
+
+// ValidSessionKey reports whether s is a session key as the START push
+// carries it: exactly SessionKeyLen lowercase hex digits.
+func ValidSessionKey(s string) bool {
+	if len(s) != SessionKeyLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) && (s[i] < 'a' || s[i] > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // AppendStages appends the GET_STAGES response body: "<name>:<hash>" per
 // stage, separated by ',' (the server's default first).
 func AppendStages(buf []byte, ss []StageInfo) []byte {

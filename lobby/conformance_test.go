@@ -218,6 +218,8 @@ func placeholderPattern(name string) (string, bool) {
 		return `[1-9][0-9]{0,9}`, true
 	case strings.HasPrefix(name, "HASH"):
 		return `[0-9a-f]{16}`, true
+	case strings.HasPrefix(name, "KEY"):
+		return `[0-9a-f]{32}`, true
 	}
 	return "", false
 }

@@ -41,7 +41,7 @@ func (g *fakeGame) Result() uint8 {
 	defer g.mu.Unlock()
 	return g.result
 }
-func (g *fakeGame) Drop(id uuid.UUID) {
+func (g *fakeGame) Drop(id uuid.UUID, _ bool) {
 	g.mu.Lock()
 	g.dropped = append(g.dropped, id)
 	g.mu.Unlock()

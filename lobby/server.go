@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -43,26 +44,29 @@ const writeTimeout = 10 * time.Second
 const maxOutbox = 64 << 10
 
 // Member is one player of a started lobby as handed to Starter.StartGame:
-// the user UUID from AUTHENTICATE, the player name, the slot 0..3 (join order)
-// and the non-zero UDP session token sent to that player in its START push
-// (docs/PROTOCOL.md §2.5.1).
+// the user UUID from AUTHENTICATE, the player name, the slot 0..3 (join order),
+// the non-zero UDP session token and the 128-bit session key (crypto/rand) sent
+// to that player in its START push (docs/PROTOCOL.md §2.5.1; the key answers
+// CHALLENGE, §5.9).
 type Member struct {
 	UUID  uuid.UUID
 	Name  string
 	Slot  int
 	Token uint32
+	Key   [16]byte
 }
 
 // Game is a running game instance as seen by the lobby.
 // Port is the UDP port players send HERE to; Done is closed when the game is
 // over; Result is then 0 defeat, 1 victory, 2 aborted (the END push); Drop
-// removes a player who left the lobby mid-game. Drop and Port are called
-// without any lobby lock held.
+// removes a player who left the lobby mid-game: left is true when the player
+// chose to (LEAVE, or JOIN_LOBBY elsewhere), false when its connection closed.
+// Drop and Port are called without any lobby lock held.
 type Game interface {
 	Port() int
 	Done() <-chan struct{}
 	Result() uint8
-	Drop(id uuid.UUID)
+	Drop(id uuid.UUID, left bool)
 }
 
 // Starter starts one game instance for a lobby (implemented by
@@ -910,8 +914,8 @@ func (s *Server) leaveLocked(c *conn, reason string) (drop func()) {
 		"players", len(l.members), "inGame", l.phase != phaseWaiting)
 	switch l.phase {
 	case phaseRunning:
-		g, id := l.game, c.id
-		drop = func() { g.Drop(id) }
+		g, id, left := l.game, c.id, reason != "disconnected"
+		drop = func() { g.Drop(id, left) }
 	case phaseStarting:
 		l.leftWhileStarting = append(l.leftWhileStarting, c.id)
 	}
@@ -1070,7 +1074,7 @@ func (s *Server) start(c *conn, cmd Command) {
 	}
 	stage := l.stage.Name
 	members := make([]Member, len(l.members))
-	tokens := make(map[*conn]uint32, len(l.members))
+	slotOf := make(map[*conn]int, len(l.members))
 	for i, m := range l.members {
 		t, err := randToken()
 		for err == nil && slicesContainsToken(members[:i], t) {
@@ -1082,7 +1086,12 @@ func (s *Server) start(c *conn, cmd Command) {
 			return
 		}
 		members[i] = Member{UUID: m.id, Name: m.name, Slot: i, Token: t}
-		tokens[m] = t
+		if _, err := rand.Read(members[i].Key[:]); err != nil {
+			s.mu.Unlock()
+			c.reply(s, CodeWrongRequest, "cannot generate session keys")
+			return
+		}
+		slotOf[m] = i
 	}
 	l.phase = phaseStarting
 	s.mu.Unlock()
@@ -1117,12 +1126,13 @@ func (s *Server) start(c *conn, cmd Command) {
 	c.reply(s, CodeOK, "OK")
 	ps := strconv.Itoa(port)
 	for _, m := range l.members {
-		s.push(m, PushStart, ps, strconv.FormatUint(uint64(tokens[m]), 10))
+		mem := &members[slotOf[m]]
+		s.push(m, PushStart, ps, strconv.FormatUint(uint64(mem.Token), 10), hex.EncodeToString(mem.Key[:]))
 	}
 	s.log.Info("lobby started", "code", l.code, "stage", stage, "players", len(l.members), "port", port, "user", c.id.String())
 	s.mu.Unlock()
 	for _, id := range left {
-		g.Drop(id)
+		g.Drop(id, true) // not in the game yet: no session to tell
 	}
 }
 

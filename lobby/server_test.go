@@ -76,6 +76,9 @@ func TestFullFlow(t *testing.T) {
 	if call.members[0].Token == call.members[1].Token {
 		t.Fatal("two members got the same token")
 	}
+	if call.members[0].Key == call.members[1].Key || call.members[0].Key == ([16]byte{}) {
+		t.Fatal("the members' session keys are zero or equal")
+	}
 	as, err := alice.WaitStart(waitCtx(t))
 	if err != nil {
 		t.Fatal(err)
@@ -85,9 +88,10 @@ func TestFullFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	def := StageInfo{"stage1", defaultHash(t)}
-	if as != (StartInfo{fakePort, call.members[0].Token, def}) || bs != (StartInfo{fakePort, call.members[1].Token, def}) {
-		t.Fatalf("START pushes alice=%+v bob=%+v, want port %d and own tokens %d/%d",
-			as, bs, fakePort, call.members[0].Token, call.members[1].Token)
+	m0, m1 := call.members[0], call.members[1]
+	if as != (StartInfo{fakePort, m0.Token, def, m0.Key}) || bs != (StartInfo{fakePort, m1.Token, def, m1.Key}) {
+		t.Fatalf("START pushes alice=%+v bob=%+v, want port %d and own tokens %d/%d and keys",
+			as, bs, fakePort, m0.Token, m1.Token)
 	}
 
 	// Running: listed as running, joins refused, START refused.
@@ -689,4 +693,53 @@ func TestConcurrentChurn(t *testing.T) {
 	close(stopEnder)
 	<-enderDone
 	eventually(t, "all lobbies removed", func() bool { return len(srv.Lobbies()) == 0 })
+}
+
+// The START push: a key of 32 lowercase hex digits is the session key; a push without one (an
+// older server) gives a zero key; a malformed key is a protocol violation (docs/PROTOCOL.md §2.5.1).
+func TestClientStartPushKey(t *testing.T) {
+	for _, tc := range []struct {
+		args string
+		key  [16]byte
+		ok   bool
+	}{
+		{"4243,77,000102030405060708090a0b0c0d0e0f", [16]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, true},
+		{"4243,77", [16]byte{}, true},
+		{"4243,77,000102030405060708090A0B0C0D0E0F", [16]byte{}, false},
+		{"4243,77,0001020304", [16]byte{}, false},
+		{"4243,77,000102030405060708090a0b0c0d0e0f,1", [16]byte{}, false},
+	} {
+		ln := mustListen(t)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer nc.Close()
+			lr := &lineReader{r: nc}
+			lr.readLine()
+			nc.Write([]byte("200 " + tSrv + " " + tUser + "\r\n"))
+			nc.Write([]byte("START " + tSrv + ";" + tc.args + "\r\n"))
+			lr.readLine() // until the client closes
+		}()
+		c, err := Dial(waitCtx(t), ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Authenticate("a"); err != nil {
+			t.Fatal(err)
+		}
+		st, err := c.WaitStart(waitCtx(t))
+		if tc.ok && (err != nil || st.Key != tc.key || st.Port != 4243 || st.Token != 77) {
+			t.Errorf("START %s: %+v, %v; want key % x", tc.args, st, err, tc.key)
+		}
+		if !tc.ok && !errors.Is(err, ErrProtocol) {
+			t.Errorf("START %s: %v, want ErrProtocol", tc.args, err)
+		}
+		c.Close()
+		<-done
+		ln.Close()
+	}
 }

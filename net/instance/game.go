@@ -1,8 +1,12 @@
 package instance
 
 import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"hash"
 	"log/slog"
 	"net/netip"
 	"time"
@@ -49,8 +53,13 @@ type Game struct {
 	paused   bool
 	frame    uint32       // ticks (60 Hz), the snapshot cadence even while paused
 	events   []game.Event // reliable game events sent, in order (EventLog)
-	spoofed  uint64
-	dropped  [wire.NumReasons]uint64
+	drops    Drops
+	dlog     dropLog
+
+	start    time.Duration // NewGame's now: challenge nonces count milliseconds from it
+	nonceMAC hash.Hash     // HMAC-SHA256 under this game's random secret: CHALLENGE nonces
+	nonceIn  [4 + 4 + 16 + 2]byte
+	nonceSum [sha256.Size]byte
 
 	out transport.Outbox
 	buf [wire.MaxDatagram]byte
@@ -82,6 +91,12 @@ type peer struct {
 	bytesIn, bytesOut uint64
 	dgIn, dgOut       uint64
 	snapTick          uint32 // tick of the last snapshot sent (0: none yet)
+	// prover checks RESPONSE proofs under the player's session key (docs/PROTOCOL.md §5.9);
+	// nonceAt is the time (ms, Game.start) of the newest nonce it accepted: older ones are replays.
+	prover            *wire.Prover
+	nonceAt           uint32
+	challenges, moves uint64 // CHALLENGEs sent for this player, and moves to a new address
+	challengeBytes    uint64 // bytes of those CHALLENGEs
 	// backlog holds the reliable commands (framed, back to back) for a peer not bound yet: its
 	// reliable channel starts with WELCOME, then these (docs/PROTOCOL.md §5.5).
 	backlog []byte
@@ -108,12 +123,17 @@ func NewGame(cfg GameConfig, now time.Duration) (*Game, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	g := &Game{cfg: cfg, log: cfg.Logger, now: now, events: make([]game.Event, 0, 64)}
+	g := &Game{cfg: cfg, log: cfg.Logger, now: now, start: now, events: make([]game.Event, 0, 64)}
+	var secret [32]byte
+	if _, err := rand.Read(secret[:]); err != nil {
+		return nil, fmt.Errorf("instance: challenge secret: %w", err)
+	}
+	g.nonceMAC = hmac.New(sha256.New, secret[:])
 	g.sim = game.NewSim(game.Config{Seed: cfg.Seed, Players: len(cfg.Members), Stage: cfg.Stage})
 	g.tracker = NewTracker(g.sim)
 	g.sim.World().ClearEvents()
 	for i, mem := range cfg.Members {
-		p := &peer{member: mem, slot: i, joinedAt: now, backlog: make([]byte, 0, 256)}
+		p := &peer{member: mem, slot: i, joinedAt: now, backlog: make([]byte, 0, 256), prover: wire.NewProver(mem.Key)}
 		p.w = replication.NewWriter(g.tracker)
 		p.ep.OnAck = p.w.Acked
 		g.peers = append(g.peers, p)
@@ -171,15 +191,20 @@ func (g *Game) Abort(now time.Duration) {
 // to compare every client's mirror with it.
 func (g *Game) SetPaused(p bool) { g.paused = p }
 
-// Drop removes a player who left the lobby mid-game; the others carry on.
-func (g *Game) Drop(now time.Duration, id uuid.UUID) {
+// Drop removes a player who left the lobby mid-game; the others carry on. The player gets BYE
+// reason 0 (left) when it left (LEAVE), 3 (kicked) when its lobby connection closed.
+func (g *Game) Drop(now time.Duration, id uuid.UUID, left bool) {
 	g.now = now
 	if g.over || g.shutdown {
 		return // the game is over (or ending): the lobby connection closing is no news
 	}
+	reason, why := wire.ByeKicked, "lobby connection closed"
+	if left {
+		reason, why = wire.ByeLeft, "left the lobby"
+	}
 	for _, p := range g.peers {
 		if p.member.UUID == id && !p.gone {
-			g.dropPeer(p, wire.ByeKicked, "left the lobby")
+			g.dropPeer(p, reason, true, why)
 		}
 	}
 }
@@ -217,7 +242,7 @@ func (g *Game) step() {
 			continue
 		}
 		if (!p.bound && now-p.joinedAt > g.cfg.HereTimeout) || (p.bound && now-p.lastHeard > g.cfg.SilenceTimeout) {
-			g.dropPeer(p, wire.ByeTimeout, "silent")
+			g.dropPeer(p, wire.ByeTimeout, true, "silent")
 			continue
 		}
 		active++
@@ -311,17 +336,17 @@ func (g *Game) sendReliable(p *peer, cmd []byte) {
 		return
 	}
 	if err := p.ep.SendReliable(cmd); err != nil {
-		g.dropPeer(p, wire.ByeKicked, err.Error())
+		g.dropPeer(p, wire.ByeKicked, true, err.Error())
 	}
 }
 
-// dropPeer removes p from the game and tells it why with a BYE, unless it left by itself
-// (reason ByeLeft: it said BYE).
-func (g *Game) dropPeer(p *peer, reason uint8, why string) {
+// dropPeer removes p from the game and, when tell is set, tells it why with a BYE (not when it
+// said BYE itself).
+func (g *Game) dropPeer(p *peer, reason uint8, tell bool, why string) {
 	if p.gone {
 		return
 	}
-	if p.bound && !g.over && reason != wire.ByeLeft {
+	if p.bound && !g.over && tell {
 		b := g.header(p, g.scratch())
 		b = wire.Bye{Reason: reason}.Append(b)
 		g.write(p, b)
@@ -401,9 +426,7 @@ func (g *Game) Receive(now time.Duration, from netip.AddrPort, b []byte) {
 	var h wire.Header
 	r, err := wire.Open(b, &h)
 	if err != nil {
-		i := wire.ReasonIndex(err)
-		g.dropped[i]++
-		g.log.Debug("datagram dropped", "reason", wire.Reasons[i], "from", from)
+		g.drop(now, wire.ReasonIndex(err), from)
 		return
 	}
 	g.ReceiveOpened(now, from, b, &h, r)
@@ -420,38 +443,40 @@ func (g *Game) ReceiveOpened(now time.Duration, from netip.AddrPort, b []byte, h
 		}
 	}
 	if p == nil {
-		g.dropped[wire.ReasonIndex(wire.ErrToken)]++
+		g.drop(now, DropUnknownToken, from)
 		return
 	}
 	if p.gone {
-		return // a dropped player's last datagrams: expected, not an attack
+		g.drop(now, DropGone, from) // mostly a dropped player's last datagrams
+		return
 	}
-	// Only HERE with the member's uuid may bind (or rebind) an address to the token.
-	if !p.bound || p.addr != from {
+	switch {
+	case !p.bound:
+		// Only HERE with the member's uuid binds an address to the token (docs/PROTOCOL.md §5.5).
 		if !isHere(r, p) {
-			g.spoofed++
-			g.log.Debug("datagram dropped", "reason", "spoofed source", "from", from)
+			g.drop(now, DropAddress, from)
 			return
 		}
-		if !p.bound {
-			g.log.Info("player here", "slot", p.slot, "name", p.member.Name, "addr", from)
-		}
-		first := !p.bound
+		g.log.Info("player here", "slot", p.slot, "name", p.member.Name, "addr", from)
 		p.bound, p.addr = true, from
-		if first {
-			g.sendReliable(p, wire.Welcome{Entity: uint64(g.sim.PlayerEntity(p.slot)), Slot: uint8(p.slot), Tick: uint32(g.sim.Tick()), TickRate: game.TickRate}.Append(g.scratch()))
-			for b := p.backlog; len(b) >= 2; { // the events before HERE, after WELCOME
-				n := 2 + int(binary.LittleEndian.Uint16(b))
-				g.sendReliable(p, b[:n])
-				b = b[n:]
-			}
-			p.backlog = p.backlog[:0]
+		g.sendReliable(p, wire.Welcome{Entity: uint64(g.sim.PlayerEntity(p.slot)), Slot: uint8(p.slot), Tick: uint32(g.sim.Tick()), TickRate: game.TickRate}.Append(g.scratch()))
+		for b := p.backlog; len(b) >= 2; { // the events before HERE, after WELCOME
+			n := 2 + int(binary.LittleEndian.Uint16(b))
+			g.sendReliable(p, b[:n])
+			b = b[n:]
 		}
+		p.backlog = p.backlog[:0]
 		// Answer at once with REL+WELCOME alone: never larger than the HERE datagram that caused
-		// it (docs/PROTOCOL.md §6).
+		// it (docs/PROTOCOL.md §6 rule 4).
 		out := g.header(p, g.scratch())
 		out = p.ep.AppendReliable(out, len(b), now, relAppend)
 		g.write(p, out)
+	case p.addr != from:
+		// The session moves to a new address only with a valid RESPONSE; anything else (a
+		// replayed HERE, a NAT rebinding's first datagrams) gets a CHALLENGE (§5.9).
+		if !g.proven(p, from, len(b), r) {
+			return
+		}
 	}
 	p.lastHeard = now
 	p.bytesIn += uint64(len(b))
@@ -502,7 +527,7 @@ func (g *Game) ReceiveOpened(now time.Duration, from netip.AddrPort, b []byte, h
 				}
 			}
 		case wire.CmdBye:
-			g.dropPeer(p, wire.ByeLeft, "said BYE")
+			g.dropPeer(p, wire.ByeLeft, false, "said BYE")
 			return
 		}
 	}
@@ -567,22 +592,107 @@ type PeerStats struct {
 	DatagramsIn       uint64
 	Resends           uint64
 	Gone              bool // dropped from the game (left, silent, never said HERE)
+	// Addr is the address the session is bound to (zero before HERE); Moves counts the times it
+	// moved (§5.9), Challenges the CHALLENGEs sent for it and ChallengeBytes their bytes.
+	Addr              netip.AddrPort
+	Moves, Challenges uint64
+	ChallengeBytes    uint64
 }
 
 // Stats returns per-client traffic figures.
 func (g *Game) Stats() []PeerStats {
 	var out []PeerStats
 	for _, p := range g.peers {
-		out = append(out, PeerStats{Slot: p.slot, BytesOut: p.bytesOut, BytesIn: p.bytesIn, DatagramsOut: p.dgOut, DatagramsIn: p.dgIn, Resends: p.ep.Resends, Gone: p.gone})
+		out = append(out, PeerStats{Slot: p.slot, BytesOut: p.bytesOut, BytesIn: p.bytesIn, DatagramsOut: p.dgOut, DatagramsIn: p.dgIn,
+			Resends: p.ep.Resends, Gone: p.gone, Addr: p.addr, Moves: p.moves, Challenges: p.challenges, ChallengeBytes: p.challengeBytes})
 	}
 	return out
 }
 
-// Dropped returns the count of datagrams this game dropped per wire.Reasons index (those the
-// runtime handed it unvalidated), plus those from a source address not bound to their token
-// (spoofed).
-func (g *Game) Dropped() (byReason [wire.NumReasons]uint64, spoofed uint64) {
-	return g.dropped, g.spoofed
+// Drops returns the count of datagrams this game dropped, per reason (DropReasons).
+func (g *Game) Drops() Drops { return g.drops }
+
+// drop counts a dropped datagram and logs it, sampled (dropLog).
+func (g *Game) drop(now time.Duration, reason int, from netip.AddrPort) {
+	g.drops[reason]++
+	g.dlog.note(g.log, now, reason, from)
+}
+
+// Session moves (docs/PROTOCOL.md §5.9).
+const (
+	// ChallengeLifetime is how long a CHALLENGE nonce may be answered.
+	ChallengeLifetime = 5 * time.Second
+	// AmplificationLimit: until an address proves the session key, the server sends it at most
+	// this many times the bytes it received from it (as QUIC does, RFC 9000 §8).
+	AmplificationLimit = 3
+)
+
+// nonce computes the CHALLENGE nonce for p's token at address to, issued at (ms since the game's
+// start): at u32 little-endian, then the first 12 bytes of HMAC-SHA256(secret, token u32 || at u32
+// || the address's 16 bytes (IPv4 mapped) || port u16), all little-endian. Only this game can make
+// one; it names the address it was sent to and its age.
+func (g *Game) nonce(token uint32, to netip.AddrPort, at uint32) [wire.NonceSize]byte {
+	in := g.nonceIn[:]
+	binary.LittleEndian.PutUint32(in, token)
+	binary.LittleEndian.PutUint32(in[4:], at)
+	a := to.Addr().As16()
+	copy(in[8:], a[:])
+	binary.LittleEndian.PutUint16(in[24:], to.Port())
+	g.nonceMAC.Reset()
+	g.nonceMAC.Write(in)
+	sum := g.nonceMAC.Sum(g.nonceSum[:0])
+	var n [wire.NonceSize]byte
+	binary.LittleEndian.PutUint32(n[:], at)
+	copy(n[4:], sum)
+	return n
+}
+
+// sinceStart is now in whole milliseconds since the game's start (nonce times).
+func (g *Game) sinceStart(now time.Duration) uint32 {
+	return uint32((now - g.start) / time.Millisecond)
+}
+
+// proven handles a datagram of p's token (n bytes, commands r) from from, an address p is not
+// bound to. With a valid RESPONSE (a nonce this game made for from, younger than
+// ChallengeLifetime and newer than the last one p used, and a proof under p's session key) the
+// session moves to from and proven reports true: the caller handles the datagram as usual.
+// Otherwise the datagram is dropped and from gets a CHALLENGE, never more than AmplificationLimit
+// times n bytes. The old address gets nothing more (no BYE: it is most likely gone, and one
+// from an attacker would end an honest player's session).
+func (g *Game) proven(p *peer, from netip.AddrPort, n int, r wire.Reader) bool {
+	var c wire.Response
+	found := false
+	for r.Next() {
+		if r.ID() == wire.CmdResponse {
+			if _, err := c.Parse(r.Cmd()); err == nil {
+				found = true
+			}
+		}
+	}
+	nowMs := g.sinceStart(g.now)
+	if found {
+		at := binary.LittleEndian.Uint32(c.Nonce[:])
+		want := g.nonce(p.member.Token, from, at)
+		fresh := int32(nowMs-at) >= 0 && nowMs-at <= uint32(ChallengeLifetime/time.Millisecond) &&
+			(p.nonceAt == 0 || int32(at-p.nonceAt) > 0)
+		if fresh && hmac.Equal(want[:], c.Nonce[:]) && p.prover.Check(p.member.Token, &c.Nonce, &c.Proof) {
+			g.log.Info("player moved", "slot", p.slot, "name", p.member.Name, "from", p.addr.String(), "to", from.String())
+			p.addr, p.nonceAt = from, at
+			p.moves++
+			return true
+		}
+		g.drop(g.now, DropResponse, from)
+	} else {
+		g.drop(g.now, DropAddress, from)
+	}
+	h := wire.Header{Token: p.member.Token, Tick: uint32(g.sim.Tick())}
+	out := wire.Challenge{Nonce: g.nonce(p.member.Token, from, nowMs)}.Append(h.Append(g.scratch()))
+	if len(out) <= AmplificationLimit*n {
+		g.out.Put(out, from)
+		p.challenges++
+		p.challengeBytes += uint64(len(out))
+	}
+	return false
 }
 
 // NewTracker prepares the replication of sim's world as an instance does it (docs/PROTOCOL.md

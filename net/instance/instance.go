@@ -3,8 +3,10 @@
 // their one runtime: a single UDP socket shared by every game (datagrams are routed to their game
 // by the header's token), one reader, and one 60 Hz tick schedule that steps the due games on a
 // pool of GOMAXPROCS workers (docs/PROTOCOL.md §3–§6). Games are independent of each other and of
-// the lobby: a panic in one ends that game with GAME_END (aborted) and is logged, and a slow game
-// only falls behind itself; the others carry on.
+// the lobby: a panic in one (in its tick or while it handles a datagram) ends that game with
+// GAME_END (aborted) and is logged, and a slow game only falls behind itself; the others carry
+// on. The reader limits each source address's rate (RateLimiter) and counts every datagram it or a
+// game drops, by reason (Manager.Drops).
 package instance
 
 import (
@@ -78,6 +80,10 @@ type Config struct {
 	HereTimeout time.Duration
 	// Workers is the number of goroutines stepping games (default GOMAXPROCS).
 	Workers int
+	// RateLimit is how many datagrams per second each source address (IP and port) may send;
+	// the excess is dropped (DropRate). 0 means DefaultRateLimit, negative no limit. RateBurst
+	// is the burst allowed above it (0: twice RateLimit).
+	RateLimit, RateBurst int
 	// Seed gives each game its PRNG seed (default: from the clock).
 	Seed   func() uint64
 	Logger *slog.Logger
@@ -109,9 +115,13 @@ type Manager struct {
 	wg      sync.WaitGroup
 	gamesWG sync.WaitGroup
 
-	dropMu  sync.Mutex
-	dropped [wire.NumReasons]uint64 // datagrams no game could take (invalid, unknown token)
-	late    lateness
+	limit *RateLimiter // nil: no rate limit; used by the read loop only
+
+	drops      [NumDropReasons]atomic.Uint64 // datagrams no game took (invalid, unknown token, rate, ended, panic)
+	dropMu     sync.Mutex
+	dlog       dropLog // guarded by dropMu
+	endedDrops Drops   // what the games that ended dropped (guarded by mu)
+	late       lateness
 }
 
 var _ lobby.Starter = (*Manager)(nil)
@@ -148,6 +158,12 @@ func NewManager(cfg Config) (*Manager, error) {
 	m := &Manager{cfg: cfg, log: cfg.Logger, sock: sock, batch: batch, port: int(us.LocalAddr().Port()), epoch: time.Now(),
 		live: map[*Instance]struct{}{}, routes: map[uint32][]*Instance{},
 		work: make(chan *Instance, 256), quit: make(chan struct{})}
+	if cfg.RateLimit == 0 {
+		cfg.RateLimit = DefaultRateLimit
+	}
+	if cfg.RateLimit > 0 {
+		m.limit = NewRateLimiter(cfg.RateLimit, cfg.RateBurst)
+	}
 	m.wg.Add(2 + cfg.Workers)
 	go func() { defer m.wg.Done(); m.readLoop() }()
 	go func() { defer m.wg.Done(); m.schedule() }()
@@ -216,12 +232,33 @@ func (m *Manager) Running() int {
 	return len(m.live)
 }
 
-// Dropped returns the count of datagrams that reached no game, per wire.Reasons index: invalid
-// ones and those with a token no game has.
-func (m *Manager) Dropped() [wire.NumReasons]uint64 {
+// Drops returns the count of datagrams the runtime and every game it ran dropped since it
+// started, per reason (DropReasons): invalid datagrams, unknown tokens, rate limit, ended games,
+// unbound addresses, bad RESPONSEs, dropped players, panics. Counts only grow; safe for
+// concurrent use (metrics read it).
+func (m *Manager) Drops() Drops {
+	var d Drops
+	for i := range m.drops {
+		d[i] = m.drops[i].Load()
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d.Add(&m.endedDrops)
+	for in := range m.live {
+		in.mu.Lock()
+		gd := in.g.Drops()
+		in.mu.Unlock()
+		d.Add(&gd)
+	}
+	return d
+}
+
+// drop counts a datagram the runtime dropped and logs it, sampled.
+func (m *Manager) drop(reason int, from netip.AddrPort) {
+	m.drops[reason].Add(1)
 	m.dropMu.Lock()
-	defer m.dropMu.Unlock()
-	return m.dropped
+	m.dlog.note(m.log, m.now(), reason, from)
+	m.dropMu.Unlock()
 }
 
 // Shutdown ends every running game with GAME_END (aborted), waits for them to be delivered (or
@@ -271,16 +308,17 @@ func (m *Manager) readLoop() {
 	transport.ReadLoop(m.sock, buf[:], m.quit, m.route)
 }
 
-// route validates one datagram and gives it to the game its token belongs to.
+// route checks one datagram's source rate, validates it and gives it to the game its token
+// belongs to (called by the read loop only).
 func (m *Manager) route(b []byte, from netip.AddrPort) {
+	if m.limit != nil && !m.limit.Allow(m.now(), from) {
+		m.drop(DropRate, from)
+		return
+	}
 	var h wire.Header
 	r, err := wire.Open(b, &h)
 	if err != nil {
-		i := wire.ReasonIndex(err)
-		m.dropMu.Lock()
-		m.dropped[i]++
-		m.dropMu.Unlock()
-		m.log.Debug("datagram dropped", "reason", wire.Reasons[i], "from", from)
+		m.drop(wire.ReasonIndex(err), from)
 		return
 	}
 	m.routeMu.RLock()
@@ -305,17 +343,10 @@ func (m *Manager) route(b []byte, from netip.AddrPort) {
 	}
 	m.routeMu.RUnlock()
 	if in == nil {
-		m.dropMu.Lock()
-		m.dropped[wire.ReasonIndex(wire.ErrToken)]++
-		m.dropMu.Unlock()
+		m.drop(DropUnknownToken, from)
 		return
 	}
-	in.mu.Lock()
-	if !in.ended { // an ended game's players still acknowledge for a while: expected, not counted
-		in.g.ReceiveOpened(m.now(), from, b, &h, r)
-		in.flush()
-	}
-	in.mu.Unlock()
+	in.receive(from, b, &h, r)
 }
 
 // schedule is the one 60 Hz tick schedule: every period it hands each game that is not still
@@ -391,13 +422,18 @@ func (m *Manager) finish(in *Instance) {
 	if m.cfg.OnGameEnd != nil {
 		m.cfg.OnGameEnd(in)
 	}
-	by, sp := in.Dropped()
-	var dropped uint64 = sp
-	for _, n := range by {
-		dropped += n
+	in.mu.Lock()
+	drops := in.g.Drops()
+	in.mu.Unlock()
+	args := []any{"result", res.String(), "tick", tick, "dropped_datagrams", drops.Total()}
+	for i, n := range drops {
+		if n > 0 {
+			args = append(args, "dropped_"+DropReasons[i], n)
+		}
 	}
-	in.log.Info("game ended", "result", res.String(), "tick", tick, "dropped_datagrams", dropped)
+	in.log.Info("game ended", args...)
 	m.mu.Lock()
+	m.endedDrops.Add(&drops)
 	delete(m.live, in)
 	m.retired = append(m.retired, retired{in: in, at: m.now()})
 	m.mu.Unlock()
@@ -480,12 +516,13 @@ func (in *Instance) Done() <-chan struct{} { return in.done }
 // Result is how the game ended, valid after Done (lobby.Game): 0 defeat, 1 victory, 2 aborted.
 func (in *Instance) Result() uint8 { return uint8(in.finalRes.Load()) }
 
-// Drop removes a player who left the lobby mid-game (lobby.Game); the others carry on.
-func (in *Instance) Drop(id uuid.UUID) {
+// Drop removes a player who left the lobby mid-game (lobby.Game); the others carry on. The
+// player gets BYE reason 0 (left) when it left, 3 (kicked) when its lobby connection closed.
+func (in *Instance) Drop(id uuid.UUID, left bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if !in.ended {
-		in.g.Drop(in.m.now(), id)
+		in.g.Drop(in.m.now(), id, left)
 		in.flush()
 	}
 }
@@ -497,6 +534,29 @@ func (in *Instance) stop(r game.Result) {
 		in.g.Stop(in.m.now(), r)
 		in.flush()
 	}
+}
+
+// receive hands one valid datagram to the game (from the read loop). A panic while the game
+// handles it ends that game as aborted, as one in its tick does; the runtime carries on.
+func (in *Instance) receive(from netip.AddrPort, b []byte, h *wire.Header, r wire.Reader) {
+	m := in.m
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.ended { // an ended game's players still acknowledge for a while
+		m.drop(DropEnded, from)
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			in.log.Error("game instance panicked on a datagram; ending the game", "panic", fmt.Sprint(v), "from", from.String())
+			m.drop(DropPanic, from)
+			in.g.Abort(m.now())
+			in.panics++
+			in.flush()
+		}
+	}()
+	in.g.ReceiveOpened(m.now(), from, b, h, r)
+	in.flush()
 }
 
 // claims reports whether token's player of this game is bound to from, or the datagram is its
@@ -538,6 +598,9 @@ func (in *Instance) run(sched uint64) (finished bool) {
 	if in.ended {
 		return false
 	}
+	if in.panics > 3 {
+		return true // it keeps panicking (in its ticks or on datagrams): close it
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			in.log.Error("game instance panicked; ending the game", "panic", fmt.Sprint(r))
@@ -569,11 +632,11 @@ func (in *Instance) Stats() []PeerStats {
 	return in.g.Stats()
 }
 
-// Dropped returns the datagrams this game dropped (see Game.Dropped).
-func (in *Instance) Dropped() (byReason [wire.NumReasons]uint64, spoofed uint64) {
+// Drops returns the datagrams this game dropped, per reason (Game.Drops).
+func (in *Instance) Drops() Drops {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return in.g.Dropped()
+	return in.g.Drops()
 }
 
 // EventLog is Game.EventLog under the instance lock (tests).

@@ -42,6 +42,18 @@ func (n *Network) Attach(addr netip.AddrPort, up, down Config, recv func(now tim
 	n.order = append(n.order, h)
 }
 
+// Detach removes the host at addr: datagrams still on its uplink are delivered, those sent to it
+// from now on are lost (a NAT mapping that expired).
+func (n *Network) Detach(addr netip.AddrPort) {
+	h := n.hosts[addr]
+	if h == nil {
+		return
+	}
+	delete(n.hosts, addr)
+	h.recv = nil
+	// keep h in order until its uplink is empty: its datagrams in flight still leave
+}
+
 // SetConfig changes the impairment of addr's links for datagrams sent from now on.
 func (n *Network) SetConfig(addr netip.AddrPort, up, down Config) {
 	if h := n.hosts[addr]; h != nil {

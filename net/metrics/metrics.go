@@ -16,7 +16,6 @@ import (
 
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/instance"
-	"github.com/rtype/rtype/net/wire"
 )
 
 // Registry holds every metric of one server.
@@ -66,7 +65,7 @@ var (
 	descDatagrams   = desc("rtype_udp_datagrams_total", "UDP datagrams of games, by direction (in, out).", "direction")
 	descBytes       = desc("rtype_udp_bytes_total", "UDP bytes of games, by direction (in, out).", "direction")
 	descResends     = desc("rtype_reliable_resends_total", "Reliable commands sent again (docs/PROTOCOL.md §5.1).")
-	descDropped     = desc("rtype_udp_dropped_total", "Datagrams dropped, by reason (wire.Reasons; token: no game has the token; spoofed: a token from another address than its player's).", "reason")
+	descDropped     = desc("rtype_udp_dropped_total", "Datagrams dropped, by reason (instance.DropReasons).", "reason")
 	descPlayersGone = desc("rtype_game_players_dropped_total", "Players dropped from a game before its end (left, silent, never said HERE).")
 	descLateness    = desc("rtype_tick_lateness_seconds", "How late the 60 Hz tick schedule fires (time past each tick's due moment).")
 	descOverruns    = desc("rtype_tick_overruns_total", "Ticks a game skipped because it fell more than 5 ticks behind.")
@@ -111,8 +110,6 @@ func (c *lobbyCollector) Collect(ch chan<- prometheus.Metric) {
 // gameTotals are the cumulative figures of a set of games.
 type gameTotals struct {
 	dgIn, dgOut, bytesIn, bytesOut, resends, gone uint64
-	dropped                                       [wire.NumReasons]uint64
-	spoofed                                       uint64
 }
 
 func (t *gameTotals) add(in *instance.Instance) {
@@ -126,11 +123,6 @@ func (t *gameTotals) add(in *instance.Instance) {
 			t.gone++
 		}
 	}
-	by, sp := in.Dropped()
-	for i, n := range by {
-		t.dropped[i] += n
-	}
-	t.spoofed += sp
 }
 
 // gameCollector reads the Manager's live instances at each scrape and adds the totals of the
@@ -193,11 +185,10 @@ func (c *gameCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(descBytes, t.bytesOut, "out")
 	counter(descResends, t.resends)
 	counter(descPlayersGone, t.gone)
-	runtimeDrops := c.mgr.Dropped()
-	for i, name := range wire.Reasons {
-		counter(descDropped, t.dropped[i]+runtimeDrops[i], name)
+	drops := c.mgr.Drops() // the runtime's, the live games' and the ended games'
+	for i, name := range instance.DropReasons {
+		counter(descDropped, drops[i], name)
 	}
-	counter(descDropped, t.spoofed, "spoofed")
 
 	l := c.mgr.TickLateness()
 	buckets := make(map[float64]uint64, len(latenessBounds))

@@ -3,10 +3,8 @@ package server
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"math/rand/v2"
 	"net/netip"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -44,10 +42,11 @@ func (s *sniffSocket) lastDatagram() []byte {
 // TestBadDatagramsDoNotDisturbGame: while 2 bots play, an attacker sends the instance's UDP port
 // garbage, truncated datagrams, datagrams with a wrong or zero token, and spoofed datagrams (a
 // real token, replayed or with a HERE naming another uuid, from another address). The game must
-// not notice (both bots play to GAME_END), the server must never answer the attacker, and
-// each datagram must be counted under its reason — and nothing else (the bots' own traffic is
-// never dropped): those no game can take (invalid, unknown token) by Manager.Dropped, spoofed ones
-// by their game's Instance.Dropped.
+// not notice (both bots play to GAME_END), the server must answer the attacker nothing but
+// CHALLENGEs to the datagrams with a real token, never more than 3 times their bytes, and each
+// datagram must be counted under its reason by Manager.Drops — and nothing else (the bots' own
+// traffic is never dropped, except their acknowledgements after their game ended): spoofed ones
+// by their game too (Instance.Drops).
 func TestBadDatagramsDoNotDisturbGame(t *testing.T) {
 	t.Parallel()
 	log, _ := newLogCapture(t)
@@ -130,46 +129,68 @@ func TestBadDatagramsDoNotDisturbGame(t *testing.T) {
 		{"flags", func() []byte { b := ping(token); b[3] = 1; return b }, idx(wire.ErrFlags)},
 		{"unknown command", func() []byte { return append(hdr(token), 1, 0, 99) }, idx(wire.ErrUnknownCmd)},
 		{"zero token", func() []byte { return ping(0) }, idx(wire.ErrToken)},
-		{"wrong token", func() []byte { return ping(wrong) }, idx(wire.ErrToken)},
-		{"wrong token HERE", func() []byte { return wire.Here{UUID: uuid.New()}.Append(hdr(wrong)) }, idx(wire.ErrToken)},
+		{"wrong token", func() []byte { return ping(wrong) }, instance.DropUnknownToken},
+		{"wrong token HERE", func() []byte { return wire.Here{UUID: uuid.New()}.Append(hdr(wrong)) }, instance.DropUnknownToken},
 		{"spoofed replay", func() []byte { return socks[1].lastDatagram() }, -1},
 		{"spoofed HERE", func() []byte { return wire.Here{UUID: uuid.New()}.Append(hdr(token)) }, -1},
 	}
-	var want [wire.NumReasons]uint64
-	var wantSpoofed uint64
+	var want instance.Drops
+	var wantSpoofed, spoofedBytes uint64
 	atk, err := transport.ListenUDP("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer atk.Close()
+	var answers, answerBytes uint64
+	readerDone := make(chan struct{})
+	go func() { // everything the server sends the attacker
+		defer close(readerDone)
+		var buf [2048]byte
+		for {
+			_ = atk.SetReadDeadline(time.Now().Add(time.Second))
+			nr, _, err := atk.ReadFrom(buf[:])
+			if err != nil {
+				return
+			}
+			var h wire.Header
+			r, err := wire.Open(buf[:nr], &h)
+			if err != nil || !r.Next() || r.ID() != wire.CmdChallenge || r.Next() {
+				t.Errorf("the server sent the attacker % x, want a lone CHALLENGE", buf[:nr])
+			}
+			answers++
+			answerBytes += uint64(nr)
+		}
+	}()
 	for i := 0; i < n; i++ {
 		for _, a := range attacks {
-			if _, err := atk.WriteTo(a.make(), target); err != nil {
+			b := a.make()
+			if _, err := atk.WriteTo(b, target); err != nil {
 				t.Fatalf("%s: %v", a.name, err)
 			}
 			if a.reason < 0 {
 				wantSpoofed++
+				spoofedBytes += uint64(len(b))
 			} else {
 				want[a.reason]++
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// the server never answers the attacker (no reflection / amplification)
-	_ = atk.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-	var buf [2048]byte
-	if nr, from, err := atk.ReadFrom(buf[:]); !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Errorf("the server answered an invalid datagram: %d bytes from %v (err %v)", nr, from, err)
+	want[instance.DropAddress] = wantSpoofed
+	<-readerDone
+	// only the datagrams with a real token get an answer, a CHALLENGE, at most 3x their bytes
+	if answers > wantSpoofed || answerBytes > instance.AmplificationLimit*spoofedBytes {
+		t.Errorf("the server sent the attacker %d datagrams (%d bytes) for %d spoofed ones (%d bytes)",
+			answers, answerBytes, wantSpoofed, spoofedBytes)
 	}
 	// counters are updated as datagrams are read: wait until every one is counted
-	var got [wire.NumReasons]uint64
-	var spoofed uint64
-	var inGot [wire.NumReasons]uint64
+	var got, inGot instance.Drops
 	collect := func() {
-		got = mgr.Dropped()
-		inGot, spoofed = in.Dropped()
+		got = mgr.Drops()
+		got[instance.DropEnded] = 0 // the bots' acknowledgements after their game ended
+		inGot = in.Drops()
 	}
-	waitFor(5*time.Second, func() bool { collect(); return got == want && spoofed == wantSpoofed })
+	waitFor(5*time.Second, func() bool { collect(); return got == want && inGot[instance.DropAddress] == wantSpoofed })
 
 	var rr runRes
 	select {
@@ -188,14 +209,14 @@ func TestBadDatagramsDoNotDisturbGame(t *testing.T) {
 	collect()
 	for i := range got {
 		if got[i] != want[i] {
-			t.Errorf("Manager.Dropped[%s] = %d, want %d", wire.Reasons[i], got[i], want[i])
+			t.Errorf("Manager.Drops[%s] = %d, want %d", instance.DropReasons[i], got[i], want[i])
 		}
-		if inGot[i] != 0 {
-			t.Errorf("Instance.Dropped[%s] = %d, want 0 (routed datagrams are valid)", wire.Reasons[i], inGot[i])
+		if i != instance.DropAddress && inGot[i] != 0 {
+			t.Errorf("Instance.Drops[%s] = %d, want 0 (routed datagrams are valid)", instance.DropReasons[i], inGot[i])
 		}
 	}
-	if spoofed != wantSpoofed {
-		t.Errorf("spoofed = %d, want %d", spoofed, wantSpoofed)
+	if inGot[instance.DropAddress] != wantSpoofed {
+		t.Errorf("Instance.Drops[address] = %d, want %d", inGot[instance.DropAddress], wantSpoofed)
 	}
 	for _, p := range in.Stats() {
 		if p.DatagramsIn == 0 {

@@ -77,6 +77,7 @@ type Stats struct {
 	CorrectionPixels float64 // mean size of a correction, virtual px
 	ServerTick       uint32  // newest server tick received
 	Dropped          uint64  // datagrams dropped as invalid
+	Challenges       uint64  // CHALLENGEs received: the server saw this client at a new address (docs/PROTOCOL.md §5.9)
 }
 
 // View is what a renderer or an autopilot reads, valid only inside Session.View's callback.
@@ -101,6 +102,7 @@ type Config struct {
 	Addr  string    // UDP address of the game instance, "host:port" (port from the lobby START push)
 	UUID  uuid.UUID // from AUTHENTICATE
 	Token uint32    // from the lobby START push (docs/PROTOCOL.md §2)
+	Key   [16]byte  // from the lobby START push (ClientConfig.Key)
 	// NetSim, when not empty, runs the socket through the link simulator (e.g. "lat=75ms,loss=5%").
 	NetSim string
 	// Socket, when not nil, is used instead of a new UDP socket (tests pass a linksim.Link); the

@@ -104,6 +104,11 @@ type Client struct {
 	stats     Stats
 	rate      rateWindow
 	queue     []Event
+	// prover answers CHALLENGE with the session key (nil without a key); nonce is the newest
+	// CHALLENGE's, to be answered by the next datagram when challenged is set.
+	prover     *wire.Prover
+	nonce      [wire.NonceSize]byte
+	challenged bool
 
 	out transport.Outbox
 	buf [wire.MaxDatagram]byte
@@ -114,6 +119,10 @@ type ClientConfig struct {
 	Server netip.AddrPort // the game's UDP address (the Outbox destination)
 	UUID   uuid.UUID      // from AUTHENTICATE
 	Token  uint32         // from the lobby START push (docs/PROTOCOL.md §2)
+	// Key is the session key from the START push: with it the client answers CHALLENGE, so its
+	// session follows it to a new address (a NAT rebinding, docs/PROTOCOL.md §5.9). Zero: no key
+	// (an older server); CHALLENGE is ignored.
+	Key [wire.KeySize]byte
 	// Terrain is the stage's terrain (the lobby's stage, resolved before the game; nil: open
 	// space): lasers crawling along it are placed from it (docs/PROTOCOL.md §5.8).
 	Terrain *game.Terrain
@@ -143,6 +152,9 @@ func NewClient(cfg ClientConfig, now time.Duration) *Client {
 	c.qKind = ecs.NewQuery2[game.Kind, game.Position](c.world)
 	c.dying = make([]dying, 0, 64)
 	c.expired = make([]ecs.Entity, 0, 64)
+	if cfg.Key != ([wire.KeySize]byte{}) {
+		c.prover = wire.NewProver(cfg.Key)
+	}
 	return c
 }
 
@@ -256,9 +268,27 @@ func (c *Client) write(b []byte) {
 
 // Tick is the 60 Hz step at now: it stamps the held buttons with the input tick, predicts the
 // local ship, and sends HERE (until WELCOME), INPUT (the unacknowledged recent inputs) and PING;
-// after GAME_END it keeps acknowledging for EndAckTime. It notices a silent server
-// (CloseRequested).
+// after GAME_END it keeps acknowledging for EndAckTime. The first datagram it sends after a
+// CHALLENGE carries the RESPONSE (one is sent for it if nothing else is due). It notices a silent
+// server (CloseRequested).
 func (c *Client) Tick(now time.Duration) {
+	c.tick(now)
+	if c.challenged && !c.closeReq && !c.closed {
+		c.write(c.respond(c.header(c.buf[:0])))
+	}
+}
+
+// respond appends to b the RESPONSE to the newest CHALLENGE not answered yet, if any
+// (docs/PROTOCOL.md §5.9).
+func (c *Client) respond(b []byte) []byte {
+	if !c.challenged {
+		return b
+	}
+	c.challenged = false
+	return wire.Response{Nonce: c.nonce, Proof: c.prover.Proof(c.cfg.Token, &c.nonce)}.Append(b)
+}
+
+func (c *Client) tick(now time.Duration) {
 	c.t = now
 	if c.closeReq || c.closed {
 		return
@@ -279,7 +309,7 @@ func (c *Client) Tick(now time.Duration) {
 		}
 		if now-c.lastHere >= EndAckInterval {
 			c.lastHere = now
-			c.write(c.header(c.buf[:0]))
+			c.write(c.respond(c.header(c.buf[:0])))
 		}
 		return
 	}
@@ -291,7 +321,7 @@ func (c *Client) Tick(now time.Duration) {
 			// PING rides along: it measures the first RTT and makes the request larger than
 			// the REL+WELCOME answer (docs/PROTOCOL.md §6)
 			b = wire.Ping{Nonce: uint32(now / time.Millisecond)}.Append(b)
-			c.write(b)
+			c.write(c.respond(b))
 		}
 		return
 	}
@@ -311,6 +341,16 @@ func (c *Client) Receive(now time.Duration, b []byte) {
 	}
 	c.stats.BytesIn += uint64(len(b))
 	c.stats.DatagramsIn++
+	if first := r; first.Next() && first.ID() == wire.CmdChallenge {
+		// Outside the session's sequence (docs/PROTOCOL.md §5.9): not acknowledged, not a sign
+		// of life; the next datagram we send answers it.
+		var ch wire.Challenge
+		if _, err := ch.Parse(first.Cmd()); err == nil && c.prover != nil && !c.closed {
+			c.nonce, c.challenged = ch.Nonce, true
+			c.stats.Challenges++
+		}
+		return
+	}
 	if c.ep.Receive(h.Seq, h.Ack, h.AckBits, h.RelAck, now) {
 		return
 	}
@@ -438,8 +478,8 @@ func (c *Client) sendInputs(now time.Duration) {
 		c.pingAt = now
 		b = wire.Ping{Nonce: uint32(now / time.Millisecond)}.Append(b)
 	}
-	b = c.ep.AppendReliable(b, wire.MaxDatagram, now, func(buf []byte, id uint16) []byte { return wire.Rel{ID: id}.Append(buf) })
-	c.write(b)
+	b = c.ep.AppendReliable(b, wire.MaxDatagram-wire.CmdOverhead-wire.ResponseArgs, now, func(buf []byte, id uint16) []byte { return wire.Rel{ID: id}.Append(buf) })
+	c.write(c.respond(b))
 }
 
 // stepInput advances the input tick (aimed to arrive just before the server simulates it: the
@@ -637,7 +677,7 @@ func (c *Client) apply(id wire.CmdID, cmd []byte, h *wire.Header) {
 func byeReason(r uint8) string {
 	switch r {
 	case wire.ByeLeft:
-		return "the server closed the game"
+		return "left the game"
 	case wire.ByeTimeout:
 		return "timed out by the server"
 	case wire.ByeShutdown:

@@ -35,6 +35,9 @@ type Config struct {
 	// the buttons with Client.SetInput.
 	Autopilot bool
 	Logger    *slog.Logger
+	// Sniff, when set, sees every datagram a client sends (an observer on the path: tests replay
+	// them); b is valid only during the call.
+	Sniff func(now time.Duration, i int, from, to netip.AddrPort, b []byte)
 }
 
 // Game is a virtual game. Its fields may be read (and the cores called) between steps.
@@ -51,6 +54,7 @@ type Game struct {
 	ClientAddr []netip.AddrPort
 
 	cfg        Config
+	members    []lobby.Member
 	serverNext time.Duration
 	serverDone bool
 	clientNext []time.Duration
@@ -71,6 +75,7 @@ func New(cfg Config) (*Game, error) {
 	members := make([]lobby.Member, cfg.Players)
 	for i := range members {
 		members[i] = lobby.Member{UUID: uuid.NewSHA1(uuid.NameSpaceOID, []byte{byte(i), byte(cfg.Seed)}), Name: "p" + string(rune('1'+i)), Slot: i, Token: uint32(1000 + i)}
+		members[i].Key = [16]byte(uuid.NewSHA1(uuid.NameSpaceOID, []byte{'k', byte(i), byte(cfg.Seed)}))
 	}
 	srv, err := instance.NewGame(instance.GameConfig{Code: "VIRT", Members: members, Stage: cfg.Stage, Seed: cfg.Seed,
 		SilenceTimeout: cfg.SilenceTimeout, HereTimeout: cfg.HereTimeout, Logger: cfg.Logger}, 0)
@@ -78,6 +83,7 @@ func New(cfg Config) (*Game, error) {
 		return nil, err
 	}
 	g.Server = srv
+	g.members = members
 	g.serverNext = TickPeriod
 	g.Net.Attach(g.ServerAddr, linksim.Config{}, linksim.Config{}, func(now time.Duration, from netip.AddrPort, b []byte) {
 		if g.serverDone {
@@ -92,25 +98,41 @@ func New(cfg Config) (*Game, error) {
 		if cfg.Stage != nil {
 			terrain = &cfg.Stage.Terrain
 		}
-		c := session.NewClient(session.ClientConfig{Server: g.ServerAddr, UUID: members[i].UUID, Token: members[i].Token, Terrain: terrain}, 0)
+		c := session.NewClient(session.ClientConfig{Server: g.ServerAddr, UUID: members[i].UUID, Token: members[i].Token, Key: members[i].Key, Terrain: terrain}, 0)
 		g.Clients = append(g.Clients, c)
 		g.ClientAddr = append(g.ClientAddr, addr)
 		g.Events = append(g.Events, nil)
 		g.Closed = append(g.Closed, false)
 		g.clientNext = append(g.clientNext, TickPeriod+time.Duration(i+1)*3*time.Millisecond)
-		var lc linksim.Config
-		if cfg.Link != nil {
-			lc = cfg.Link(i)
-		}
-		g.Net.Attach(addr, lc, lc, func(now time.Duration, _ netip.AddrPort, b []byte) {
-			if g.Closed[i] {
-				return
-			}
-			c.Receive(now, b)
-			g.flushClient(i, now)
-		})
+		g.attachClient(i, addr)
 	}
 	return g, nil
+}
+
+// Members returns the lobby members the server game was made for (tests read tokens and keys).
+func (g *Game) Members() []lobby.Member { return g.members }
+
+func (g *Game) attachClient(i int, addr netip.AddrPort) {
+	var lc linksim.Config
+	if g.cfg.Link != nil {
+		lc = g.cfg.Link(i)
+	}
+	c := g.Clients[i]
+	g.Net.Attach(addr, lc, lc, func(now time.Duration, _ netip.AddrPort, b []byte) {
+		if g.Closed[i] {
+			return
+		}
+		c.Receive(now, b)
+		g.flushClient(i, now)
+	})
+}
+
+// MoveClient gives client i a new source address from now on, as a NAT rebinding does: its old
+// address is gone (what the server sends there is lost), and its datagrams come from addr.
+func (g *Game) MoveClient(i int, addr netip.AddrPort) {
+	g.Net.Detach(g.ClientAddr[i])
+	g.ClientAddr[i] = addr
+	g.attachClient(i, addr)
 }
 
 // SetLink changes player i's link (both directions) for datagrams sent from now on.
@@ -122,10 +144,10 @@ func (g *Game) flushServer(now time.Duration) {
 
 func (g *Game) flushClient(i int, now time.Duration) {
 	c := g.Clients[i]
-	c.Outbox().Flush(func(b []byte, to netip.AddrPort) { g.Net.Send(now, g.ClientAddr[i], to, b) })
+	c.Outbox().Flush(func(b []byte, to netip.AddrPort) { g.sendFrom(now, i, to, b) })
 	if end, why := c.CloseRequested(); end && !g.Closed[i] {
 		c.Close(now, false, why)
-		c.Outbox().Flush(func(b []byte, to netip.AddrPort) { g.Net.Send(now, g.ClientAddr[i], to, b) })
+		c.Outbox().Flush(func(b []byte, to netip.AddrPort) { g.sendFrom(now, i, to, b) })
 		g.Closed[i] = true
 	}
 	g.evbuf = c.TakeEvents(g.evbuf[:0])
@@ -141,7 +163,15 @@ func (g *Game) CloseClient(i int, bye bool) {
 	}
 	g.Clients[i].Close(g.Now, bye, "closed")
 	g.Closed[i] = true
-	g.Clients[i].Outbox().Flush(func(b []byte, to netip.AddrPort) { g.Net.Send(g.Now, g.ClientAddr[i], to, b) })
+	g.Clients[i].Outbox().Flush(func(b []byte, to netip.AddrPort) { g.sendFrom(g.Now, i, to, b) })
+}
+
+// sendFrom sends client i's datagram b to to at now, past the sniffer.
+func (g *Game) sendFrom(now time.Duration, i int, to netip.AddrPort, b []byte) {
+	if g.cfg.Sniff != nil {
+		g.cfg.Sniff(now, i, g.ClientAddr[i], to, b)
+	}
+	g.Net.Send(now, g.ClientAddr[i], to, b)
 }
 
 // ServerFinished reports whether the server game ended and may close (Game.Finished): the

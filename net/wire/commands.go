@@ -1,35 +1,37 @@
 package wire
 
-// CmdID is the one-byte command identifier (seed 004 §3.4; 12..15 are
+// CmdID is the one-byte command identifier (seed 004 §3.4; 12..17 are
 // extensions, docs/PROTOCOL.md §8).
 type CmdID uint8
 
 // Command identifiers.
 const (
-	CmdEntity   CmdID = 1  // s→c ENTITY (seed 004)
-	CmdDelEnt   CmdID = 2  // s→c DEL_ENT (seed 004)
-	CmdDelComp  CmdID = 3  // s→c DEL_COMP (seed 004)
-	CmdMusic    CmdID = 4  // s→c MUSIC (seed 004)
-	CmdGameEnd  CmdID = 5  // s→c GAME_END (seed 004, argument added)
-	CmdDeath    CmdID = 6  // s→c DEATH (seed 004, arguments added)
-	CmdHere     CmdID = 7  // c→s HERE (seed 004)
-	CmdGetEnt   CmdID = 8  // c→s GET_ENT (seed 004)
-	CmdActShoot CmdID = 9  // c→s ACT_SHOOT (seed 004)
-	CmdActMove  CmdID = 10 // c→s ACT_MOVE (seed 004)
-	CmdPing     CmdID = 11 // both PING (seed 004, nonce added)
-	CmdRel      CmdID = 12 // both REL (extension)
-	CmdInput    CmdID = 13 // c→s INPUT (extension)
-	CmdWelcome  CmdID = 14 // s→c WELCOME (extension)
-	CmdBye      CmdID = 15 // both BYE (extension)
+	CmdEntity    CmdID = 1  // s→c ENTITY (seed 004)
+	CmdDelEnt    CmdID = 2  // s→c DEL_ENT (seed 004)
+	CmdDelComp   CmdID = 3  // s→c DEL_COMP (seed 004)
+	CmdMusic     CmdID = 4  // s→c MUSIC (seed 004)
+	CmdGameEnd   CmdID = 5  // s→c GAME_END (seed 004, argument added)
+	CmdDeath     CmdID = 6  // s→c DEATH (seed 004, arguments added)
+	CmdHere      CmdID = 7  // c→s HERE (seed 004)
+	CmdGetEnt    CmdID = 8  // c→s GET_ENT (seed 004)
+	CmdActShoot  CmdID = 9  // c→s ACT_SHOOT (seed 004)
+	CmdActMove   CmdID = 10 // c→s ACT_MOVE (seed 004)
+	CmdPing      CmdID = 11 // both PING (seed 004, nonce added)
+	CmdRel       CmdID = 12 // both REL (extension)
+	CmdInput     CmdID = 13 // c→s INPUT (extension)
+	CmdWelcome   CmdID = 14 // s→c WELCOME (extension)
+	CmdBye       CmdID = 15 // both BYE (extension)
+	CmdChallenge CmdID = 16 // s→c CHALLENGE (extension): prove the session key from a new address
+	CmdResponse  CmdID = 17 // c→s RESPONSE (extension): the proof
 
 	// MaxCmd is the largest known command id.
-	MaxCmd = CmdBye
+	MaxCmd = CmdResponse
 )
 
 var cmdNames = [...]string{
 	"CMD_0", "ENTITY", "DEL_ENT", "DEL_COMP", "MUSIC", "GAME_END", "DEATH",
 	"HERE", "GET_ENT", "ACT_SHOOT", "ACT_MOVE", "PING", "REL", "INPUT",
-	"WELCOME", "BYE",
+	"WELCOME", "BYE", "CHALLENGE", "RESPONSE",
 }
 
 // String returns the protocol name of the command ("ENTITY", "DEL_ENT", ...)
@@ -55,7 +57,7 @@ func itoa(v int) string {
 	return string(b[i:])
 }
 
-// Known reports whether id is one of the commands 1..15.
+// Known reports whether id is one of the commands 1..17.
 func (id CmdID) Known() bool { return id >= CmdEntity && id <= MaxCmd }
 
 // ReliableCapable reports whether a REL command may precede id: DEL_ENT,
@@ -92,19 +94,21 @@ const CmdOverhead = 3
 
 // Exact argument lengths of the fixed-size commands (bytes after the id).
 const (
-	DelEntArgs   = 8
-	DelCompArgs  = 12
-	MusicArgs    = 1
-	GameEndArgs  = 1
-	DeathArgs    = 10
-	HereArgs     = 16
-	GetEntArgs   = 8
-	ActShootArgs = 0
-	ActMoveArgs  = 1
-	PingArgs     = 4
-	RelArgs      = 2
-	WelcomeArgs  = 14
-	ByeArgs      = 1
+	DelEntArgs    = 8
+	DelCompArgs   = 12
+	MusicArgs     = 1
+	GameEndArgs   = 1
+	DeathArgs     = 10
+	HereArgs      = 16
+	GetEntArgs    = 8
+	ActShootArgs  = 0
+	ActMoveArgs   = 1
+	PingArgs      = 4
+	RelArgs       = 2
+	WelcomeArgs   = 14
+	ByeArgs       = 1
+	ChallengeArgs = NonceSize
+	ResponseArgs  = NonceSize + ProofSize
 	// InputArgs(count) = 1 + 5*count.
 	InputEntryArgs = 5
 )
@@ -524,5 +528,58 @@ func (c *Bye) Parse(b []byte) (int, error) {
 		return 0, ErrBadValue
 	}
 	c.Reason = a[0]
+	return n, nil
+}
+
+// NonceSize is the size of a CHALLENGE nonce and ProofSize that of a RESPONSE proof (bytes).
+const (
+	NonceSize = 16
+	ProofSize = 16
+)
+
+// Challenge is CHALLENGE (id 16, s→c, extension): the server got a datagram with this player's
+// token from an address the session is not bound to, and asks the sender to prove that it holds
+// the player's session key (docs/PROTOCOL.md §5.9). Arguments: nonce, 16 bytes, opaque to the
+// client. It travels alone, in a datagram outside the session's sequence (seq, ack, ackBits and
+// relAck 0).
+type Challenge struct{ Nonce [NonceSize]byte }
+
+// Append appends the 19-byte command.
+func (c Challenge) Append(buf []byte) []byte {
+	return append(appendFrame(buf, CmdChallenge, ChallengeArgs), c.Nonce[:]...)
+}
+
+// Parse decodes the command at the start of b and returns its length.
+func (c *Challenge) Parse(b []byte) (int, error) {
+	a, n, err := fixed(b, CmdChallenge, ChallengeArgs)
+	if err != nil {
+		return 0, err
+	}
+	c.Nonce = [NonceSize]byte(a)
+	return n, nil
+}
+
+// Response is RESPONSE (id 17, c→s, extension): the answer to a CHALLENGE. Arguments: the
+// challenge's nonce (16 bytes, echoed) and proof, 16 bytes: Prover.Proof of the token and the
+// nonce under the player's session key (docs/PROTOCOL.md §5.9).
+type Response struct {
+	Nonce [NonceSize]byte
+	Proof [ProofSize]byte
+}
+
+// Append appends the 35-byte command.
+func (c Response) Append(buf []byte) []byte {
+	buf = append(appendFrame(buf, CmdResponse, ResponseArgs), c.Nonce[:]...)
+	return append(buf, c.Proof[:]...)
+}
+
+// Parse decodes the command at the start of b and returns its length.
+func (c *Response) Parse(b []byte) (int, error) {
+	a, n, err := fixed(b, CmdResponse, ResponseArgs)
+	if err != nil {
+		return 0, err
+	}
+	c.Nonce = [NonceSize]byte(a[:NonceSize])
+	c.Proof = [ProofSize]byte(a[NonceSize:])
 	return n, nil
 }

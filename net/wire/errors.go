@@ -33,7 +33,7 @@ var (
 	// ErrSize: a command's u16 size prefix is truncated, is 0, or runs past
 	// the end of the datagram.
 	ErrSize = &Error{6, "wire: command size prefix is 0, truncated or runs past the datagram"}
-	// ErrUnknownCmd: the command id is not one of 1..15.
+	// ErrUnknownCmd: the command id is not one of 1..17.
 	ErrUnknownCmd = &Error{7, "wire: unknown command id"}
 	// ErrArgLen: the command's size does not match the exact argument length
 	// of that command.

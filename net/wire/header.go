@@ -1,5 +1,5 @@
 // Package wire is the byte-level codec of rtype's UDP game protocol: the
-// 22-byte datagram header and the size-prefixed commands 1..15 of seed 004 §3
+// 22-byte datagram header and the size-prefixed commands 1..17 of seed 004 §3
 // plus our extensions, exactly as specified in docs/PROTOCOL.md §3–§4 and the
 // "UDP wire" section of docs/DESIGN.md.
 //

@@ -97,6 +97,10 @@ func decodeAny(b []byte) (command, int, error) {
 		return parseAs[Welcome](b)
 	case CmdBye:
 		return parseAs[Bye](b)
+	case CmdChallenge:
+		return parseAs[Challenge](b)
+	case CmdResponse:
+		return parseAs[Response](b)
 	}
 	return nil, 0, ErrUnknownCmd
 }
@@ -111,6 +115,11 @@ var (
 	entSpawn  = uint64(1)<<32 | 7
 	testUUID  = [16]byte{0x6b, 0xa7, 0xb8, 0x10, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8}
 	testInput = Input{Count: 3, Ticks: [16]uint32{602, 601, 600}, Buttons: [16]uint8{0x11, 0x10, 0x00}}
+	// testNonce, testKey and testProof: the CHALLENGE/RESPONSE vectors; testProof was computed
+	// with Python's hmac module, not with this package.
+	testNonce = [16]byte{0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f}
+	testKey   = [16]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+	testProof = [16]byte{0xda, 0xe1, 0x0f, 0xfa, 0x90, 0x64, 0xeb, 0x43, 0xa5, 0xfc, 0x8d, 0xba, 0xda, 0xa1, 0x1c, 0xce}
 )
 
 // vec2 is the 8-byte layout of Position and Velocity (x f32, y f32), written
@@ -193,6 +202,8 @@ func cmdCases() []cmdCase {
 		{"input", testInput, simple(testInput)},
 		{"welcome", Welcome{entShip, 0, 600, 60}, simple(Welcome{entShip, 0, 600, 60})},
 		{"bye", Bye{ByeLeft}, simple(Bye{ByeLeft})},
+		{"challenge", Challenge{testNonce}, simple(Challenge{testNonce})},
+		{"response", Response{testNonce, testProof}, simple(Response{testNonce, testProof})},
 	}
 }
 
@@ -212,6 +223,9 @@ func dgramCases() []dgramCase {
 				Rel{2}, Music{1}, Ping{1}}},
 		{"datagram_input", Header{Token: 0x12345678, Tick: 598, Seq: 42, Ack: 40, AckBits: 3, RelAck: 1},
 			[]command{testInput, Ping{0xcafef00d}}},
+		{"datagram_challenge", Header{Token: 0x12345678, Tick: 600}, []command{Challenge{testNonce}}},
+		{"datagram_response", Header{Token: 0x12345678, Tick: 598, Seq: 43, Ack: 40, AckBits: 3, RelAck: 1},
+			[]command{testInput, Response{testNonce, testProof}}},
 	}
 }
 

@@ -59,6 +59,12 @@ func ParseCmd(b []byte) (id CmdID, n int, err error) {
 	case CmdBye:
 		var c Bye
 		n, err = c.Parse(b)
+	case CmdChallenge:
+		var c Challenge
+		n, err = c.Parse(b)
+	case CmdResponse:
+		var c Response
+		n, err = c.Parse(b)
 	default:
 		return id, 0, ErrUnknownCmd
 	}

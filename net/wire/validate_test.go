@@ -99,7 +99,10 @@ func TestValidate(t *testing.T) {
 		{"size 0xffff", dg([]byte{0xff, 0xff, 1}), ErrSize},
 		{"size past end after a valid command", dg(Ping{1}.Append(nil), []byte{3, 0, 9}), ErrSize},
 		{"unknown id 0", dg(raw(0)), ErrUnknownCmd},
-		{"unknown id 16", dg(raw(16, 1)), ErrUnknownCmd},
+		{"unknown id 18", dg(raw(18, 1)), ErrUnknownCmd},
+		{"CHALLENGE 15 bytes", dg(raw(16, make([]byte, 15)...)), ErrArgLen},
+		{"RESPONSE 31 bytes", dg(raw(17, make([]byte, 31)...)), ErrArgLen},
+		{"REL then CHALLENGE", dg(Rel{1}.Append(nil), Challenge{}.Append(nil)), ErrRel},
 		{"unknown id 255", dg(raw(255)), ErrUnknownCmd},
 
 		// argument lengths

@@ -388,12 +388,12 @@ func TestReaderStopsOnGarbage(t *testing.T) {
 func TestCmdID(t *testing.T) {
 	names := map[CmdID]string{1: "ENTITY", 2: "DEL_ENT", 3: "DEL_COMP", 4: "MUSIC", 5: "GAME_END",
 		6: "DEATH", 7: "HERE", 8: "GET_ENT", 9: "ACT_SHOOT", 10: "ACT_MOVE", 11: "PING",
-		12: "REL", 13: "INPUT", 14: "WELCOME", 15: "BYE", 0: "CMD_0", 16: "CMD_16", 255: "CMD_255"}
+		12: "REL", 13: "INPUT", 14: "WELCOME", 15: "BYE", 16: "CHALLENGE", 17: "RESPONSE", 0: "CMD_0", 18: "CMD_18", 255: "CMD_255"}
 	for id, n := range names {
 		if id.String() != n {
 			t.Errorf("CmdID(%d).String() = %q, want %q", id, id.String(), n)
 		}
-		if id.Known() != (id >= 1 && id <= 15) {
+		if id.Known() != (id >= 1 && id <= 17) {
 			t.Errorf("CmdID(%d).Known() = %v", id, id.Known())
 		}
 	}
@@ -489,5 +489,35 @@ func TestParseEmptyAndIterGarbage(t *testing.T) {
 	}
 	if _, _, ok := it.Next(); ok {
 		t.Fatal("iterator did not stop")
+	}
+}
+
+// The proof of the RESPONSE vector is HMAC-SHA256(key, token || nonce) cut to 16 bytes, and a
+// proof under another key, token or nonce does not check.
+func TestProver(t *testing.T) {
+	p := NewProver(testKey)
+	n := testNonce
+	if got := p.Proof(0x12345678, &n); got != testProof {
+		t.Fatalf("proof % x, want % x", got, testProof)
+	}
+	pr := testProof
+	if !p.Check(0x12345678, &n, &pr) {
+		t.Fatal("the vector's proof does not check")
+	}
+	if p.Check(0x12345679, &n, &pr) {
+		t.Error("proof checks for another token")
+	}
+	n2 := n
+	n2[15] ^= 1
+	if p.Check(0x12345678, &n2, &pr) {
+		t.Error("proof checks for another nonce")
+	}
+	k2 := testKey
+	k2[0] ^= 1
+	if NewProver(k2).Check(0x12345678, &n, &pr) {
+		t.Error("proof checks under another key")
+	}
+	if a := testing.AllocsPerRun(100, func() { p.Proof(1, &n) }); a != 0 {
+		t.Errorf("Proof: %v allocs, want 0", a)
 	}
 }

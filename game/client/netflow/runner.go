@@ -298,7 +298,7 @@ func (n *Runner) Exec(c scene.Cmd) {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvLobbyLost, Err: err}})
 				return
 			}
-			n.post(Reply{Ev: scene.Event{Kind: scene.EvGameStarting, Port: info.Port, Token: info.Token,
+			n.post(Reply{Ev: scene.Event{Kind: scene.EvGameStarting, Port: info.Port, Token: info.Token, Key: info.Key,
 				Stage: info.Stage.Name, StageHash: info.Stage.Hash}})
 		})
 	case scene.CmdLeave:
@@ -313,7 +313,7 @@ func (n *Runner) Exec(c scene.Cmd) {
 		if err != nil {
 			host = c.Addr
 		}
-		cfg := session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(c.Port)), UUID: n.id, Token: c.Token, NetSim: n.netsim}
+		cfg := session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(c.Port)), UUID: n.id, Token: c.Token, Key: c.Key, NetSim: n.netsim}
 		lc, stageName, stageHash := n.lobby, c.Stage, c.StageHash
 		n.goDo(func() {
 			ctx, cancel := context.WithTimeout(n.ctx, 10*time.Second)

@@ -78,7 +78,7 @@ func TestAutoFlowAgainstRealLobby(t *testing.T) {
 	if m.Code == "" || len(m.Code) != 5 {
 		t.Fatalf("lobby code %q", m.Code)
 	}
-	if _, port, _ := net.SplitHostPort(dialed.Addr); port != "4999" || dialed.Token == 0 || dialed.UUID == uuid.Nil || dialed.NetSim != "lat=10ms" {
+	if _, port, _ := net.SplitHostPort(dialed.Addr); port != "4999" || dialed.Token == 0 || dialed.Key == ([16]byte{}) || dialed.UUID == uuid.Nil || dialed.NetSim != "lat=10ms" {
 		t.Fatalf("session dialled with %+v", dialed)
 	}
 	if code, names := n.Members(); code != m.Code || len(names) != 1 || names[0] != "tester" {

@@ -73,7 +73,7 @@ const (
 	EvJoinFailed    // Err
 	EvStartFailed   // Err
 	EvStageFailed   // SET_STAGE refused: Err
-	EvGameStarting  // START push: Port, Token, Stage, StageHash
+	EvGameStarting  // START push: Port, Token, Key, Stage, StageHash
 	EvSessionReady  // UDP session got WELCOME
 	EvSessionFailed // Err
 	EvLobbyLost     // the TCP lobby connection failed: Err
@@ -97,7 +97,8 @@ type Event struct {
 	Code    string
 	Port    int
 	Token   uint32
-	Result  uint8 // 0 defeat, 1 victory, 2 aborted (GAME_END)
+	Key     [16]byte // session key of the START push (with Port and Token)
+	Result  uint8    // 0 defeat, 1 victory, 2 aborted (GAME_END)
 	Reason  string
 	Err     error
 	Lobbies []Lobby
@@ -144,6 +145,7 @@ type Cmd struct {
 	Code  string
 	Port  int
 	Token uint32
+	Key   [16]byte // session key (CmdDialSession)
 	// Stage names a stage: to create a lobby with (CmdJoin, Code ""; "" = the server's default),
 	// to set (CmdSetStage), or the stage of the game to join (CmdDialSession, with StageHash).
 	Stage, StageHash string
@@ -388,7 +390,7 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			m.Error = m.explain(ev.Err)
 		case EvGameStarting:
 			m.Busy, m.Error = "Joining game", ""
-			return []Cmd{{Kind: CmdDialSession, Port: ev.Port, Token: ev.Token, Addr: m.Addr, Stage: ev.Stage, StageHash: ev.StageHash}}
+			return []Cmd{{Kind: CmdDialSession, Port: ev.Port, Token: ev.Token, Key: ev.Key, Addr: m.Addr, Stage: ev.Stage, StageHash: ev.StageHash}}
 		case EvSessionReady:
 			m.inSession = true
 			m.Scene, m.Busy, m.Error = Playing, "", ""
