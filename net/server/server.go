@@ -46,6 +46,8 @@ type Config struct {
 	OnAdmin func(addr net.Addr)
 	// SilenceTimeout drops a silent player from a game (0 = 10 s).
 	SilenceTimeout time.Duration
+	// RejoinWindow keeps a lost player's slot for a rejoin (0 = instance.RejoinWindow, 60 s).
+	RejoinWindow time.Duration
 	Logger         *slog.Logger
 	// OnGameEnd, when set, is called with each instance after its game ended (tests).
 	OnGameEnd func(in *instance.Instance)
@@ -88,7 +90,7 @@ func Run(ctx context.Context, cfg Config) error {
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
 	mgr, err := instance.NewManager(instance.Config{
 		Host: cfg.UDPHost, Port: cfg.UDPPort, Stages: stages.Stage,
-		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, Logger: log,
+		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, RejoinWindow: cfg.RejoinWindow, Logger: log,
 		OnGameEnd: func(in *instance.Instance) {
 			reg.GameEnded(in)
 			if cfg.OnGameEnd != nil {
