@@ -55,10 +55,10 @@ type Game struct {
 	paused   bool
 	// userPaused: the game's only player paused it (PAUSE, docs/PROTOCOL.md §5.11; players.go).
 	userPaused bool
-	frame    uint32       // ticks (60 Hz), the snapshot cadence even while paused
-	events   []game.Event // reliable game events sent, in order (EventLog)
-	drops    Drops
-	dlog     dropLog
+	frame      uint32       // ticks (60 Hz), the snapshot cadence even while paused
+	events     []game.Event // reliable game events sent, in order (EventLog)
+	drops      Drops
+	dlog       dropLog
 
 	start    time.Duration // NewGame's now: challenge nonces count milliseconds from it
 	nonceMAC hash.Hash     // HMAC-SHA256 under this game's random secret: CHALLENGE nonces

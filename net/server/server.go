@@ -48,7 +48,7 @@ type Config struct {
 	SilenceTimeout time.Duration
 	// RejoinWindow keeps a lost player's slot for a rejoin (0 = instance.RejoinWindow, 60 s).
 	RejoinWindow time.Duration
-	Logger         *slog.Logger
+	Logger       *slog.Logger
 	// OnGameEnd, when set, is called with each instance after its game ended (tests).
 	OnGameEnd func(in *instance.Instance)
 	// Ready, when set, receives the bound lobby address once listening (tests use port 0).
