@@ -196,9 +196,9 @@ func (g *Game) requestPause(p *peer, paused bool) {
 	g.broadcastReliable(wire.Pause{Paused: v}.Append(g.scratch()))
 }
 
-// broadcastResults sends RESULTS: every slot's figures from the simulation (game.Sim.Stats).
+// broadcastResults sends RESULTS: every slot's figures from the simulation (game.Sim.Stats),
+// one command per slot (count 1: a reliable command fits transport.RelMaxCmd).
 func (g *Game) broadcastResults() {
-	var r wire.Results
 	for slot := 0; slot < game.MaxPlayers; slot++ {
 		used := false
 		for _, p := range g.peers {
@@ -218,10 +218,6 @@ func (g *Game) broadcastResults() {
 		case st.Lives == 0:
 			e.Flags = wire.ResultOut
 		}
-		r.Entries[r.Count] = e
-		r.Count++
-	}
-	if r.Count > 0 {
-		g.broadcastReliable(r.Append(g.scratch()))
+		g.broadcastReliable(wire.Results{Count: 1, Entries: [4]wire.ResultEntry{e}}.Append(g.scratch()))
 	}
 }

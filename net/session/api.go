@@ -49,7 +49,7 @@ type Event struct {
 	// Spectator: EventWelcome as a spectator (no ship; Slot is wire.SpectatorSlot).
 	Spectator bool
 	Paused    bool         // EventPause
-	Results   wire.Results // EventResults
+	Results   wire.Results // EventResults: every entry received so far, in slot order
 }
 
 // String is the event in the form the bots and tests log: "welcome:slot", "death:slot:lives",

@@ -50,7 +50,27 @@ func (c *Client) RequestPause(paused bool) {
 	_ = c.ep.SendReliable(wire.Pause{Paused: v}.Append(c.buf[:0]))
 }
 
-// Results returns the RESULTS the server sent before GAME_END (ok false if none came).
+// mergeResult puts e into r in slot order, replacing an entry of the same slot.
+func mergeResult(r wire.Results, e wire.ResultEntry) wire.Results {
+	i := 0
+	for i < int(r.Count) && r.Entries[i].Slot < e.Slot {
+		i++
+	}
+	if i < int(r.Count) && r.Entries[i].Slot == e.Slot {
+		r.Entries[i] = e
+		return r
+	}
+	if int(r.Count) == len(r.Entries) {
+		return r
+	}
+	copy(r.Entries[i+1:], r.Entries[i:r.Count])
+	r.Entries[i] = e
+	r.Count++
+	return r
+}
+
+// Results returns the RESULTS the server sent before GAME_END, merged by slot (the reference
+// server sends one command per player), ok false if none came.
 func (c *Client) Results() (wire.Results, bool) { return c.results, c.results.Count > 0 }
 
 // applyUX handles the commands of this file's features: WELCOME to a spectator, PAUSE and
@@ -70,8 +90,10 @@ func (c *Client) applyUX(id wire.CmdID, cmd []byte) bool {
 	case wire.CmdResults:
 		var cm wire.Results
 		if _, err := cm.Parse(cmd); err == nil {
-			c.results = cm
-			c.queue = append(c.queue, Event{Kind: EventResults, Results: cm})
+			for _, e := range cm.Entries[:cm.Count] {
+				c.results = mergeResult(c.results, e)
+			}
+			c.queue = append(c.queue, Event{Kind: EventResults, Results: c.results})
 		}
 		return true
 	case wire.CmdWelcome:
@@ -126,3 +148,7 @@ func (s *Session) Results() (wire.Results, bool) {
 	defer s.mu.Unlock()
 	return s.c.Results()
 }
+
+// Abandon ends the session as a crash would: no BYE (the server keeps the slot for a rejoin,
+// docs/PROTOCOL.md §5.12); tests and the bot's crash hook use it.
+func (s *Session) Abandon() { s.shutdown(false, "abandoned") }
