@@ -494,8 +494,12 @@ func TestPlayerLeavesMidGame(t *testing.T) {
 				t.Errorf("player who said BYE removed from the bot's view only %v later", seen)
 			}
 			t.Logf("%s: the bot saw the ship removed %v after the player vanished (SilenceTimeout %v)", tc.name, seen.Round(time.Millisecond), tc.silence)
-			if d := logs.find("player dropped", "name", "manual", "reason", why); len(d) != 1 {
-				t.Errorf("server log: %d 'player dropped name=manual reason=%s' records, want 1", len(d), why)
+			msg := "player dropped"
+			if tc.silent {
+				msg = "player lost; slot kept for a rejoin" // docs/PROTOCOL.md §5.12
+			}
+			if d := logs.find(msg, "name", "manual", "reason", why); len(d) != 1 {
+				t.Errorf("server log: %d '%s name=manual reason=%s' records, want 1", len(d), msg, why)
 			}
 			if d := logs.find("player dropped", "name", "bot1"); len(d) != 0 {
 				t.Errorf("the remaining bot was dropped too: %v", d)
