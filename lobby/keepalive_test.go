@@ -9,15 +9,15 @@ import (
 // Client's keep-alive sends GET_LOBBIES in time.
 func TestClientKeepAliveOutlastsIdleTimeout(t *testing.T) {
 	old := KeepAlive
-	KeepAlive = 60 * time.Millisecond
+	KeepAlive = 100 * time.Millisecond // 6 keep-alives per idle timeout: robust on a loaded machine
 	defer func() { KeepAlive = old }()
-	srv, addr := startServer(t, ServerConfig{IdleTimeout: 200 * time.Millisecond, Starter: newFakeStarter()})
+	srv, addr := startServer(t, ServerConfig{IdleTimeout: 600 * time.Millisecond, Starter: newFakeStarter()})
 	c, _ := dialClient(t, addr, "waiter")
 	code, err := c.Join("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(700 * time.Millisecond) // 3.5 idle timeouts
+	time.Sleep(2100 * time.Millisecond) // 3.5 idle timeouts
 	ls, err := c.Lobbies()
 	if err != nil {
 		t.Fatalf("connection closed while waiting in the lobby: %v", err)

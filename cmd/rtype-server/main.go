@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/server"
 )
 
@@ -79,6 +80,7 @@ func main() {
 	flag.DurationVar(&cfg.IdleTimeout, "idle-timeout", envDuration("RTYPE_IDLE_TIMEOUT", lobby.DefaultIdleTimeout), "close lobby connections without a valid command for this long, except in game (env RTYPE_IDLE_TIMEOUT)")
 	flag.StringVar(&cfg.AdminAddr, "admin", env("RTYPE_ADMIN", ""), "serve Prometheus /metrics, /debug/pprof/ and POST /broadcast over HTTP on this address, e.g. 127.0.0.1:9090; empty = off. No authentication: keep it on loopback or a private network (env RTYPE_ADMIN)")
 	flag.StringVar(&cfg.Stage, "stage", env("RTYPE_STAGE", "stage1"), "default stage of new lobbies: an embedded stage (stage1, short, ...) or a path to a stage JSON file, which is then offered too; lobbies may choose any offered stage (env RTYPE_STAGE)")
+	flag.IntVar(&cfg.UDPRate, "udp-rate", envInt("RTYPE_UDP_RATE", instance.DefaultRateLimit), "datagrams per second each source address (IP and port) may send to the game port, in bursts of twice as many; the excess is dropped; negative = no limit (env RTYPE_UDP_RATE)")
 	flag.StringVar(&cfg.NetSim, "netsim", env("RTYPE_NETSIM", ""), `simulate a bad network on game sockets, e.g. "lat=75ms,jitter=10ms,loss=5%,dup=1%" (env RTYPE_NETSIM)`)
 	flag.StringVar(&logFormat, "log-format", env("RTYPE_LOG_FORMAT", "text"), "log format: text or json (env RTYPE_LOG_FORMAT)")
 	flag.StringVar(&logLevel, "log-level", env("RTYPE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env RTYPE_LOG_LEVEL)")

@@ -243,8 +243,9 @@ func (g *Game) Tick(now time.Duration) {
 	g.sendAll()
 }
 
-// stepHook, when set (tests only, before any game starts), runs at the start of every step.
-var stepHook func(g *Game)
+// stepHook, when set (tests only, before any game starts), runs at the start of every step;
+// receiveHook at the start of every ReceiveOpened.
+var stepHook, receiveHook func(g *Game)
 
 // step runs one tick: inputs, simulation, events, timeouts.
 func (g *Game) step() {
@@ -461,6 +462,9 @@ func (g *Game) Receive(now time.Duration, from netip.AddrPort, b []byte) {
 // routes by the header's token).
 func (g *Game) ReceiveOpened(now time.Duration, from netip.AddrPort, b []byte, h *wire.Header, r wire.Reader) {
 	g.now = now
+	if receiveHook != nil {
+		receiveHook(g)
+	}
 	var p *peer
 	for _, q := range g.peers {
 		if q.member.Token == h.Token {

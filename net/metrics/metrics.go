@@ -65,7 +65,7 @@ var (
 	descDatagrams   = desc("rtype_udp_datagrams_total", "UDP datagrams of games, by direction (in, out).", "direction")
 	descBytes       = desc("rtype_udp_bytes_total", "UDP bytes of games, by direction (in, out).", "direction")
 	descResends     = desc("rtype_reliable_resends_total", "Reliable commands sent again (docs/PROTOCOL.md §5.1).")
-	descDropped     = desc("rtype_udp_dropped_total", "Datagrams dropped, by reason (instance.DropReasons).", "reason")
+	descDropped     = desc("rtype_udp_dropped_total", "Datagrams dropped, by reason (instance.DropReasons: the wire's validation reasons, then unknown_token, ended, rate, address, response, gone, panic).", "reason")
 	descPlayersGone = desc("rtype_game_players_dropped_total", "Players dropped from a game before its end (left, silent, never said HERE).")
 	descLateness    = desc("rtype_tick_lateness_seconds", "How late the 60 Hz tick schedule fires (time past each tick's due moment).")
 	descOverruns    = desc("rtype_tick_overruns_total", "Ticks a game skipped because it fell more than 5 ticks behind.")
@@ -185,7 +185,7 @@ func (c *gameCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(descBytes, t.bytesOut, "out")
 	counter(descResends, t.resends)
 	counter(descPlayersGone, t.gone)
-	drops := c.mgr.Drops() // the runtime's, the live games' and the ended games'
+	drops := c.mgr.Drops() // the runtime's and every game's, ended ones included
 	for i, name := range instance.DropReasons {
 		counter(descDropped, drops[i], name)
 	}

@@ -46,6 +46,10 @@ type Config struct {
 	OnAdmin func(addr net.Addr)
 	// SilenceTimeout drops a silent player from a game (0 = 10 s).
 	SilenceTimeout time.Duration
+	// UDPRate is how many datagrams per second each source address may send to the game port
+	// (bursts of twice as many); the excess is dropped (0 = instance.DefaultRateLimit, 240;
+	// negative = no limit).
+	UDPRate int
 	// RejoinWindow keeps a lost player's slot for a rejoin (0 = instance.RejoinWindow, 60 s).
 	RejoinWindow time.Duration
 	Logger       *slog.Logger
@@ -90,7 +94,7 @@ func Run(ctx context.Context, cfg Config) error {
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
 	mgr, err := instance.NewManager(instance.Config{
 		Host: cfg.UDPHost, Port: cfg.UDPPort, Stages: stages.Stage,
-		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, RejoinWindow: cfg.RejoinWindow, Logger: log,
+		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, RateLimit: cfg.UDPRate, RejoinWindow: cfg.RejoinWindow, Logger: log,
 		OnGameEnd: func(in *instance.Instance) {
 			reg.GameEnded(in)
 			if cfg.OnGameEnd != nil {

@@ -1,0 +1,295 @@
+package instance
+
+import (
+	"context"
+	"log/slog"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/transport"
+	"github.com/rtype/rtype/net/wire"
+)
+
+func hereDatagram(m lobby.Member) []byte {
+	b := wire.Header{Token: m.Token, Seq: 1}.Append(nil)
+	b = wire.Here{UUID: m.UUID}.Append(b)
+	return wire.Ping{Nonce: 1}.Append(b)
+}
+
+// A panic while a game handles a datagram ends that game as aborted (GAME_END), counted under
+// "panic"; the runtime goes on serving the other games: their ticks go on and a HERE to one of
+// them is answered.
+func TestDatagramPanicEndsOnlyThatGame(t *testing.T) {
+	stage, err := game.LoadStage("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	receiveHook = func(g *Game) {
+		if g.cfg.Code == "BOOM" {
+			panic("injected fault in datagram handling")
+		}
+	}
+	defer func() { receiveHook = nil }()
+	m, err := NewManager(Config{Host: "127.0.0.1", Stage: stage, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Shutdown(context.Background())
+	bm, fm := members(2), members(2)
+	for i := range fm {
+		fm[i].Token += 100
+	}
+	bad, err := m.StartGame("BOOM", "", bm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := m.StartGame("FINE", "", fm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock, err := transport.ListenUDP("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+	srv := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(m.Port()))
+	if _, err := sock.WriteTo(hereDatagram(bm[0]), srv); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-bad.Done():
+	case <-time.After(15 * time.Second):
+		t.Fatal("the game that panicked on a datagram did not end")
+	}
+	if r := bad.Result(); r != uint8(game.ResultAborted) {
+		t.Errorf("result %d, want aborted (2)", r)
+	}
+	if d := m.Drops(); d[DropPanic] != 1 {
+		t.Errorf("drops[panic] = %d, want 1", d[DropPanic])
+	}
+	gi := good.(*Instance)
+	var t1, t2 uint32
+	gi.View(func(s *game.Sim) { t1 = uint32(s.Tick()) })
+	if _, err := sock.WriteTo(hereDatagram(fm[0]), srv); err != nil {
+		t.Fatal(err)
+	}
+	_ = sock.SetReadDeadline(time.Now().Add(5 * time.Second))
+	var buf [2048]byte
+	welcomed := false
+	for !welcomed {
+		n, _, err := sock.ReadFrom(buf[:])
+		if err != nil {
+			t.Fatalf("no WELCOME from the other game: %v", err)
+		}
+		var h wire.Header
+		r, err := wire.Open(buf[:n], &h)
+		for err == nil && r.Next() {
+			welcomed = welcomed || (h.Token == fm[0].Token && r.ID() == wire.CmdWelcome)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	gi.View(func(s *game.Sim) { t2 = uint32(s.Tick()) })
+	if t2 <= t1 {
+		t.Errorf("the other game stopped ticking: tick %d then %d", t1, t2)
+	}
+	select {
+	case <-good.Done():
+		t.Fatal("the other game ended too")
+	default:
+	}
+}
+
+// StartGame racing Shutdown, 500 times: once Shutdown has returned nothing is running, a game
+// that did start has ended (Done), and StartGame after it fails (goleak checks the goroutines).
+func TestStartShutdownRace(t *testing.T) {
+	stage, err := game.LoadStage("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 500
+	if testing.Short() {
+		n = 50
+	}
+	started := 0
+	for i := range n {
+		m, err := NewManager(Config{Host: "127.0.0.1", Stage: stage, Workers: 1, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		var g lobby.Game
+		var startErr error
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g, startErr = m.StartGame("RACE", "", members(2))
+		}()
+		time.Sleep(time.Duration(i%25) * 100 * time.Microsecond) // 0 to 2.4 ms: every interleaving
+		if err := m.Shutdown(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if r := m.Running(); r != 0 {
+			t.Fatalf("race %d: %d instances running after Shutdown returned", i, r)
+		}
+		wg.Wait()
+		if r := m.Running(); r != 0 {
+			t.Fatalf("race %d: %d instances running after Shutdown and StartGame returned", i, r)
+		}
+		if startErr == nil {
+			started++
+			select {
+			case <-g.Done():
+			default:
+				t.Fatalf("race %d: a game started before Shutdown is not done after it", i)
+			}
+		} else if startErr != ErrShutdown {
+			t.Fatalf("race %d: StartGame: %v", i, startErr)
+		}
+		if _, err := m.StartGame("LATE", "", members(1)); err != ErrShutdown {
+			t.Fatalf("race %d: StartGame after Shutdown = %v, want ErrShutdown", i, err)
+		}
+	}
+	t.Logf("%d of %d games started before Shutdown", started, n)
+}
+
+// The rate limiter (docs/PROTOCOL.md §6 rule 7): a source gets its burst, then its rate; other
+// sources keep theirs; no allocation; fixed memory whatever the number of sources.
+func TestRateLimiter(t *testing.T) {
+	l := NewRateLimiter(240, 480)
+	a := netip.MustParseAddrPort("192.0.2.1:4000")
+	b := netip.MustParseAddrPort("192.0.2.1:4001")
+	count := func(now time.Duration, src netip.AddrPort, n int) (ok int) {
+		for range n {
+			if l.Allow(now, src) {
+				ok++
+			}
+		}
+		return ok
+	}
+	now := time.Second
+	if ok := count(now, a, 1000); ok != 480 {
+		t.Errorf("burst: %d of 1000 allowed, want 480", ok)
+	}
+	if ok := count(now, b, 100); ok != 100 {
+		t.Errorf("another port of the same host: %d of 100 allowed, want 100", ok)
+	}
+	now += time.Second
+	if ok := count(now, a, 1000); ok != 240 {
+		t.Errorf("after 1 s: %d allowed, want 240", ok)
+	}
+	// a steady 60 Hz client is never limited
+	c := netip.MustParseAddrPort("[2001:db8::1]:5000")
+	for i := range 600 {
+		if !l.Allow(now+time.Duration(i)*time.Second/60, c) {
+			t.Fatalf("a 60 Hz client limited at datagram %d", i)
+		}
+	}
+	// a spoofed-source flood: memory stays the fixed table
+	for i := range 100000 {
+		l.Allow(now, netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), 1))
+	}
+	if len(l.tat) != RateBuckets {
+		t.Errorf("table grew to %d", len(l.tat))
+	}
+	if n := testing.AllocsPerRun(1000, func() { l.Allow(now, a) }); n != 0 {
+		t.Errorf("Allow: %v allocs, want 0", n)
+	}
+}
+
+// The runtime drops what a source sends over its rate, counted under "rate", before validating it.
+func TestManagerRateLimit(t *testing.T) {
+	m, err := NewManager(Config{Host: "127.0.0.1", Logger: slog.New(slog.DiscardHandler), RateLimit: 240, RateBurst: 480})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Shutdown(context.Background())
+	from := netip.MustParseAddrPort("192.0.2.7:9999")
+	junk := []byte("not a datagram of ours, but long enough")
+	for range 1000 {
+		m.route(junk, from)
+	}
+	d := m.Drops()
+	// the loop takes well under 50 ms: at most a dozen datagrams of refill
+	if d[DropRate] < 1000-480-12 || d[DropRate] > 1000-480 || d[DropRate]+d[wire.ReasonIndex(wire.ErrMagic)] != 1000 {
+		t.Errorf("drops: rate %d, magic %d; want about 520 and the rest", d[DropRate], d[wire.ReasonIndex(wire.ErrMagic)])
+	}
+}
+
+// A player who leaves the lobby mid-game (LEAVE) gets BYE reason 0 (left); one whose lobby
+// connection closed, BYE reason 3 (kicked).
+func TestDropSaysBye(t *testing.T) {
+	ms := members(3)
+	g := newTestGame(t, ms)
+	for i, m := range ms {
+		g.Receive(0, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(5000+i)), hereDatagram(m))
+	}
+	for _, tc := range []struct {
+		slot   int
+		left   bool
+		reason uint8
+	}{{0, true, wire.ByeLeft}, {1, false, wire.ByeKicked}} {
+		g.out.Reset()
+		g.Drop(TickPeriod, ms[tc.slot].UUID, tc.left)
+		var got []uint8
+		for i := 0; i < g.out.Len(); i++ {
+			b, to := g.out.At(i)
+			var h wire.Header
+			r, err := wire.Open(b, &h)
+			for err == nil && r.Next() {
+				if r.ID() == wire.CmdBye && to == g.peers[tc.slot].addr {
+					var c wire.Bye
+					_, _ = c.Parse(r.Cmd())
+					got = append(got, c.Reason)
+				}
+			}
+		}
+		if len(got) != 1 || got[0] != tc.reason {
+			t.Errorf("Drop(left=%v): BYE reasons %v, want [%d]", tc.left, got, tc.reason)
+		}
+	}
+}
+
+// A datagram of a player's token from an unbound address costs no allocation either: it is
+// counted and answered with a CHALLENGE; and so does a RESPONSE that moves the session.
+func TestChallengePathAllocatesNothing(t *testing.T) {
+	ms := members(1)
+	g := newTestGame(t, ms)
+	home := netip.MustParseAddrPort("127.0.0.1:5000")
+	g.Receive(0, home, hereDatagram(ms[0]))
+	other := netip.MustParseAddrPort("127.0.0.1:5001")
+	dg := hereDatagram(ms[0])
+	for range 10 {
+		g.Receive(0, other, dg)
+	}
+	g.out.Reset()
+	if n := testing.AllocsPerRun(200, func() { g.Receive(0, other, dg); g.out.Reset() }); n != 0 {
+		t.Errorf("challenge: %v allocs per datagram, want 0", n)
+	}
+	if d := g.Drops(); d[DropAddress] < 200 {
+		t.Errorf("drops[address] = %d, want >= 200", d[DropAddress])
+	}
+	// answer the last CHALLENGE as the client does, from the new address
+	g.Receive(0, other, dg)
+	b, to := g.out.At(0)
+	var h wire.Header
+	r, err := wire.Open(b, &h)
+	if err != nil || !r.Next() || r.ID() != wire.CmdChallenge || to != other || len(b) > AmplificationLimit*len(dg) {
+		t.Fatalf("answer % x to %v, want a CHALLENGE to %v of at most 3x %d bytes", b, to, other, len(dg))
+	}
+	var c wire.Challenge
+	_, _ = c.Parse(r.Cmd())
+	pr := wire.NewProver(ms[0].Key)
+	resp := wire.Header{Token: ms[0].Token, Seq: 2}.Append(nil)
+	resp = wire.Response{Nonce: c.Nonce, Proof: pr.Proof(ms[0].Token, &c.Nonce)}.Append(resp)
+	g.out.Reset()
+	if n := testing.AllocsPerRun(1, func() { g.Receive(time.Millisecond, other, resp) }); n != 0 {
+		t.Errorf("move: %v allocs, want 0", n)
+	}
+	if g.peers[0].addr != other || g.peers[0].moves != 1 {
+		t.Errorf("session at %v after %d moves, want %v", g.peers[0].addr, g.peers[0].moves, other)
+	}
+}
