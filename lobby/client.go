@@ -112,6 +112,12 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	return NewClient(nc), nil
+}
+
+// NewClient runs the lobby protocol over an open connection (a load generator dials from a
+// chosen source address); Close closes nc.
+func NewClient(nc net.Conn) *Client {
 	c := &Client{
 		nc:     nc,
 		respCh: make(chan Response, 1),
@@ -121,7 +127,7 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 	c.kaDone = make(chan struct{})
 	go c.readLoop()
 	go c.keepAlive()
-	return c, nil
+	return c
 }
 
 // Authenticate sends `AUTHENTICATE ;<name>` and returns the user UUID the
