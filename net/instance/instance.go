@@ -113,7 +113,7 @@ type Manager struct {
 	routes  map[uint32][]*Instance // token → games (tokens are unique per game, rarely across games)
 	retired []retired              // ended games whose tokens are still routed (guarded by mu)
 
-	ticks   atomic.Uint64 // ticks issued by the schedule
+	ticks   atomic.Uint64      // ticks issued by the schedule
 	slots   [Slots][]*Instance // the live games by slot (guarded by mu)
 	work    chan job
 	quit    chan struct{}

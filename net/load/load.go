@@ -82,19 +82,19 @@ type Report struct {
 	Window   float64 `json:"window_s"`
 	Floor    bool    `json:"floor,omitempty"`
 
-	UpDatagramsPerSec   float64 `json:"up_datagrams_per_s"`
-	UpBytesPerSec       float64 `json:"up_bytes_per_s"`
-	DownDatagramsPerSec float64 `json:"down_datagrams_per_s"`
-	DownBytesPerSec     float64 `json:"down_bytes_per_s"`
-	RTTP50              float64 `json:"rtt_p50_ms"`
-	RTTP99              float64 `json:"rtt_p99_ms"`
-	RTTMax              float64 `json:"rtt_max_ms"`
-	SnapshotsPerSec     float64 `json:"snapshots_per_s"`     // per client, mean
-	SnapshotsPerSecMin  float64 `json:"snapshots_per_s_min"` // the slowest client
-	ServerCPU           float64 `json:"server_cpu_s,omitempty"`
-	ServerCPUPerGameSec float64 `json:"server_cpu_ms_per_game_s,omitempty"` // server CPU ms per game per second
-	ServerCorePerGame   float64 `json:"server_core_pct_per_game,omitempty"`
-	LoadCPU             float64 `json:"load_cpu_s,omitempty"`
+	UpDatagramsPerSec   float64  `json:"up_datagrams_per_s"`
+	UpBytesPerSec       float64  `json:"up_bytes_per_s"`
+	DownDatagramsPerSec float64  `json:"down_datagrams_per_s"`
+	DownBytesPerSec     float64  `json:"down_bytes_per_s"`
+	RTTP50              float64  `json:"rtt_p50_ms"`
+	RTTP99              float64  `json:"rtt_p99_ms"`
+	RTTMax              float64  `json:"rtt_max_ms"`
+	SnapshotsPerSec     float64  `json:"snapshots_per_s"`     // per client, mean
+	SnapshotsPerSecMin  float64  `json:"snapshots_per_s_min"` // the slowest client
+	ServerCPU           float64  `json:"server_cpu_s,omitempty"`
+	ServerCPUPerGameSec float64  `json:"server_cpu_ms_per_game_s,omitempty"` // server CPU ms per game per second
+	ServerCorePerGame   float64  `json:"server_core_pct_per_game,omitempty"`
+	LoadCPU             float64  `json:"load_cpu_s,omitempty"`
 	Errors              []string `json:"errors,omitempty"` // the first few abnormal endings
 }
 
@@ -198,7 +198,10 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 		g.bw = g.bc.NewWriter()
 		r.groups = append(r.groups, g)
 		readers.Add(1)
-		go func() { defer readers.Done(); g.bc.ReadLoop(r.quit, func(b []byte, _ netip.AddrPort) { r.receive(g, b) }) }()
+		go func() {
+			defer readers.Done()
+			g.bc.ReadLoop(r.quit, func(b []byte, _ netip.AddrPort) { r.receive(g, b) })
+		}()
 	}
 	for gi := range cfg.Games {
 		lg := &lgame{g: r.groups[gi%len(r.groups)]}

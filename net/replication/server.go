@@ -213,9 +213,9 @@ func (t *Tracker) Stores() []ecs.AnyStore { return t.stores }
 
 // Writer is the replication state of one client.
 type Writer struct {
-	t      *Tracker
-	recs   []entityRec
-	seqs   [256]seqRec
+	t    *Tracker
+	recs []entityRec
+	seqs [256]seqRec
 	// ring holds the entries of the datagrams in seqs, at position p mod len(ring) (positions
 	// count every entry ever recorded, head is the next); it grows when it would overwrite those
 	// of a datagram still waiting for its ack, so it stays as small as what is in flight.
