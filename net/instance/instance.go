@@ -414,19 +414,46 @@ func (m *Manager) schedule() {
 	}
 }
 
-// worker steps games handed to it by the schedule.
+// worker steps games handed to it by the schedule. What the games send is gathered and sent in
+// batches of up to transport.BatchSize datagrams, across games: a batch goes out when it is full
+// or when no game is waiting.
 func (m *Manager) worker() {
+	var out transport.Outbox
+	var bw *transport.BatchWriter
+	if m.batch != nil {
+		bw = m.batch.NewWriter()
+	}
+	flush := func() {
+		if bw != nil {
+			bw.Flush(&out)
+		} else {
+			out.Flush(func(b []byte, to netip.AddrPort) { _, _ = m.sock.WriteTo(b, to) })
+		}
+	}
 	for {
-		select {
-		case <-m.quit:
-			return
-		case j := <-m.work:
-			m.late.add(time.Since(j.due))
-			finished := j.in.run(j.sched)
-			j.in.busy.Store(false)
-			if finished {
-				m.finish(j.in)
+		var j job
+		if out.Len() > 0 {
+			select {
+			case j = <-m.work:
+			default:
+				flush()
 			}
+		}
+		if j.in == nil {
+			select {
+			case <-m.quit:
+				return
+			case j = <-m.work:
+			}
+		}
+		m.late.add(time.Since(j.due))
+		finished := j.in.run(j.sched, &out)
+		j.in.busy.Store(false)
+		if out.Len() >= transport.BatchSize {
+			flush()
+		}
+		if finished {
+			m.finish(j.in)
 		}
 	}
 }
@@ -592,10 +619,10 @@ func (in *Instance) flush() {
 
 func (in *Instance) send(b []byte, to netip.AddrPort) { _, _ = in.m.sock.WriteTo(b, to) }
 
-// run runs the ticks due up to the schedule tick sched (at most MaxCatchUp, then it skips ahead)
-// and reports whether the ended game may close. A panic in the simulation ends the game as
-// aborted; after 3 more it is closed.
-func (in *Instance) run(sched uint64) (finished bool) {
+// run runs the ticks due up to the schedule tick sched (at most MaxCatchUp, then it skips ahead),
+// leaves what they send in out, and reports whether the ended game may close. A panic in the
+// simulation ends the game as aborted; after 3 more it is closed.
+func (in *Instance) run(sched uint64, out *transport.Outbox) (finished bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.ended {
@@ -620,7 +647,7 @@ func (in *Instance) run(sched uint64) (finished bool) {
 		}
 		in.g.Tick(in.m.now())
 		in.ticks++
-		in.flush()
+		out.Append(&in.g.out)
 	}
 	return in.g.Finished(in.m.now())
 }

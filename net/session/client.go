@@ -97,6 +97,7 @@ type Client struct {
 	selfTick  uint32 // server tick of the newest self Position applied
 	selfDirty bool
 	corrN     uint64
+	ticks     uint64 // Ticks run since WELCOME (InputEvery)
 	corrSum   float64
 	pingAt    time.Duration
 	curTick   uint32 // header tick of the datagram being applied
@@ -113,6 +114,10 @@ type ClientConfig struct {
 	Server netip.AddrPort // the game's UDP address (the Outbox destination)
 	UUID   uuid.UUID      // from AUTHENTICATE
 	Token  uint32         // from the lobby START push (docs/PROTOCOL.md §2)
+	// InputEvery sends INPUT every n-th tick (0 or 1: every tick; 2: 30 Hz, each datagram
+	// carrying the two ticks since the last); a change of buttons still goes out at once. The
+	// measurement behind keeping 60 Hz is in docs/BENCHMARKS.md ("Upstream cadence").
+	InputEvery int
 }
 
 type rateWindow struct {
@@ -291,7 +296,10 @@ func (c *Client) Tick(now time.Duration) {
 		return
 	}
 	c.stepInput(now, false)
-	c.sendInputs(now)
+	c.ticks++
+	if c.cfg.InputEvery <= 1 || c.ticks%uint64(c.cfg.InputEvery) == 0 {
+		c.sendInputs(now)
+	}
 	c.updateRates(now)
 }
 
@@ -443,7 +451,7 @@ func (c *Client) stepInput(now time.Duration, eager bool) bool {
 	if !c.haveTick {
 		return false
 	}
-	target := uint32(c.estServerTick(now)+c.ep.RTT().Seconds()*game.TickRate) + 2
+	target := uint32(c.estServerTick(now)+c.ep.RTT().Seconds()*game.TickRate) + 1 + uint32(max(c.cfg.InputEvery, 1))
 	next := c.inTick + 1
 	if c.inTick == 0 || int32(target-next) > 6 {
 		next = target // start, or far behind (RTT grew): re-aim (the ticks between get b too)

@@ -34,7 +34,9 @@ type Config struct {
 	// Autopilot drives every ship with game.Autopilot, as net/bot does; otherwise the test sets
 	// the buttons with Client.SetInput.
 	Autopilot bool
-	Logger    *slog.Logger
+	// InputEvery is session.ClientConfig.InputEvery of every client (0: every tick).
+	InputEvery int
+	Logger     *slog.Logger
 }
 
 // Game is a virtual game. Its fields may be read (and the cores called) between steps.
@@ -88,7 +90,7 @@ func New(cfg Config) (*Game, error) {
 	})
 	for i := range members {
 		addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 1, byte(i + 1)}), 50000)
-		c := session.NewClient(session.ClientConfig{Server: g.ServerAddr, UUID: members[i].UUID, Token: members[i].Token}, 0)
+		c := session.NewClient(session.ClientConfig{Server: g.ServerAddr, UUID: members[i].UUID, Token: members[i].Token, InputEvery: cfg.InputEvery}, 0)
 		g.Clients = append(g.Clients, c)
 		g.ClientAddr = append(g.ClientAddr, addr)
 		g.Events = append(g.Events, nil)
