@@ -26,7 +26,7 @@
 //  10. cleanup: off-screen bullets, enemies and power-ups are destroyed
 //  11. end: victory (boss destroyed) / defeat (no lives left) / aborted (no ship) -> EventGameEnd
 //
-// Systems are plain method calls (no ecs.Scheduler): entities are created
+// Systems are plain method calls (no scheduler type): entities are created
 // and destroyed only between query iterations, as the ecs contract asks.
 //
 // # Determinism
