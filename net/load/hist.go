@@ -40,6 +40,9 @@ func (h *histogram) quantile(q float64) time.Duration {
 	for i, n := range h.b {
 		c += n
 		if c > want {
+			if i == histBuckets-1 {
+				return h.max // beyond the histogram's range
+			}
 			return min(time.Duration(i+1)*histBucket, h.max)
 		}
 	}
