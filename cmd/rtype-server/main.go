@@ -47,7 +47,7 @@ func main() {
 	flag.StringVar(&cfg.NetSim, "netsim", env("RTYPE_NETSIM", ""), `simulate a bad network on game sockets, e.g. "lat=75ms,jitter=10ms,loss=5%,dup=1%" (env RTYPE_NETSIM)`)
 	flag.StringVar(&logFormat, "log-format", env("RTYPE_LOG_FORMAT", "text"), "log format: text or json (env RTYPE_LOG_FORMAT)")
 	flag.StringVar(&logLevel, "log-level", env("RTYPE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env RTYPE_LOG_LEVEL)")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (capacity measurements)")
+	cpuProfile := flag.String("cpuprofile", env("RTYPE_CPUPROFILE", ""), "write a CPU profile of the whole run to this file, for capacity measurements (env RTYPE_CPUPROFILE)")
 	flag.Parse()
 
 	var level slog.Level
