@@ -81,7 +81,7 @@ func TestFloor(t *testing.T) {
 	if dg := rep.DownDatagramsPerSec / 4; dg < 25 || dg > 35 {
 		t.Errorf("%.1f datagrams down per client per second, want 30", dg)
 	}
-	if sz := rep.DownBytesPerSec / rep.DownDatagramsPerSec; sz != 100 {
+	if sz := rep.DownBytesPerSec / rep.DownDatagramsPerSec; sz < 99.99 || sz > 100.01 {
 		t.Errorf("down datagrams of %.1f bytes, want 100", sz)
 	}
 }
