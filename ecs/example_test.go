@@ -33,11 +33,11 @@ func (PositionCodec) Parse(b []byte, v *Position) error {
 	return nil
 }
 
+// moveSystem is a system as the game writes them: a method over a query built once.
 type moveSystem struct {
 	q *ecs.Query2[Position, Velocity]
 }
 
-func (moveSystem) Name() string { return "move" }
 func (m moveSystem) Update(w *ecs.World) {
 	for it := m.q.Iter(); it.Next(); {
 		p, v := it.Get()
@@ -55,11 +55,10 @@ func Example() {
 	pos.Set(ship, Position{100, 540})
 	vel.Set(ship, Velocity{4, 0})
 
-	var sched ecs.Scheduler
-	sched.Add(moveSystem{q: ecs.NewQuery2[Position, Velocity](w)})
+	move := moveSystem{q: ecs.NewQuery2[Position, Velocity](w)}
 	for range 3 {
 		w.Advance()
-		sched.Run(w)
+		move.Update(w)
 	}
 	fmt.Println("position:", *pos.Get(ship), "signature:", w.Signature(ship))
 

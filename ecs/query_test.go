@@ -271,43 +271,6 @@ func TestQueryNoPanicOnForbiddenMutation(t *testing.T) {
 	}
 }
 
-type recSystem struct {
-	name string
-	log  *[]string
-}
-
-func (r recSystem) Name() string { return r.name }
-func (r recSystem) Update(w *World) {
-	*r.log = append(*r.log, r.name)
-	w.Create()
-}
-
-func TestScheduler(t *testing.T) {
-	var log []string
-	var sch Scheduler
-	for _, n := range []string{"input", "move", "collide"} {
-		sch.Add(recSystem{n, &log})
-	}
-	w := NewWorld()
-	sch.Run(w)
-	sch.Run(w)
-	if want := []string{"input", "move", "collide", "input", "move", "collide"}; !slices.Equal(log, want) {
-		t.Fatalf("run order %v, want %v", log, want)
-	}
-	if w.Len() != 6 || w.Tick() != 0 {
-		t.Fatalf("systems did not run on w or Run advanced the tick: len %d tick %d", w.Len(), w.Tick())
-	}
-	if len(sch.Systems()) != 3 || sch.Systems()[1].Name() != "move" {
-		t.Fatal("Systems()")
-	}
-	defer func() {
-		if recover() == nil {
-			t.Fatal("Add(nil) did not panic")
-		}
-	}()
-	sch.Add(nil)
-}
-
 func TestIteratorOutsideSteps(t *testing.T) {
 	w, s := newTestWorld()
 	for range 3 {

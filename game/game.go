@@ -47,7 +47,7 @@
 // "B" gives a Bit (up to two: above, then below the ship; they block bullets and hurt what they
 // touch), "S" a speed-up (up to MaxSpeed), "M" homing missiles (two in flight at most).
 //
-// Systems are plain method calls (no ecs.Scheduler): entities are created
+// Systems are plain method calls (no scheduler type): entities are created
 // and destroyed only between query iterations, as the ecs contract asks.
 //
 // # Determinism

@@ -143,11 +143,12 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newClient(nc), nil
+	return NewClient(nc), nil
 }
 
-// newClient runs the lobby protocol on an open connection.
-func newClient(nc net.Conn) *Client {
+// NewClient runs the lobby protocol over an open connection (a load generator dials from a
+// chosen source address); Close closes nc.
+func NewClient(nc net.Conn) *Client {
 	c := &Client{
 		nc:     nc,
 		respCh: make(chan Response, 1),

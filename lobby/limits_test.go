@@ -104,7 +104,7 @@ func dialFrom(t *testing.T, from, addr, name string) *Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newClient(nc)
+	c := NewClient(nc)
 	t.Cleanup(func() { c.Close() })
 	if name != "" {
 		if _, err := c.Authenticate(name); err != nil {

@@ -26,8 +26,8 @@ import (
 )
 
 // MaxPlayers is the largest number of members of one lobby (decision,
-// docs/PROTOCOL.md §2.4.3; equals game.MaxPlayers).
-const MaxPlayers = 4
+// docs/PROTOCOL.md §2.4.3): the game's player count, declared once in game.
+const MaxPlayers = game.MaxPlayers
 
 // Defaults applied by NewServer to zero ServerConfig fields.
 const (

@@ -101,6 +101,8 @@ type peer struct {
 	nonceAt           uint32
 	challenges, moves uint64 // CHALLENGEs sent for this player, and moves to a new address
 	challengeBytes    uint64 // bytes of those CHALLENGEs
+	congested         bool   // its link loses datagrams: snapshots at CongestedSnapshotEvery
+	lossAt            uint32 // frame congested was last updated
 	// backlog holds the reliable commands (framed, back to back) for a peer not bound yet: its
 	// reliable channel starts with WELCOME, then these (docs/PROTOCOL.md §5.5).
 	backlog []byte
@@ -111,6 +113,10 @@ type peer struct {
 	away   bool
 	awayAt time.Duration
 }
+
+// lossEvery is how often (ticks) a client's loss is looked at again to choose its snapshot rate
+// (Endpoint.LossOut reads the last 256 datagrams: 4 times a second is enough).
+const lossEvery = 15
 
 // maxBacklog bounds the reliable commands kept for a peer that has not said HERE yet (it is
 // dropped HereTimeout after the start anyway).
@@ -414,8 +420,11 @@ func (g *Game) sendAll() {
 		if p.gone || !p.bound {
 			continue
 		}
+		if tick-p.lossAt >= lossEvery || p.lossAt == 0 {
+			p.congested, p.lossAt = p.ep.LossOut(now) > 0.1, tick
+		}
 		every := uint32(SnapshotEvery)
-		if p.ep.LossOut(now) > 0.1 {
+		if p.congested {
 			every = CongestedSnapshotEvery
 		}
 		snapshot := tick%every == 0 || g.over

@@ -1,75 +1,79 @@
 package instance
 
 import (
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// lateness records how late the tick schedule fires (time past each tick's due moment) in a
-// histogram of 0.1 ms buckets up to 50 ms, and the ticks a game had to skip (overruns).
+// lateness records how late each game tick starts (the moment a worker takes it up, past the
+// moment its slot of the schedule was due) in a histogram of 0.1 ms buckets up to 50 ms, and the
+// ticks games had to skip (overruns). Lock-free: every worker adds to it.
 type lateness struct {
-	mu       sync.Mutex
-	buckets  [501]uint64
-	n        uint64
-	sum      time.Duration
-	max      time.Duration
-	overruns uint64
+	buckets  [501]atomic.Uint64
+	n        atomic.Uint64
+	sum      atomic.Int64 // ns of lateness of every tick recorded (metrics: the histogram's sum)
+	max      atomic.Int64
+	overruns atomic.Uint64
 }
 
 const lateBucket = 100 * time.Microsecond
 
 func (l *lateness) add(d time.Duration) {
 	d = max(d, 0)
-	i := min(int(d/lateBucket), len(l.buckets)-1)
-	l.mu.Lock()
-	l.buckets[i]++
-	l.n++
-	l.sum += d
-	l.max = max(l.max, d)
-	l.mu.Unlock()
+	l.buckets[min(int(d/lateBucket), len(l.buckets)-1)].Add(1)
+	l.n.Add(1)
+	l.sum.Add(int64(d))
+	for {
+		m := l.max.Load()
+		if int64(d) <= m || l.max.CompareAndSwap(m, int64(d)) {
+			return
+		}
+	}
 }
 
-func (l *lateness) overrun() {
-	l.mu.Lock()
-	l.overruns++
-	l.mu.Unlock()
-}
+func (l *lateness) overrun() { l.overruns.Add(1) }
 
-// summary returns the 50th and 99th percentiles (bucket upper bounds), the maximum and the
-// overruns.
-func (l *lateness) summary() (p50, p99, mx time.Duration, overruns uint64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// summary returns the 50th and 99th percentiles (bucket upper bounds), the maximum, the ticks
+// recorded and the overruns.
+func (l *lateness) summary() (p50, p99, mx time.Duration, n, overruns uint64) {
+	var b [len(l.buckets)]uint64
+	for i := range b {
+		b[i] = l.buckets[i].Load()
+		n += b[i]
+	}
+	mx = time.Duration(l.max.Load())
 	q := func(f float64) time.Duration {
-		if l.n == 0 {
+		if n == 0 {
 			return 0
 		}
-		want := uint64(f * float64(l.n))
+		want := uint64(f * float64(n))
 		var c uint64
-		for i, b := range l.buckets {
-			c += b
+		for i, k := range b {
+			c += k
 			if c > want {
-				return time.Duration(i+1) * lateBucket
+				return min(time.Duration(i+1)*lateBucket, mx)
 			}
 		}
-		return l.max
+		return mx
 	}
-	return q(0.5), q(0.99), l.max, l.overruns
+	return q(0.5), q(0.99), mx, n, l.overruns.Load()
 }
 
 // Lateness is a copy of the tick schedule's lateness histogram (Manager.TickLateness).
 type Lateness struct {
 	Bucket   time.Duration // width of a bucket (0.1 ms)
-	Counts   []uint64      // Counts[i]: ticks that fired i*Bucket to (i+1)*Bucket late; the last bucket: that or later
-	Sum      time.Duration // total lateness of every tick
+	Counts   []uint64      // Counts[i]: game ticks that started i*Bucket to (i+1)*Bucket late; the last bucket: that or later
+	Sum      time.Duration // total lateness of every game tick
 	Overruns uint64        // ticks games skipped (MaxCatchUp)
 }
 
-// TickLateness returns a copy of how late the 60 Hz schedule has fired since the start
-// (monitoring: net/metrics).
+// TickLateness returns a copy of how late the game ticks have started since the start
+// (monitoring: net/metrics). Safe for concurrent use.
 func (m *Manager) TickLateness() Lateness {
 	l := &m.late
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return Lateness{Bucket: lateBucket, Counts: append([]uint64(nil), l.buckets[:]...), Sum: l.sum, Overruns: l.overruns}
+	out := Lateness{Bucket: lateBucket, Counts: make([]uint64, len(l.buckets)), Sum: time.Duration(l.sum.Load()), Overruns: l.overruns.Load()}
+	for i := range l.buckets {
+		out.Counts[i] = l.buckets[i].Load()
+	}
+	return out
 }

@@ -56,11 +56,12 @@ type entry struct {
 	x, y  float32  // value sent (dead-reckoned Position and Velocity only)
 }
 
+// seqRec is what one datagram carried: n entries of the Writer's ring from position start.
 type seqRec struct {
 	seq   uint16
 	valid bool
 	n     int
-	e     [maxEntries]entry
+	start uint64
 }
 
 // Tracker follows the live entities of a server world from its events; one per game instance,
@@ -212,9 +213,15 @@ func (t *Tracker) Stores() []ecs.AnyStore { return t.stores }
 
 // Writer is the replication state of one client.
 type Writer struct {
-	t      *Tracker
-	recs   []entityRec
-	seqs   [256]seqRec
+	t    *Tracker
+	recs []entityRec
+	seqs [256]seqRec
+	// ring holds the entries of the datagrams in seqs, at position p mod len(ring) (positions
+	// count every entry ever recorded, head is the next); it grows when it would overwrite those
+	// of a datagram still waiting for its ack, so it stays as small as what is in flight.
+	ring   []entry
+	head   uint64
+	low    uint64 // at most the position oldest returns
 	cursor int
 	// ResendTicks is how long an unacknowledged component waits before it is sent again even
 	// though it did not change (about one RTT in ticks; the instance keeps it current).
@@ -313,7 +320,7 @@ func (w *Writer) Acked(seq uint16) {
 	}
 	s.valid = false
 	for i := 0; i < s.n; i++ {
-		en := &s.e[i]
+		en := &w.ring[(s.start+uint64(i))%uint64(len(w.ring))]
 		if int(en.index) >= len(w.recs) {
 			continue
 		}
@@ -387,6 +394,43 @@ func abs32(v float32) float32 {
 	return v
 }
 
+// record adds en to the datagram s (the newest in seqs).
+func (w *Writer) record(s *seqRec, en entry) {
+	if w.head-w.low >= uint64(len(w.ring)) {
+		w.low = w.oldest() // it only moves forward: looked up again only when the ring is full
+		if w.head-w.low >= uint64(len(w.ring)) {
+			w.grow()
+		}
+	}
+	w.ring[w.head%uint64(len(w.ring))] = en
+	w.head++
+	s.n++
+}
+
+// oldest is the ring position of the first entry of the oldest datagram still waiting for its
+// ack (head when none).
+func (w *Writer) oldest() uint64 {
+	o := w.head
+	for i := range w.seqs {
+		if s := &w.seqs[i]; s.valid && s.n > 0 && s.start < o {
+			o = s.start
+		}
+	}
+	return o
+}
+
+// grow doubles the ring, keeping every entry from the oldest datagram waiting for its ack.
+func (w *Writer) grow() {
+	old := w.ring
+	w.ring = make([]entry, max(2*len(old), 256))
+	if len(old) == 0 {
+		return
+	}
+	for p := w.head - min(w.head, uint64(len(old))); p < w.head; p++ {
+		w.ring[p%uint64(len(w.ring))] = old[p%uint64(len(old))]
+	}
+}
+
 // AppendSnapshot appends ENTITY commands for what the client lacks to buf (a datagram whose header
 // carries sequence seq), staying within limit bytes, and reports whether entities were left out
 // for lack of room (call again with a new datagram). Entities are visited round-robin from where
@@ -396,7 +440,7 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 	now := w.Clock
 	wnow := t.W.Tick()
 	s := &w.seqs[seq&255]
-	s.seq, s.valid, s.n = seq, true, 0
+	s.seq, s.valid, s.n, s.start = seq, true, 0, w.head
 	n := t.maxIdx
 	if n == 0 {
 		return buf, false
@@ -496,8 +540,7 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 				if id == t.drVel {
 					en.x, en.y = mvx, mvy
 				}
-				s.e[s.n] = en
-				s.n++
+				w.record(s, en)
 			}
 			r.spX, r.spY, r.spT, r.spAt, r.sp, r.svX, r.svY = mx, my, wnow, now, true, mvx, mvy
 		}
@@ -519,8 +562,7 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 					}
 				}
 			}
-			s.e[s.n] = en
-			s.n++
+			w.record(s, en)
 		}
 		buf = wire.EndEntity(buf, start, uint8(nc))
 		if !r.ever && t.expires != nil {

@@ -98,6 +98,7 @@ type Client struct {
 	selfTick  uint32 // server tick of the newest self Position applied
 	selfDirty bool
 	corrN     uint64
+	ticks     uint64 // Ticks run since WELCOME (InputEvery)
 	corrSum   float64
 	pingAt    time.Duration
 	curTick   uint32 // header tick of the datagram being applied
@@ -131,6 +132,10 @@ type ClientConfig struct {
 	// Terrain is the stage's terrain (the lobby's stage, resolved before the game; nil: open
 	// space): lasers crawling along it are placed from it (docs/PROTOCOL.md §5.8).
 	Terrain *game.Terrain
+	// InputEvery sends INPUT every n-th tick (0 or 1: every tick; 2: 30 Hz, each datagram
+	// carrying the two ticks since the last); a change of buttons still goes out at once. The
+	// measurement behind keeping 60 Hz is in docs/BENCHMARKS.md ("Upstream cadence").
+	InputEvery int
 }
 
 type rateWindow struct {
@@ -342,7 +347,10 @@ func (c *Client) tick(now time.Duration) {
 	if !c.spectator && !c.frozen(now) {
 		c.stepInput(now, false)
 	}
-	c.sendInputs(now)
+	c.ticks++
+	if c.cfg.InputEvery <= 1 || c.ticks%uint64(c.cfg.InputEvery) == 0 {
+		c.sendInputs(now)
+	}
 	c.updateRates(now)
 }
 
@@ -508,7 +516,7 @@ func (c *Client) stepInput(now time.Duration, eager bool) bool {
 	if !c.haveTick {
 		return false
 	}
-	target := uint32(c.estServerTick(now)+c.ep.RTT().Seconds()*game.TickRate) + 2
+	target := uint32(c.estServerTick(now)+c.ep.RTT().Seconds()*game.TickRate) + 1 + uint32(max(c.cfg.InputEvery, 1))
 	next := c.inTick + 1
 	if c.inTick == 0 || int32(target-next) > 6 {
 		next = target // start, or far behind (RTT grew): re-aim (the ticks between get b too)

@@ -36,7 +36,9 @@ type Config struct {
 	// Autopilot drives every ship with game.Autopilot, as net/bot does; otherwise the test sets
 	// the buttons with Client.SetInput.
 	Autopilot bool
-	Logger    *slog.Logger
+	// InputEvery is session.ClientConfig.InputEvery of every client (0: every tick).
+	InputEvery int
+	Logger     *slog.Logger
 	// Sniff, when set, sees every datagram a client sends (an observer on the path: tests replay
 	// them); b is valid only during the call.
 	Sniff func(now time.Duration, i int, from, to netip.AddrPort, b []byte)
@@ -100,7 +102,7 @@ func New(cfg Config) (*Game, error) {
 		if cfg.Stage != nil {
 			terrain = &cfg.Stage.Terrain
 		}
-		c := session.NewClient(session.ClientConfig{Server: g.ServerAddr, UUID: members[i].UUID, Token: members[i].Token, Key: members[i].Key, Terrain: terrain}, 0)
+		c := session.NewClient(session.ClientConfig{Server: g.ServerAddr, UUID: members[i].UUID, Token: members[i].Token, Key: members[i].Key, Terrain: terrain, InputEvery: cfg.InputEvery}, 0)
 		g.Clients = append(g.Clients, c)
 		g.ClientAddr = append(g.ClientAddr, addr)
 		g.Events = append(g.Events, nil)

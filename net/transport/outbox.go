@@ -37,6 +37,15 @@ func (o *Outbox) Reset() {
 	o.list = o.list[:0]
 }
 
+// Append moves every datagram of o to the end of this outbox (o is reset).
+func (o *Outbox) Append(from *Outbox) {
+	for i := range from.list {
+		b, to := from.At(i)
+		o.Put(b, to)
+	}
+	from.Reset()
+}
+
 // Flush calls send with each queued datagram in order, then Reset.
 func (o *Outbox) Flush(send func(b []byte, to netip.AddrPort)) {
 	for i := range o.list {
