@@ -110,6 +110,7 @@ type Client struct {
 	nonce      [wire.NonceSize]byte
 	challenged bool
 	own        ownShots // the local player's predicted shots (ownshots.go)
+	view       View     // handed to View's callback
 
 	out transport.Outbox
 	buf [wire.MaxDatagram]byte
@@ -212,11 +213,14 @@ func (c *Client) View(now time.Duration, fn func(v *View)) {
 	k := float32(math.Pow(0.75, dt*60))
 	c.offX *= k
 	c.offY *= k
-	v := View{World: c.world, C: c.comps, Self: c.self, Slot: c.slot, Tick: ecs.Tick(c.servTick), RenderTick: rt, c: c}
+	// the View lives in the Client (fn gets a pointer: a local would escape, one allocation per
+	// frame)
+	v := &c.view
+	*v = View{World: c.world, C: c.comps, Self: c.self, Slot: c.slot, Tick: ecs.Tick(c.servTick), RenderTick: rt, c: c}
 	if c.self != ecs.Nil && !c.world.Alive(c.self) {
 		v.Self = ecs.Nil
 	}
-	fn(&v)
+	fn(v)
 }
 
 // Close ends the client at now: when welcomed, a last datagram or two carrying our acks (so

@@ -86,6 +86,7 @@ type PredictedShot struct {
 	VX    float32 // px/s
 	Alpha float32
 	W, H  uint16 // Size of Kind
+	Tick  uint32 // input tick of the press (release): a new prediction has a newer Tick
 }
 
 // OwnShotStats returns the counts of the local player's predicted shots.
@@ -308,7 +309,7 @@ func (c *Client) predictedShots(dst []PredictedShot) []PredictedShot {
 			a = max(0, 1-float32(int32(c.inTick-s.fadeFrom))/OwnShotFadeTicks)
 		}
 		sz := game.SizeOf(s.kind)
-		dst = append(dst, PredictedShot{Kind: s.kind, X: x, Y: y, VX: s.vx, Alpha: a, W: sz.W, H: sz.H})
+		dst = append(dst, PredictedShot{Kind: s.kind, X: x, Y: y, VX: s.vx, Alpha: a, W: sz.W, H: sz.H, Tick: s.tick})
 	}
 	return dst
 }

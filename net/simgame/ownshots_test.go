@@ -43,11 +43,11 @@ func TestOwnShotsPredicted(t *testing.T) {
 	sc := sim.Components()
 	cl, other := g.Clients[0], g.Clients[1]
 
-	serverShots := map[ecs.Entity]bool{} // the server's normal shots of slot 0 (true) and 1 (false)
+	serverShots := map[ecs.Entity]bool{} // the server's normal shots and beams of slot 0 (true) and 1 (false)
 	seeServer := func() {
 		sim.World().Each(func(e ecs.Entity) {
 			k, sh := sc.Kind.Get(e), sc.Shot.Get(e)
-			if k != nil && sh != nil && k.Kind == game.KindPlayerBullet && k.Variant == game.ShotNormal {
+			if k != nil && sh != nil && (k.Kind == game.KindPlayerBullet && k.Variant == game.ShotNormal || k.Kind == game.KindBeam) {
 				serverShots[e] = sh.Slot == 0
 			}
 		})
@@ -138,6 +138,46 @@ func TestOwnShotsPredicted(t *testing.T) {
 		g.RunFor(TickPeriod)
 		seeServer()
 	}
+	loopPredicted := cl.OwnShotStats().Predicted
+	// A charged beam: held for 80 ticks (full charge), released; its prediction is taken over
+	// by the server's beam.
+	beamsBefore := cl.OwnShotStats()
+	for i := 0; i < 130; i++ {
+		b := game.Buttons(0)
+		if i < 80 {
+			b = game.BtnFire
+		}
+		cl.SetInput(b)
+		g.RunFor(TickPeriod)
+		seeServer()
+	}
+	if st := cl.OwnShotStats(); st.Predicted != beamsBefore.Predicted+2 || st.Matched != beamsBefore.Matched+2 {
+		t.Errorf("press and charged release: predicted %d→%d, matched %d→%d; want a shot and a beam, both matched",
+			beamsBefore.Predicted, st.Predicted, beamsBefore.Matched, st.Matched)
+	}
+	// A frame with own shots in flight (predicted and matched) allocates nothing.
+	var q *ecs.Query1[game.Kind]
+	cl.View(g.Now, func(v *session.View) { q = ecs.NewQuery1[game.Kind](v.World) })
+	cl.SetInput(game.BtnFire)
+	g.RunFor(3 * TickPeriod)
+	drawn := 0
+	frame := func(v *session.View) {
+		buf = v.PredictedShots(buf[:0])
+		drawn = len(buf)
+		for it := q.Iter(); it.Next(); {
+			if _, _, ok := v.Pos(it.Entity()); ok && v.OwnShot(it.Entity()) {
+				drawn++
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { cl.View(g.Now, frame) }); n != 0 || drawn == 0 {
+		t.Errorf("%v allocs per frame with %d own shots drawn, want 0", n, drawn)
+	}
+	cl.SetInput(0)
+	for i := 0; i < 90; i++ {
+		g.RunFor(TickPeriod)
+		seeServer()
+	}
 	st0 := cl.OwnShotStats()
 	mine := 0
 	for _, m := range serverShots {
@@ -160,8 +200,8 @@ func TestOwnShotsPredicted(t *testing.T) {
 	if st0.HandOverMax > 4 {
 		t.Errorf("hand-over distance max %.2f px, want under 4", st0.HandOverMax)
 	}
-	if onFrame+nextTick != mine || mine < 50 {
-		t.Errorf("%d server shots, %d predicted on the press frame, %d a tick later", mine, onFrame, nextTick)
+	if uint64(onFrame+nextTick) != loopPredicted || mine < 50 {
+		t.Errorf("%d predicted shots, %d on the press frame, %d a tick later", loopPredicted, onFrame, nextTick)
 	}
 
 	// A press the server never gets (the uplink is cut for a second): the prediction fades out
