@@ -319,6 +319,7 @@ func (s *Sim) collideShot(pr *probe) {
 	consumed := false
 	if cands := s.grid.find(pr.box, layWeak); len(cands) > 0 {
 		if s.bossOpen() {
+			s.shotHit(pr.e, shot)
 			s.damageBoss(shot.Damage, slot)
 		}
 		consumed = true
@@ -345,6 +346,7 @@ func (s *Sim) collideShot(pr *probe) {
 				}
 				en.HitBy = pr.e
 			}
+			s.shotHit(pr.e, shot)
 			if !s.damageEnemy(item.e, shot.Damage, slot) || shot.Pierce == 0 {
 				consumed = true
 				break
@@ -439,6 +441,7 @@ func (s *Sim) damageBoss(dmg uint16, slot int) {
 		s.c.Kind.Mut(s.weak).Variant = 0
 		s.c.BossCtl.Get(s.boss).Dying = bossDyingTicks
 		s.addScore(slot, bossScore)
+		s.addKill(slot)
 		s.bossKilled = true
 	}
 }
@@ -461,6 +464,7 @@ func (s *Sim) sysDamage() {
 		}
 		en, p := s.c.Enemy.Get(e), s.c.Position.Get(e)
 		s.addScore(k.slot, uint32(en.Score))
+		s.addKill(k.slot)
 		s.explosion(p.X, p.Y, ExplosionSmall)
 		if en.Drop > 0 {
 			s.spawnCapsule(en.Drop-1, p.X, p.Y)
@@ -530,6 +534,7 @@ func (s *Sim) killShip(slot int) {
 	if pl.Lives > 0 {
 		pl.Lives--
 	}
+	s.stats[slot].Deaths++
 	pl.Flags = PlayerDead
 	pl.ChargeFrom, pl.Laser, pl.Speed, pl.Missile = 0, 0, 0, 0
 	sh := s.c.Ship.Get(e)

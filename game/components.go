@@ -431,6 +431,7 @@ type Shot struct {
 	Damage uint16
 	Slot   uint8 // shooter's slot (score)
 	Pierce uint8 // 1: beam, passes through enemies it destroys
+	Hit    uint8 // 1 once it has damaged something (PlayerStats.Hits counts it once)
 }
 
 // Lifetime destroys an entity when Ticks reaches 0 (id 23, server-only).
@@ -784,15 +785,15 @@ func (enemyCodec) Parse(b []byte, v *Enemy) error {
 
 type shotCodec struct{}
 
-func (shotCodec) Size() int { return 4 }
+func (shotCodec) Size() int { return 5 }
 func (shotCodec) Append(b []byte, v *Shot) []byte {
-	return append(le.AppendUint16(b, v.Damage), v.Slot, v.Pierce)
+	return append(le.AppendUint16(b, v.Damage), v.Slot, v.Pierce, v.Hit)
 }
 func (shotCodec) Parse(b []byte, v *Shot) error {
-	if len(b) != 4 {
-		return sizeErr("Shot", 4, len(b))
+	if len(b) != 5 {
+		return sizeErr("Shot", 5, len(b))
 	}
-	v.Damage, v.Slot, v.Pierce = le.Uint16(b), b[2], b[3]
+	v.Damage, v.Slot, v.Pierce, v.Hit = le.Uint16(b), b[2], b[3], b[4]
 	return nil
 }
 

@@ -119,7 +119,7 @@ func TestServerOnlyCodecs(t *testing.T) {
 	bc := BossCtl{Age: 1 << 20, PhaseAt: 99, FireCD: 4, OpenCD: 5, Dying: 6, Angle: 4096, Weak: 1<<32 | 3, BaseY: 540, Parts: 12}
 	checkRoundTrip(t, shipCodec{}, sh)
 	checkRoundTrip(t, enemyCodec{}, en)
-	checkRoundTrip(t, shotCodec{}, Shot{Damage: 16, Slot: 3, Pierce: 1})
+	checkRoundTrip(t, shotCodec{}, Shot{Damage: 16, Slot: 3, Pierce: 1, Hit: 1})
 	checkRoundTrip(t, lifetimeCodec{}, Lifetime{Ticks: 40})
 	checkRoundTrip(t, forceCtlCodec{}, ForceCtl{Recall: 1, Lock: 20, Back: 1, FireCD: 7})
 	checkRoundTrip(t, guideCodec{}, Guide{Mode: GuideCrawl, Left: 2, Surf: SurfFloor, Age: 300, Col: -1, Speed: -1200.5})

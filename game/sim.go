@@ -123,6 +123,12 @@ type Sim struct {
 
 	events []Event
 
+	// Per-slot figures (players.go): stats counts them; away holds suspended slots' records;
+	// removed keeps a removed slot's score.
+	stats   [MaxPlayers]PlayerStats
+	away    [MaxPlayers]awaySlot
+	removed [MaxPlayers]PlayerStats
+
 	// Queries (built once).
 	qPK    *ecs.Query2[Position, Kind]
 	qVel   *ecs.Query2[Velocity, Position]
@@ -257,10 +263,19 @@ func (s *Sim) PlayerEntity(slot int) ecs.Entity {
 // with the others. When no ship is left, the next Step ends the game with
 // ResultAborted.
 func (s *Sim) RemovePlayer(slot int) {
-	if slot < 0 || slot >= MaxPlayers || s.ships[slot] == ecs.Nil {
+	if slot < 0 || slot >= MaxPlayers {
+		return
+	}
+	if s.away[slot].valid { // suspended: its record goes
+		s.removed[slot].Score = s.away[slot].player.Score
+		s.away[slot] = awaySlot{}
+		return
+	}
+	if s.ships[slot] == ecs.Nil {
 		return
 	}
 	e := s.ships[slot]
+	s.removed[slot].Score = s.c.Player.Get(e).Score
 	if sh := s.c.Ship.Get(e); sh != nil {
 		s.loseArsenal(sh)
 	}
@@ -328,6 +343,9 @@ func (s *Sim) flushPending() {
 		switch r.kind {
 		case KindPlayerBullet, KindBeam:
 			s.c.Shot.Set(e, Shot{Damage: r.damage, Slot: r.slot, Pierce: r.pierce})
+			if int(r.slot) < MaxPlayers {
+				s.stats[r.slot].Shots++
+			}
 			if r.guide != 0 {
 				s.c.Guide.Set(e, Guide{Mode: r.guide, Left: r.left, Speed: r.speed})
 			}
@@ -575,6 +593,12 @@ func (s *Sim) sysEnd() {
 	for slot := 0; slot < MaxPlayers; slot++ {
 		e := s.ships[slot]
 		if e == ecs.Nil {
+			if s.away[slot].valid { // suspended: may come back
+				present++
+				if s.away[slot].player.Lives > 0 {
+					alive++
+				}
+			}
 			continue
 		}
 		present++

@@ -66,11 +66,16 @@ func (e *ResponseError) Error() string {
 // §5.9; zero from a server whose push has no key). Stage is not in the push:
 // it is the lobby's stage from the latest STAGE push received before it
 // (§2.5.4), the stage the game plays; zero if the server sent none.
+// Spectator is set when the push was SPECTATE (§2.5.7): the session watches
+// the game without a ship. Code is the lobby's code (the latest MEMBERS push):
+// with the slot of WELCOME and Key it is what a rejoin needs (Client.Rejoin).
 type StartInfo struct {
-	Port  int
-	Token uint32
-	Stage StageInfo
-	Key   [16]byte
+	Port      int
+	Token     uint32
+	Stage     StageInfo
+	Key       [16]byte
+	Spectator bool
+	Code      string
 }
 
 // ErrBadStage wraps every error about stage data fetched with GET_STAGE that
@@ -589,7 +594,7 @@ func (c *Client) dispatch(line []byte) error {
 			c.notice = r.Body
 			return nil
 		}
-		if r.Code == CodeOK && (p == CmdJoinLobby || p == CmdLeave) {
+		if r.Code == CodeOK && (p == CmdJoinLobby || p == CmdLeave || p == CmdRejoin) {
 			// Pushes after this response belong to the new membership.
 			c.starts, c.ends = nil, nil
 			if p == CmdLeave {
@@ -612,16 +617,16 @@ func (c *Client) dispatch(line []byte) error {
 		return err
 	}
 	switch cmd.Name {
-	case PushStart:
+	case PushStart, PushSpectate:
 		if len(cmd.Args) != 2 && len(cmd.Args) != 3 {
-			return fmt.Errorf("%w: START push needs port,token,key", ErrProtocol)
+			return fmt.Errorf("%w: %s push needs port,token,key", ErrProtocol, cmd.Name)
 		}
 		port, err1 := strconv.ParseUint(cmd.Args[0], 10, 16)
 		tok, err2 := strconv.ParseUint(cmd.Args[1], 10, 32)
 		if err1 != nil || err2 != nil || port == 0 || tok == 0 {
 			return fmt.Errorf("%w: bad START push %q", ErrProtocol, line)
 		}
-		info := StartInfo{Port: int(port), Token: uint32(tok), Stage: c.stage}
+		info := StartInfo{Port: int(port), Token: uint32(tok), Stage: c.stage, Spectator: cmd.Name == PushSpectate, Code: c.code}
 		if len(cmd.Args) == 3 { // a server older than the key sends two fields (§2.5.1)
 			if !ValidSessionKey(cmd.Args[2]) {
 				return fmt.Errorf("%w: bad START push key %q", ErrProtocol, line)

@@ -147,6 +147,16 @@ type lobbyState struct {
 	// leftWhileStarting holds members that left while StartGame ran; they
 	// are dropped from the game once it exists.
 	leftWhileStarting []uuid.UUID
+	// slots are the running game's players by slot (token and session key
+	// of the latest START or rejoin of each slot): REJOIN checks its proof
+	// against them (rejoin.go).
+	slots []Member
+	// spectators watch the lobby's games without a slot, in join order, at
+	// most MaxSpectators (rejoin.go).
+	spectators []*conn
+	// lost: a player's connection closed while the game (a Rejoiner) runs:
+	// the lobby stays, even empty, until END so that it can rejoin.
+	lost bool
 }
 
 // conn is one client connection.
@@ -688,7 +698,7 @@ func (s *Server) handle(c *conn, line []byte) {
 	case CmdAuthenticate:
 		s.authenticate(c, cmd)
 		return
-	case CmdGetLobbies, CmdJoinLobby, CmdStart, CmdLeave, CmdGetStages, CmdSetStage, CmdGetStage, CmdChat:
+	case CmdGetLobbies, CmdJoinLobby, CmdStart, CmdLeave, CmdGetStages, CmdSetStage, CmdGetStage, CmdChat, CmdRejoin:
 	default:
 		name := cmd.Name
 		if len(name) > 32 {
@@ -708,6 +718,8 @@ func (s *Server) handle(c *conn, line []byte) {
 		s.chat(c, cmd)
 	case CmdJoinLobby:
 		s.join(c, cmd)
+	case CmdRejoin:
+		s.rejoin(c, cmd)
 	case CmdStart:
 		s.start(c, cmd)
 	case CmdLeave:
@@ -799,7 +811,7 @@ func (s *Server) join(c *conn, cmd Command) {
 	if code == "" {
 		n, mine := len(s.lobbies), 0
 		for _, o := range s.lobbies {
-			if o.members[0].addr == c.addr && o != c.lobby {
+			if len(o.members) > 0 && o.members[0].addr == c.addr && o != c.lobby {
 				mine++
 			}
 		}
@@ -832,8 +844,7 @@ func (s *Server) join(c *conn, cmd Command) {
 			c.reply(s, CodeOK, code) // already a member: nothing changes
 			return
 		case l.phase != phaseWaiting:
-			s.mu.Unlock()
-			c.reply(s, CodeWrongRequest, "lobby "+code+" is running a game")
+			s.spectateLocked(c, l) // unlocks s.mu
 			return
 		case len(l.members) >= MaxPlayers:
 			s.mu.Unlock()
@@ -910,18 +921,36 @@ func (s *Server) leaveLocked(c *conn, reason string) (drop func()) {
 			break
 		}
 	}
+	for i, m := range l.spectators {
+		if m == c {
+			l.spectators = append(l.spectators[:i], l.spectators[i+1:]...)
+			break
+		}
+	}
+	if l.phase == phaseWaiting {
+		s.promoteLocked(l)
+	}
 	s.log.Debug("lobby left", "code", l.code, "user", c.id.String(), "name", c.name, "reason", reason,
 		"players", len(l.members), "inGame", l.phase != phaseWaiting)
 	switch l.phase {
 	case phaseRunning:
+		if _, ok := l.game.(Rejoiner); ok && reason == "disconnected" {
+			l.lost = true
+		}
 		g, id, left := l.game, c.id, reason != "disconnected"
 		drop = func() { g.Drop(id, left) }
 	case phaseStarting:
 		l.leftWhileStarting = append(l.leftWhileStarting, c.id)
 	}
-	if len(l.members) == 0 {
+	if len(l.members) == 0 && len(l.spectators) == 0 && l.phase == phaseWaiting {
 		delete(s.lobbies, l.code)
 		s.log.Debug("lobby removed", "code", l.code, "lobbies", len(s.lobbies))
+	} else if len(l.members) == 0 && len(l.spectators) == 0 && !l.lost {
+		delete(s.lobbies, l.code) // every player left for good: the game ends aborted
+		s.log.Debug("lobby removed", "code", l.code, "lobbies", len(s.lobbies))
+	} else if len(l.members) == 0 && len(l.spectators) == 0 {
+		// Running: the lobby stays until END so that its lost players can rejoin (REJOIN).
+		s.log.Debug("lobby empty while its game runs; kept for rejoins", "code", l.code)
 	} else if s.ctx.Err() == nil { // no MEMBERS after END while the server shuts down
 		s.pushMembersLocked(l)
 	}
@@ -935,6 +964,9 @@ func (s *Server) pushMembersLocked(l *lobbyState) {
 		args = append(args, m.name)
 	}
 	for _, m := range l.members {
+		s.push(m, PushMembers, args...)
+	}
+	for _, m := range l.spectators {
 		s.push(m, PushMembers, args...)
 	}
 }
@@ -981,8 +1013,8 @@ func (s *Server) setStage(c *conn, cmd Command) {
 	case l.phase != phaseWaiting:
 		c.reply(s, CodeWrongRequest, "lobby "+l.code+" is running a game")
 		return
-	case l.members[0] != c:
-		c.reply(s, CodeWrongRequest, "only the lobby owner ("+l.members[0].name+") may change the stage")
+	case len(l.members) == 0 || l.members[0] != c:
+		c.reply(s, CodeWrongRequest, "only the lobby owner ("+l.ownerName()+") may change the stage")
 		return
 	}
 	c.reply(s, CodeOK, "OK")
@@ -1063,9 +1095,9 @@ func (s *Server) start(c *conn, cmd Command) {
 		s.mu.Unlock()
 		c.reply(s, CodeWrongRequest, "lobby "+l.code+" is already running a game")
 		return
-	case l.members[0] != c:
+	case len(l.members) == 0 || l.members[0] != c:
 		s.mu.Unlock()
-		c.reply(s, CodeWrongRequest, "only the lobby owner ("+l.members[0].name+") may start the game")
+		c.reply(s, CodeWrongRequest, "only the lobby owner ("+l.ownerName()+") may start the game")
 		return
 	case s.cfg.Starter == nil:
 		s.mu.Unlock()
@@ -1118,6 +1150,7 @@ func (s *Server) start(c *conn, cmd Command) {
 	// c is still a member: only its own goroutine (this one) can remove it.
 	l.phase = phaseRunning
 	l.game = g
+	l.slots = members
 	if !s.closing {
 		// Counted before START goes out, and never once Serve waits for the watchers.
 		s.watchWG.Add(1)
@@ -1129,6 +1162,7 @@ func (s *Server) start(c *conn, cmd Command) {
 		mem := &members[slotOf[m]]
 		s.push(m, PushStart, ps, strconv.FormatUint(uint64(mem.Token), 10), hex.EncodeToString(mem.Key[:]))
 	}
+	s.startSpectatorsLocked(l, g, ps)
 	s.log.Info("lobby started", "code", l.code, "stage", stage, "players", len(l.members), "port", port, "user", c.id.String())
 	s.mu.Unlock()
 	for _, id := range left {
@@ -1166,13 +1200,19 @@ func (s *Server) watch(l *lobbyState, g Game) {
 	}
 	l.phase = phaseWaiting
 	l.game = nil
+	l.slots = nil
+	l.lost = false
 	live := s.lobbies[l.code] == l
+	if live && len(l.members) == 0 && len(l.spectators) == 0 {
+		delete(s.lobbies, l.code) // every player was lost and none rejoined
+		live = false
+	}
 	s.log.Info("lobby ended", "code", l.code, "result", res, "players", len(l.members), "removed", !live)
 	if !live {
 		return
 	}
 	r := strconv.Itoa(int(res))
-	for _, m := range l.members {
+	for _, m := range append(append([]*conn(nil), l.members...), l.spectators...) {
 		if s.cfg.IdleTimeout > 0 {
 			// The idle timer was suspended during the game: restart it now.
 			u := time.Now().Add(s.cfg.IdleTimeout)
@@ -1180,6 +1220,10 @@ func (s *Server) watch(l *lobbyState, g Game) {
 			m.nc.SetReadDeadline(u)
 		}
 		s.push(m, PushEnd, r)
+	}
+	if len(l.spectators) > 0 && len(l.members) < MaxPlayers && s.ctx.Err() == nil {
+		s.promoteLocked(l) // spectators take the free places, in join order
+		s.pushMembersLocked(l)
 	}
 }
 
@@ -1242,6 +1286,9 @@ func (s *Server) chat(c *conn, cmd Command) {
 	s.stats.chat.Add(1)
 	args := append([]string{c.name}, textArgs(EncodeText(text))...)
 	for _, m := range l.members {
+		s.push(m, PushChat, args...)
+	}
+	for _, m := range l.spectators {
 		s.push(m, PushChat, args...)
 	}
 	s.log.Debug("lobby chat", "code", l.code, "user", c.id.String(), "name", c.name, "text", text)

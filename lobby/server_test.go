@@ -89,7 +89,7 @@ func TestFullFlow(t *testing.T) {
 	}
 	def := StageInfo{"stage1", defaultHash(t)}
 	m0, m1 := call.members[0], call.members[1]
-	if as != (StartInfo{fakePort, m0.Token, def, m0.Key}) || bs != (StartInfo{fakePort, m1.Token, def, m1.Key}) {
+	if as != (StartInfo{Port: fakePort, Token: m0.Token, Stage: def, Key: m0.Key, Code: code}) || bs != (StartInfo{Port: fakePort, Token: m1.Token, Stage: def, Key: m1.Key, Code: code}) {
 		t.Fatalf("START pushes alice=%+v bob=%+v, want port %d and own tokens %d/%d and keys",
 			as, bs, fakePort, m0.Token, m1.Token)
 	}

@@ -1,6 +1,8 @@
 // Command rtype-bot plays rtype headless: N bots join one lobby (creating it when no code is
 // given), one starts, each plays with the autopilot, and each prints one JSON line at the end.
-// Exit status 0 when every bot's game ended with GAME_END.
+// -crash-after makes the first bot crash mid-game (its line has "rejoin"), -rejoin CODE,SLOT,KEY
+// takes such a slot back, -spectate watches a running lobby. Exit status 0 when every bot's game
+// ended with GAME_END.
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/net/bot"
+	"github.com/rtype/rtype/net/session"
 )
 
 func main() {
@@ -27,7 +30,31 @@ func main() {
 	flag.StringVar(&cfg.Name, "name", "bot", "bot name prefix")
 	flag.StringVar(&cfg.Chat, "chat", "", `each bot says this in the lobby before the game and again, with " (in game)", one second into the game; the lines received are in the "chat" field of the JSON`)
 	flag.StringVar(&cfg.NetSim, "netsim", "", `simulate a bad network, e.g. "lat=75ms,jitter=10ms,loss=5%,dup=1%"`)
+	rejoin := flag.String("rejoin", "", `rejoin a slot lost less than 60 s ago instead of joining: "CODE,SLOT,KEY" (the "rejoin" field of a crashed bot's JSON line)`)
+	flag.BoolVar(&cfg.Spectate, "spectate", false, "join -lobby, which is running a game, as spectators and watch it to its end")
+	crashAfter := flag.Duration("crash-after", 0, `the first bot crashes this long into the game (its lobby connection and socket close without LEAVE or BYE) and prints its "rejoin" field; 0: never`)
 	flag.Parse()
+	if *rejoin != "" {
+		rj, err := bot.ParseRejoin(*rejoin)
+		if err != nil {
+			slog.Error("bad -rejoin", "err", err)
+			os.Exit(2)
+		}
+		cfg.Rejoin = []bot.RejoinInfo{rj}
+	}
+	if *crashAfter > 0 {
+		ticks := uint32(crashAfter.Seconds() * 60)
+		var first uint32
+		cfg.Crash = func(i int, v *session.View) bool {
+			if i != 0 {
+				return false // only bot 1 (its own goroutine) touches first
+			}
+			if first == 0 {
+				first = uint32(v.Tick)
+			}
+			return i == 0 && uint32(v.Tick)-first >= ticks
+		}
+	}
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelInfo

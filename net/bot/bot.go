@@ -43,6 +43,17 @@ type Config struct {
 	Socket func(i int) (transport.Socket, error)
 	// OnSession, when set, is called with each bot's session once it is in the game (tests).
 	OnSession func(i int, s *session.Session)
+	// Crash, when set, is asked every tick of bot i's game; when it returns true the bot
+	// crashes: its lobby connection and game socket close without LEAVE or BYE, and its Result
+	// is "crashed" with Rejoin set (tests and -crash-after: the server keeps the slot 60 s).
+	Crash func(i int, v *session.View) bool
+	// OnCrash, when set, is called with what a crashed bot needs to rejoin, as it crashes.
+	OnCrash func(i int, rj RejoinInfo)
+	// Rejoin, when set, makes the bots rejoin these slots instead of joining a lobby (one bot
+	// per entry, Players ignored; docs/PROTOCOL.md §2.4.10).
+	Rejoin []RejoinInfo
+	// Spectate: the bots join Lobby (running a game) as spectators and watch it to its end.
+	Spectate bool
 }
 
 // Result is one bot's outcome: the JSON line cmd/rtype-bot prints.
@@ -72,6 +83,14 @@ type Result struct {
 	Deaths           int      `json:"deaths"`
 	Chat             []string `json:"chat,omitempty"` // CHAT/BROADCAST pushes received: "<from>: <text>" (from "server": a broadcast)
 	Events           []string `json:"-"`
+	// Rejoin is what a crashed bot needs to rejoin ("crashed" results); Spectator: the bot
+	// watched without a ship. Kills, Shots, Hits, BeamHits: the bot's slot in RESULTS.
+	Rejoin    *RejoinInfo `json:"rejoin,omitempty"`
+	Spectator bool        `json:"spectator,omitempty"`
+	Kills     uint16      `json:"kills"`
+	Shots     uint32      `json:"shots"`
+	Hits      uint32      `json:"hits"`
+	BeamHits  uint16      `json:"beam_hits"`
 	// Script is the stage played, resolved before the game (embedded or fetched with GET_STAGE):
 	// the autopilot's map of the terrain.
 	Script *game.Stage `json:"-"`
@@ -85,7 +104,13 @@ func (r Result) Ended() bool {
 // Run plays cfg.Players bots through one lobby to the end of a game and returns their results
 // (in bot order). It writes one JSON line per bot to out when out is not nil.
 func Run(ctx context.Context, cfg Config, out io.Writer) ([]Result, error) {
-	if cfg.Players < 1 || cfg.Players > game.MaxPlayers {
+	if len(cfg.Rejoin) > 0 {
+		cfg.Players = len(cfg.Rejoin)
+	}
+	if cfg.Spectate && (cfg.Lobby == "" || cfg.Start) {
+		return nil, errors.New("bot: spectators join a running lobby (-lobby CODE) and do not start it")
+	}
+	if cfg.Players < 1 || (cfg.Players > game.MaxPlayers && !cfg.Spectate) || cfg.Players > lobby.MaxSpectators {
 		return nil, fmt.Errorf("bot: -players %d (want 1..%d)", cfg.Players, game.MaxPlayers)
 	}
 	if cfg.Name == "" {
@@ -101,7 +126,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) ([]Result, error) {
 	}
 	results := make([]Result, cfg.Players)
 	code := cfg.Lobby
-	start := cfg.Start || cfg.Lobby == ""
+	start := (cfg.Start || cfg.Lobby == "") && len(cfg.Rejoin) == 0
 	clients := make([]*lobby.Client, cfg.Players)
 	uids := make([]uuid.UUID, cfg.Players)
 	defer func() {
@@ -124,7 +149,13 @@ func Run(ctx context.Context, cfg Config, out io.Writer) ([]Result, error) {
 			return results, fmt.Errorf("bot %s: authenticate: %w", name, err)
 		}
 		var got string
-		if code == "" {
+		if len(cfg.Rejoin) > 0 {
+			rj := cfg.Rejoin[i]
+			if err = c.Rejoin(rj.Code, rj.Slot, rj.Key); err != nil {
+				return results, fmt.Errorf("bot %s: rejoin %s slot %d: %w", name, rj.Code, rj.Slot, err)
+			}
+			got = strings.ToUpper(rj.Code)
+		} else if code == "" {
 			got, err = c.Create(cfg.Stage)
 		} else {
 			got, err = c.Join(code)
@@ -213,6 +244,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 			return fail("error", err)
 		}
 	}
+	res.Spectator = st.Spectator
 	s, err := session.Dial(ctx, scfg)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
@@ -268,6 +300,15 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 			switch ev.Kind {
 			case session.EventWelcome:
 				res.Slot = int(ev.Slot)
+				if ev.Spectator {
+					res.Slot = -1
+				}
+			case session.EventResults:
+				for _, e := range ev.Results.Entries[:ev.Results.Count] {
+					if int(e.Slot) == res.Slot {
+						res.Kills, res.Shots, res.Hits, res.BeamHits = e.Kills, e.Shots, e.Hits, e.BeamHits
+					}
+				}
 			case session.EventDeath:
 				if int(ev.Slot) == res.Slot {
 					res.Deaths++
@@ -278,7 +319,9 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 				res.Result, res.Error = "disconnected", ev.Reason
 			}
 		case <-tick.C:
+			crash := false
 			s.View(func(v *session.View) {
+				crash = cfg.Crash != nil && res.Slot >= 0 && cfg.Crash(i, v)
 				if v.Self == ecs.Nil {
 					s.SetInput(0)
 					return
@@ -295,6 +338,16 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 					}()
 				}
 			})
+			if crash {
+				res = finish(s, res)
+				res.Result, res.Rejoin = "crashed", &RejoinInfo{Code: st.Code, Slot: res.Slot, Key: st.Key}
+				lc.Close()  // the lobby sees the connection close: the slot is kept for a rejoin
+				s.Abandon() // no BYE
+				if cfg.OnCrash != nil {
+					cfg.OnCrash(i, *res.Rejoin)
+				}
+				return res
+			}
 		}
 	}
 }

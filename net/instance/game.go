@@ -29,7 +29,9 @@ type GameConfig struct {
 	Seed    uint64
 	// SilenceTimeout drops a player whose datagrams stop; HereTimeout one who never says HERE.
 	SilenceTimeout, HereTimeout time.Duration
-	Logger                      *slog.Logger
+	// RejoinWindow keeps a lost player's slot for a rejoin (0: the RejoinWindow constant).
+	RejoinWindow time.Duration
+	Logger       *slog.Logger
 }
 
 // Game is one game instance's protocol and simulation core (docs/PROTOCOL.md §3–§6): the
@@ -51,10 +53,12 @@ type Game struct {
 	result   game.Result
 	shutdown bool
 	paused   bool
-	frame    uint32       // ticks (60 Hz), the snapshot cadence even while paused
-	events   []game.Event // reliable game events sent, in order (EventLog)
-	drops    Drops
-	dlog     dropLog
+	// userPaused: the game's only player paused it (PAUSE, docs/PROTOCOL.md §5.11; players.go).
+	userPaused bool
+	frame      uint32       // ticks (60 Hz), the snapshot cadence even while paused
+	events     []game.Event // reliable game events sent, in order (EventLog)
+	drops      Drops
+	dlog       dropLog
 
 	start    time.Duration // NewGame's now: challenge nonces count milliseconds from it
 	nonceMAC hash.Hash     // HMAC-SHA256 under this game's random secret: CHALLENGE nonces
@@ -100,6 +104,12 @@ type peer struct {
 	// backlog holds the reliable commands (framed, back to back) for a peer not bound yet: its
 	// reliable channel starts with WELCOME, then these (docs/PROTOCOL.md §5.5).
 	backlog []byte
+	// spectator: a peer without a slot (slot -1) that only receives the game (§5.10).
+	spectator bool
+	// away: a player whose connection was lost (gone is set too): its slot is kept, its ship
+	// suspended, until awayAt + RejoinWindow; a rejoin replaces this peer (§5.12; players.go).
+	away   bool
+	awayAt time.Duration
 }
 
 // maxBacklog bounds the reliable commands kept for a peer that has not said HERE yet (it is
@@ -119,6 +129,9 @@ func NewGame(cfg GameConfig, now time.Duration) (*Game, error) {
 	}
 	if cfg.HereTimeout <= 0 {
 		cfg.HereTimeout = 20 * time.Second
+	}
+	if cfg.RejoinWindow <= 0 {
+		cfg.RejoinWindow = RejoinWindow
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -204,7 +217,11 @@ func (g *Game) Drop(now time.Duration, id uuid.UUID, left bool) {
 	}
 	for _, p := range g.peers {
 		if p.member.UUID == id && !p.gone {
-			g.dropPeer(p, reason, true, why)
+			if left {
+				g.dropPeer(p, reason, true, why)
+			} else {
+				g.losePeer(p, reason, why) // the client may have crashed: it may rejoin
+			}
 		}
 	}
 }
@@ -240,10 +257,14 @@ func (g *Game) step() {
 	active := 0
 	for _, p := range g.peers {
 		if p.gone {
+			g.expireAway(p)
 			continue
 		}
 		if (!p.bound && now-p.joinedAt > g.cfg.HereTimeout) || (p.bound && now-p.lastHeard > g.cfg.SilenceTimeout) {
-			g.dropPeer(p, wire.ByeTimeout, true, "silent")
+			g.losePeer(p, wire.ByeTimeout, "silent")
+			continue
+		}
+		if p.spectator {
 			continue
 		}
 		active++
@@ -263,11 +284,14 @@ func (g *Game) step() {
 		g.sim.SetInput(p.slot, game.Input{Buttons: b})
 	}
 	if active == 0 {
+		if g.awaiting() {
+			return // every player is away: the game waits for a rejoin (RejoinWindow)
+		}
 		g.log.Info("every player left")
 		g.broadcastEnd(game.ResultAborted)
 		return
 	}
-	if g.paused {
+	if g.paused || g.userPaused {
 		return
 	}
 	g.sim.Step()
@@ -281,6 +305,7 @@ func (g *Game) step() {
 		case game.EventMusic:
 			g.broadcastReliable(wire.Music{Song: ev.Song}.Append(g.scratch()))
 		case game.EventGameEnd:
+			g.broadcastResults()
 			g.broadcastEnd(ev.Result)
 		}
 	}
@@ -337,7 +362,7 @@ func (g *Game) sendReliable(p *peer, cmd []byte) {
 		return
 	}
 	if err := p.ep.SendReliable(cmd); err != nil {
-		g.dropPeer(p, wire.ByeKicked, true, err.Error())
+		g.losePeer(p, wire.ByeKicked, err.Error())
 	}
 }
 
@@ -353,7 +378,7 @@ func (g *Game) dropPeer(p *peer, reason uint8, tell bool, why string) {
 		g.write(p, b)
 	}
 	p.gone = true
-	if !g.over {
+	if !g.over && !p.spectator {
 		g.sim.RemovePlayer(p.slot)
 	}
 	g.log.Info("player dropped", "slot", p.slot, "name", p.member.Name, "reason", why)
@@ -463,7 +488,7 @@ func (g *Game) ReceiveOpened(now time.Duration, from netip.AddrPort, b []byte, h
 		}
 		g.log.Info("player here", "slot", p.slot, "name", p.member.Name, "addr", from)
 		p.bound, p.addr = true, from
-		g.sendReliable(p, wire.Welcome{Entity: uint64(g.sim.PlayerEntity(p.slot)), Slot: uint8(p.slot), Tick: uint32(g.sim.Tick()), TickRate: game.TickRate}.Append(g.scratch()))
+		g.sendReliable(p, g.welcome(p).Append(g.scratch()))
 		for b := p.backlog; len(b) >= 2; { // the events before HERE, after WELCOME
 			n := 2 + int(binary.LittleEndian.Uint16(b))
 			g.sendReliable(p, b[:n])
@@ -503,8 +528,13 @@ func (g *Game) ReceiveOpened(now time.Duration, from netip.AddrPort, b []byte, h
 			}
 		case wire.CmdInput:
 			var c wire.Input
-			if _, err := c.Parse(cmd); err == nil {
+			if _, err := c.Parse(cmd); err == nil && !p.spectator {
 				g.acceptInput(p, &c)
+			}
+		case wire.CmdPause:
+			var c wire.Pause
+			if _, err := c.Parse(cmd); err == nil {
+				g.requestPause(p, c.Paused == 1)
 			}
 		case wire.CmdActMove:
 			var c wire.ActMove

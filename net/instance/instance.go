@@ -78,6 +78,8 @@ type Config struct {
 	SilenceTimeout time.Duration
 	// HereTimeout drops a player who never says HERE (default 20 s).
 	HereTimeout time.Duration
+	// RejoinWindow keeps a lost player's slot for a rejoin (default RejoinWindow, 60 s).
+	RejoinWindow time.Duration
 	// Workers is the number of goroutines stepping games (default GOMAXPROCS).
 	Workers int
 	// RateLimit is how many datagrams per second each source address (IP and port) may send;
@@ -194,7 +196,7 @@ func (m *Manager) StartGame(code, stageName string, members []lobby.Member) (lob
 	id := m.nextID.Add(1)
 	log := m.log.With("lobby", code, "instance", id)
 	g, err := NewGame(GameConfig{Code: code, Members: members, Stage: stage, Seed: m.cfg.Seed(),
-		SilenceTimeout: m.cfg.SilenceTimeout, HereTimeout: m.cfg.HereTimeout, Logger: log}, m.now())
+		SilenceTimeout: m.cfg.SilenceTimeout, HereTimeout: m.cfg.HereTimeout, RejoinWindow: m.cfg.RejoinWindow, Logger: log}, m.now())
 	if err != nil {
 		return nil, err
 	}

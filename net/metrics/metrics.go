@@ -62,6 +62,7 @@ var (
 	descBroadcasts   = desc("rtype_lobby_broadcasts_total", "Operator broadcasts sent.")
 
 	descGames       = desc("rtype_games", "Running game instances.")
+	descSpectators  = desc("rtype_spectators", "Spectators watching running games.")
 	descDatagrams   = desc("rtype_udp_datagrams_total", "UDP datagrams of games, by direction (in, out).", "direction")
 	descBytes       = desc("rtype_udp_bytes_total", "UDP bytes of games, by direction (in, out).", "direction")
 	descResends     = desc("rtype_reliable_resends_total", "Reliable commands sent again (docs/PROTOCOL.md §5.1).")
@@ -146,7 +147,7 @@ func (c *gameCollector) gameEnded(in *instance.Instance) {
 }
 
 func (c *gameCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descGames, descDatagrams, descBytes, descResends, descDropped, descPlayersGone,
+	for _, d := range []*prometheus.Desc{descGames, descSpectators, descDatagrams, descBytes, descResends, descDropped, descPlayersGone,
 		descLateness, descOverruns} {
 		ch <- d
 	}
@@ -179,6 +180,7 @@ func (c *gameCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
 	}
 	ch <- prometheus.MustNewConstMetric(descGames, prometheus.GaugeValue, float64(running))
+	ch <- prometheus.MustNewConstMetric(descSpectators, prometheus.GaugeValue, float64(c.mgr.Spectators()))
 	counter(descDatagrams, t.dgIn, "in")
 	counter(descDatagrams, t.dgOut, "out")
 	counter(descBytes, t.bytesIn, "in")

@@ -494,8 +494,12 @@ func TestPlayerLeavesMidGame(t *testing.T) {
 				t.Errorf("player who said BYE removed from the bot's view only %v later", seen)
 			}
 			t.Logf("%s: the bot saw the ship removed %v after the player vanished (SilenceTimeout %v)", tc.name, seen.Round(time.Millisecond), tc.silence)
-			if d := logs.find("player dropped", "name", "manual", "reason", why); len(d) != 1 {
-				t.Errorf("server log: %d 'player dropped name=manual reason=%s' records, want 1", len(d), why)
+			msg := "player dropped"
+			if tc.silent {
+				msg = "player lost; slot kept for a rejoin" // docs/PROTOCOL.md §5.12
+			}
+			if d := logs.find(msg, "name", "manual", "reason", why); len(d) != 1 {
+				t.Errorf("server log: %d '%s name=manual reason=%s' records, want 1", len(d), msg, why)
 			}
 			if d := logs.find("player dropped", "name", "bot1"); len(d) != 0 {
 				t.Errorf("the remaining bot was dropped too: %v", d)
@@ -565,7 +569,8 @@ func lobbyOf(t *testing.T, c *lobby.Client, code string) (lobby.LobbyInfo, bool)
 // closed, no LEAVE): the player count drops and the lobby disappears once the last member is
 // gone — for a waiting lobby and for a lobby whose game is running. In the running case the
 // disconnected players are dropped from the game (BYE kicked) and the emptied game ends
-// (aborted), freeing its instance.
+// (aborted), freeing its instance — once the rejoin window (here 2 s) is over: until then the
+// running lobby stays listed so that its lost players can rejoin (docs/PROTOCOL.md §5.12).
 func TestEmptiedLobbyDisappears(t *testing.T) {
 	t.Parallel()
 	for _, running := range []bool{false, true} {
@@ -573,7 +578,7 @@ func TestEmptiedLobbyDisappears(t *testing.T) {
 			t.Parallel()
 			log, _ := newLogCapture(t)
 			results := make(chan uint8, 2)
-			addr, mgr, stop := startServerTB(t, Config{Stage: "short", Logger: log,
+			addr, mgr, stop := startServerTB(t, Config{Stage: "short", Logger: log, RejoinWindow: 2 * time.Second,
 				OnGameEnd: func(in *instance.Instance) { results <- in.Result() }})
 			defer stop()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -626,6 +631,13 @@ func TestEmptiedLobbyDisappears(t *testing.T) {
 			}
 			b.lc.Close()
 			b.lc = nil
+			if running {
+				if !waitFor(time.Second, func() bool { l, ok := lobbyOf(t, obs, code); return ok && l.Players == 0 && l.Running }) {
+					l, ok := lobbyOf(t, obs, code)
+					t.Errorf("running lobby after every member disconnected: %+v (present %v), want listed with 0 players for the rejoin window", l, ok)
+				}
+				time.Sleep(2 * time.Second) // the rejoin window
+			}
 			if !waitFor(5*time.Second, want(0)) {
 				l, _ := lobbyOf(t, obs, code)
 				t.Fatalf("lobby %s still listed after every member disconnected: %+v", code, l)

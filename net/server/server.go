@@ -50,7 +50,9 @@ type Config struct {
 	// (bursts of twice as many); the excess is dropped (0 = instance.DefaultRateLimit, 240;
 	// negative = no limit).
 	UDPRate int
-	Logger  *slog.Logger
+	// RejoinWindow keeps a lost player's slot for a rejoin (0 = instance.RejoinWindow, 60 s).
+	RejoinWindow time.Duration
+	Logger       *slog.Logger
 	// OnGameEnd, when set, is called with each instance after its game ended (tests).
 	OnGameEnd func(in *instance.Instance)
 	// Ready, when set, receives the bound lobby address once listening (tests use port 0).
@@ -92,7 +94,7 @@ func Run(ctx context.Context, cfg Config) error {
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
 	mgr, err := instance.NewManager(instance.Config{
 		Host: cfg.UDPHost, Port: cfg.UDPPort, Stages: stages.Stage,
-		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, RateLimit: cfg.UDPRate, Logger: log,
+		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, RateLimit: cfg.UDPRate, RejoinWindow: cfg.RejoinWindow, Logger: log,
 		OnGameEnd: func(in *instance.Instance) {
 			reg.GameEnded(in)
 			if cfg.OnGameEnd != nil {

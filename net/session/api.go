@@ -7,12 +7,14 @@ package session
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/net/transport"
+	"github.com/rtype/rtype/net/wire"
 )
 
 // EventKind says what a session Event reports.
@@ -29,6 +31,10 @@ const (
 	EventGameEnd
 	// EventDisconnected: the session ended without GAME_END (server BYE or timeout): Reason.
 	EventDisconnected
+	// EventPause: the server paused (Paused) or resumed the game (PAUSE, docs/PROTOCOL.md §5.11).
+	EventPause
+	// EventResults: every player's figures (RESULTS), just before EventGameEnd.
+	EventResults
 )
 
 // Event is one reliable server event, delivered exactly once and in order.
@@ -40,6 +46,10 @@ type Event struct {
 	Song   uint8
 	Result game.Result
 	Reason string
+	// Spectator: EventWelcome as a spectator (no ship; Slot is wire.SpectatorSlot).
+	Spectator bool
+	Paused    bool         // EventPause
+	Results   wire.Results // EventResults: every entry received so far, in slot order
 }
 
 // String is the event in the form the bots and tests log: "welcome:slot", "death:slot:lives",
@@ -56,6 +66,10 @@ func (ev Event) String() string {
 		return "game_end:" + ev.Result.String()
 	case EventDisconnected:
 		return "disconnected:" + ev.Reason
+	case EventPause:
+		return fmt.Sprintf("pause:%v", ev.Paused)
+	case EventResults:
+		return fmt.Sprintf("results:%d", ev.Results.Count)
 	}
 	return "?"
 }
@@ -89,7 +103,15 @@ type View struct {
 	Tick  ecs.Tick         // newest server tick received
 	// RenderTick is the fractional server tick at which remote entities are drawn (interpolation).
 	RenderTick float64
-	c          *Client
+	// Spectator: watching without a ship (Self is ecs.Nil, Slot -1). Paused: the server paused
+	// the game (its only player pressed pause). Silence: time since the last datagram from the
+	// server; Interrupted: Silence > InterruptedAfter: the view holds still, show "connection
+	// interrupted" with the seconds.
+	Spectator   bool
+	Paused      bool
+	Silence     time.Duration
+	Interrupted bool
+	c           *Client
 }
 
 // Pos is where entity e should be drawn now, in virtual px: the predicted position for the local

@@ -109,8 +109,13 @@ type Client struct {
 	prover     *wire.Prover
 	nonce      [wire.NonceSize]byte
 	challenged bool
-	own        ownShots // the local player's predicted shots (ownshots.go)
-	view       View     // handed to View's callback
+	// spectator: welcomed without a ship (ux.go); paused: the server paused the game; results:
+	// the RESULTS before GAME_END.
+	spectator bool
+	paused    bool
+	results   wire.Results
+	own       ownShots // the local player's predicted shots (ownshots.go)
+	view      View     // handed to View's callback
 
 	out transport.Outbox
 	buf [wire.MaxDatagram]byte
@@ -190,7 +195,7 @@ func (c *Client) SetInput(b game.Buttons) { c.held.Store(uint32(b)) }
 
 // eagerInput stamps, predicts and sends a change of buttons at once.
 func (c *Client) eagerInput(now time.Duration) {
-	if !c.welcomed || c.ended || game.Buttons(c.held.Load()) == c.stepped {
+	if !c.welcomed || c.ended || c.spectator || game.Buttons(c.held.Load()) == c.stepped {
 		return
 	}
 	if c.stepInput(now, true) {
@@ -206,8 +211,16 @@ func (c *Client) View(now time.Duration, fn func(v *View)) {
 		dt = 0
 	}
 	c.viewed, c.lastView = true, now
-	c.eagerInput(now)
-	rt := c.clock.Advance(dt, c.estServerTick(now)-c.interpDelayTicks())
+	frozen := c.frozen(now)
+	if frozen {
+		dt = 0 // paused or interrupted: the world stops where it is
+	} else {
+		c.eagerInput(now)
+	}
+	rt := c.clock.t
+	if !frozen || !c.clock.valid {
+		rt = c.clock.Advance(dt, c.estServerTick(now)-c.interpDelayTicks())
+	}
 	c.reapDying(rt)
 	// decay the prediction smoothing offset (about 6 frames)
 	k := float32(math.Pow(0.75, dt*60))
@@ -216,7 +229,8 @@ func (c *Client) View(now time.Duration, fn func(v *View)) {
 	// the View lives in the Client (fn gets a pointer: a local would escape, one allocation per
 	// frame)
 	v := &c.view
-	*v = View{World: c.world, C: c.comps, Self: c.self, Slot: c.slot, Tick: ecs.Tick(c.servTick), RenderTick: rt, c: c}
+	*v = View{World: c.world, C: c.comps, Self: c.self, Slot: c.slot, Tick: ecs.Tick(c.servTick), RenderTick: rt, c: c,
+		Spectator: c.spectator, Paused: c.paused, Silence: c.Silence(now), Interrupted: c.Interrupted(now)}
 	if c.self != ecs.Nil && !c.world.Alive(c.self) {
 		v.Self = ecs.Nil
 	}
@@ -330,7 +344,9 @@ func (c *Client) tick(now time.Duration) {
 		}
 		return
 	}
-	c.stepInput(now, false)
+	if !c.spectator && !c.frozen(now) {
+		c.stepInput(now, false)
+	}
 	c.sendInputs(now)
 	c.updateRates(now)
 }
@@ -423,6 +439,9 @@ func (c *Client) Receive(now time.Duration, b []byte) {
 func (c *Client) estServerTick(now time.Duration) float64 {
 	if !c.haveTick {
 		return 0
+	}
+	if c.paused {
+		return float64(c.servTick)
 	}
 	return float64(c.servTick) + (now-c.servAt).Seconds()*game.TickRate
 }
@@ -620,6 +639,9 @@ func (c *Client) updateRates(now time.Duration) {
 
 // apply carries out one server command of a datagram with header h (called with c.mu held).
 func (c *Client) apply(id wire.CmdID, cmd []byte, h *wire.Header) {
+	if c.applyUX(id, cmd) {
+		return
+	}
 	switch id {
 	case wire.CmdEntity:
 		var cm wire.Entity

@@ -31,6 +31,8 @@ type Config struct {
 	Link func(i int) linksim.Config
 	// SilenceTimeout, HereTimeout: see instance.GameConfig.
 	SilenceTimeout, HereTimeout time.Duration
+	// RejoinWindow: see instance.GameConfig.
+	RejoinWindow time.Duration
 	// Autopilot drives every ship with game.Autopilot, as net/bot does; otherwise the test sets
 	// the buttons with Client.SetInput.
 	Autopilot bool
@@ -78,7 +80,7 @@ func New(cfg Config) (*Game, error) {
 		members[i].Key = [16]byte(uuid.NewSHA1(uuid.NameSpaceOID, []byte{'k', byte(i), byte(cfg.Seed)}))
 	}
 	srv, err := instance.NewGame(instance.GameConfig{Code: "VIRT", Members: members, Stage: cfg.Stage, Seed: cfg.Seed,
-		SilenceTimeout: cfg.SilenceTimeout, HereTimeout: cfg.HereTimeout, Logger: cfg.Logger}, 0)
+		SilenceTimeout: cfg.SilenceTimeout, HereTimeout: cfg.HereTimeout, RejoinWindow: cfg.RejoinWindow, Logger: cfg.Logger}, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -23,15 +23,17 @@ const (
 	CmdBye       CmdID = 15 // both BYE (extension)
 	CmdChallenge CmdID = 16 // s→c CHALLENGE (extension): prove the session key from a new address
 	CmdResponse  CmdID = 17 // c→s RESPONSE (extension): the proof
+	CmdPause     CmdID = 18 // both PAUSE (extension): a request (c→s), the game's pause state (s→c)
+	CmdResults   CmdID = 19 // s→c RESULTS (extension): every player's figures, before GAME_END
 
 	// MaxCmd is the largest known command id.
-	MaxCmd = CmdResponse
+	MaxCmd = CmdResults
 )
 
 var cmdNames = [...]string{
 	"CMD_0", "ENTITY", "DEL_ENT", "DEL_COMP", "MUSIC", "GAME_END", "DEATH",
 	"HERE", "GET_ENT", "ACT_SHOOT", "ACT_MOVE", "PING", "REL", "INPUT",
-	"WELCOME", "BYE", "CHALLENGE", "RESPONSE",
+	"WELCOME", "BYE", "CHALLENGE", "RESPONSE", "PAUSE", "RESULTS",
 }
 
 // String returns the protocol name of the command ("ENTITY", "DEL_ENT", ...)
@@ -57,14 +59,15 @@ func itoa(v int) string {
 	return string(b[i:])
 }
 
-// Known reports whether id is one of the commands 1..17.
+// Known reports whether id is one of the commands 1..MaxCmd.
 func (id CmdID) Known() bool { return id >= CmdEntity && id <= MaxCmd }
 
 // ReliableCapable reports whether a REL command may precede id: DEL_ENT,
-// DEL_COMP, MUSIC, GAME_END, DEATH, WELCOME and BYE (docs/PROTOCOL.md §5.1).
+// DEL_COMP, MUSIC, GAME_END, DEATH, WELCOME, BYE, PAUSE and RESULTS
+// (docs/PROTOCOL.md §5.1).
 func (id CmdID) ReliableCapable() bool {
 	switch id {
-	case CmdDelEnt, CmdDelComp, CmdMusic, CmdGameEnd, CmdDeath, CmdWelcome, CmdBye:
+	case CmdDelEnt, CmdDelComp, CmdMusic, CmdGameEnd, CmdDeath, CmdWelcome, CmdBye, CmdPause, CmdResults:
 		return true
 	}
 	return false
@@ -474,8 +477,9 @@ func (c *Input) Parse(b []byte) (int, error) {
 }
 
 // Welcome is WELCOME (id 14, s→c, extension): the answer to HERE, sent
-// reliable. Arguments: player entId u64, slot u8 (0..3), serverTick u32,
-// tickRate u8 (60; 0 is invalid).
+// reliable. Arguments: player entId u64, slot u8 (0..3, or SpectatorSlot for a
+// spectator, whose entId is then 0), serverTick u32, tickRate u8 (60; 0 is
+// invalid).
 type Welcome struct {
 	Entity   uint64
 	Slot     uint8
@@ -502,7 +506,7 @@ func (c *Welcome) Parse(b []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if a[8] > MaxSlot || a[13] == 0 {
+	if (a[8] > MaxSlot && a[8] != SpectatorSlot) || a[13] == 0 {
 		return 0, ErrBadValue
 	}
 	c.Entity, c.Slot, c.Tick, c.TickRate = e, a[8], le.Uint32(a[9:]), a[13]

@@ -101,6 +101,10 @@ func decodeAny(b []byte) (command, int, error) {
 		return parseAs[Challenge](b)
 	case CmdResponse:
 		return parseAs[Response](b)
+	case CmdPause:
+		return parseAs[Pause](b)
+	case CmdResults:
+		return parseAs[Results](b)
 	}
 	return nil, 0, ErrUnknownCmd
 }
@@ -121,6 +125,12 @@ var (
 	testKey   = [16]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
 	testProof = [16]byte{0xda, 0xe1, 0x0f, 0xfa, 0x90, 0x64, 0xeb, 0x43, 0xa5, 0xfc, 0x8d, 0xba, 0xda, 0xa1, 0x1c, 0xce}
 )
+
+// testResults is the RESULTS of testdata/wire/results.hex.
+var testResults = Results{Count: 2, Entries: [4]ResultEntry{
+	{Slot: 0, Score: 12300, Kills: 42, Deaths: 1, BeamHits: 5, Shots: 640, Hits: 213},
+	{Slot: 1, Flags: ResultOut, Score: 4500, Kills: 17, Deaths: 3, Shots: 512, Hits: 100},
+}}
 
 // vec2 is the 8-byte layout of Position and Velocity (x f32, y f32), written
 // with encoding/binary, not with this package.
@@ -204,6 +214,9 @@ func cmdCases() []cmdCase {
 		{"bye", Bye{ByeLeft}, simple(Bye{ByeLeft})},
 		{"challenge", Challenge{testNonce}, simple(Challenge{testNonce})},
 		{"response", Response{testNonce, testProof}, simple(Response{testNonce, testProof})},
+		{"welcome_spectator", Welcome{0, SpectatorSlot, 600, 60}, simple(Welcome{0, SpectatorSlot, 600, 60})},
+		{"pause", Pause{1}, simple(Pause{1})},
+		{"results", testResults, simple(testResults)},
 	}
 }
 

@@ -65,6 +65,12 @@ func ParseCmd(b []byte) (id CmdID, n int, err error) {
 	case CmdResponse:
 		var c Response
 		n, err = c.Parse(b)
+	case CmdPause:
+		var c Pause
+		n, err = c.Parse(b)
+	case CmdResults:
+		var c Results
+		n, err = c.Parse(b)
 	default:
 		return id, 0, ErrUnknownCmd
 	}

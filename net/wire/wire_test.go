@@ -388,16 +388,16 @@ func TestReaderStopsOnGarbage(t *testing.T) {
 func TestCmdID(t *testing.T) {
 	names := map[CmdID]string{1: "ENTITY", 2: "DEL_ENT", 3: "DEL_COMP", 4: "MUSIC", 5: "GAME_END",
 		6: "DEATH", 7: "HERE", 8: "GET_ENT", 9: "ACT_SHOOT", 10: "ACT_MOVE", 11: "PING",
-		12: "REL", 13: "INPUT", 14: "WELCOME", 15: "BYE", 16: "CHALLENGE", 17: "RESPONSE", 0: "CMD_0", 18: "CMD_18", 255: "CMD_255"}
+		12: "REL", 13: "INPUT", 14: "WELCOME", 15: "BYE", 16: "CHALLENGE", 17: "RESPONSE", 18: "PAUSE", 19: "RESULTS", 0: "CMD_0", 20: "CMD_20", 255: "CMD_255"}
 	for id, n := range names {
 		if id.String() != n {
 			t.Errorf("CmdID(%d).String() = %q, want %q", id, id.String(), n)
 		}
-		if id.Known() != (id >= 1 && id <= 17) {
+		if id.Known() != (id >= 1 && id <= 19) {
 			t.Errorf("CmdID(%d).Known() = %v", id, id.Known())
 		}
 	}
-	rel := map[CmdID]bool{2: true, 3: true, 4: true, 5: true, 6: true, 14: true, 15: true}
+	rel := map[CmdID]bool{2: true, 3: true, 4: true, 5: true, 6: true, 14: true, 15: true, 18: true, 19: true}
 	for id := 0; id < 256; id++ {
 		if CmdID(id).ReliableCapable() != rel[CmdID(id)] {
 			t.Errorf("CmdID(%d).ReliableCapable() wrong", id)

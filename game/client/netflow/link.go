@@ -1,6 +1,8 @@
 package netflow
 
 import (
+	"time"
+
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/net/session"
@@ -16,6 +18,12 @@ type Frame struct {
 	// Stage is the stage the game plays (resolved from the lobby before the game: embedded or
 	// fetched); nil when unknown (a local world without one).
 	Stage *game.Stage
+	// Spectator: watching without a ship (Self is ecs.Nil, Slot -1). Paused: the server paused
+	// the game (the lone player's pause, Runner.RequestPause). Interrupted: no datagram for
+	// session.InterruptedAfter (1 s): the world holds still; show "connection interrupted…" with
+	// Silence (time since the last datagram) counting up to session.ServerTimeout (10 s).
+	Spectator, Paused, Interrupted bool
+	Silence                        time.Duration
 	// Shots are the local player's shots predicted and not yet confirmed by the server
 	// (session.View.PredictedShots), drawn like the server's with their Alpha.
 	Shots []session.PredictedShot
@@ -63,10 +71,12 @@ func (l *sessionLink) Events() <-chan session.Event { return l.s.Events() }
 func (l *sessionLink) Stats() session.Stats         { return l.s.Stats() }
 func (l *sessionLink) Done() <-chan struct{}        { return l.s.Done() }
 func (l *sessionLink) Close() error                 { return l.s.Close() }
+func (l *sessionLink) RequestPause(p bool)          { l.s.RequestPause(p) }
 func (l *sessionLink) Frame(fn func(f *Frame)) {
 	l.s.View(func(v *session.View) {
 		l.v = v
 		l.fr.World, l.fr.C, l.fr.Self, l.fr.Slot, l.fr.Tick = v.World, v.C, v.Self, v.Slot, v.Tick
+		l.fr.Spectator, l.fr.Paused, l.fr.Interrupted, l.fr.Silence = v.Spectator, v.Paused, v.Interrupted, v.Silence
 		l.fr.Shots = v.PredictedShots(l.fr.Shots[:0])
 		fn(&l.fr)
 		l.v = nil
@@ -83,11 +93,14 @@ type LocalWorld struct {
 	// Stage is Frame.Stage (nil: none).
 	Stage *game.Stage
 	// Step, when set, is called once per Frame before drawing (to animate the world).
-	Step   func(w *LocalWorld)
-	Input  game.Buttons
-	events chan session.Event
-	done   chan struct{}
-	fr     Frame
+	Step  func(w *LocalWorld)
+	Input game.Buttons
+	// Spectator, Paused, Interrupted and Silence are copied to the Frame (harness screens).
+	Spectator, Paused, Interrupted bool
+	Silence                        time.Duration
+	events                         chan session.Event
+	done                           chan struct{}
+	fr                             Frame
 }
 
 // NewLocalWorld returns an empty mirror world with the game components registered.
@@ -116,6 +129,7 @@ func (l *LocalWorld) Done() <-chan struct{} { return l.done }
 func (l *LocalWorld) Close() error          { return nil }
 func (l *LocalWorld) Frame(fn func(f *Frame)) {
 	l.fr.World, l.fr.C, l.fr.Self, l.fr.Slot, l.fr.Tick, l.fr.Stage = l.W, l.C, l.Self, l.Slot, l.W.Tick(), l.Stage
+	l.fr.Spectator, l.fr.Paused, l.fr.Interrupted, l.fr.Silence = l.Spectator, l.Paused, l.Interrupted, l.Silence
 	fn(&l.fr)
 }
 

@@ -45,6 +45,7 @@ type Runner struct {
 
 	mu    sync.Mutex
 	notes []lobby.Message // refused chat lines, explained (Messages)
+	start lobby.StartInfo // the latest START/SPECTATE push (Ticket)
 
 	// owned by the UI goroutine
 	lobby      *lobby.Client
@@ -298,9 +299,12 @@ func (n *Runner) Exec(c scene.Cmd) {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvLobbyLost, Err: err}})
 				return
 			}
+			n.noteStart(info)
 			n.post(Reply{Ev: scene.Event{Kind: scene.EvGameStarting, Port: info.Port, Token: info.Token, Key: info.Key,
-				Stage: info.Stage.Name, StageHash: info.Stage.Hash}})
+				Stage: info.Stage.Name, StageHash: info.Stage.Hash, Spectator: info.Spectator}})
 		})
+	case scene.CmdRejoin:
+		n.execRejoin(c)
 	case scene.CmdLeave:
 		n.stopWait()
 		n.lobbyDo(func(lc *lobby.Client) {

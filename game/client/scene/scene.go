@@ -107,6 +107,9 @@ type Event struct {
 	// Stage is the stage to create a lobby with (EvCreate; "" = the server's default), to set
 	// (EvSetStage), or the stage of the game starting (EvGameStarting, with its StageHash).
 	Stage, StageHash string
+	// Spectator: the game starting is watched without a ship (EvGameStarting from a SPECTATE
+	// push: JOIN_LOBBY to a running lobby, docs/PROTOCOL.md §2.4.3).
+	Spectator bool
 }
 
 // CmdKind is a side effect the client must run (network calls in goroutines).
@@ -126,6 +129,7 @@ const (
 	CmdSaveSettings                    // persist settings (address, volumes, bindings)
 	CmdQuit                            // leave the program
 	CmdSetStage                        // SET_STAGE Stage; reply nothing (a STAGE push) or EvStageFailed
+	CmdRejoin                          // REJOIN Code, Slot with Key (netflow.Ticket); reply EvJoined (then the START push: CmdWaitStart) / EvJoinFailed
 )
 
 var cmdNames = [...]string{"", "dial-lobby", "list-lobbies", "join", "start", "wait-start", "leave",
@@ -145,7 +149,8 @@ type Cmd struct {
 	Code  string
 	Port  int
 	Token uint32
-	Key   [16]byte // session key (CmdDialSession)
+	Key   [16]byte // session key (CmdDialSession; CmdRejoin: the lost session's)
+	Slot  int      // CmdRejoin: the slot to take back
 	// Stage names a stage: to create a lobby with (CmdJoin, Code ""; "" = the server's default),
 	// to set (CmdSetStage), or the stage of the game to join (CmdDialSession, with StageHash).
 	Stage, StageHash string
