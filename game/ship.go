@@ -69,10 +69,9 @@ func (s *Sim) sysInput() {
 				sh.Held++
 			}
 		case wasFire:
-			if lvl := ChargeLevel(chargeOf(int(sh.Held))); lvl > 0 {
-				bl := beamLevels[lvl]
-				s.queue(bulletReq{kind: KindBeam, variant: uint8(lvl), x: nx + shipW/2 + float32(bl.w/2), y: ny,
-					vx: beamSpeed, damage: bl.damage, slot: uint8(slot), pierce: 1})
+			if lvl, bx, by, bvx := BeamAt(nx, ny, int(sh.Held)); lvl > 0 {
+				s.queue(bulletReq{kind: KindBeam, variant: lvl, x: bx, y: by,
+					vx: bvx, damage: beamLevels[lvl].damage, slot: uint8(slot), pierce: 1})
 				sh.Cooldown = fireCooldown
 			}
 			sh.Held = 0

@@ -86,7 +86,8 @@ func (s *Sim) forceOf(sh *Ship) (*Force, *ForceCtl, *Position) {
 func (s *Sim) fireShot(e ecs.Entity, slot int, pl *Player, sh *Ship, x, y float32) {
 	sh.Cooldown = fireCooldown
 	sl := uint8(slot)
-	normal := bulletReq{kind: KindPlayerBullet, variant: ShotNormal, x: x + shipW/2 + 12, y: y, vx: shotSpeed, damage: 1, slot: sl}
+	nx, ny, nvx := NormalShotAt(x, y)
+	normal := bulletReq{kind: KindPlayerBullet, variant: ShotNormal, x: nx, y: ny, vx: nvx, damage: 1, slot: sl}
 	f, fc, fp := s.forceOf(sh)
 	switch {
 	case f == nil:

@@ -116,6 +116,11 @@ type item struct {
 	isSelf bool
 	force  game.Force
 	boss   game.Boss
+	// own: a local player's shot on the predicted timeline (session ownshots): a prediction
+	// (e is ecs.Nil, predicted its press tick) or the server's shot that took its place.
+	own       bool
+	predicted uint32
+	fade      float32 // 0 opaque .. 1 gone: an unconfirmed prediction fading out
 }
 
 // playerHUD is one player's line in the HUD (and on the results screen).
@@ -138,6 +143,7 @@ type drawList struct {
 	qw     *ecs.World
 	born   map[ecs.Entity]int // frame an explosion entity was first drawn
 	played *game.Stage        // the stage played (terrain), from the frame
+	ownNew uint32             // press tick of the newest predicted shot sounded
 }
 
 // defaultSize is the drawn size in px of an entity without a Size component (a hand-filled
@@ -183,7 +189,7 @@ func (d *drawList) collect(f *netflow.Frame, hud *[game.MaxPlayers]playerHUD) {
 		if !ok {
 			continue
 		}
-		in := item{e: e, kind: k, x: x, y: y}
+		in := item{e: e, kind: k, x: x, y: y, own: f.OwnShot(e)}
 		if v := c.Velocity.Get(e); v != nil {
 			in.vx, in.vy = v.X, v.Y
 		}
@@ -214,6 +220,20 @@ func (d *drawList) collect(f *netflow.Frame, hud *[game.MaxPlayers]playerHUD) {
 			}
 		}
 		d.items = append(d.items, in)
+	}
+	for _, ps := range f.Shots {
+		d.items = append(d.items, item{kind: ps.Kind, x: ps.X, y: ps.Y, vx: ps.VX, w: float32(ps.W), h: float32(ps.H),
+			own: true, predicted: ps.Tick, fade: 1 - ps.Alpha})
+	}
+}
+
+// playShot plays the sound of the local player's predicted shot it (on the frame of the press).
+func (a *app) playShot(it *item) {
+	switch it.kind.Kind {
+	case game.KindPlayerBullet:
+		a.snd.Play(synth.Shot)
+	case game.KindBeam:
+		a.snd.Play(synth.BeamEffect(int(it.kind.Variant)))
 	}
 }
 
@@ -356,12 +376,20 @@ func (a *app) effects() {
 	}
 	for i := range d.items {
 		it := &d.items[i]
+		if it.predicted != 0 {
+			// a prediction: sounded once, on its first frame; not tracked (no entity)
+			if int32(it.predicted-d.ownNew) > 0 || d.ownNew == 0 {
+				d.ownNew = it.predicted
+				a.playShot(it)
+			}
+			continue
+		}
 		isNew, damaged := t.See(it.e, fx.Tracked{Kind: it.kind, X: it.x, Y: it.y, W: uint16(it.w), H: uint16(it.h), HP: it.hp})
 		if damaged {
 			a.snd.Play(synth.Hit)
 			a.parts.Burst(it.x-it.w/3, it.y, 6, 6, 10, 3, rgb(255, 240, 180))
 		}
-		if isNew {
+		if isNew && !it.own { // an own shot sounded with its prediction
 			switch it.kind.Kind {
 			case game.KindPlayerBullet:
 				if dx, dy := it.x-selfX, it.y-selfY; dx*dx+dy*dy < 200*200 {
@@ -504,10 +532,10 @@ func (a *app) drawItem(p painter, sp *sprites, it *item) {
 		if it.vx < 0 {
 			sx = -s
 		}
-		p.frame(frameAt(fr, clock, 3, seed), it.x, it.y, sx, s, 1, 0)
+		p.frame(frameAt(fr, clock, 3, seed), it.x, it.y, sx, s, 1-it.fade, 0)
 	case game.KindBeam:
 		lv := min(max(v, 1), 3)
-		p.frame(frameAt(sp.beam[lv], clock, 2, 0), it.x, it.y, s, s, 1, 0)
+		p.frame(frameAt(sp.beam[lv], clock, 2, 0), it.x, it.y, s, s, 1-it.fade, 0)
 	case game.KindEnemyBullet:
 		p.frame(frameAt(sp.ebullet[v%2], clock, 4, seed), it.x, it.y, s, s, 1, 0)
 	case game.KindEnemy:

@@ -115,6 +115,8 @@ type Client struct {
 	spectator bool
 	paused    bool
 	results   wire.Results
+	own       ownShots // the local player's predicted shots (ownshots.go)
+	view      View     // handed to View's callback
 
 	out transport.Outbox
 	buf [wire.MaxDatagram]byte
@@ -156,7 +158,7 @@ func NewClient(cfg ClientConfig, now time.Duration) *Client {
 	c.mirror.OnComponent = c.onComponent
 	c.mirror.DeadReckon(game.CompPosition, game.CompVelocity, game.TickRate)
 	c.mirror.PackSpawn(game.CompKind)
-	c.mirror.OnDestroy = func(e ecs.Entity) { c.interp.Forget(e.Index()) }
+	c.mirror.OnDestroy = func(e ecs.Entity) { c.interp.Forget(e.Index()); c.forgetOwn(e) }
 	c.qExpire = ecs.NewQuery2[game.Position, game.Kind](c.world)
 	c.qForce = ecs.NewQuery1[game.Force](c.world)
 	c.qKind = ecs.NewQuery2[game.Kind, game.Position](c.world)
@@ -229,12 +231,15 @@ func (c *Client) View(now time.Duration, fn func(v *View)) {
 	k := float32(math.Pow(0.75, dt*60))
 	c.offX *= k
 	c.offY *= k
-	v := View{World: c.world, C: c.comps, Self: c.self, Slot: c.slot, Tick: ecs.Tick(c.servTick), RenderTick: rt, c: c,
+	// the View lives in the Client (fn gets a pointer: a local would escape, one allocation per
+	// frame)
+	v := &c.view
+	*v = View{World: c.world, C: c.comps, Self: c.self, Slot: c.slot, Tick: ecs.Tick(c.servTick), RenderTick: rt, c: c,
 		Spectator: c.spectator, Paused: c.paused, Silence: c.Silence(now), Interrupted: c.Interrupted(now)}
 	if c.self != ecs.Nil && !c.world.Alive(c.self) {
 		v.Self = ecs.Nil
 	}
-	fn(&v)
+	fn(v)
 }
 
 // Close ends the client at now: when welcomed, a last datagram or two carrying our acks (so
@@ -417,6 +422,7 @@ func (c *Client) Receive(now time.Duration, b []byte) {
 		}
 		c.apply(id, cmd, &h)
 	}
+	c.matchOwn(h.Tick)
 	if hadEntity {
 		if c.selfDirty {
 			c.selfDirty = false
@@ -458,6 +464,9 @@ func (c *Client) interpDelayTicks() float64 {
 func (c *Client) pos(e ecs.Entity) (x, y float32, ok bool) {
 	if e == c.self && c.predOK && c.selfAlive() {
 		return c.predX + c.offX, c.predY + c.offY, true
+	}
+	if s := c.ownMatched(e); s != nil {
+		return c.ownPos(s)
 	}
 	if p := c.comps.Position.Get(e); p != nil {
 		if f := c.comps.Force.Get(e); f != nil && ecs.Entity(f.Owner) == c.self && f.Mode != game.ForceDetached && c.predOK {
@@ -535,13 +544,16 @@ func (c *Client) stepInput(now time.Duration, eager bool) bool {
 	for t := c.inTick + 1; c.inTick != 0 && int32(next-t) >= 0; t++ {
 		c.inputs[t%uint32(len(c.inputs))] = inputRec{tick: t, b: b}
 		c.predictOne(b)
+		c.predictFire(t, b, c.predX, c.predY, c.predOK && c.selfAlive())
 	}
 	if c.inTick == 0 {
 		// the first stamp: the server applies it at tick next, so it is predicted like any other
 		c.inputs[next%uint32(len(c.inputs))] = inputRec{tick: next, b: b}
 		c.predictOne(b)
+		c.predictFire(next, b, c.predX, c.predY, c.predOK && c.selfAlive())
 	}
 	c.inTick = next
+	c.reapOwn()
 	return true
 }
 
@@ -652,7 +664,11 @@ func (c *Client) apply(id wire.CmdID, cmd []byte, h *wire.Header) {
 			// Tombstoned now, removed when the render timeline reaches this tick (reapDying), so
 			// an entity disappears when it is drawn there, as spawns appear (Interpolator.Unborn).
 			c.mirror.Bury(cm.Entity)
-			if c.world.Alive(ecs.Entity(cm.Entity)) && !c.ended {
+			if c.ownMatched(ecs.Entity(cm.Entity)) != nil {
+				// an own shot drawn on the predicted timeline (ownshots.go): it hit something
+				// already, gone at once
+				c.mirror.DelEnt(cm.Entity)
+			} else if c.world.Alive(ecs.Entity(cm.Entity)) && !c.ended {
 				c.dying = append(c.dying, dying{e: ecs.Entity(cm.Entity), tick: h.Tick})
 			} else {
 				c.mirror.DelEnt(cm.Entity)
@@ -812,6 +828,7 @@ func (c *Client) onComponent(e ecs.Entity, id ecs.ComponentID) {
 	if id == game.CompKind {
 		// Sizes are not sent: they follow from the Kind (docs/PROTOCOL.md §4.1).
 		c.comps.DeriveFromKind(e)
+		c.noteSpawn(e)
 		return
 	}
 	if id != game.CompPosition {

@@ -24,11 +24,19 @@ type Frame struct {
 	// Silence (time since the last datagram) counting up to session.ServerTimeout (10 s).
 	Spectator, Paused, Interrupted bool
 	Silence                        time.Duration
-	pos                            func(e ecs.Entity) (x, y float32, ok bool)
+	// Shots are the local player's shots predicted and not yet confirmed by the server
+	// (session.View.PredictedShots), drawn like the server's with their Alpha.
+	Shots []session.PredictedShot
+	pos   func(e ecs.Entity) (x, y float32, ok bool)
+	own   func(e ecs.Entity) bool
 }
 
 // Pos is the draw position of e in virtual px (session.View.Pos: predicted / interpolated).
 func (f *Frame) Pos(e ecs.Entity) (float32, float32, bool) { return f.pos(e) }
+
+// OwnShot reports whether e is a local player's shot confirmed by the server and drawn on the
+// predicted timeline (session.View.OwnShot): its sound played with its prediction.
+func (f *Frame) OwnShot(e ecs.Entity) bool { return f.own != nil && f.own(e) }
 
 // Link is the in-game connection: a real net/session.Session, or a local world for the
 // drawing harness and the Frame benchmark.
@@ -54,6 +62,7 @@ func NewSessionLink(s *session.Session, stage *game.Stage) Link {
 	l := &sessionLink{s: s}
 	l.fr.Stage = stage
 	l.fr.pos = func(e ecs.Entity) (float32, float32, bool) { return l.v.Pos(e) }
+	l.fr.own = func(e ecs.Entity) bool { return l.v.OwnShot(e) }
 	return l
 }
 
@@ -68,6 +77,7 @@ func (l *sessionLink) Frame(fn func(f *Frame)) {
 		l.v = v
 		l.fr.World, l.fr.C, l.fr.Self, l.fr.Slot, l.fr.Tick = v.World, v.C, v.Self, v.Slot, v.Tick
 		l.fr.Spectator, l.fr.Paused, l.fr.Interrupted, l.fr.Silence = v.Spectator, v.Paused, v.Interrupted, v.Silence
+		l.fr.Shots = v.PredictedShots(l.fr.Shots[:0])
 		fn(&l.fr)
 		l.v = nil
 	})
