@@ -55,7 +55,7 @@ func TestManualFlowToGameAndBack(t *testing.T) {
 		t.Fatalf("dial session args %+v", cmds[0])
 	}
 	expect(t, m, m.Handle(Event{Kind: EvSessionReady}), Playing)
-	expect(t, m, m.Handle(Event{Kind: EvGameEnd, Result: 1}), Results, CmdCloseSession)
+	expect(t, m, m.Handle(Event{Kind: EvGameEnd, Result: 1}), Results, CmdCloseSession, CmdClearTicket)
 	if m.Result != 1 {
 		t.Fatalf("result %d", m.Result)
 	}
