@@ -463,8 +463,9 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			m.Scene, m.Result, m.timer, m.MenuOpen = Results, ev.Result, 0, false
 			return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdClearTicket}}
 		case EvDisconnected:
-			m.Detail = ""
-			return m.lose(ev.Reason)
+			cmds := m.lose(LostWords(ev.Reason))
+			m.Detail = ev.Reason // the raw reason, for small print
+			return cmds
 		case EvLobbyLost:
 			// The game runs over UDP; keep playing, the loss is reported when it ends.
 		case EvLeaveGame:

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"reflect"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -158,7 +159,7 @@ func playing(t *testing.T) *Machine {
 func TestDisconnectInGameShowsReason(t *testing.T) {
 	m := playing(t)
 	expect(t, m, m.Handle(Event{Kind: EvDisconnected, Reason: "server timeout"}), Lost, CmdCloseSession, CmdDisconnect)
-	if m.Reason != "server timeout" {
+	if m.Reason != LostWords("server timeout") || m.Detail != "server timeout" || !strings.Contains(m.Reason, "stopped answering") {
 		t.Fatalf("reason %q", m.Reason)
 	}
 	expect(t, m, m.Handle(Event{Kind: EvBack}), Title)

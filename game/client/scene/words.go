@@ -55,7 +55,7 @@ func InterruptedNotice(silence time.Duration) string {
 // player words; reasons it does not know are kept, capitalised.
 func LostWords(reason string) string {
 	switch r := strings.ToLower(reason); {
-	case strings.Contains(r, "silent"), strings.Contains(r, "timed out"):
+	case strings.Contains(r, "silent"), strings.Contains(r, "timed out"), strings.Contains(r, "timeout"):
 		return "The game server stopped answering (your network or the server dropped out)."
 	case strings.Contains(r, "no answer"):
 		return "The game server did not answer: the game could not be joined."
