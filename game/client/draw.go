@@ -806,6 +806,10 @@ func (a *app) drawHUD(dst surface) {
 			u.text(dst, livesText[min(int(sc.lives), len(livesText)-1)], u.small, float64(ix+22), Height-42, alignStart, white)
 		}
 	}
+	if a.draw.spectator {
+		a.drawHUDTop(dst)
+		return // no ship: no beam meter
+	}
 	// beam meter (own charge)
 	mx, my, mw, mh := float32(830), float32(Height-46), float32(340), float32(26)
 	u.text(dst, "BEAM", u.small, float64(mx-14), float64(my+2), alignEnd, beamCol)
@@ -821,7 +825,13 @@ func (a *app) drawHUD(dst surface) {
 		}
 		p.rect(mx+3, my+3, (mw-6)*charge, mh-6, col)
 	}
-	// boss bar
+	a.drawHUDTop(dst)
+}
+
+// drawHUDTop draws the boss health bar and the RTT.
+func (a *app) drawHUDTop(dst surface) {
+	u := a.ui
+	p := u.on(dst)
 	if h := a.draw.bossHP; h.MaxHP > 0 {
 		k := float32(h.HP) / float32(h.MaxHP)
 		bx, bw := float32(Width/2-400), float32(800)

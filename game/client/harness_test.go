@@ -369,6 +369,7 @@ var menuStates = []struct {
 	}},
 	// issue 13's screens
 	{"pause-solo", func(a *app) {
+		a.chat.lines, a.chat.open, a.chat.banner = nil, false, ""
 		lw := demoWorld(80)
 		lw.Paused = true
 		a.startGame(lw)

@@ -201,6 +201,7 @@ func (a *app) updateMenus() {
 	switch m.Scene {
 	case scene.Title:
 		items := a.titleItems()
+		a.menu = min(a.menu, len(items)-1) // the Rejoin item goes when the ticket expires
 		a.nav(len(items), false)
 		if a.confirm(false) {
 			sel := a.menu
@@ -327,6 +328,7 @@ func (a *app) updateMenus() {
 		}
 	case scene.Lost:
 		items := a.lostItems()
+		a.menu = min(a.menu, len(items)-1)
 		a.nav(len(items), false)
 		switch {
 		case a.back(false):

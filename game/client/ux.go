@@ -132,7 +132,7 @@ func (a *app) lostItems() []string {
 }
 
 var (
-	noticePlateCol = color.RGBA{0, 0, 0, 170}
+	noticePlateCol = color.RGBA{0, 0, 0, 210}
 	noticeOwnCol   = color.RGBA{255, 120, 110, 255}
 	gameOverCol    = color.RGBA{255, 90, 90, 255}
 	interruptCol   = color.RGBA{255, 210, 90, 255}

@@ -56,7 +56,7 @@ func InterruptedNotice(silence time.Duration) string {
 func LostWords(reason string) string {
 	switch r := strings.ToLower(reason); {
 	case strings.Contains(r, "silent"), strings.Contains(r, "timed out"), strings.Contains(r, "timeout"):
-		return "The game server stopped answering (your network or the server dropped out)."
+		return "The game server stopped answering (network or server down)."
 	case strings.Contains(r, "no answer"):
 		return "The game server did not answer: the game could not be joined."
 	case strings.Contains(r, "shutting down"):
