@@ -467,7 +467,7 @@ func (a *app) updateGame(chatKeys bool) {
 		select {
 		case ev, ok := <-l.Events():
 			if !ok {
-				a.keepTicket()
+				a.keepTicket("")
 				a.handle(scene.Event{Kind: scene.EvDisconnected, Reason: "the game session ended"})
 				return
 			}
@@ -555,7 +555,7 @@ func (a *app) sessionEvent(ev session.Event) {
 		if reason == "" {
 			reason = "disconnected from the game server"
 		}
-		a.keepTicket()
+		a.keepTicket(reason)
 		a.handle(scene.Event{Kind: scene.EvDisconnected, Reason: reason})
 	}
 }

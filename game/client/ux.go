@@ -2,6 +2,7 @@ package client
 
 import (
 	"image/color"
+	"strings"
 	"time"
 
 	input "github.com/quasilyte/ebitengine-input"
@@ -67,10 +68,11 @@ func (a *app) loadTicket() {
 	}
 }
 
-// keepTicket remembers (and saves) the rejoin ticket of the game being lost: called just
-// before EvDisconnected. A spectator has no slot to take back.
-func (a *app) keepTicket() {
-	if a.m.Spectator || a.cfg.local != nil {
+// keepTicket remembers (and saves) the rejoin ticket of the game being lost (reason: the
+// session's): called just before EvDisconnected. A spectator has no slot to take back, and a
+// player removed by the server or a server shutting down has none either.
+func (a *app) keepTicket(reason string) {
+	if a.m.Spectator || a.cfg.local != nil || strings.Contains(reason, "removed") || strings.Contains(reason, "shutting down") {
 		return
 	}
 	t, ok := a.net.Ticket(a.draw.self, time.Now())
@@ -221,6 +223,8 @@ func (a *app) drawResultsTable(dst surface, y float64) {
 		}
 		name := scene.SlotLabel(r.Slot) + "  " + r.Name
 		switch {
+		case r.Self && r.Out:
+			name += "  (you, out)"
 		case r.Self:
 			name += "  (you)"
 		case r.Left:
