@@ -68,7 +68,7 @@ func (a *app) updateChat() bool {
 		return false
 	}
 	if !c.open {
-		enterOpens := a.m.Scene == scene.Playing && !a.paused && inpututil.IsKeyJustPressed(ebiten.KeyEnter) &&
+		enterOpens := a.m.Scene == scene.Playing && !a.m.MenuOpen && inpututil.IsKeyJustPressed(ebiten.KeyEnter) &&
 			!ebiten.IsKeyPressed(ebiten.KeyAlt)
 		if inpututil.IsKeyJustPressed(ebiten.KeyT) || enterOpens {
 			c.open, c.field.Text = true, "" // the T that opened it is not typed: no update this frame

@@ -161,8 +161,8 @@ type app struct {
 	link       netflow.Link
 	tracker    *fx.Tracker
 	parts      fx.Particles
-	paused     bool
 	pauseSel   int
+	ux         uxState // death notices, results, rejoin ticket (ux.go)
 	showStats  bool
 	gameN      int  // Update ticks in game with entities visible (screenshot countdown)
 	drawnN     int  // entities drawn by the last Draw
@@ -285,6 +285,9 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 		a.m = scene.New("local", scene.Auto{})
 		a.m.Scene = scene.Playing
 	} else {
+		if !auto.On {
+			a.loadTicket() // "Rejoin game …" on the title while a lost game keeps the slot
+		}
 		a.exec(a.m.Begin())
 	}
 	return a, nil
@@ -319,6 +322,10 @@ func (a *app) exec(cmds []scene.Cmd) {
 		case scene.CmdCloseSession:
 			a.endGame()
 			a.net.Exec(c)
+		case scene.CmdPause:
+			a.net.RequestPause(c.Paused)
+		case scene.CmdClearTicket:
+			a.clearTicket()
 		default:
 			a.net.Exec(c)
 		}
@@ -350,7 +357,6 @@ func (a *app) saveSettings() {
 
 func (a *app) endGame() {
 	a.link = nil
-	a.paused = false
 	a.snd.StopMusic()
 }
 
@@ -443,8 +449,9 @@ func (a *app) startGame(l netflow.Link) {
 	a.link = l
 	a.tracker.Reset()
 	a.parts.P = a.parts.P[:0]
-	a.paused, a.gameN = false, 0
+	a.gameN = 0
 	a.scores = [game.MaxPlayers]playerHUD{}
+	a.ux.startGame(a)
 	a.soundState = soundWatch{notice: a.soundState.notice, noticed: a.soundState.noticed}
 	// the menu music plays on until the stage's first MUSIC
 }
@@ -460,6 +467,7 @@ func (a *app) updateGame(chatKeys bool) {
 		select {
 		case ev, ok := <-l.Events():
 			if !ok {
+				a.keepTicket("")
 				a.handle(scene.Event{Kind: scene.EvDisconnected, Reason: "the game session ended"})
 				return
 			}
@@ -472,20 +480,20 @@ func (a *app) updateGame(chatKeys bool) {
 		}
 	}
 	if !chatKeys && a.h.ActionIsJustPressed(input.Action(controls.Menu)) {
-		a.paused = !a.paused
+		a.handle(scene.Event{Kind: scene.EvMenu}) // opens or closes the menu, asks for a pause
 		a.pauseSel = 0
 	}
 	var b game.Buttons
 	switch {
 	case chatKeys && !a.cfg.Autoplay:
 		b = a.gateFire(l, 0) // typing never moves the ship (nor fires)
-	case a.paused:
+	case a.m.MenuOpen:
 		if a.h.ActionIsJustPressed(input.Action(controls.Up)) || a.h.ActionIsJustPressed(input.Action(controls.Down)) {
 			a.pauseSel = 1 - a.pauseSel
 		}
 		if inpututil.IsKeyJustPressed(ebiten.KeyEnter) || a.h.ActionIsJustPressed(input.Action(controls.Confirm)) {
 			if a.pauseSel == 0 {
-				a.paused = false
+				a.handle(scene.Event{Kind: scene.EvMenu}) // resume
 			} else {
 				a.handle(scene.Event{Kind: scene.EvLeaveGame})
 				return
@@ -498,7 +506,7 @@ func (a *app) updateGame(chatKeys bool) {
 	default:
 		b = a.gateFire(l, gameButtons(controls.Buttons(pressedFunc(a.h))))
 	}
-	if a.paused {
+	if a.m.MenuOpen {
 		a.fire.Poll(false, a.draws, time.Since(a.epoch))
 	}
 	l.SetInput(b)
@@ -535,6 +543,9 @@ func (a *app) sessionEvent(ev session.Event) {
 	switch ev.Kind {
 	case session.EventDeath:
 		a.snd.Play(synth.ExplosionLarge)
+		a.ux.death(a, int(ev.Slot), int(ev.Lives))
+	case session.EventResults:
+		a.ux.results, a.ux.haveResults = ev.Results, true
 	case session.EventMusic:
 		a.snd.Music(int(ev.Song)) // an unknown song id keeps the current music
 	case session.EventGameEnd:
@@ -544,6 +555,7 @@ func (a *app) sessionEvent(ev session.Event) {
 		if reason == "" {
 			reason = "disconnected from the game server"
 		}
+		a.keepTicket(reason)
 		a.handle(scene.Event{Kind: scene.EvDisconnected, Reason: reason})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/rtype/rtype/game/client/art"
 	"github.com/rtype/rtype/game/client/fx"
 	"github.com/rtype/rtype/game/client/netflow"
+	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/client/starfield"
 	"github.com/rtype/rtype/game/client/synth"
 )
@@ -139,11 +141,15 @@ type drawList struct {
 	scroll float32     // px the stage has scrolled: the stage singleton's drawn X
 	bossHP game.Health // the boss weak point's Health (boss bar); MaxHP 0 without a boss
 	self   int         // slot, -1 unknown
-	q      *ecs.Query1[game.Kind]
-	qw     *ecs.World
-	born   map[ecs.Entity]int // frame an explosion entity was first drawn
-	played *game.Stage        // the stage played (terrain), from the frame
-	ownNew uint32             // press tick of the newest predicted shot sounded
+	// the frame's link state (netflow.Frame): watching without a ship, paused by the server,
+	// no datagram for a while (silence: time since the last one)
+	spectator, paused, interrupted bool
+	silence                        time.Duration
+	q                              *ecs.Query1[game.Kind]
+	qw                             *ecs.World
+	born                           map[ecs.Entity]int // frame an explosion entity was first drawn
+	played                         *game.Stage        // the stage played (terrain), from the frame
+	ownNew                         uint32             // press tick of the newest predicted shot sounded
 }
 
 // defaultSize is the drawn size in px of an entity without a Size component (a hand-filled
@@ -159,6 +165,7 @@ func defaultSize(k game.Kind) (float32, float32) {
 func (d *drawList) collect(f *netflow.Frame, hud *[game.MaxPlayers]playerHUD) {
 	d.items = d.items[:0]
 	d.self = f.Slot
+	d.spectator, d.paused, d.interrupted, d.silence = f.Spectator, f.Paused, f.Interrupted, f.Silence
 	d.played = f.Stage
 	d.hasStg = false
 	d.bossHP = game.Health{}
@@ -298,7 +305,7 @@ func (a *app) drawWorld(w painter) int {
 		}
 	}
 	a.drawParticles(w)
-	if a.paused {
+	if a.m.MenuOpen || d.interrupted {
 		w.rect(0, 0, Width, Height, color.RGBA{0, 0, 0, 140}) // dims the world, not the menu
 	}
 	return len(d.items)
@@ -340,7 +347,8 @@ func (a *app) drawGameUI(dst surface) {
 	if a.showStats {
 		a.drawStats(dst)
 	}
-	if a.paused {
+	a.drawNotices(dst)
+	if a.m.MenuOpen {
 		a.drawPause(dst)
 	}
 }
@@ -787,6 +795,7 @@ var (
 	white       = color.RGBA{255, 255, 255, 255}
 	black       = color.RGBA{0, 0, 0, 255}
 	rttCol      = color.RGBA{160, 200, 160, 255}
+	outCol      = color.RGBA{200, 90, 90, 255}
 )
 
 // drawHUD draws the bottom bar (players' scores and lives, the beam charge meter), the boss
@@ -804,6 +813,9 @@ func (a *app) drawHUD(dst surface) {
 			u.text(dst, hudFree[slot], u.small, float64(x), Height-42, alignStart, hudFreeCol)
 			continue
 		}
+		if sc.lives == 0 { // out of lives: greyed, marked OUT (netflow.Frame.OutOfLives)
+			col = hudFreeCol
+		}
 		if slot == a.draw.self {
 			p.rect(x-10, Height-56, 330, 48, color.RGBA{col.R / 4, col.G / 4, col.B / 4, 200})
 		}
@@ -813,11 +825,18 @@ func (a *app) drawHUD(dst surface) {
 		sx := x + float32(u.textWidth(slotTags[slot], u.small)) + 12
 		score := a.hud.scoreOf(slot, sc.score)
 		u.text(dst, score, u.small, float64(sx), Height-42, alignStart, white)
-		if sc.lives > 0 {
+		if sc.lives == 0 {
+			ix := sx + float32(u.textWidth(score, u.small)) + 20
+			u.text(dst, "OUT", u.small, float64(ix), Height-42, alignStart, outCol)
+		} else {
 			ix := sx + float32(u.textWidth(score, u.small)) + 34
 			p.frame(a.ui.sp.ship[slot][2], ix, Height-32, 1, 1, 1, 0)
 			u.text(dst, livesText[min(int(sc.lives), len(livesText)-1)], u.small, float64(ix+22), Height-42, alignStart, white)
 		}
+	}
+	if a.draw.spectator {
+		a.drawHUDTop(dst)
+		return // no ship: no beam meter
 	}
 	// beam meter (own charge)
 	mx, my, mw, mh := float32(830), float32(Height-46), float32(340), float32(26)
@@ -834,7 +853,13 @@ func (a *app) drawHUD(dst surface) {
 		}
 		p.rect(mx+3, my+3, (mw-6)*charge, mh-6, col)
 	}
-	// boss bar
+	a.drawHUDTop(dst)
+}
+
+// drawHUDTop draws the boss health bar and the RTT.
+func (a *app) drawHUDTop(dst surface) {
+	u := a.ui
+	p := u.on(dst)
 	if h := a.draw.bossHP; h.MaxHP > 0 {
 		k := float32(h.HP) / float32(h.MaxHP)
 		bx, bw := float32(Width/2-400), float32(800)
@@ -877,8 +902,12 @@ func (a *app) drawStats(dst surface) {
 // drawPause draws the pause menu (the world under it is dimmed by drawWorld).
 func (a *app) drawPause(dst surface) {
 	u := a.ui
-	u.text(dst, "PAUSED", u.big, Width/2, 380, alignCenter, white)
-	u.text(dst, "the game keeps running for the other players", u.small, Width/2, 470, alignCenter, color.RGBA{180, 180, 200, 255})
+	u.text(dst, scene.MenuTitle(a.draw.paused), u.big, Width/2, 380, alignCenter, white)
+	sub := "the game keeps running for the other players"
+	if a.draw.paused {
+		sub = "the game is paused until you resume"
+	}
+	u.text(dst, sub, u.small, Width/2, 470, alignCenter, color.RGBA{180, 180, 200, 255})
 	u.menu(dst, []string{"Resume", "Leave game"}, a.pauseSel, Width/2, 540)
 }
 

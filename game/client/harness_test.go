@@ -18,8 +18,10 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/client/controls"
 	"github.com/rtype/rtype/game/client/netflow"
 	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/net/wire"
 )
 
 // harnessEnv makes the test binary run the client itself on the main thread (ebiten requires
@@ -363,8 +365,82 @@ var menuStates = []struct {
 	{"settings", func(a *app) { a.m.Scene, a.menu = scene.Settings, 7 }},
 	{"paused-stats", func(a *app) {
 		a.startGame(demoWorld(80))
-		a.m.Scene, a.paused, a.showStats = scene.Playing, true, true
+		a.m.Scene, a.m.MenuOpen, a.showStats = scene.Playing, true, true
 	}},
+	// issue 13's screens
+	{"pause-solo", func(a *app) {
+		a.chat.lines, a.chat.open, a.chat.banner = nil, false, ""
+		lw := demoWorld(80)
+		lw.Paused = true
+		a.startGame(lw)
+		a.m.Scene, a.m.MenuOpen, a.showStats = scene.Playing, true, false
+	}},
+	{"death-notice", func(a *app) {
+		a.startGame(demoWorld(80))
+		a.m.Scene, a.m.MenuOpen, a.draw.self = scene.Playing, false, 0
+		a.ux.death(a, 1, 1)
+	}},
+	{"death-own", func(a *app) {
+		a.startGame(demoWorld(80))
+		a.m.Scene, a.draw.self = scene.Playing, 0
+		a.ux.death(a, 0, 2)
+	}},
+	{"gameover", func(a *app) {
+		lw := demoWorld(80)
+		setLives(lw, 0, 0)
+		setLives(lw, 2, 0)
+		a.startGame(lw)
+		a.m.Scene, a.draw.self = scene.Playing, 0
+		a.ux.death(a, 0, 0)
+	}},
+	{"spectating", func(a *app) {
+		lw := demoWorld(80)
+		lw.Spectator, lw.Self, lw.Slot = true, 0, -1
+		a.startGame(lw)
+		a.m.Scene, a.draw.self = scene.Playing, -1
+	}},
+	{"interrupted", func(a *app) {
+		lw := demoWorld(80)
+		lw.Interrupted, lw.Silence = true, 3400*time.Millisecond
+		a.startGame(lw)
+		a.m.Scene = scene.Playing
+	}},
+	{"results-table", func(a *app) {
+		a.endGame()
+		a.m.Scene, a.m.Result, a.draw.self = scene.Results, 0, 2
+		a.ux.names, a.ux.byOrder = []string{"alice", "bob", "Pilot-3F2A"}, true
+		var r wire.Results
+		r.Count = 3
+		r.Entries[0] = wire.ResultEntry{Slot: 0, Score: 42100, Kills: 57, Deaths: 1, BeamHits: 9, Shots: 812, Hits: 533}
+		r.Entries[1] = wire.ResultEntry{Slot: 1, Flags: wire.ResultLeft, Score: 3300, Kills: 4, Deaths: 0, Shots: 90, Hits: 21}
+		r.Entries[2] = wire.ResultEntry{Slot: 2, Flags: wire.ResultOut, Score: 13700, Kills: 22, Deaths: 3, BeamHits: 2, Shots: 400, Hits: 150}
+		a.ux.results, a.ux.haveResults = r, true
+	}},
+	{"lost-rejoin", func(a *app) {
+		a.ux.haveResults = false
+		a.ux.ticket = netflow.Ticket{Server: "127.0.0.1:4242", Code: "XYZ12", Slot: 1, Key: make([]byte, 16), Expires: time.Now().Add(45 * time.Second)}
+		a.ux.haveTicket = true
+		a.m.Scene, a.menu = scene.Lost, 0
+		a.m.Reason, a.m.Detail = scene.LostWords("server silent for 10 s"), "server silent for 10 s"
+	}},
+	{"title-rejoin", func(a *app) { a.m.Scene, a.menu = scene.Title, 0 }},
+	{"settings-rebind", func(a *app) {
+		a.ux.haveTicket = false
+		a.set.Keyboard["fire"] = []string{"bogus_key", "j"}
+		a.m.Scene, a.menu, a.rebind = scene.Settings, 3+int(controls.Force), 3+int(controls.Force)
+	}},
+	{"settings-badkey", func(a *app) { a.m.Scene, a.menu, a.rebind = scene.Settings, 3+int(controls.Fire), -1 }},
+}
+
+// setLives sets the lives of slot's ship in a hand-filled world.
+func setLives(lw *netflow.LocalWorld, slot int, lives uint8) {
+	lw.W.Each(func(e ecs.Entity) {
+		if p := lw.C.Player.Get(e); p != nil && int(p.Slot) == slot {
+			q := *p
+			q.Lives = lives
+			lw.C.Player.Set(e, q)
+		}
+	})
 }
 
 func (g *menuShots) Update() error {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
@@ -91,6 +92,18 @@ var (
 	helpCol      = color.RGBA{165, 172, 200, 255}
 )
 
+// clip shortens s with "…" to at most w virtual px wide in f.
+func (u *ui) clip(s string, f *face, w float64) string {
+	if u.textWidth(s, f) <= w {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 1 && u.textWidth(string(r)+"…", f) > w {
+		r = r[:len(r)-1]
+	}
+	return string(r) + "…"
+}
+
 // lineH is the distance between two lines of text in f, in virtual px.
 func (u *ui) lineH(f *face) float64 { return float64(lineHeight * f.Scale) }
 
@@ -100,6 +113,10 @@ func (u *ui) on(dst surface) painter { return painter{dst, u.xf} }
 // menu draws items centred at x from y, the selected one on a highlighted bar with the Force
 // as the cursor.
 func (u *ui) menu(dst surface, items []string, sel int, x, y float64) {
+	half := float32(260) // half the bar's width: wider for a long item
+	for _, it := range items {
+		half = max(half, float32(u.textWidth(strings.ToUpper(it), u.normal))/2+90)
+	}
 	for i, it := range items {
 		col := u.itemCol
 		label := strings.ToUpper(it)
@@ -107,10 +124,10 @@ func (u *ui) menu(dst surface, items []string, sel int, x, y float64) {
 		if i == sel {
 			col = u.selCol
 			p := u.on(dst)
-			p.rect(float32(x-260), float32(iy-6), 520, 50, color.RGBA{20, 40, 90, 200})
-			p.rect(float32(x-260), float32(iy-6), 520, 3, color.RGBA{90, 160, 255, 255})
-			p.rect(float32(x-260), float32(iy+41), 520, 3, color.RGBA{40, 80, 160, 255})
-			p.frame(u.sp.force[1][0], float32(x-230), float32(iy+19), 2, 2, 1, 0)
+			p.rect(float32(x)-half, float32(iy-6), 2*half, 50, color.RGBA{20, 40, 90, 200})
+			p.rect(float32(x)-half, float32(iy-6), 2*half, 3, color.RGBA{90, 160, 255, 255})
+			p.rect(float32(x)-half, float32(iy+41), 2*half, 3, color.RGBA{40, 80, 160, 255})
+			p.frame(u.sp.force[1][0], float32(x)-half+30, float32(iy+19), 2, 2, 1, 0)
 		}
 		u.text(dst, label, u.normal, x, iy, alignCenter, col)
 	}
@@ -183,9 +200,19 @@ func (a *app) updateMenus() {
 	m := a.m
 	switch m.Scene {
 	case scene.Title:
-		a.nav(3, false)
+		items := a.titleItems()
+		a.menu = min(a.menu, len(items)-1) // the Rejoin item goes when the ticket expires
+		a.nav(len(items), false)
 		if a.confirm(false) {
-			switch a.menu {
+			sel := a.menu
+			if len(items) == 4 { // Rejoin first
+				if sel == 0 {
+					a.rejoin()
+					return
+				}
+				sel--
+			}
+			switch sel {
 			case 0:
 				a.handle(scene.Event{Kind: scene.EvPlay})
 			case 1:
@@ -295,9 +322,23 @@ func (a *app) updateMenus() {
 				a.handle(scene.Event{Kind: scene.EvBack})
 			}
 		}
-	case scene.Results, scene.Lost:
+	case scene.Results:
 		if a.confirm(false) || a.back(false) {
 			a.handle(scene.Event{Kind: scene.EvContinue})
+		}
+	case scene.Lost:
+		items := a.lostItems()
+		a.menu = min(a.menu, len(items)-1)
+		a.nav(len(items), false)
+		switch {
+		case a.back(false):
+			a.handle(scene.Event{Kind: scene.EvContinue})
+		case a.confirm(false):
+			if len(items) == 2 && a.menu == 0 {
+				a.rejoin()
+			} else {
+				a.handle(scene.Event{Kind: scene.EvContinue})
+			}
 		}
 	case scene.Settings:
 		a.updateSettings()
@@ -427,8 +468,9 @@ func (a *app) drawMenus(dst surface) {
 	case scene.Title:
 		a.drawTitleArt(dst)
 		u.text(dst, "NETWORKED  CO-OP  FOR  FOUR", u.normal, cx, 372, alignCenter, color.RGBA{150, 200, 255, 255})
-		u.menu(dst, []string{"Play", "Settings", "Quit"}, a.menu, cx, 720)
-		u.help(dst, "arrows/WASD move · Space/J fire (hold to charge) · K/Shift Force · Esc menu · F11 fullscreen · F3 network")
+		items := a.titleItems()
+		u.menu(dst, items, a.menu, cx, float64(720-56*(len(items)-3)))
+		u.help(dst, a.titleHelp())
 		if a.msgUntil > 0 && a.msg != "" {
 			u.text(dst, a.msg, u.small, cx, 940, alignCenter, u.errorCol)
 		}
@@ -536,21 +578,22 @@ func (a *app) drawMenus(dst surface) {
 		case game.ResultAborted:
 			title, col = "GAME ABORTED", color.RGBA{255, 200, 120, 255}
 		}
-		u.text(dst, title, u.big, cx, 200, alignCenter, col)
-		for i, p := range a.scores {
-			if !p.present {
-				continue
-			}
-			u.text(dst, fmt.Sprintf("%dP   %08d", i+1, p.score), u.normal, cx, 360+float64(i)*64, alignCenter, art.SlotColors[i])
-		}
-		u.text(dst, "Enter: back to the lobby", u.small, cx, 800, alignCenter, u.dimCol)
+		u.text(dst, title, u.big, cx, 160, alignCenter, col)
+		a.drawResultsTable(dst, 320)
+		u.help(dst, "Enter: back to the lobby")
 	case scene.Lost:
-		u.text(dst, "CONNECTION LOST", u.big, cx, 300, alignCenter, u.errorCol)
-		y := a.drawWrapped(dst, m.Reason, u.normal, cx, 440, 1500, u.itemCol)
+		u.text(dst, "CONNECTION LOST", u.big, cx, 260, alignCenter, u.errorCol)
+		y := a.drawWrapped(dst, m.Reason, u.normal, cx, 400, 1500, u.itemCol)
 		if m.Detail != "" && m.Detail != m.Reason {
 			y = a.drawWrapped(dst, m.Detail, u.mono, cx, y+10, 1500, u.dimCol)
 		}
-		u.text(dst, "Enter: back to the menu", u.small, cx, max(600, y+40), alignCenter, u.dimCol)
+		items := a.lostItems()
+		u.menu(dst, items, a.menu, cx, max(640, y+60))
+		if len(items) == 2 {
+			left := time.Until(a.ux.ticket.Expires).Round(time.Second)
+			u.text(dst, fmt.Sprintf("your ship is kept for %d s more", int(left/time.Second)), u.small, cx, max(640, y+60)+130, alignCenter, u.dimCol)
+		}
+		u.help(dst, "Enter select · Esc back to the menu")
 	case scene.Settings:
 		a.drawSettings(dst)
 	}
@@ -586,6 +629,7 @@ func (a *app) drawSettings(dst surface) {
 	u := a.ui
 	u.text(dst, "SETTINGS", u.big, Width/2, 40, alignCenter, white)
 	type row struct{ label, value string }
+	badRows := map[int]bool{} // rows with a binding that could not be loaded
 	rows := []row{
 		{"Fullscreen: " + onOff(a.set.Fullscreen), ""},
 		{fmt.Sprintf("Music volume: < %.0f%% >", a.set.MusicVolume*100), ""},
@@ -598,10 +642,18 @@ func (a *app) drawSettings(dst surface) {
 				b, dev = a.set.Gamepad, "Pad  "
 			}
 			names := make([]string, len(b[act.String()]))
+			bad := false
 			for j, k := range b[act.String()] {
 				names[j] = strings.TrimPrefix(k, "gamepad_") // the column says Pad already
+				if !bindingLoaded(k) {
+					names[j] += " (not loaded)"
+					bad = true
+				}
 			}
 			rows = append(rows, row{dev + act.Label(), strings.Join(names, ", ")})
+			if bad {
+				badRows[len(rows)-1] = true
+			}
 		}
 	}
 	rows = append(rows, row{"Reset bindings to defaults", ""}, row{"Back", ""})
@@ -611,13 +663,6 @@ func (a *app) drawSettings(dst surface) {
 		col := u.itemCol
 		if i == a.menu {
 			col = u.selCol
-			if i == a.rebind {
-				act, pad := bindingRow(i)
-				r = row{"press a key / button for " + act.Label() + "  (Esc cancels)", ""}
-				if pad {
-					r = row{"press a gamepad button  (Esc cancels)", ""}
-				}
-			}
 		}
 		x, y := 100.0, 150+float64(i)*40
 		if i >= 3+n && i < 3+2*n {
@@ -625,9 +670,25 @@ func (a *app) drawSettings(dst surface) {
 		} else if i >= 3+2*n {
 			x, y = 100, 150+float64(i-n)*40
 		}
+		if i == a.menu && i == a.rebind {
+			// the prompt replaces the row's value, kept inside its column (x .. x+880): it
+			// never runs into the pad column
+			_, pad := bindingRow(i)
+			prompt := "press a key  (Esc cancels)"
+			if pad {
+				prompt = "press a button  (Esc cancels)"
+			}
+			u.text(dst, r.label, u.small, x, y, alignStart, col)
+			u.on(dst).rect(float32(x+430), float32(y-6), 450, 34, color.RGBA{60, 50, 10, 230})
+			u.text(dst, prompt, u.small, x+440, y, alignStart, col)
+			continue
+		}
+		if badRows[i] {
+			col = u.errorCol
+		}
 		u.text(dst, r.label, u.small, x, y, alignStart, col)
 		if r.value != "" {
-			u.text(dst, r.value, u.small, x+440, y, alignStart, col)
+			u.text(dst, u.clip(r.value, u.small, 440), u.small, x+440, y, alignStart, col) // kept in its column
 		}
 	}
 	u.help(dst, "Enter toggle/rebind · Left/Right volume · Esc save and back")

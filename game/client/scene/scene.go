@@ -63,6 +63,8 @@ const (
 	EvSetStage     // room: the owner picks Stage (SET_STAGE)
 	EvLeaveGame    // playing: leave from the pause menu
 	EvContinue     // results/lost: continue
+	EvRejoin       // lost/title: rejoin the lost game (Addr, Code, Slot, Key of netflow.Ticket)
+	EvMenu         // playing: Esc opens or closes the in-game menu (CmdPause asks the server to pause)
 	EvTick         // one 60 Hz frame passed (timeouts of the automatic flow)
 	// net
 	EvConnected     // lobby dialled and authenticated
@@ -107,6 +109,8 @@ type Event struct {
 	// Stage is the stage to create a lobby with (EvCreate; "" = the server's default), to set
 	// (EvSetStage), or the stage of the game starting (EvGameStarting, with its StageHash).
 	Stage, StageHash string
+	// Slot is the slot to take back (EvRejoin, with Code, Key and the lobby server in Addr).
+	Slot int
 	// Spectator: the game starting is watched without a ship (EvGameStarting from a SPECTATE
 	// push: JOIN_LOBBY to a running lobby, docs/PROTOCOL.md §2.4.3).
 	Spectator bool
@@ -130,10 +134,13 @@ const (
 	CmdQuit                            // leave the program
 	CmdSetStage                        // SET_STAGE Stage; reply nothing (a STAGE push) or EvStageFailed
 	CmdRejoin                          // REJOIN Code, Slot with Key (netflow.Ticket); reply EvJoined (then the START push: CmdWaitStart) / EvJoinFailed
+	CmdPause                           // ask the server to pause (Paused) or resume the game (Runner.RequestPause); reply nothing
+	CmdClearTicket                     // forget the saved rejoin ticket (rejoined, or the game ended)
 )
 
 var cmdNames = [...]string{"", "dial-lobby", "list-lobbies", "join", "start", "wait-start", "leave",
-	"dial-session", "close-session", "disconnect", "save-settings", "quit", "set-stage"}
+	"dial-session", "close-session", "disconnect", "save-settings", "quit", "set-stage", "rejoin", "pause",
+	"clear-ticket"}
 
 func (k CmdKind) String() string {
 	if int(k) < len(cmdNames) {
@@ -151,6 +158,8 @@ type Cmd struct {
 	Token uint32
 	Key   [16]byte // session key (CmdDialSession; CmdRejoin: the lost session's)
 	Slot  int      // CmdRejoin: the slot to take back
+	// Paused: CmdPause asks for a pause (true) or to resume (false).
+	Paused bool
 	// Stage names a stage: to create a lobby with (CmdJoin, Code ""; "" = the server's default),
 	// to set (CmdSetStage), or the stage of the game to join (CmdDialSession, with StageHash).
 	Stage, StageHash string
@@ -184,10 +193,20 @@ type Machine struct {
 	Stages  []string // stage names the server offers, its default first (with the lobby list)
 	Result  uint8    // last GAME_END result
 	Reason  string   // why the connection was lost (scene Lost)
+	// Spectator: the game being played (or starting) is watched without a ship (a lobby joined
+	// while its game ran, EvGameStarting.Spectator).
+	Spectator bool
+	// MenuOpen: the in-game menu is open (Playing); the server pauses the game only for a lone
+	// player (the renderer reads netflow.Frame.Paused for "PAUSED" vs "the game goes on").
+	MenuOpen bool
+	// Rejoining: the current connection is a rejoin of a lost game (Code, slot RejoinSlot).
+	Rejoining  bool
+	RejoinSlot int
 
 	auto         Auto
-	connected    bool // lobby connection open
-	inSession    bool // UDP session open
+	rejoinKey    [16]byte // key of the pending rejoin (sent once connected)
+	connected    bool     // lobby connection open
+	inSession    bool     // UDP session open
 	settingsFrom ID
 	timer        int
 	refreshIn    int  // browser: ticks to the next automatic refresh
@@ -225,6 +244,7 @@ func (m *Machine) lose(reason string) []Cmd {
 		m.connected = false
 	}
 	m.Scene, m.Busy, m.Error, m.Reason = Lost, "", "", reason
+	m.MenuOpen, m.Rejoining = false, false
 	return cmds
 }
 
@@ -274,6 +294,8 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			m.Scene, m.Error = Connect, ""
 		case EvOpenSettings:
 			m.Scene, m.settingsFrom = Settings, Title
+		case EvRejoin:
+			return m.rejoin(ev)
 		case EvConnected:
 			return []Cmd{{Kind: CmdDisconnect}} // late reply after Back
 		}
@@ -292,7 +314,7 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			return []Cmd{{Kind: CmdSaveSettings}, {Kind: CmdDialLobby, Addr: ev.Addr}}
 		case EvBack:
 			busy := m.Busy != ""
-			m.Scene, m.Busy, m.Error = Title, "", ""
+			m.Scene, m.Busy, m.Error, m.Rejoining = Title, "", "", false
 			if busy {
 				return []Cmd{{Kind: CmdDisconnect}}
 			}
@@ -302,6 +324,10 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			}
 			m.connected = true
 			m.Scene, m.Error = Browser, ""
+			if m.Rejoining {
+				m.Busy = "Rejoining " + m.Code
+				return []Cmd{{Kind: CmdRejoin, Code: m.Code, Slot: m.RejoinSlot, Key: m.rejoinKey}}
+			}
 			if m.auto.On {
 				m.Busy = "Joining lobby"
 				c := Cmd{Kind: CmdJoin, Code: m.auto.Lobby}
@@ -313,7 +339,8 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			m.Busy = "Loading lobbies"
 			return []Cmd{{Kind: CmdListLobbies}}
 		case EvConnectFailed:
-			if m.auto.On {
+			if m.auto.On || m.Rejoining {
+				m.Rejoining = false
 				msg := m.explain(ev.Err)
 				return m.lose(msg)
 			}
@@ -361,6 +388,10 @@ func (m *Machine) Handle(ev Event) []Cmd {
 		case EvJoined:
 			m.Scene, m.Code, m.Busy, m.Error = Room, ev.Code, "", ""
 			cmds := []Cmd{{Kind: CmdWaitStart}}
+			if m.Rejoining {
+				m.Busy = "Rejoining the game" // the START push with a new token follows
+				return cmds
+			}
 			if m.auto.On && m.auto.Start {
 				m.Busy = "Starting"
 				cmds = append(cmds, Cmd{Kind: CmdStart})
@@ -372,6 +403,12 @@ func (m *Machine) Handle(ev Event) []Cmd {
 				return m.lose(msg)
 			}
 			m.fail(ev.Err)
+			if m.Rejoining {
+				// the slot is gone (expired, game over): the ticket is useless; show the lobbies
+				m.Rejoining, m.Error = false, "Could not rejoin the game. "+m.Error
+				m.quietList = true
+				return []Cmd{{Kind: CmdClearTicket}, {Kind: CmdListLobbies}}
+			}
 		case EvBack:
 			m.connected = false
 			m.Scene, m.Busy, m.Error, m.Lobbies = Title, "", "", nil
@@ -394,32 +431,46 @@ func (m *Machine) Handle(ev Event) []Cmd {
 		case EvStageFailed:
 			m.Error = m.explain(ev.Err)
 		case EvGameStarting:
-			m.Busy, m.Error = "Joining game", ""
+			m.Busy, m.Error, m.Spectator = "Joining game", "", ev.Spectator
+			if ev.Spectator {
+				m.Busy = "Joining as a spectator"
+			}
 			return []Cmd{{Kind: CmdDialSession, Port: ev.Port, Token: ev.Token, Key: ev.Key, Addr: m.Addr, Stage: ev.Stage, StageHash: ev.StageHash}}
 		case EvSessionReady:
 			m.inSession = true
-			m.Scene, m.Busy, m.Error = Playing, "", ""
+			m.Scene, m.Busy, m.Error, m.MenuOpen = Playing, "", "", false
+			if m.Rejoining {
+				m.Rejoining = false
+				return []Cmd{{Kind: CmdClearTicket}}
+			}
 		case EvSessionFailed:
 			msg := m.explain(ev.Err)
 			return m.lose("Could not join the game. " + msg)
 		case EvBack:
-			m.Scene, m.Code, m.Busy, m.Error = Browser, "", "Loading lobbies", ""
+			m.Scene, m.Code, m.Busy, m.Error, m.Rejoining = Browser, "", "Loading lobbies", "", false
 			return []Cmd{{Kind: CmdLeave}, {Kind: CmdListLobbies}}
 		}
 	case Playing:
 		switch ev.Kind {
+		case EvMenu:
+			m.MenuOpen = !m.MenuOpen
+			if m.Spectator {
+				return nil // a spectator has no game to pause
+			}
+			return []Cmd{{Kind: CmdPause, Paused: m.MenuOpen}}
 		case EvGameEnd:
 			m.inSession = false
-			m.Scene, m.Result, m.timer = Results, ev.Result, 0
-			return []Cmd{{Kind: CmdCloseSession}}
+			m.Scene, m.Result, m.timer, m.MenuOpen = Results, ev.Result, 0, false
+			return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdClearTicket}}
 		case EvDisconnected:
-			m.Detail = ""
-			return m.lose(ev.Reason)
+			cmds := m.lose(LostWords(ev.Reason))
+			m.Detail = ev.Reason // the raw reason, for small print
+			return cmds
 		case EvLobbyLost:
 			// The game runs over UDP; keep playing, the loss is reported when it ends.
 		case EvLeaveGame:
 			m.inSession = false
-			m.Scene, m.Code, m.Busy = Browser, "", "Loading lobbies"
+			m.Scene, m.Code, m.Busy, m.MenuOpen, m.Spectator = Browser, "", "Loading lobbies", false, false
 			return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdLeave}, {Kind: CmdListLobbies}}
 		}
 	case Results:
@@ -446,9 +497,26 @@ func (m *Machine) Handle(ev Event) []Cmd {
 		switch ev.Kind {
 		case EvContinue, EvBack:
 			m.Scene, m.Reason, m.Detail = Title, "", ""
+		case EvRejoin:
+			m.Reason, m.Detail = "", ""
+			return m.rejoin(ev)
 		case EvConnected:
 			return []Cmd{{Kind: CmdDisconnect}}
 		}
 	}
 	return nil
+}
+
+// rejoin dials the lobby server of a lost game's ticket (ev: Addr, Code, Slot, Key); once
+// connected it sends REJOIN, then waits for the START push like a room (docs/PROTOCOL.md §5.12).
+func (m *Machine) rejoin(ev Event) []Cmd {
+	if ev.Code == "" {
+		return nil
+	}
+	if ev.Addr != "" {
+		m.Addr = ev.Addr
+	}
+	m.Scene, m.Busy, m.Error, m.Detail = Connect, "Rejoining "+ev.Code, "", ""
+	m.Rejoining, m.Code, m.RejoinSlot, m.rejoinKey, m.Spectator = true, ev.Code, ev.Slot, ev.Key, false
+	return []Cmd{{Kind: CmdDialLobby, Addr: m.Addr}}
 }

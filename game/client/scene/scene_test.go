@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"reflect"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -55,7 +56,7 @@ func TestManualFlowToGameAndBack(t *testing.T) {
 		t.Fatalf("dial session args %+v", cmds[0])
 	}
 	expect(t, m, m.Handle(Event{Kind: EvSessionReady}), Playing)
-	expect(t, m, m.Handle(Event{Kind: EvGameEnd, Result: 1}), Results, CmdCloseSession)
+	expect(t, m, m.Handle(Event{Kind: EvGameEnd, Result: 1}), Results, CmdCloseSession, CmdClearTicket)
 	if m.Result != 1 {
 		t.Fatalf("result %d", m.Result)
 	}
@@ -158,7 +159,7 @@ func playing(t *testing.T) *Machine {
 func TestDisconnectInGameShowsReason(t *testing.T) {
 	m := playing(t)
 	expect(t, m, m.Handle(Event{Kind: EvDisconnected, Reason: "server timeout"}), Lost, CmdCloseSession, CmdDisconnect)
-	if m.Reason != "server timeout" {
+	if m.Reason != LostWords("server timeout") || m.Detail != "server timeout" || !strings.Contains(m.Reason, "stopped answering") {
 		t.Fatalf("reason %q", m.Reason)
 	}
 	expect(t, m, m.Handle(Event{Kind: EvBack}), Title)

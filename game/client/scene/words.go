@@ -1,0 +1,77 @@
+package scene
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The in-game messages of issue 13 in player words, display-free so that tests read them.
+
+// SlotLabel is a slot's tag in the HUD and the notices: "1P".."4P".
+func SlotLabel(slot int) string { return fmt.Sprintf("%dP", slot+1) }
+
+// DeathNotice is the banner of a DEATH (session.EventDeath): slot's ship was destroyed and has
+// lives ships left; own is the local player's slot (-1 for a spectator). Your own death reads
+// "You were shot down — 2 ships left", another's "2P down (1 left)".
+func DeathNotice(slot, lives, own int) string {
+	if slot == own {
+		switch lives {
+		case 0:
+			return "You were shot down — GAME OVER"
+		case 1:
+			return "You were shot down — last ship!"
+		}
+		return fmt.Sprintf("You were shot down — %d ships left", lives)
+	}
+	if lives == 0 {
+		return SlotLabel(slot) + " down — out of lives"
+	}
+	return fmt.Sprintf("%s down (%d left)", SlotLabel(slot), lives)
+}
+
+// GameOverSpectating is what a player out of lives sees until the game ends.
+const GameOverSpectating = "GAME OVER — spectating"
+
+// SpectatingNotice is what a spectator (a lobby joined while its game ran) sees.
+const SpectatingNotice = "SPECTATING"
+
+// MenuTitle is the in-game menu's title: "PAUSED" when the server really paused the game (a
+// lone player's pause, netflow.Frame.Paused), otherwise the game goes on behind the menu.
+func MenuTitle(paused bool) string {
+	if paused {
+		return "PAUSED"
+	}
+	return "MENU (the game goes on)"
+}
+
+// InterruptedNotice is the overlay while no datagram came for a while (netflow.Frame.Silence):
+// "connection interrupted… 3 s".
+func InterruptedNotice(silence time.Duration) string {
+	return fmt.Sprintf("connection interrupted… %d s", int(silence/time.Second))
+}
+
+// LostWords puts the reason a game session ended (net/session's EventDisconnected reason) in
+// player words; reasons it does not know are kept, capitalised.
+func LostWords(reason string) string {
+	switch r := strings.ToLower(reason); {
+	case strings.Contains(r, "silent"), strings.Contains(r, "timed out"), strings.Contains(r, "timeout"):
+		return "The game server stopped answering (network or server down)."
+	case strings.Contains(r, "no answer"):
+		return "The game server did not answer: the game could not be joined."
+	case strings.Contains(r, "shutting down"):
+		return "The server was shut down."
+	case strings.Contains(r, "removed"), strings.Contains(r, "kicked"):
+		return "You were removed from the game."
+	case strings.Contains(r, "session ended"):
+		return "The game connection closed."
+	case r == "":
+		return "The connection was lost."
+	}
+	return strings.ToUpper(reason[:1]) + reason[1:]
+}
+
+// RejoinLabel is the menu item that rejoins a lost game: "Rejoin game K7QF2 (slot 2P)".
+func RejoinLabel(code string, slot int) string {
+	return fmt.Sprintf("Rejoin game %s (slot %s)", code, SlotLabel(slot))
+}

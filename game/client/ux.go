@@ -1,0 +1,271 @@
+package client
+
+import (
+	"image/color"
+	"strings"
+	"time"
+
+	input "github.com/quasilyte/ebitengine-input"
+
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/client/art"
+	"github.com/rtype/rtype/game/client/controls"
+	"github.com/rtype/rtype/game/client/netflow"
+	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/game/client/settings"
+	"github.com/rtype/rtype/net/wire"
+)
+
+// noticeTicks is how long a death notice stays on screen (60 Hz ticks: 3 s).
+const noticeTicks = 180
+
+// uxState is the client side of issue 13's screens: death notices, the results table, the
+// rejoin ticket, the "connection interrupted" countdown.
+type uxState struct {
+	notice      string // last death notice ("2P down (1 left)"), until noticeUntil (frameN)
+	noticeUntil int
+	noticeOwn   bool // the notice is about the local player's ship
+
+	results     wire.Results // RESULTS of the game (session.EventResults)
+	haveResults bool
+	names       []string // the lobby's member names when the game started (slot order)
+	byOrder     bool     // names are in slot order (not after a rejoin)
+
+	ticket     netflow.Ticket // rejoin ticket of the lost game (also saved for the next start)
+	haveTicket bool
+
+	silenceSecs int    // interrupted text cache: seconds shown
+	silenceText string // "connection interrupted… 3 s"
+}
+
+// startGame resets the per-game state when a session comes up.
+func (s *uxState) startGame(a *app) {
+	s.notice, s.noticeUntil, s.haveResults = "", 0, false
+	_, s.names = a.net.Members()
+	s.byOrder = !a.m.Rejoining
+}
+
+// death shows the banner of a DEATH: slot's ship lost, lives left.
+func (s *uxState) death(a *app, slot, lives int) {
+	s.notice = scene.DeathNotice(slot, lives, a.draw.self)
+	s.noticeOwn = slot == a.draw.self
+	s.noticeUntil = a.frameN + noticeTicks
+}
+
+// configDir is the settings directory (rejoin ticket); "" when unknown.
+func (a *app) configDir() string {
+	d, err := settings.Dir(a.cfg.ConfigDir)
+	if err != nil {
+		return ""
+	}
+	return d
+}
+
+// loadTicket reads the ticket a lost game left for "Rejoin on next start".
+func (a *app) loadTicket() {
+	if dir := a.configDir(); dir != "" {
+		a.ux.ticket, a.ux.haveTicket = netflow.LoadTicket(dir, time.Now())
+	}
+}
+
+// keepTicket remembers (and saves) the rejoin ticket of the game being lost (reason: the
+// session's): called just before EvDisconnected. A spectator has no slot to take back, and a
+// player removed by the server or a server shutting down has none either.
+func (a *app) keepTicket(reason string) {
+	if a.m.Spectator || a.cfg.local != nil || strings.Contains(reason, "removed") || strings.Contains(reason, "shutting down") {
+		return
+	}
+	t, ok := a.net.Ticket(a.draw.self, time.Now())
+	if !ok {
+		return
+	}
+	a.ux.ticket, a.ux.haveTicket = t, true
+	if dir := a.configDir(); dir != "" {
+		if err := netflow.SaveTicket(dir, t); err != nil {
+			a.log.Warn("rejoin ticket not saved", "err", err)
+		}
+	}
+}
+
+func (a *app) clearTicket() {
+	a.ux.haveTicket = false
+	if dir := a.configDir(); dir != "" {
+		if err := netflow.ClearTicket(dir); err != nil {
+			a.log.Warn("rejoin ticket not removed", "err", err)
+		}
+	}
+}
+
+// ticketValid reports whether a lost game can still be rejoined.
+func (a *app) ticketValid() bool {
+	return a.ux.haveTicket && a.ux.ticket.Valid(time.Now())
+}
+
+// rejoinItem is the menu item that rejoins the lost game ("" without a valid ticket).
+func (a *app) rejoinItem() string {
+	if !a.ticketValid() {
+		return ""
+	}
+	return scene.RejoinLabel(a.ux.ticket.Code, a.ux.ticket.Slot)
+}
+
+// rejoin asks the scene machine to rejoin with the ticket.
+func (a *app) rejoin() {
+	t := a.ux.ticket
+	ev := scene.Event{Kind: scene.EvRejoin, Addr: t.Server, Code: t.Code, Slot: t.Slot}
+	copy(ev.Key[:], t.Key)
+	a.handle(ev)
+}
+
+// titleItems is the title menu: a Rejoin item first while a saved ticket is valid.
+func (a *app) titleItems() []string {
+	if r := a.rejoinItem(); r != "" {
+		return []string{r, "Play", "Settings", "Quit"}
+	}
+	return []string{"Play", "Settings", "Quit"}
+}
+
+// lostItems is the lost screen's menu: Rejoin while the ticket is valid, then back.
+func (a *app) lostItems() []string {
+	if r := a.rejoinItem(); r != "" {
+		return []string{r, "Back to the menu"}
+	}
+	return []string{"Back to the menu"}
+}
+
+var (
+	noticePlateCol = color.RGBA{0, 0, 0, 210}
+	noticeOwnCol   = color.RGBA{255, 120, 110, 255}
+	gameOverCol    = color.RGBA{255, 90, 90, 255}
+	interruptCol   = color.RGBA{255, 210, 90, 255}
+	spectateCol    = color.RGBA{150, 200, 255, 255}
+)
+
+// drawNotices draws the in-game notices over the world: the last death, "GAME OVER —
+// spectating" for an own ship out of lives, SPECTATING, and "connection interrupted… N s".
+func (a *app) drawNotices(dst surface) {
+	u := a.ui
+	p := u.on(dst)
+	d := &a.draw
+	y := 120.0
+	self := d.self
+	switch {
+	case d.spectator:
+		a.plate(dst, scene.SpectatingNotice, u.normal, y, spectateCol)
+		y += 70
+	case self >= 0 && self < game.MaxPlayers && a.scores[self].present && a.scores[self].lives == 0:
+		a.plate(dst, scene.GameOverSpectating, u.big, y, gameOverCol)
+		y += 100
+	}
+	if a.ux.notice != "" && a.frameN < a.ux.noticeUntil {
+		col := white
+		if a.ux.noticeOwn {
+			col = noticeOwnCol
+		}
+		a.plate(dst, a.ux.notice, u.normal, y, col)
+	}
+	if d.interrupted {
+		if secs := int(d.silence / time.Second); a.ux.silenceText == "" || secs != a.ux.silenceSecs {
+			a.ux.silenceSecs, a.ux.silenceText = secs, scene.InterruptedNotice(d.silence)
+		}
+		w := float32(u.textWidth(a.ux.silenceText, u.normal))
+		p.rect(Width/2-w/2-40, 460, w+80, 120, color.RGBA{0, 0, 0, 200})
+		p.strokeRect(Width/2-w/2-40, 460, w+80, 120, 2, interruptCol)
+		u.text(dst, a.ux.silenceText, u.normal, Width/2, 484, alignCenter, interruptCol)
+		u.text(dst, "waiting for the server", u.small, Width/2, 530, alignCenter, u.dimCol)
+	}
+}
+
+// plate draws s centred at y on a dark plate.
+func (a *app) plate(dst surface, s string, f *face, y float64, col color.RGBA) {
+	u := a.ui
+	w := float32(u.textWidth(s, f))
+	h := float32(u.lineH(f))
+	u.on(dst).rect(Width/2-w/2-24, float32(y)-12, w+48, h+16, noticePlateCol)
+	u.text(dst, s, f, Width/2, y, alignCenter, col)
+}
+
+// resultName is the results row name of slot.
+func (a *app) resultName(slot int) string {
+	return netflow.SlotName(a.ux.names, a.ux.byOrder, slot, a.draw.self, a.net.Name())
+}
+
+// drawResultsTable draws RESULTS as a table from y (without RESULTS: the last HUD scores).
+func (a *app) drawResultsTable(dst surface, y float64) {
+	u := a.ui
+	cols := [...]struct {
+		head string
+		x    float64
+		al   align
+	}{{"PLAYER", 260, alignStart}, {"SCORE", 1000, alignEnd}, {"KILLS", 1180, alignEnd}, {"DEATHS", 1370, alignEnd},
+		{"BEAM HITS", 1600, alignEnd}, {"ACCURACY", 1820, alignEnd}}
+	for _, c := range cols {
+		u.text(dst, c.head, u.small, c.x, y, c.al, u.dimCol)
+	}
+	y += 50
+	var rows []netflow.ResultRow
+	if a.ux.haveResults {
+		rows = netflow.ResultRows(a.ux.results, a.resultName, a.draw.self)
+	} else {
+		for i, sc := range a.scores {
+			if sc.present {
+				rows = append(rows, netflow.ResultRow{Slot: i, Name: a.resultName(i), Score: a.hud.scoreOf(i, sc.score),
+					Kills: "-", Deaths: "-", BeamHits: "-", Accuracy: "-", Self: i == a.draw.self})
+			}
+		}
+	}
+	for _, r := range rows {
+		col := art.SlotColors[r.Slot%game.MaxPlayers]
+		if r.Self {
+			cc := col
+			u.on(dst).rect(220, float32(y-12), 1640, 52, color.RGBA{cc.R / 4, cc.G / 4, cc.B / 4, 220})
+			u.on(dst).strokeRect(220, float32(y-12), 1640, 52, 2, cc)
+		}
+		name := scene.SlotLabel(r.Slot) + "  " + r.Name
+		switch {
+		case r.Self && r.Out:
+			name += "  (you, out)"
+		case r.Self:
+			name += "  (you)"
+		case r.Left:
+			name += "  (left)"
+		case r.Out:
+			name += "  (out)"
+		}
+		vals := [...]string{name, r.Score, r.Kills, r.Deaths, r.BeamHits, r.Accuracy}
+		for i, c := range cols {
+			u.text(dst, vals[i], u.normal, c.x, y, c.al, col)
+		}
+		y += 64
+	}
+}
+
+// bindingLoaded reports whether a binding's key name parses (a setting that could not be
+// loaded is shown as such, not as if it worked).
+func bindingLoaded(k string) bool {
+	_, err := input.ParseKey(k)
+	return err == nil
+}
+
+// hintBindings are the keyboard bindings in effect: the user's where at least one loaded, else
+// the default ones (as buildKeymap does).
+func (a *app) hintBindings() controls.Bindings {
+	def := controls.DefaultKeyboard()
+	out := controls.Bindings{}
+	for act := controls.Action(0); act < controls.NumActions; act++ {
+		ks := a.set.Keyboard[act.String()]
+		if controls.KeyHint(controls.Bindings{act.String(): ks}, act, bindingLoaded, 1) == "?" {
+			ks = def[act.String()]
+		}
+		out[act.String()] = ks
+	}
+	return out
+}
+
+// titleHelp is the title screen's key help, built from the bindings in effect.
+func (a *app) titleHelp() string {
+	b := a.hintBindings()
+	h := func(act controls.Action, n int) string { return controls.KeyHint(b, act, bindingLoaded, n) }
+	return controls.MoveHint(b, bindingLoaded) + " move · " + h(controls.Fire, 2) + " fire (hold to charge) · " +
+		h(controls.Force, 2) + " Force · " + h(controls.Menu, 1) + " menu · F11 fullscreen · F3 network"
+}
