@@ -135,6 +135,7 @@ type Manager struct {
 	dlog       dropLog // guarded by dropMu
 	endedDrops Drops   // what the games that ended dropped (guarded by mu)
 	late       lateness
+	stepDur    stepDurations // how long game ticks take to run
 }
 
 var _ lobby.Starter = (*Manager)(nil)
@@ -710,7 +711,9 @@ func (in *Instance) run(sched uint64, out *transport.Outbox) (finished bool) {
 			in.ticks = target
 			break
 		}
+		t0 := time.Now()
 		in.g.Tick(in.m.now())
+		in.m.stepDur.add(time.Since(t0))
 		in.ticks++
 		out.Append(&in.g.out)
 	}

@@ -69,6 +69,7 @@ var (
 	descDropped     = desc("rtype_udp_dropped_total", "Datagrams dropped, by reason (instance.DropReasons: the wire's validation reasons, then unknown_token, ended, rate, address, response, gone, panic).", "reason")
 	descPlayersGone = desc("rtype_game_players_dropped_total", "Players dropped from a game before its end (left, silent, never said HERE).")
 	descLateness    = desc("rtype_tick_lateness_seconds", "How late the 60 Hz tick schedule fires (time past each tick's due moment).")
+	descDuration    = desc("rtype_tick_duration_seconds", "How long a game tick takes to run (simulation step, replication and snapshots to every client).")
 	descOverruns    = desc("rtype_tick_overruns_total", "Ticks a game skipped because it fell more than 5 ticks behind.")
 )
 
@@ -148,7 +149,7 @@ func (c *gameCollector) gameEnded(in *instance.Instance) {
 
 func (c *gameCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descGames, descSpectators, descDatagrams, descBytes, descResends, descDropped, descPlayersGone,
-		descLateness, descOverruns} {
+		descLateness, descDuration, descOverruns} {
 		ch <- d
 	}
 }
@@ -193,12 +194,27 @@ func (c *gameCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 
 	l := c.mgr.TickLateness()
-	buckets := make(map[float64]uint64, len(latenessBounds))
+	n, buckets := histogram(l, latenessBounds)
+	ch <- prometheus.MustNewConstHistogram(descLateness, n, l.Sum.Seconds(), buckets)
+	counter(descOverruns, l.Overruns)
+	d := c.mgr.TickDuration()
+	n, buckets = histogram(d, durationBounds)
+	ch <- prometheus.MustNewConstHistogram(descDuration, n, d.Sum.Seconds(), buckets)
+}
+
+// durationBounds are the upper bounds (s) of rtype_tick_duration_seconds: a game tick takes
+// tens of µs; the 16.7 ms tick period is the last bound.
+var durationBounds = []float64{10e-6, 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2e-3, 5e-3, 16.7e-3}
+
+// histogram turns a runtime histogram (fixed-width buckets, the last open-ended) into the
+// cumulative counts of a Prometheus histogram with the given upper bounds (s).
+func histogram(l instance.Lateness, bounds []float64) (uint64, map[float64]uint64) {
+	buckets := make(map[float64]uint64, len(bounds))
 	var n uint64
 	for _, v := range l.Counts {
 		n += v
 	}
-	for _, b := range latenessBounds {
+	for _, b := range bounds {
 		var cum uint64
 		for i, v := range l.Counts[:len(l.Counts)-1] { // the last bucket is open-ended: +Inf only
 			if float64(i+1)*l.Bucket.Seconds() <= b+1e-12 {
@@ -207,6 +223,5 @@ func (c *gameCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		buckets[b] = cum
 	}
-	ch <- prometheus.MustNewConstHistogram(descLateness, n, l.Sum.Seconds(), buckets)
-	counter(descOverruns, l.Overruns)
+	return n, buckets
 }

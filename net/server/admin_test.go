@@ -158,7 +158,7 @@ func TestAdminAddress(t *testing.T) {
 	for _, m := range []string{`rtype_udp_datagrams_total{direction="in"}`, `rtype_udp_datagrams_total{direction="out"}`,
 		`rtype_udp_bytes_total{direction="out"}`, `rtype_lobby_replies_total{code="200"}`, `rtype_lobby_replies_total{code="500"}`,
 		`rtype_lobby_limit_hits_total{limit="command_rate"}`, `rtype_udp_dropped_total{reason="short"}`,
-		`rtype_tick_lateness_seconds_count`, `rtype_lobby_broadcasts_total`} {
+		`rtype_tick_lateness_seconds_count`, `rtype_tick_duration_seconds_count`, `rtype_tick_duration_seconds_sum`, `rtype_lobby_broadcasts_total`} {
 		if !(after[m] > before[m]) {
 			t.Errorf("%s did not move: %v -> %v", m, before[m], after[m])
 		}
