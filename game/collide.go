@@ -264,8 +264,14 @@ func (s *Sim) collideForce(pr *probe) {
 	if pl := s.c.Player.Get(f.Owner); pl != nil {
 		slot = int(pl.Slot)
 	}
-	hitTick := s.w.Tick()%forceHitEvery == 0
-	dmg := uint16(max(f.Level, 1)) // a bigger Force hurts more
+	// A bigger Force hurts more.
+	s.shieldContact(pr, slot, s.w.Tick()%forceHitEvery == 0, uint16(max(f.Level, 1)))
+}
+
+// shieldContact is what an indestructible shield (the Force, a Bit) does to what it touches:
+// it destroys enemy bullets and, on hit ticks, deals dmg to enemies and to an open weak point,
+// credited to slot (-1: nobody).
+func (s *Sim) shieldContact(pr *probe, slot int, hitTick bool, dmg uint16) {
 	for _, ci := range s.grid.find(pr.box, layEBullet|layEnemy|layWeak) {
 		item := &s.grid.items[ci]
 		switch item.layer {
@@ -294,23 +300,7 @@ func (s *Sim) collideBit(pr *probe) {
 			break
 		}
 	}
-	hitTick := s.w.Tick()%bitHitEvery == 0
-	for _, ci := range s.grid.find(pr.box, layEBullet|layEnemy|layWeak) {
-		item := &s.grid.items[ci]
-		switch item.layer {
-		case layEBullet:
-			item.dead = true
-			s.doomed = append(s.doomed, item.e)
-		case layEnemy:
-			if hitTick {
-				s.damageEnemy(item.e, 1, slot)
-			}
-		case layWeak:
-			if hitTick && s.bossOpen() {
-				s.damageBoss(1, slot)
-			}
-		}
-	}
+	s.shieldContact(pr, slot, s.w.Tick()%bitHitEvery == 0, 1)
 }
 
 func (s *Sim) collideShot(pr *probe) {
