@@ -33,6 +33,7 @@ func main() {
 	flag.IntVar(&cfg.Addrs, "addrs", 1, "spread the games over this many source addresses counting up from -source")
 	flag.IntVar(&cfg.Sockets, "sockets", 0, "UDP sockets the clients share (default: one per source address, at least 4)")
 	flag.IntVar(&cfg.ServerPID, "server-pid", 0, "the server's pid: report its CPU time over the window (Linux /proc)")
+	flag.StringVar(&cfg.ServerAdmin, "server-admin", "", "the server's -admin address: report its tick lateness over the window (from /metrics)")
 	flag.BoolVar(&cfg.Floor, "floor", false, "load a -floor-server instead of a game server (no lobby)")
 	flag.StringVar(&floorServer, "floor-server", "", `run the raw-UDP floor server instead: "plain" (a system call per datagram) or "batch" (recvmmsg/sendmmsg)`)
 	flag.StringVar(&fc.Listen, "listen", "127.0.0.1:4300", "-floor-server: UDP address")

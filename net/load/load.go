@@ -61,6 +61,9 @@ type Config struct {
 	// Sockets is the number of UDP sockets the clients share (default: one per source address,
 	// at least 4); game i's clients use socket i mod Sockets, bound to its source address.
 	Sockets int
+	// ServerAdmin, when not empty, is the server's admin address (rtype-server -admin): the tick
+	// lateness over the measured window is read from its /metrics.
+	ServerAdmin string
 	// ServerPID, when not 0, is the server's process id: its CPU time over the measured window is
 	// read from /proc (Linux).
 	ServerPID int
@@ -82,20 +85,26 @@ type Report struct {
 	Window   float64 `json:"window_s"`
 	Floor    bool    `json:"floor,omitempty"`
 
-	UpDatagramsPerSec   float64  `json:"up_datagrams_per_s"`
-	UpBytesPerSec       float64  `json:"up_bytes_per_s"`
-	DownDatagramsPerSec float64  `json:"down_datagrams_per_s"`
-	DownBytesPerSec     float64  `json:"down_bytes_per_s"`
-	RTTP50              float64  `json:"rtt_p50_ms"`
-	RTTP99              float64  `json:"rtt_p99_ms"`
-	RTTMax              float64  `json:"rtt_max_ms"`
-	SnapshotsPerSec     float64  `json:"snapshots_per_s"`     // per client, mean
-	SnapshotsPerSecMin  float64  `json:"snapshots_per_s_min"` // the slowest client
-	ServerCPU           float64  `json:"server_cpu_s,omitempty"`
-	ServerCPUPerGameSec float64  `json:"server_cpu_ms_per_game_s,omitempty"` // server CPU ms per game per second
-	ServerCorePerGame   float64  `json:"server_core_pct_per_game,omitempty"`
-	LoadCPU             float64  `json:"load_cpu_s,omitempty"`
-	Errors              []string `json:"errors,omitempty"` // the first few abnormal endings
+	UpDatagramsPerSec   float64 `json:"up_datagrams_per_s"`
+	UpBytesPerSec       float64 `json:"up_bytes_per_s"`
+	DownDatagramsPerSec float64 `json:"down_datagrams_per_s"`
+	DownBytesPerSec     float64 `json:"down_bytes_per_s"`
+	RTTP50              float64 `json:"rtt_p50_ms"`
+	RTTP99              float64 `json:"rtt_p99_ms"`
+	RTTMax              float64 `json:"rtt_max_ms"`
+	SnapshotsPerSec     float64 `json:"snapshots_per_s"`     // per client, mean
+	SnapshotsPerSecMin  float64 `json:"snapshots_per_s_min"` // the slowest client
+	ServerCPU           float64 `json:"server_cpu_s,omitempty"`
+	ServerCPUPerGameSec float64 `json:"server_cpu_ms_per_game_s,omitempty"` // server CPU ms per game per second
+	ServerCorePerGame   float64 `json:"server_core_pct_per_game,omitempty"`
+	LoadCPU             float64 `json:"load_cpu_s,omitempty"`
+	// The server's tick lateness over the window (-server-admin): p50 and p99 as histogram
+	// bucket bounds (ms; -1: past the last), the share of game ticks at most 2 ms late, overruns.
+	TickLateP50     float64  `json:"tick_late_p50_ms,omitempty"`
+	TickLateP99     float64  `json:"tick_late_p99_ms,omitempty"`
+	TickLateWithin2 float64  `json:"tick_late_le_2ms_pct,omitempty"`
+	TickOverruns    float64  `json:"tick_overruns,omitempty"`
+	Errors          []string `json:"errors,omitempty"` // the first few abnormal endings
 }
 
 // group is a UDP socket and the seats (clients) that share it.
@@ -254,6 +263,11 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 	rep.Playing = before.playing
 	srvBefore, _ := cpuSeconds(cfg.ServerPID)
 	ownBefore, _ := cpuSeconds(os.Getpid())
+	var lateBefore lateness
+	var lateErr error = errNoAdmin
+	if cfg.ServerAdmin != "" {
+		lateBefore, lateErr = scrapeLateness(cfg.ServerAdmin)
+	}
 	start := time.Now()
 	r.measuring.Store(true)
 	select {
@@ -265,6 +279,15 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 	after := r.totals()
 	srvAfter, srvErr := cpuSeconds(cfg.ServerPID)
 	ownAfter, ownErr := cpuSeconds(os.Getpid())
+	if lateErr == nil {
+		var lateAfter lateness
+		if lateAfter, lateErr = scrapeLateness(cfg.ServerAdmin); lateErr == nil {
+			rep.TickLateP50, rep.TickLateP99, rep.TickLateWithin2, _, rep.TickOverruns = lateBefore.window(lateAfter)
+		}
+	}
+	if lateErr != nil && lateErr != errNoAdmin {
+		rep.Errors = append(rep.Errors, "server admin: "+lateErr.Error())
+	}
 
 	// End: every client still in game says BYE, then the lobby connections close.
 	r.ending.Store(true)
@@ -309,7 +332,8 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 		rep.LoadCPU = ownAfter - ownBefore
 	}
 	r.mu.Lock()
-	rep.Abnormal, rep.Restarts, rep.Errors = r.abnormal, r.restarts, r.errs
+	rep.Abnormal, rep.Restarts = r.abnormal, r.restarts
+	rep.Errors = append(rep.Errors, r.errs...)
 	r.mu.Unlock()
 	if out != nil {
 		if err := json.NewEncoder(out).Encode(rep); err != nil {
