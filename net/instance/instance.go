@@ -64,7 +64,7 @@ const TickPeriod = time.Second / game.TickRate
 // Slots is how many phases the tick period is divided into: each game ticks in one slot (the
 // least loaded when it starts), so the games' work is spread over the period instead of all
 // falling due at once, and a game waits for at most its slot's share of the others.
-const Slots = 8
+const Slots = 32
 
 // ReadCoalesce is the least time between two reads of the game socket that did not fill a batch:
 // the reader sleeps instead of waking for every datagram, and reads what arrived meanwhile in
