@@ -112,25 +112,7 @@ func startServer(t *testing.T, cfg ServerConfig) (*Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = testLogger(t)
-	}
-	s := NewServer(cfg)
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() { errc <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-errc:
-			if err != nil {
-				t.Errorf("Serve returned %v after cancel, want nil", err)
-			}
-		case <-time.After(waitTime):
-			t.Errorf("Serve did not return after cancel")
-		}
-	})
-	return s, ln.Addr().String()
+	return serveOn(t, cfg, ln), ln.Addr().String()
 }
 
 // raw is a byte-level client connection.
