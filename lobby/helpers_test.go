@@ -277,6 +277,28 @@ func netPipe(t *testing.T) (net.Conn, net.Conn) {
 	return a, b
 }
 
+// fakeServer plays a scripted lobby server for client tests: it accepts one connection, answers
+// its AUTHENTICATE with 200 and hands the connection to script, then closes it. The returned
+// wait blocks until script has returned (the listener closes at the end of the test).
+func fakeServer(t *testing.T, script func(nc net.Conn, lr *lineReader)) (addr string, wait func()) {
+	t.Helper()
+	ln := mustListen(t)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		lr := &lineReader{r: nc}
+		lr.readLine()
+		nc.Write([]byte("200 " + tSrv + " " + tUser + "\r\n"))
+		script(nc, lr)
+	}()
+	return ln.Addr().String(), func() { ln.Close(); <-done }
+}
+
 func mustListen(t *testing.T) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -3,6 +3,7 @@ package lobby
 import (
 	"errors"
 	"fmt"
+	"net"
 	"reflect"
 	"regexp"
 	"strings"
@@ -564,23 +565,11 @@ func TestClientErrors(t *testing.T) {
 
 // The client rejects a server that breaks the protocol and closes.
 func TestClientProtocolViolation(t *testing.T) {
-	ln := mustListen(t)
-	defer ln.Close()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		nc, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer nc.Close()
-		lr := &lineReader{r: nc}
-		lr.readLine()
-		nc.Write([]byte("200 " + tSrv + " " + tUser + "\r\n"))
+	addr, wait := fakeServer(t, func(nc net.Conn, lr *lineReader) {
 		nc.Write([]byte("START " + tSrv + ";0,0\r\n")) // port and token 0: invalid
 		lr.readLine()                                  // until the client closes
-	}()
-	c, err := Dial(waitCtx(t), ln.Addr().String())
+	})
+	c, err := Dial(waitCtx(t), addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -592,7 +581,7 @@ func TestClientProtocolViolation(t *testing.T) {
 		t.Fatalf("WaitStart = %v, want ErrProtocol", err)
 	}
 	c.Close()
-	<-done
+	wait()
 }
 
 // A client that lets more than maxOutbox bytes pile up is disconnected
@@ -709,22 +698,11 @@ func TestClientStartPushKey(t *testing.T) {
 		{"4243,77,0001020304", [16]byte{}, false},
 		{"4243,77,000102030405060708090a0b0c0d0e0f,1", [16]byte{}, false},
 	} {
-		ln := mustListen(t)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer nc.Close()
-			lr := &lineReader{r: nc}
-			lr.readLine()
-			nc.Write([]byte("200 " + tSrv + " " + tUser + "\r\n"))
+		addr, wait := fakeServer(t, func(nc net.Conn, lr *lineReader) {
 			nc.Write([]byte("START " + tSrv + ";" + tc.args + "\r\n"))
 			lr.readLine() // until the client closes
-		}()
-		c, err := Dial(waitCtx(t), ln.Addr().String())
+		})
+		c, err := Dial(waitCtx(t), addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -739,7 +717,6 @@ func TestClientStartPushKey(t *testing.T) {
 			t.Errorf("START %s: %v, want ErrProtocol", tc.args, err)
 		}
 		c.Close()
-		<-done
-		ln.Close()
+		wait()
 	}
 }

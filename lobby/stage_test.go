@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -223,19 +224,7 @@ func TestDecodeStageRejects(t *testing.T) {
 // stageServer is a fake lobby server that answers AUTHENTICATE, then each GET_STAGE part i with
 // bodies[i] (a 200).
 func stageServer(t *testing.T, bodies ...string) string {
-	ln := mustListen(t)
-	done := make(chan struct{})
-	t.Cleanup(func() { ln.Close(); <-done })
-	go func() {
-		defer close(done)
-		nc, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer nc.Close()
-		lr := &lineReader{r: nc}
-		lr.readLine()
-		nc.Write([]byte("200 " + tSrv + " " + tUser + "\r\n"))
+	addr, wait := fakeServer(t, func(nc net.Conn, lr *lineReader) {
 		for {
 			l, err := lr.readLine()
 			if err != nil {
@@ -249,8 +238,9 @@ func stageServer(t *testing.T, bodies ...string) string {
 			}
 			nc.Write([]byte("200 " + tSrv + " " + bodies[i] + "\r\n"))
 		}
-	}()
-	return ln.Addr().String()
+	})
+	t.Cleanup(wait)
+	return addr
 }
 
 // FetchStage: a malformed part is a protocol violation (connection closed); parts that do not

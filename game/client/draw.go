@@ -57,36 +57,26 @@ func newSprites() *sprites {
 		}
 		return out
 	}
-	for i := range sp.ship {
-		sp.ship[i] = get(fmt.Sprintf("ship/%d", i))
-	}
 	sp.flame, sp.bit, sp.weak = get("flame"), get("bit"), get("weak")
 	for i := 1; i < 4; i++ {
 		sp.force[i] = get(fmt.Sprintf("force/%d", i))
 		sp.beam[i] = get(fmt.Sprintf("beam/%d", i))
 	}
 	sp.force[0], sp.beam[0] = sp.force[1], sp.beam[1]
-	for i := range sp.shot {
-		sp.shot[i] = get(fmt.Sprintf("shot/%d", i))
+	// each variant's frames are "<kind>/<variant>" in the atlas
+	variants := func(kind string, out [][]*ebiten.Image) {
+		for i := range out {
+			out[i] = get(fmt.Sprintf("%s/%d", kind, i))
+		}
 	}
-	for i := range sp.ebullet {
-		sp.ebullet[i] = get(fmt.Sprintf("ebullet/%d", i))
-	}
-	for i := range sp.enemy {
-		sp.enemy[i] = get(fmt.Sprintf("enemy/%d", i))
-	}
-	for i := range sp.power {
-		sp.power[i] = get(fmt.Sprintf("power/%d", i))
-	}
-	for i := range sp.boss {
-		sp.boss[i] = get(fmt.Sprintf("boss/%d", i))
-	}
-	for i := range sp.part {
-		sp.part[i] = get(fmt.Sprintf("part/%d", i))
-	}
-	for i := range sp.explosion {
-		sp.explosion[i] = get(fmt.Sprintf("explosion/%d", i))
-	}
+	variants("ship", sp.ship[:])
+	variants("shot", sp.shot[:])
+	variants("ebullet", sp.ebullet[:])
+	variants("enemy", sp.enemy[:])
+	variants("power", sp.power[:])
+	variants("boss", sp.boss[:])
+	variants("part", sp.part[:])
+	variants("explosion", sp.explosion[:])
 	sp.logo, sp.glow, sp.dot = get("logo")[0], get("glow")[0], get("dot")[0]
 	db := sp.dot.Bounds()
 	sp.white = sp.atlas.SubImage(image.Rect(db.Min.X, db.Min.Y, db.Min.X+1, db.Min.Y+1)).(*ebiten.Image)
