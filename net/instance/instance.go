@@ -411,6 +411,8 @@ func (m *Manager) schedule() {
 	next := time.Now().Add(slotPeriod)
 	timer := time.NewTimer(slotPeriod)
 	defer timer.Stop()
+	wake := newWaker()
+	defer wake.close()
 	var batch []*Instance
 	for slot := 0; ; slot = (slot + 1) % Slots {
 		select {
@@ -444,7 +446,9 @@ func (m *Manager) schedule() {
 		if now.Sub(next) > MaxCatchUp*TickPeriod {
 			next = now.Add(slotPeriod) // the schedule itself was starved: skip ahead
 		}
-		timer.Reset(time.Until(next))
+		d := time.Until(next)
+		timer.Reset(d)
+		wake.arm(d)
 	}
 }
 

@@ -4,28 +4,48 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"os"
+	"runtime"
 	"time"
-
-	"golang.org/x/net/ipv4"
-	"golang.org/x/net/ipv6"
 )
 
 // BatchSize is how many datagrams one batched system call reads or writes at most.
 const BatchSize = 64
 
-// batchConn is what golang.org/x/net's ipv4.PacketConn and ipv6.PacketConn share.
-type batchConn interface {
-	ReadBatch(ms []ipv4.Message, flags int) (int, error)
-	WriteBatch(ms []ipv4.Message, flags int) (int, error)
+// maxDatagram is the receive buffer of each datagram a batch reads (larger datagrams are cut).
+const maxDatagram = 2048
+
+// batchIO is the system-call layer under a BatchConn: on Linux recvmmsg/sendmmsg made as raw
+// system calls on the non-blocking socket (mmsg_linux.go), elsewhere golang.org/x/net's
+// ipv4/ipv6 PacketConn (batch_xnet.go, which itself falls back to a datagram per call).
+type batchIO interface {
+	// readBatch reads up to len(bufs) datagrams that are waiting (blocking, through the runtime's
+	// poller and the socket's read deadline, until one is): datagram i is bufs[i][:n[i]] from
+	// from[i].
+	readBatch(bufs [][]byte, n []int, from []netip.AddrPort) (int, error)
+	// newWriter returns a sender for one goroutine.
+	newWriter() batchSender
 }
 
-// BatchConn reads and writes many datagrams per system call over a UDPSocket: recvmmsg and
-// sendmmsg on Linux, one datagram per call on platforms without them (golang.org/x/net/ipv4
-// falls back by itself). Reads are for one goroutine; each writing goroutine needs its own
-// BatchWriter.
+// batchSender sends up to BatchSize datagrams per call: datagram i is bufs[i] to to[i]. It
+// returns how many of the first datagrams went out; when fewer than len(bufs) and err is not nil,
+// the next datagram was refused.
+type batchSender interface {
+	writeBatch(bufs [][]byte, to []netip.AddrPort) (int, error)
+}
+
+// BatchConn reads and writes many datagrams per system call over a UDPSocket. Reads are for one
+// goroutine; each writing goroutine needs its own BatchWriter.
+//
+// On Linux the calls are recvmmsg and sendmmsg made as raw system calls: the socket is
+// non-blocking, so they never block, and a raw call does not hand the goroutine's P to another
+// thread when it lasts more than a scheduler tick (20 µs), as a plain system call does. On a
+// server with one core such a hand-off puts two threads on the core, which the kernel then
+// time-slices in milliseconds: game ticks started up to 12 ms late (docs/BENCHMARKS.md, "Server
+// capacity"). Waiting for the socket still goes through the runtime's poller.
 type BatchConn struct {
 	s  *UDPSocket
-	pc batchConn
+	io batchIO
 	// Coalesce, when not 0, is the least time between the starts of two reads when the first
 	// did not fill the batch: ReadLoop sleeps the rest instead of waking for every datagram, and
 	// its next read takes what arrived meanwhile (a busy server trades up to Coalesce of latency
@@ -35,23 +55,20 @@ type BatchConn struct {
 
 // NewBatchConn wraps s (which stays usable as a plain Socket).
 func NewBatchConn(s *UDPSocket) *BatchConn {
-	b := &BatchConn{s: s}
-	if s.LocalAddr().Addr().Is4() {
-		b.pc = ipv4.NewPacketConn(s.c)
-	} else {
-		b.pc = ipv6.NewPacketConn(s.c)
-	}
-	return b
+	return &BatchConn{s: s, io: newBatchIO(s)}
 }
 
 // ReadLoop reads batches of datagrams and calls handle with each, until quit is closed or the
-// socket is closed (as ReadLoop does for one datagram at a time). handle must not keep b.
+// socket is closed (as ReadLoop does for one datagram at a time). handle must not keep b. After
+// a full batch it yields to the other goroutines before it reads again, so that a backlog of
+// datagrams does not hold a busy server's only core for milliseconds.
 func (b *BatchConn) ReadLoop(quit <-chan struct{}, handle func(b []byte, from netip.AddrPort)) {
-	bufs := make([][2048]byte, BatchSize)
-	msgs := make([]ipv4.Message, BatchSize)
-	for i := range msgs {
-		msgs[i].Buffers = [][]byte{bufs[i][:]}
+	bufs := make([][]byte, BatchSize)
+	for i := range bufs {
+		bufs[i] = make([]byte, maxDatagram)
 	}
+	ns := make([]int, BatchSize)
+	from := make([]netip.AddrPort, BatchSize)
 	for {
 		select {
 		case <-quit:
@@ -60,23 +77,19 @@ func (b *BatchConn) ReadLoop(quit <-chan struct{}, handle func(b []byte, from ne
 		}
 		start := time.Now()
 		_ = b.s.SetReadDeadline(start.Add(100 * time.Millisecond))
-		n, err := b.pc.ReadBatch(msgs, 0)
+		n, err := b.io.readBatch(bufs, ns, from)
 		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
+			if errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrClosed) {
 				return
 			}
 			continue // deadline (look at quit again) or a transient error
 		}
-		for i := 0; i < n; i++ {
-			m := &msgs[i]
-			ua, ok := m.Addr.(*net.UDPAddr)
-			if !ok {
-				continue
-			}
-			ap := ua.AddrPort()
-			handle(bufs[i][:m.N], netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()))
+		for i := range n {
+			handle(bufs[i][:ns[i]], from[i])
 		}
-		if b.Coalesce > 0 && n < len(msgs) {
+		if n == len(bufs) {
+			runtime.Gosched()
+		} else if b.Coalesce > 0 {
 			if d := b.Coalesce - time.Since(start); d > 0 {
 				time.Sleep(d)
 			}
@@ -86,20 +99,14 @@ func (b *BatchConn) ReadLoop(quit <-chan struct{}, handle func(b []byte, from ne
 
 // BatchWriter sends an Outbox in batches. Not safe for concurrent use.
 type BatchWriter struct {
-	b     *BatchConn
-	msgs  []ipv4.Message
-	addrs []net.UDPAddr
-	bufs  [][][]byte
+	w    batchSender
+	bufs [][]byte
+	to   []netip.AddrPort
 }
 
 // NewWriter returns a writer over b.
 func (b *BatchConn) NewWriter() *BatchWriter {
-	w := &BatchWriter{b: b, msgs: make([]ipv4.Message, BatchSize), addrs: make([]net.UDPAddr, BatchSize), bufs: make([][][]byte, BatchSize)}
-	for i := range w.bufs {
-		w.bufs[i] = make([][]byte, 1)
-		w.addrs[i].IP = make(net.IP, 0, 16)
-	}
-	return w
+	return &BatchWriter{w: b.io.newWriter(), bufs: make([][]byte, BatchSize), to: make([]netip.AddrPort, BatchSize)}
 }
 
 // Flush sends every datagram of o, then resets it. A datagram the system refuses is dropped (as
@@ -108,19 +115,10 @@ func (w *BatchWriter) Flush(o *Outbox) (sent int) {
 	total := o.Len()
 	for start := 0; start < total; {
 		n := min(total-start, BatchSize)
-		for i := 0; i < n; i++ {
-			b, to := o.At(start + i)
-			a := &w.addrs[i]
-			ip := to.Addr()
-			if w.b.s.LocalAddr().Addr().Is6() && ip.Is4() {
-				ip = netip.AddrFrom16(ip.As16()) // an IPv6 socket sends to IPv4 peers as mapped addresses
-			}
-			a.IP = append(a.IP[:0], ip.AsSlice()...)
-			a.Port = int(to.Port())
-			w.bufs[i][0] = b
-			w.msgs[i] = ipv4.Message{Buffers: w.bufs[i], Addr: a}
+		for i := range n {
+			w.bufs[i], w.to[i] = o.At(start + i)
 		}
-		k, err := w.b.pc.WriteBatch(w.msgs[:n], 0)
+		k, err := w.w.writeBatch(w.bufs[:n], w.to[:n])
 		if k > 0 {
 			sent += k
 			start += k
@@ -129,6 +127,7 @@ func (w *BatchWriter) Flush(o *Outbox) (sent int) {
 			start++ // skip the datagram that failed
 		}
 	}
+	clear(w.bufs)
 	o.Reset()
 	return sent
 }

@@ -7,36 +7,75 @@ import (
 	"time"
 )
 
+// batchImpls are the system-call layers a BatchConn can use: the platform's default (raw
+// recvmmsg/sendmmsg on Linux) and the portable golang.org/x/net one (used where the default is
+// not available), so that both are tested here.
+var batchImpls = map[string]func(s *UDPSocket) *BatchConn{
+	"default": NewBatchConn,
+	"xnet":    func(s *UDPSocket) *BatchConn { return &BatchConn{s: s, io: newXnetBatch(s)} },
+}
+
+func listen(t *testing.T, addr string) *UDPSocket {
+	t.Helper()
+	s, err := ListenUDP(addr)
+	if err != nil {
+		t.Skipf("cannot listen on %s here: %v", addr, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // A BatchWriter sends a whole Outbox (more than one batch) and a BatchConn's ReadLoop reads every
-// datagram with its source, in order, over loopback.
+// datagram with its source, in order, over loopback: IPv4, IPv6, and an IPv4 peer of a dual-stack
+// socket (its address is seen unmapped, and a reply to it arrives).
 func TestBatchRoundTrip(t *testing.T) {
-	a, err := ListenUDP("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct{ name, from, to string }{
+		{"ipv4", "127.0.0.1:0", "127.0.0.1:0"},
+		{"ipv6", "[::1]:0", "[::1]:0"},
+		{"ipv4 to dual-stack", "127.0.0.1:0", ":0"},
 	}
-	defer a.Close()
-	b, err := ListenUDP("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for impl, newConn := range batchImpls {
+		for _, c := range cases {
+			t.Run(impl+"/"+c.name, func(t *testing.T) {
+				a, b := listen(t, c.from), listen(t, c.to)
+				dst := b.LocalAddr()
+				if !dst.Addr().IsLoopback() { // the dual-stack socket listens on every address
+					dst = netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), dst.Port())
+				}
+				const n = 3*BatchSize + 5
+				roundTrip(t, newConn, a, b, dst, n)
+				// and back: the receiver answers the source it saw
+				roundTrip(t, newConn, b, a, a.LocalAddr(), 7)
+			})
+		}
 	}
-	const n = 3*BatchSize + 5
+}
+
+// roundTrip sends n numbered datagrams from a to dst (b's address) with a BatchWriter and reads
+// them on b with ReadLoop: all arrive, in order, intact, from a's address.
+func roundTrip(t *testing.T, newConn func(*UDPSocket) *BatchConn, a, b *UDPSocket, dst netip.AddrPort, n int) {
+	t.Helper()
 	var o Outbox
 	for k := range n {
 		p := make([]byte, 8+k%40)
 		binary.LittleEndian.PutUint32(p, uint32(k))
-		o.Put(p, b.LocalAddr())
+		o.Put(p, dst)
 	}
-	if sent := NewBatchConn(a).NewWriter().Flush(&o); sent != n || o.Len() != 0 {
+	if sent := newConn(a).NewWriter().Flush(&o); sent != n || o.Len() != 0 {
 		t.Fatalf("sent %d of %d, outbox left %d", sent, n, o.Len())
+	}
+	want := a.LocalAddr()
+	if !want.Addr().IsLoopback() {
+		want = netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), want.Port())
 	}
 	quit := make(chan struct{})
 	var got []uint32
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		NewBatchConn(b).ReadLoop(quit, func(p []byte, from netip.AddrPort) {
-			if from != a.LocalAddr() {
-				t.Errorf("from %v, want %v", from, a.LocalAddr())
+		newConn(b).ReadLoop(quit, func(p []byte, from netip.AddrPort) {
+			if from != want {
+				t.Errorf("from %v, want %v", from, want)
 			}
 			k := binary.LittleEndian.Uint32(p)
 			if len(p) != 8+int(k)%40 {
@@ -51,14 +90,37 @@ func TestBatchRoundTrip(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
-		b.Close()
+		close(quit)
 		<-done
 		t.Fatalf("read %d of %d datagrams", len(got), n)
 	}
-	b.Close()
 	for i, k := range got {
 		if k != uint32(i) {
 			t.Fatalf("datagram %d is #%d (out of order)", i, k)
 		}
+	}
+}
+
+// A datagram the system refuses (an IPv6 peer of an IPv4 socket) is skipped; the rest go out.
+func TestBatchSkipsRefused(t *testing.T) {
+	for impl, newConn := range batchImpls {
+		t.Run(impl, func(t *testing.T) {
+			a, b := listen(t, "127.0.0.1:0"), listen(t, "127.0.0.1:0")
+			var o Outbox
+			o.Put([]byte("one"), b.LocalAddr())
+			o.Put([]byte("bad"), netip.MustParseAddrPort("[2001:db8::1]:9"))
+			o.Put([]byte("two"), b.LocalAddr())
+			if sent := newConn(a).NewWriter().Flush(&o); sent != 2 {
+				t.Fatalf("sent %d, want 2", sent)
+			}
+			var buf [16]byte
+			for _, want := range []string{"one", "two"} {
+				_ = b.SetReadDeadline(time.Now().Add(2 * time.Second))
+				n, _, err := b.ReadFrom(buf[:])
+				if err != nil || string(buf[:n]) != want {
+					t.Fatalf("read %q, %v; want %q", buf[:n], err, want)
+				}
+			}
+		})
 	}
 }

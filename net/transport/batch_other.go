@@ -1,0 +1,5 @@
+//go:build !linux
+
+package transport
+
+func newBatchIO(s *UDPSocket) batchIO { return newXnetBatch(s) }
