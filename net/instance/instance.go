@@ -66,6 +66,11 @@ const TickPeriod = time.Second / game.TickRate
 // falling due at once, and a game waits for at most its slot's share of the others.
 const Slots = 32
 
+// GamesPerSlot is how many games the slots in use take before a new game opens another slot:
+// a server with few games wakes for few slots (each wake-up costs system calls), and one with
+// 32 × GamesPerSlot games or more uses them all.
+const GamesPerSlot = 8
+
 // ReadCoalesce is the least time between two reads of the game socket that did not fill a batch:
 // the reader sleeps instead of waking for every datagram, and reads what arrived meanwhile in
 // one system call (at most this much added latency).
@@ -219,11 +224,7 @@ func (m *Manager) StartGame(code, stageName string, members []lobby.Member) (lob
 		return nil, ErrShutdown
 	}
 	m.live[in] = struct{}{}
-	for s := range m.slots {
-		if len(m.slots[s]) < len(m.slots[in.slot]) {
-			in.slot = s
-		}
-	}
+	in.slot = m.pickSlot()
 	m.slots[in.slot] = append(m.slots[in.slot], in)
 	in.base = m.ticks.Load()
 	m.gamesWG.Add(1)
@@ -233,6 +234,23 @@ func (m *Manager) StartGame(code, stageName string, members []lobby.Member) (lob
 	m.routeMu.Unlock()
 	log.Info("game started", "players", len(members))
 	return in, nil
+}
+
+// pickSlot returns the slot for a new game: the least loaded of the first ⌈(games+1)/8⌉ slots
+// (GamesPerSlot), the earliest of equals (called with m.mu held).
+func (m *Manager) pickSlot() int {
+	games := 0
+	for s := range m.slots {
+		games += len(m.slots[s])
+	}
+	open := min(Slots, games/GamesPerSlot+1)
+	best := 0
+	for s := 1; s < open; s++ {
+		if len(m.slots[s]) < len(m.slots[best]) {
+			best = s
+		}
+	}
+	return best
 }
 
 // Instances returns the running instances (tests and diagnostics).
@@ -405,7 +423,8 @@ type job struct {
 }
 
 // schedule is the one 60 Hz tick schedule, in Slots phases: at each slot's moment it hands the
-// games of that slot that are not still busy with an earlier tick to the workers.
+// games of that slot that are not still busy with an earlier tick to the workers. It sleeps
+// through the slots without games.
 func (m *Manager) schedule() {
 	const slotPeriod = TickPeriod / Slots
 	next := time.Now().Add(slotPeriod)
@@ -414,7 +433,7 @@ func (m *Manager) schedule() {
 	wake := newWaker()
 	defer wake.close()
 	var batch []*Instance
-	for slot := 0; ; slot = (slot + 1) % Slots {
+	for slot := 0; ; {
 		select {
 		case <-m.quit:
 			return
@@ -442,7 +461,16 @@ func (m *Manager) schedule() {
 				return
 			}
 		}
-		next = next.Add(slotPeriod)
+		// the next slot that has games (slot 0 always: it counts the ticks)
+		m.mu.Lock()
+		for {
+			slot = (slot + 1) % Slots
+			next = next.Add(slotPeriod)
+			if slot == 0 || len(m.slots[slot]) > 0 {
+				break
+			}
+		}
+		m.mu.Unlock()
 		if now.Sub(next) > MaxCatchUp*TickPeriod {
 			next = now.Add(slotPeriod) // the schedule itself was starved: skip ahead
 		}

@@ -13,7 +13,9 @@ import (
 // slots are 0.52 ms apart, so an idle moment would start the next slot's games up to 1 ms late
 // (most of the lateness left at 300 games per core, docs/BENCHMARKS.md). A timerfd armed for the
 // same moment is an event that epoll_wait returns on at once (hrtimer precision); the runtime then
-// runs its due timers. One goroutine reads the timerfd; nil (no timerfd) wakes nothing.
+// runs its due timers. The timerfd sits in the runtime's poller (os.NewFile of a non-blocking
+// descriptor) and is never read: the poller is edge-triggered, every expiry is a new event, and
+// arming it again clears its count. nil (no timerfd) wakes nothing.
 type waker struct {
 	f  *os.File
 	fd int
@@ -24,16 +26,7 @@ func newWaker() *waker {
 	if err != nil {
 		return nil
 	}
-	w := &waker{f: os.NewFile(uintptr(fd), "timerfd"), fd: fd} // non-blocking: on the poller
-	go func() {
-		var b [8]byte
-		for {
-			if _, err := w.f.Read(b[:]); err != nil {
-				return // closed
-			}
-		}
-	}()
-	return w
+	return &waker{f: os.NewFile(uintptr(fd), "timerfd"), fd: fd}
 }
 
 // arm wakes the runtime d from now (once; a later arm replaces it).
