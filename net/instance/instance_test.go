@@ -217,3 +217,34 @@ func TestWelcomeIsTheFirstReliableCommand(t *testing.T) {
 		t.Error("the stage's MUSIC (before HERE) never came")
 	}
 }
+
+// New games go to the least loaded slot of as many as their number needs (GamesPerSlot each):
+// a server with 20 games wakes for 3 slots per tick, one with 300 spreads them over all 32
+// within one game of each other.
+func TestPickSlotSpreadsGames(t *testing.T) {
+	var m Manager
+	used := func() (n, lo, hi int) {
+		lo = 1 << 30
+		for s := range m.slots {
+			if k := len(m.slots[s]); k > 0 {
+				n++
+				lo, hi = min(lo, k), max(hi, k)
+			}
+		}
+		return
+	}
+	for g := 1; g <= 300; g++ {
+		s := m.pickSlot()
+		m.slots[s] = append(m.slots[s], &Instance{})
+		switch g {
+		case 20:
+			if n, _, hi := used(); n != 3 || hi != GamesPerSlot {
+				t.Fatalf("20 games: %d slots in use, fullest %d; want 3 and %d", n, hi, GamesPerSlot)
+			}
+		case 300:
+			if n, lo, hi := used(); n != Slots || hi-lo > 1 {
+				t.Fatalf("300 games: %d slots in use with %d to %d games; want %d within one", n, lo, hi, Slots)
+			}
+		}
+	}
+}
