@@ -17,6 +17,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/replication"
+	"github.com/rtype/rtype/net/schema"
 	"github.com/rtype/rtype/net/transport"
 	"github.com/rtype/rtype/net/wire"
 )
@@ -149,7 +150,7 @@ func NewGame(cfg GameConfig, now time.Duration) (*Game, error) {
 	}
 	g.nonceMAC = hmac.New(sha256.New, secret[:])
 	g.sim = game.NewSim(game.Config{Seed: cfg.Seed, Players: len(cfg.Members), Stage: cfg.Stage})
-	g.tracker = NewTracker(g.sim)
+	g.tracker = schema.NewTracker(g.sim)
 	g.sim.World().ClearEvents()
 	for i, mem := range cfg.Members {
 		p := &peer{member: mem, slot: i, joinedAt: now, backlog: make([]byte, 0, 256), prover: wire.NewProver(mem.Key)}
@@ -736,21 +737,4 @@ func (g *Game) proven(p *peer, from netip.AddrPort, n int, r wire.Reader) bool {
 		p.challengeBytes += uint64(len(out))
 	}
 	return false
-}
-
-// NewTracker prepares the replication of sim's world as an instance does it (docs/PROTOCOL.md
-// §5.3–5.6): dead reckoning within DeadReckonPx, Position and Velocity packed as Motion, and no
-// DEL_ENT for entities that clients delete by themselves when they leave the field.
-func NewTracker(sim *game.Sim) *replication.Tracker {
-	tr := replication.NewTracker(sim.World())
-	tr.DeadReckon(game.CompPosition, game.CompVelocity, DeadReckonPx, game.TickRate)
-	tr.PackMotion()
-	tr.PackSpawn(game.CompKind)
-	c := sim.Components()
-	tr.Derived(c.PlacedByClients)
-	tr.SelfExpiry(func(e ecs.Entity) bool {
-		k := c.Kind.Get(e)
-		return k != nil && game.ExpiresOutsideField(k.Kind)
-	}, func(x, y float32) bool { return game.OutsideField(x, y, game.ExpirySlack) })
-	return tr
 }

@@ -44,9 +44,6 @@ const (
 	InputWindow = 120
 	// MaxStateResendTicks caps the wait (ticks) before unacknowledged state is sent again.
 	MaxStateResendTicks = 20
-	// DeadReckonPx is how far (virtual px) a client's dead-reckoned Position may drift from the
-	// server's before the Position is sent again (docs/PROTOCOL.md §5.3).
-	DeadReckonPx = 0.5
 	// EndLinger is how long an ended game keeps sending so GAME_END gets acknowledged.
 	EndLinger = 10 * time.Second
 	// ShutdownLinger is the same when the server is shutting down.

@@ -20,6 +20,7 @@ import (
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/replication"
+	"github.com/rtype/rtype/net/schema"
 	"github.com/rtype/rtype/net/session"
 	"github.com/rtype/rtype/net/wire"
 )
@@ -191,7 +192,7 @@ func newOfflineInstance(stage *game.Stage, seed uint64, players int, dr bool) *o
 	o.sim = game.NewSim(game.Config{Seed: seed, Players: players, Stage: stage})
 	o.tr = replication.NewTracker(o.sim.World())
 	if dr {
-		o.tr = instance.NewTracker(o.sim) // as the server replicates
+		o.tr = schema.NewTracker(o.sim) // as the server replicates
 	}
 	o.sim.World().ClearEvents()
 	for range players {

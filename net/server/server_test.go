@@ -11,6 +11,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/instance"
+	"github.com/rtype/rtype/net/schema"
 	"github.com/rtype/rtype/net/session"
 	"github.com/rtype/rtype/net/simgame"
 	"github.com/rtype/rtype/net/wire"
@@ -68,8 +69,8 @@ func snapshotWorld(w *ecs.World) map[ecs.Entity]entitySnap {
 }
 
 // PositionTolerance is how far a mirror's Position may be from the server's: dead reckoning
-// (net/instance.DeadReckonPx) plus float rounding.
-const PositionTolerance = instance.DeadReckonPx + 0.01
+// (net/schema.DeadReckonPx) plus float rounding.
+const PositionTolerance = schema.DeadReckonPx + 0.01
 
 // VelocityTolerance is how far a mirror's Velocity may be from the server's: half a Motion step
 // (1/16 px/s, docs/PROTOCOL.md §4).

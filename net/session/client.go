@@ -12,6 +12,7 @@ import (
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/net/replication"
+	"github.com/rtype/rtype/net/schema"
 	"github.com/rtype/rtype/net/transport"
 	"github.com/rtype/rtype/net/wire"
 )
@@ -154,10 +155,8 @@ func NewClient(cfg ClientConfig, now time.Duration) *Client {
 	c.rate.at = now
 	c.world = ecs.NewWorld()
 	c.comps = game.RegisterComponents(c.world)
-	c.mirror = replication.NewMirror(c.world)
+	c.mirror = schema.NewMirror(c.world)
 	c.mirror.OnComponent = c.onComponent
-	c.mirror.DeadReckon(game.CompPosition, game.CompVelocity, game.TickRate)
-	c.mirror.PackSpawn(game.CompKind)
 	c.mirror.OnDestroy = func(e ecs.Entity) { c.interp.Forget(e.Index()); c.forgetOwn(e) }
 	c.qExpire = ecs.NewQuery2[game.Position, game.Kind](c.world)
 	c.qForce = ecs.NewQuery1[game.Force](c.world)
@@ -761,7 +760,7 @@ func (c *Client) expireOutside() {
 	c.expired = c.expired[:0]
 	for it := c.qExpire.Iter(); it.Next(); {
 		p, k := it.Get()
-		if game.ExpiresOutsideField(k.Kind) && game.OutsideField(p.X, p.Y, game.ExpirySlack) {
+		if schema.SelfExpires(*k, p.X, p.Y) {
 			c.expired = append(c.expired, it.Entity())
 		}
 	}
