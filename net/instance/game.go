@@ -33,6 +33,10 @@ type GameConfig struct {
 	// RejoinWindow keeps a lost player's slot for a rejoin (0: the RejoinWindow constant).
 	RejoinWindow time.Duration
 	Logger       *slog.Logger
+	// OnEvent, when set, is called with each game event the game sends its players reliably
+	// (DEATH, MUSIC, GAME_END), in order, as it queues it: a runtime's view of what every
+	// client must receive exactly once (the virtual-time tests compare it with what arrived).
+	OnEvent func(ev game.Event)
 }
 
 // Game is one game instance's protocol and simulation core (docs/PROTOCOL.md §3–§6): the
@@ -57,7 +61,6 @@ type Game struct {
 	// userPaused: the game's only player paused it (PAUSE, docs/PROTOCOL.md §5.11; players.go).
 	userPaused bool
 	frame      uint32       // ticks (60 Hz), the snapshot cadence even while paused
-	events     []game.Event // reliable game events sent, in order (EventLog)
 	drops      Drops
 	dlog       dropLog
 
@@ -143,7 +146,7 @@ func NewGame(cfg GameConfig, now time.Duration) (*Game, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	g := &Game{cfg: cfg, log: cfg.Logger, now: now, start: now, events: make([]game.Event, 0, 64)}
+	g := &Game{cfg: cfg, log: cfg.Logger, now: now, start: now}
 	var secret [32]byte
 	if _, err := rand.Read(secret[:]); err != nil {
 		return nil, fmt.Errorf("instance: challenge secret: %w", err)
@@ -304,7 +307,9 @@ func (g *Game) step() {
 	g.sim.Step()
 	g.replicateEvents()
 	for _, ev := range g.sim.Events() {
-		g.events = append(g.events, ev) // formatted only by EventLog (tests)
+		if g.cfg.OnEvent != nil {
+			g.cfg.OnEvent(ev)
+		}
 		switch ev.Kind {
 		case game.EventDeath:
 			g.broadcastReliable(wire.Death{Entity: uint64(ev.Entity), Slot: ev.Slot, Lives: ev.Lives}.Append(g.scratch()))
@@ -606,27 +611,7 @@ func (g *Game) acceptInput(p *peer, c *wire.Input) {
 	}
 }
 
-func eventString(ev game.Event) string {
-	switch ev.Kind {
-	case game.EventDeath:
-		return fmt.Sprintf("death:%d:%d", ev.Slot, ev.Lives)
-	case game.EventMusic:
-		return fmt.Sprintf("music:%d", ev.Song)
-	case game.EventGameEnd:
-		return "game_end:" + ev.Result.String()
-	}
-	return "?"
-}
 
-// EventLog lists the game events this game sent reliably, in order ("death:slot:lives",
-// "music:song", "game_end:result"), for tests that check exactly-once, in-order delivery.
-func (g *Game) EventLog() []string {
-	out := make([]string, len(g.events))
-	for i, ev := range g.events {
-		out[i] = eventString(ev)
-	}
-	return out
-}
 
 // PeerStats are one client's traffic figures, for tests and benchmarks.
 type PeerStats struct {

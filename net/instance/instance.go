@@ -763,12 +763,6 @@ func (in *Instance) Drops() Drops {
 	return in.g.Drops()
 }
 
-// EventLog is Game.EventLog under the instance lock (tests).
-func (in *Instance) EventLog() []string {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return in.g.EventLog()
-}
 
 // View runs fn with the server world under the instance lock (tests compare mirrors with it).
 func (in *Instance) View(fn func(sim *game.Sim)) {

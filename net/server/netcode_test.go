@@ -111,7 +111,7 @@ func runLinkCase(t *testing.T, lc linkCase) {
 		}
 		t.Fatalf("the game did not end (server finished %v) by %v", g.ServerFinished(), g.Now)
 	}
-	wantEvents := g.Server.EventLog()
+	wantEvents := g.ServerEvents
 	if len(wantEvents) == 0 || !strings.HasPrefix(wantEvents[len(wantEvents)-1], "game_end:") {
 		t.Fatalf("server event log does not end with game_end: %v", wantEvents)
 	}

@@ -83,7 +83,7 @@ func TestPredictionNoCorrectionOnCleanLink(t *testing.T) {
 	g.RunFor(500 * time.Millisecond)
 	st := c.Stats()
 	deaths := 0
-	for _, e := range g.Server.EventLog() {
+	for _, e := range g.ServerEvents {
 		if len(e) > 6 && e[:6] == "death:" {
 			deaths++
 		}

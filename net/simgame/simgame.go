@@ -52,6 +52,9 @@ type Game struct {
 	Net     *linksim.Network
 	// Events holds each client's reliable events in order (session.Event.String form).
 	Events [][]string
+	// ServerEvents holds the game events the server sent every client reliably (DEATH, MUSIC,
+	// GAME_END), in order, in the same form: what each of Events must contain exactly once.
+	ServerEvents []string
 	// Closed reports, per client, that its session ended (CloseRequested, then Close).
 	Closed     []bool
 	ServerAddr netip.AddrPort
@@ -82,7 +85,8 @@ func New(cfg Config) (*Game, error) {
 		members[i].Key = [16]byte(uuid.NewSHA1(uuid.NameSpaceOID, []byte{'k', byte(i), byte(cfg.Seed)}))
 	}
 	srv, err := instance.NewGame(instance.GameConfig{Code: "VIRT", Members: members, Stage: cfg.Stage, Seed: cfg.Seed,
-		SilenceTimeout: cfg.SilenceTimeout, HereTimeout: cfg.HereTimeout, RejoinWindow: cfg.RejoinWindow, Logger: cfg.Logger}, 0)
+		SilenceTimeout: cfg.SilenceTimeout, HereTimeout: cfg.HereTimeout, RejoinWindow: cfg.RejoinWindow, Logger: cfg.Logger,
+		OnEvent: g.serverEvent}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -256,4 +260,21 @@ func (g *Game) AllClosed() bool {
 		}
 	}
 	return true
+}
+
+// serverEvent records a game event the server queued for every client (GameConfig.OnEvent),
+// in the clients' session.Event.String form.
+func (g *Game) serverEvent(ev game.Event) {
+	e := session.Event{Slot: ev.Slot, Lives: ev.Lives, Song: ev.Song, Result: ev.Result}
+	switch ev.Kind {
+	case game.EventDeath:
+		e.Kind = session.EventDeath
+	case game.EventMusic:
+		e.Kind = session.EventMusic
+	case game.EventGameEnd:
+		e.Kind = session.EventGameEnd
+	default:
+		return
+	}
+	g.ServerEvents = append(g.ServerEvents, e.String())
 }
