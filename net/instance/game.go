@@ -60,7 +60,7 @@ type Game struct {
 	paused   bool
 	// userPaused: the game's only player paused it (PAUSE, docs/PROTOCOL.md §5.11; players.go).
 	userPaused bool
-	frame      uint32       // ticks (60 Hz), the snapshot cadence even while paused
+	frame      uint32 // ticks (60 Hz), the snapshot cadence even while paused
 	drops      Drops
 	dlog       dropLog
 
@@ -610,8 +610,6 @@ func (g *Game) acceptInput(p *peer, c *wire.Input) {
 		}
 	}
 }
-
-
 
 // PeerStats are one client's traffic figures, for tests and benchmarks.
 type PeerStats struct {

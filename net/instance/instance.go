@@ -763,7 +763,6 @@ func (in *Instance) Drops() Drops {
 	return in.g.Drops()
 }
 
-
 // View runs fn with the server world under the instance lock (tests compare mirrors with it).
 func (in *Instance) View(fn func(sim *game.Sim)) {
 	in.mu.Lock()
