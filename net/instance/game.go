@@ -253,14 +253,15 @@ func (g *Game) Tick(now time.Duration) {
 	g.sendAll()
 }
 
-// stepHook, when set (tests only, before any game starts), runs at the start of every step;
-// receiveHook at the start of every ReceiveOpened.
-var stepHook, receiveHook func(g *Game)
+// testHookStep, when set (tests only, before any game starts), runs at the start of every step;
+// testHookReceive at the start of every ReceiveOpened. They inject faults (a panic) at exactly
+// those points; package variables in the manner of net/http's testHook*, nil in production.
+var testHookStep, testHookReceive func(g *Game)
 
 // step runs one tick: inputs, simulation, events, timeouts.
 func (g *Game) step() {
-	if stepHook != nil {
-		stepHook(g)
+	if testHookStep != nil {
+		testHookStep(g)
 	}
 	now := g.now
 	t := uint32(g.sim.Tick()) + 1 // the tick this step produces
@@ -477,8 +478,8 @@ func (g *Game) Receive(now time.Duration, from netip.AddrPort, b []byte) {
 // routes by the header's token).
 func (g *Game) ReceiveOpened(now time.Duration, from netip.AddrPort, b []byte, h *wire.Header, r wire.Reader) {
 	g.now = now
-	if receiveHook != nil {
-		receiveHook(g)
+	if testHookReceive != nil {
+		testHookReceive(g)
 	}
 	var p *peer
 	for _, q := range g.peers {

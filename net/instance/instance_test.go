@@ -32,12 +32,12 @@ func TestPanicEndsOnlyThatGame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stepHook = func(g *Game) {
+	testHookStep = func(g *Game) {
 		if g.cfg.Code == "BOOM" && g.sim.Tick() == 30 {
 			panic("injected fault")
 		}
 	}
-	defer func() { stepHook = nil }()
+	defer func() { testHookStep = nil }()
 	m, err := NewManager(Config{Host: "127.0.0.1", Stage: stage, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

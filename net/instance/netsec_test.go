@@ -28,12 +28,12 @@ func TestDatagramPanicEndsOnlyThatGame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	receiveHook = func(g *Game) {
+	testHookReceive = func(g *Game) {
 		if g.cfg.Code == "BOOM" {
 			panic("injected fault in datagram handling")
 		}
 	}
-	defer func() { receiveHook = nil }()
+	defer func() { testHookReceive = nil }()
 	m, err := NewManager(Config{Host: "127.0.0.1", Stage: stage, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
