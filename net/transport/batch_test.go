@@ -124,3 +124,40 @@ func TestBatchSkipsRefused(t *testing.T) {
 		})
 	}
 }
+
+// A datagram longer than a batch's buffer is read cut to the buffer (the wire's checks then drop
+// it), and the datagrams after it are read whole.
+func TestBatchReadsOversizedDatagramCut(t *testing.T) {
+	for impl, newConn := range batchImpls {
+		t.Run(impl, func(t *testing.T) {
+			a, b := listen(t, "127.0.0.1:0"), listen(t, "127.0.0.1:0")
+			if _, err := a.WriteTo(make([]byte, maxDatagram+1000), b.LocalAddr()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.WriteTo([]byte("next"), b.LocalAddr()); err != nil {
+				t.Fatal(err)
+			}
+			var lens []int
+			quit := make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				newConn(b).ReadLoop(quit, func(p []byte, _ netip.AddrPort) {
+					lens = append(lens, len(p))
+					if len(lens) == 2 {
+						close(quit)
+					}
+				})
+			}()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				close(quit)
+				<-done
+			}
+			if len(lens) != 2 || lens[0] != maxDatagram || lens[1] != 4 {
+				t.Fatalf("read lengths %v, want [%d 4]", lens, maxDatagram)
+			}
+		})
+	}
+}

@@ -99,7 +99,7 @@ func (m *mmsgBatch) readBatch(bufs [][]byte, n []int, from []netip.AddrPort) (in
 	}
 	got, err := m.call(unix.SYS_RECVMMSG, k, false)
 	for i := range got {
-		n[i] = int(m.hdrs[i].Len)
+		n[i] = min(int(m.hdrs[i].Len), len(bufs[i])) // a longer datagram was cut (MSG_TRUNC)
 		from[i] = sockaddrToAddrPort(&m.names[i])
 	}
 	clear(m.iovs[:k]) // do not keep the buffers reachable from here
