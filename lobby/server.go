@@ -1096,8 +1096,9 @@ func (s *Server) start(c *conn, cmd Command) {
 		c.reply(s, CodeWrongRequest, "lobby "+l.code+" is already running a game")
 		return
 	case len(l.members) == 0 || l.members[0] != c:
+		owner := l.ownerName() // under s.mu: members change with every JOIN and LEAVE
 		s.mu.Unlock()
-		c.reply(s, CodeWrongRequest, "only the lobby owner ("+l.ownerName()+") may start the game")
+		c.reply(s, CodeWrongRequest, "only the lobby owner ("+owner+") may start the game")
 		return
 	case s.cfg.Starter == nil:
 		s.mu.Unlock()
