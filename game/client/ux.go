@@ -41,8 +41,8 @@ type uxState struct {
 // startGame resets the per-game state when a session comes up.
 func (s *uxState) startGame(a *app) {
 	s.notice, s.noticeUntil, s.haveResults = "", 0, false
-	_, s.names = a.net.Members()
-	s.byOrder = !a.m.Rejoining
+	_, members := a.net.Members()
+	s.names, s.byOrder = netflow.GameNames(members, a.m.Rejoining, s.ticket)
 }
 
 // death shows the banner of a DEATH: slot's ship lost, lives left.
@@ -78,6 +78,9 @@ func (a *app) keepTicket(reason string) {
 	t, ok := a.net.Ticket(a.draw.self, time.Now())
 	if !ok {
 		return
+	}
+	if a.ux.byOrder {
+		t.Names = a.ux.names // the names of the game's START, for the results after a rejoin
 	}
 	a.ux.ticket, a.ux.haveTicket = t, true
 	if dir := a.configDir(); dir != "" {

@@ -47,6 +47,24 @@ type Ticket struct {
 	Slot    int       `json:"slot"`
 	Key     []byte    `json:"key"`
 	Expires time.Time `json:"expires"`
+	// Names are the players' names at the game's START, in slot order ("" unknown): after a
+	// rejoin the lobby's member order no longer follows the slots, so the results screen names
+	// the others from here (GameNames).
+	Names []string `json:"names,omitempty"`
+}
+
+// GameNames returns the players' names of a game that is starting, in slot order, and whether
+// they are (SlotName): the lobby's members (names, in join order, which is slot order at START),
+// or on a rejoin the names the ticket kept from the game's START (the lobby's order no longer
+// follows the slots then; without them only the local player's name is known).
+func GameNames(members []string, rejoining bool, t Ticket) (names []string, byOrder bool) {
+	if !rejoining {
+		return members, true
+	}
+	if len(t.Names) > 0 {
+		return t.Names, true
+	}
+	return members, false
 }
 
 // Valid reports whether t can still be used at now.

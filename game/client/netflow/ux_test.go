@@ -45,3 +45,36 @@ func TestRejoinTicket(t *testing.T) {
 		t.Error("a spectator got a ticket")
 	}
 }
+
+// After a rejoin the results screen names every player as at the game's START: the ticket keeps
+// the names (saved with it for a rejoin on the next start), and GameNames prefers them to the
+// lobby's member order, which no longer follows the slots.
+func TestRejoinKeepsGameNames(t *testing.T) {
+	start := []string{"alice", "bob", "carol"}
+	names, byOrder := GameNames(start, false, Ticket{})
+	if !byOrder || SlotName(names, byOrder, 1, 0, "alice") != "bob" {
+		t.Fatalf("a fresh game: names %v by order %v", names, byOrder)
+	}
+	tk := Ticket{Code: "K7QF2", Slot: 0, Key: make([]byte, 16), Expires: time.Now().Add(time.Minute), Names: start}
+	dir := t.TempDir()
+	if err := SaveTicket(dir, tk); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := LoadTicket(dir, time.Now())
+	if !ok {
+		t.Fatal("ticket not loaded")
+	}
+	// the rejoined lobby lists the members in its own order: bob, carol, then alice who came back
+	rejoined := []string{"bob", "carol", "alice"}
+	names, byOrder = GameNames(rejoined, true, got)
+	for slot, want := range start {
+		if n := SlotName(names, byOrder, slot, 0, "alice"); n != want {
+			t.Errorf("slot %d named %q after the rejoin, want %q", slot, n, want)
+		}
+	}
+	// a ticket without names (an older client's): only the local player is named
+	names, byOrder = GameNames(rejoined, true, Ticket{})
+	if n := SlotName(names, byOrder, 1, 0, "alice"); n != "Player 2" {
+		t.Errorf("slot 1 named %q without the ticket's names, want Player 2", n)
+	}
+}
