@@ -92,7 +92,10 @@ type Config struct {
 	HereTimeout time.Duration
 	// RejoinWindow keeps a lost player's slot for a rejoin (default RejoinWindow, 60 s).
 	RejoinWindow time.Duration
-	// Workers is the number of goroutines stepping games (default GOMAXPROCS).
+	// Workers is the number of goroutines stepping games (default GOMAXPROCS + 1: one more than
+	// can run at once, so that a game whose ticks run long — a bug, a pathological stage — cannot
+	// hold every worker: the Go runtime preempts it every 10 ms and the spare worker steps the
+	// other games meanwhile).
 	Workers int
 	// RateLimit is how many datagrams per second each source address (IP and port) may send;
 	// the excess is dropped (DropRate). 0 means DefaultRateLimit, negative no limit. RateBurst
@@ -158,7 +161,7 @@ func NewManager(cfg Config) (*Manager, error) {
 		cfg.Seed = func() uint64 { return uint64(time.Now().UnixNano()) }
 	}
 	if cfg.Workers <= 0 {
-		cfg.Workers = runtime.GOMAXPROCS(0)
+		cfg.Workers = runtime.GOMAXPROCS(0) + 1
 	}
 	us, err := transport.ListenUDP(net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
 	if err != nil {

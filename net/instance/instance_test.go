@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/netip"
+	"runtime"
 	"testing"
 	"time"
 
@@ -246,5 +247,51 @@ func TestPickSlotSpreadsGames(t *testing.T) {
 				t.Fatalf("300 games: %d slots in use with %d to %d games; want %d within one", n, lo, hi, Slots)
 			}
 		}
+	}
+}
+
+// A game whose ticks take far longer than a tick period (a busy loop of 40 ms each) does not
+// stall the other games, even on a server with one P: they keep ticking at close to 60 Hz while
+// it falls behind by itself (MaxCatchUp).
+func TestSlowGameDoesNotStallOthers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	stage, err := game.LoadStage("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testHookStep = func(g *Game) {
+		if g.cfg.Code == "SLOW" {
+			for end := time.Now().Add(40 * time.Millisecond); time.Now().Before(end); {
+			}
+		}
+	}
+	defer func() { testHookStep = nil }()
+	m, err := NewManager(Config{Host: "127.0.0.1", Stage: stage, HereTimeout: time.Minute, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = m.Shutdown(ctx)
+	}()
+	if _, err := m.StartGame("SLOW", "", members(2)); err != nil {
+		t.Fatal(err)
+	}
+	good, err := m.StartGame("FINE", "", members(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gi := good.(*Instance)
+	tick := func() (k uint64) {
+		gi.View(func(s *game.Sim) { k = uint64(s.Tick()) })
+		return k
+	}
+	time.Sleep(200 * time.Millisecond)
+	t0, k0 := time.Now(), tick()
+	time.Sleep(time.Second)
+	rate := float64(tick()-k0) / time.Since(t0).Seconds()
+	if rate < 50 {
+		t.Errorf("the other game ticked at %.0f Hz beside a slow game, want about 60", rate)
 	}
 }
