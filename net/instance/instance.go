@@ -68,6 +68,13 @@ const Slots = 32
 // 32 × GamesPerSlot games or more uses them all.
 const GamesPerSlot = 8
 
+// MaxExtraWorkers bounds the workers added while every worker is held (Config.Workers).
+const MaxExtraWorkers = 8
+
+// StuckTick is how long a game's tick may run before its worker counts as held (Config.Workers):
+// a tick takes tens of µs, a catch-up of MaxCatchUp ticks under 2 ms.
+const StuckTick = 5 * time.Millisecond
+
 // ReadCoalesce is the least time between two reads of the game socket that did not fill a batch:
 // the reader sleeps instead of waking for every datagram, and reads what arrived meanwhile in
 // one system call (at most this much added latency).
@@ -92,10 +99,10 @@ type Config struct {
 	HereTimeout time.Duration
 	// RejoinWindow keeps a lost player's slot for a rejoin (default RejoinWindow, 60 s).
 	RejoinWindow time.Duration
-	// Workers is the number of goroutines stepping games (default GOMAXPROCS + 1: one more than
-	// can run at once, so that a game whose ticks run long — a bug, a pathological stage — cannot
-	// hold every worker: the Go runtime preempts it every 10 ms and the spare worker steps the
-	// other games meanwhile).
+	// Workers is the number of goroutines stepping games (default GOMAXPROCS). While every one of
+	// them is held by a game tick running longer than StuckTick (a bug, a pathological stage), the
+	// schedule adds a worker, so such a game never stalls the others: the Go runtime preempts the
+	// long tick every 10 ms and the extra worker steps the other games meanwhile.
 	Workers int
 	// RateLimit is how many datagrams per second each source address (IP and port) may send;
 	// the excess is dropped (DropRate). 0 means DefaultRateLimit, negative no limit. RateBurst
@@ -141,6 +148,9 @@ type Manager struct {
 	endedDrops Drops   // what the games that ended dropped (guarded by mu)
 	late       lateness
 	stepDur    stepDurations // how long game ticks take to run
+
+	workers  atomic.Int32 // worker goroutines running (Config.Workers, plus extras while held)
+	jobStart sync.Map     // *atomic.Int64 per worker: when its current tick started (ns since epoch), 0 between ticks
 }
 
 var _ lobby.Starter = (*Manager)(nil)
@@ -161,7 +171,7 @@ func NewManager(cfg Config) (*Manager, error) {
 		cfg.Seed = func() uint64 { return uint64(time.Now().UnixNano()) }
 	}
 	if cfg.Workers <= 0 {
-		cfg.Workers = runtime.GOMAXPROCS(0) + 1
+		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
 	us, err := transport.ListenUDP(net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
 	if err != nil {
@@ -183,11 +193,11 @@ func NewManager(cfg Config) (*Manager, error) {
 	if cfg.RateLimit > 0 {
 		m.limit = NewRateLimiter(cfg.RateLimit, cfg.RateBurst)
 	}
-	m.wg.Add(2 + cfg.Workers)
+	m.wg.Add(2)
 	go func() { defer m.wg.Done(); m.readLoop() }()
 	go func() { defer m.wg.Done(); m.schedule() }()
 	for range cfg.Workers {
-		go func() { defer m.wg.Done(); m.worker() }()
+		m.startWorker(false)
 	}
 	return m, nil
 }
@@ -444,6 +454,9 @@ func (m *Manager) schedule() {
 			if m.ticks.Add(1)%game.TickRate == 0 {
 				m.pruneRetired()
 			}
+			if m.held(nil) && m.workers.Load() < int32(m.cfg.Workers)+MaxExtraWorkers {
+				m.startWorker(true)
+			}
 		}
 		sched := m.ticks.Load()
 		batch = batch[:0]
@@ -480,10 +493,43 @@ func (m *Manager) schedule() {
 	}
 }
 
+// startWorker starts a worker goroutine; an extra one (held workers) stops once no worker is
+// held.
+func (m *Manager) startWorker(extra bool) {
+	start := new(atomic.Int64)
+	m.jobStart.Store(start, struct{}{})
+	m.workers.Add(1)
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer m.workers.Add(-1)
+		defer m.jobStart.Delete(start)
+		m.worker(start, extra)
+	}()
+}
+
+// held reports whether every worker but self (nil: every worker) is inside a tick that started
+// more than StuckTick ago.
+func (m *Manager) held(self *atomic.Int64) bool {
+	cut := int64(m.now() - StuckTick)
+	all := true
+	m.jobStart.Range(func(k, _ any) bool {
+		if k == self {
+			return true
+		}
+		if t := k.(*atomic.Int64).Load(); t == 0 || t > cut {
+			all = false
+		}
+		return all
+	})
+	return all
+}
+
 // worker steps games handed to it by the schedule. What the games send is gathered and sent in
 // batches of up to transport.BatchSize datagrams, across games: a batch goes out when it is full
-// or when no game is waiting.
-func (m *Manager) worker() {
+// or when no game is waiting. start holds when its current tick started (held); an extra worker
+// returns once no worker is held.
+func (m *Manager) worker(start *atomic.Int64, extra bool) {
 	var out transport.Outbox
 	var bw *transport.BatchWriter
 	if m.batch != nil {
@@ -496,7 +542,11 @@ func (m *Manager) worker() {
 			out.Flush(func(b []byte, to netip.AddrPort) { _, _ = m.sock.WriteTo(b, to) })
 		}
 	}
+	defer flush()
 	for {
+		if extra && !m.held(start) {
+			return
+		}
 		var j job
 		if out.Len() > 0 {
 			select {
@@ -513,7 +563,9 @@ func (m *Manager) worker() {
 			}
 		}
 		m.late.add(time.Since(j.due))
+		start.Store(int64(m.now()))
 		finished := j.in.run(j.sched, &out)
+		start.Store(0)
 		j.in.busy.Store(false)
 		if out.Len() >= transport.BatchSize {
 			flush()
