@@ -70,7 +70,7 @@ func main() {
 	var cfg server.Config
 	var logFormat, logLevel string
 	flag.StringVar(&cfg.Addr, "addr", env("RTYPE_ADDR", ":4242"), "TCP lobby address host:port (env RTYPE_ADDR)")
-	flag.StringVar(&cfg.UDPHost, "udp-addr", env("RTYPE_UDP_ADDR", ""), "host game instances bind UDP on; empty = all interfaces (env RTYPE_UDP_ADDR)")
+	flag.StringVar(&cfg.UDPHost, "udp-addr", env("RTYPE_UDP_ADDR", ""), "host the game socket binds (UDP); empty = the host of -addr (all interfaces when -addr names none); 0.0.0.0 or :: = all interfaces (env RTYPE_UDP_ADDR)")
 	udpPort := flag.String("udp-port", env("RTYPE_UDP_PORT", ""), "UDP port every game shares; empty = the port number of -addr, 0 = chosen by the OS (env RTYPE_UDP_PORT)")
 	flag.IntVar(&cfg.MaxLobbies, "max-lobbies", envInt("RTYPE_MAX_LOBBIES", 64), "maximum number of lobbies at once; 0 or less means the default 64 (env RTYPE_MAX_LOBBIES)")
 	flag.IntVar(&cfg.MaxConns, "max-conns", envInt("RTYPE_MAX_CONNS", lobby.DefaultMaxConns), "maximum lobby connections at once (env RTYPE_MAX_CONNS)")
@@ -87,6 +87,18 @@ func main() {
 	flag.StringVar(&logLevel, "log-level", env("RTYPE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env RTYPE_LOG_LEVEL)")
 	cpuProfile := flag.String("cpuprofile", env("RTYPE_CPUPROFILE", ""), "write a CPU profile of the whole run to this file, for capacity measurements (env RTYPE_CPUPROFILE)")
 	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "rtype-server: unexpected argument %q: flags only (see -h); the one subcommand is \"broadcast\", first\n", flag.Arg(0))
+		os.Exit(2)
+	}
+	addrHost, addrPort, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "rtype-server: -addr %q: %v (want host:port, e.g. :4242 or 127.0.0.1:4242)\n", cfg.Addr, err)
+		os.Exit(2)
+	}
+	if cfg.UDPHost == "" {
+		cfg.UDPHost = addrHost // a lobby on loopback keeps its games on loopback too
+	}
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
@@ -105,7 +117,7 @@ func main() {
 	}
 	p := *udpPort
 	if p == "" {
-		_, p, _ = net.SplitHostPort(cfg.Addr)
+		p = addrPort
 	}
 	n, err := strconv.Atoi(p)
 	if err != nil || n < 0 || n > 65535 {

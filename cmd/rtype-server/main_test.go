@@ -154,8 +154,13 @@ func TestEnvIsRead(t *testing.T) {
 		{"RTYPE_LOG_LEVEL=loud", 2, "-log-level"},
 		{"RTYPE_STAGE=/nonexistent/stage.json", 1, "stage"},
 		{"RTYPE_UDP_PORT=9-", 2, "-udp-port"},
+		{"RTYPE_ADDR=nohostport", 2, "-addr"},
 	} {
-		cmd := exec.Command(binary(t), "-addr", "127.0.0.1:"+strconv.Itoa(freePort(t)))
+		args := []string{"-addr", "127.0.0.1:" + strconv.Itoa(freePort(t))}
+		if strings.HasPrefix(tc.env, "RTYPE_ADDR=") {
+			args = nil
+		}
+		cmd := exec.Command(binary(t), args...)
 		cmd.Env = append(os.Environ(), tc.env)
 		out, err := cmd.CombinedOutput()
 		var ee *exec.ExitError
@@ -410,5 +415,18 @@ func TestOutOfFileDescriptors(t *testing.T) {
 	}
 	if !strings.Contains(logs, "too many open files") {
 		t.Errorf("no EMFILE in the log: the flood did not reach the file limit")
+	}
+}
+
+// TestStrayArgumentRefused: an argument that is not a flag (a typo of the broadcast subcommand,
+// a flag without its dash) stops the server before it binds anything, instead of dropping every
+// flag after it and listening on the defaults.
+func TestStrayArgumentRefused(t *testing.T) {
+	t.Parallel()
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	out, err := exec.Command(binary(t), "broadcst", "-addr", addr).CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), `unexpected argument "broadcst"`) {
+		t.Fatalf("%v, want exit 2 naming the argument:\n%s", err, out)
 	}
 }

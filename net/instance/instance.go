@@ -150,6 +150,7 @@ type Manager struct {
 	stepDur    stepDurations // how long game ticks take to run
 
 	workers  atomic.Int32 // worker goroutines running (Config.Workers, plus extras while held)
+	extras   atomic.Uint64 // extra workers started (RuntimeStats.ExtraWorkers)
 	jobStart sync.Map     // *atomic.Int64 per worker: when its current tick started (ns since epoch), 0 between ticks
 }
 
@@ -341,7 +342,7 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 		}
 		st := m.Stats()
 		m.log.Info("game runtime stopped", "ticks", st.Ticks, "game_ticks", st.GameTicks, "tick_late_p50", st.TickLateP50,
-			"tick_late_p99", st.TickLateP99, "tick_late_max", st.TickLateMax, "overruns", st.Overruns,
+			"tick_late_p99", st.TickLateP99, "tick_late_max", st.TickLateMax, "overruns", st.Overruns, "extra_workers", st.ExtraWorkers,
 			"cpu_s", st.CPU.Seconds())
 	}
 	return err
@@ -358,6 +359,9 @@ type RuntimeStats struct {
 	TickLateP50, TickLateP99, TickLateMax time.Duration
 	// Overruns counts the times a game fell MaxCatchUp ticks behind and skipped ahead.
 	Overruns uint64
+	// ExtraWorkers counts the workers added while every worker was held by a tick running
+	// longer than StuckTick (Config.Workers): 0 on a healthy server.
+	ExtraWorkers uint64
 	// CPU is the process's user + system CPU time (0 where the system does not say).
 	CPU time.Duration
 }
@@ -368,6 +372,7 @@ func (m *Manager) Stats() RuntimeStats {
 	st.Games = m.Running()
 	st.Ticks = m.ticks.Load()
 	st.TickLateP50, st.TickLateP99, st.TickLateMax, st.GameTicks, st.Overruns = m.late.summary()
+	st.ExtraWorkers = m.extras.Load()
 	st.CPU = processCPU()
 	return st
 }
@@ -455,6 +460,9 @@ func (m *Manager) schedule() {
 				m.pruneRetired()
 			}
 			if m.held(nil) && m.workers.Load() < int32(m.cfg.Workers)+MaxExtraWorkers {
+				if m.extras.Add(1)%1000 == 1 {
+					m.log.Warn("every worker is held by a game tick running longer than StuckTick: adding a worker", "stuck_after", StuckTick, "extra_workers", m.extras.Load())
+				}
 				m.startWorker(true)
 			}
 		}

@@ -294,4 +294,7 @@ func TestSlowGameDoesNotStallOthers(t *testing.T) {
 	if rate < 50 {
 		t.Errorf("the other game ticked at %.0f Hz beside a slow game, want about 60", rate)
 	}
+	if m.Stats().ExtraWorkers == 0 {
+		t.Error("no extra worker was counted")
+	}
 }
