@@ -149,9 +149,9 @@ type Manager struct {
 	late       lateness
 	stepDur    stepDurations // how long game ticks take to run
 
-	workers  atomic.Int32 // worker goroutines running (Config.Workers, plus extras while held)
+	workers  atomic.Int32  // worker goroutines running (Config.Workers, plus extras while held)
 	extras   atomic.Uint64 // extra workers started (RuntimeStats.ExtraWorkers)
-	jobStart sync.Map     // *atomic.Int64 per worker: when its current tick started (ns since epoch), 0 between ticks
+	jobStart sync.Map      // *atomic.Int64 per worker: when its current tick started (ns since epoch), 0 between ticks
 }
 
 var _ lobby.Starter = (*Manager)(nil)
