@@ -64,30 +64,52 @@ func (d *Drops) Add(o *Drops) {
 const FloodLine = 1000
 
 // dropLog samples the drop log lines so that a flood cannot fill a disk: for each reason, the
-// first drop in a second is logged at Debug with its source; the drops after it in that second
-// are only counted, and the next drop after the second logs their number (at Warn from FloodLine
-// on). At most two lines per reason per second. Zero allocation for the drops not logged.
+// first drop in a second is logged at Debug with its source; the drops after it are only counted
+// (with the last one's source), and their number is logged when the second is over — by the next
+// drop of that reason or by flush, which the schedule calls every second — at Warn from FloodLine
+// on. At most two lines per reason per second. Zero allocation for the drops not logged.
 type dropLog struct {
 	at    [NumDropReasons]time.Duration
 	seen  [NumDropReasons]bool
 	quiet [NumDropReasons]uint64
+	last  [NumDropReasons]netip.AddrPort // source of the last drop counted in quiet
 }
 
 func (d *dropLog) note(log *slog.Logger, now time.Duration, reason int, from netip.AddrPort) {
 	if d.seen[reason] && now-d.at[reason] < time.Second {
 		d.quiet[reason]++
+		d.last[reason] = from
 		return
 	}
-	if q := d.quiet[reason]; q > 0 {
-		lvl := slog.LevelDebug
-		if q >= FloodLine {
-			lvl = slog.LevelWarn
-		}
-		log.Log(context.Background(), lvl, "datagrams dropped", "reason", DropReasons[reason], "count", q,
-			"seconds", (now - d.at[reason]).Seconds())
-	}
+	d.summary(log, now, reason)
 	d.seen[reason], d.at[reason], d.quiet[reason] = true, now, 0
 	if log.Enabled(context.Background(), slog.LevelDebug) {
 		log.Debug("datagram dropped", "reason", DropReasons[reason], "from", from.String())
+	}
+}
+
+// summary logs the drops of reason counted since its last line, if any.
+func (d *dropLog) summary(log *slog.Logger, now time.Duration, reason int) {
+	q := d.quiet[reason]
+	if q == 0 {
+		return
+	}
+	lvl := slog.LevelDebug
+	if q >= FloodLine {
+		lvl = slog.LevelWarn
+	}
+	log.Log(context.Background(), lvl, "datagrams dropped", "reason", DropReasons[reason], "count", q,
+		"seconds", (now - d.at[reason]).Seconds(), "last_from", d.last[reason].String())
+	d.quiet[reason] = 0
+}
+
+// flush logs the counts of the seconds that are over, so that the end of a flood is reported
+// when it ends, not at the next drop of its reason.
+func (d *dropLog) flush(log *slog.Logger, now time.Duration) {
+	for r := range d.quiet {
+		if d.seen[r] && now-d.at[r] >= time.Second {
+			d.summary(log, now, r)
+			d.seen[r] = false
+		}
 	}
 }

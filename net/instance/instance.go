@@ -458,6 +458,9 @@ func (m *Manager) schedule() {
 		if slot == 0 {
 			if m.ticks.Add(1)%game.TickRate == 0 {
 				m.pruneRetired()
+				m.dropMu.Lock()
+				m.dlog.flush(m.log, m.now())
+				m.dropMu.Unlock()
 			}
 			if m.held(nil) && m.workers.Load() < int32(m.cfg.Workers)+MaxExtraWorkers {
 				if m.extras.Add(1)%1000 == 1 {

@@ -1,9 +1,11 @@
 package instance
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"net/netip"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -291,5 +293,41 @@ func TestChallengePathAllocatesNothing(t *testing.T) {
 	}
 	if g.peers[0].addr != other || g.peers[0].moves != 1 {
 		t.Errorf("session at %v after %d moves, want %v", g.peers[0].addr, g.peers[0].moves, other)
+	}
+}
+
+// The drop log of a flood: the first drop of a reason in a second at Debug, the rest counted and
+// reported once the second is over, at Warn from FloodLine on, with the last source — by the
+// next drop, or by the schedule's flush when the flood has stopped.
+func TestDropLogSummarisesFloods(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var d dropLog
+	src := netip.MustParseAddrPort("192.0.2.7:4000")
+	for i := range FloodLine + 1 {
+		d.note(log, time.Duration(i)*time.Microsecond, DropRate, src)
+	}
+	if buf.Len() != 0 {
+		t.Fatalf("logged within the second: %s", buf.String())
+	}
+	d.flush(log, 500*time.Millisecond)
+	if buf.Len() != 0 {
+		t.Fatalf("flushed before the second was over: %s", buf.String())
+	}
+	d.flush(log, 1500*time.Millisecond) // the flood stopped: no further drop comes
+	line := buf.String()
+	for _, want := range []string{"level=WARN", "reason=rate", "count=1000", "seconds=1.5", "last_from=192.0.2.7:4000"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("flood summary %q lacks %q", line, want)
+		}
+	}
+	buf.Reset()
+	d.flush(log, 3*time.Second)
+	d.note(log, 3*time.Second, DropRate, src) // a new second: only a Debug line
+	if buf.Len() != 0 {
+		t.Errorf("logged again with nothing new: %s", buf.String())
+	}
+	if allocs := testing.AllocsPerRun(100, func() { d.note(log, 3*time.Second+time.Millisecond, DropRate, src) }); allocs != 0 {
+		t.Errorf("%.0f allocations per drop counted, want 0", allocs)
 	}
 }
