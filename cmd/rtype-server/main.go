@@ -77,8 +77,8 @@ func main() {
 	flag.IntVar(&cfg.MaxConnsPerAddr, "max-conns-per-addr", envInt("RTYPE_MAX_CONNS_PER_ADDR", lobby.DefaultMaxConnsPerAddr), "maximum lobby connections at once from one IP address (env RTYPE_MAX_CONNS_PER_ADDR)")
 	flag.IntVar(&cfg.MaxLobbiesPerAddr, "max-lobbies-per-addr", envInt("RTYPE_MAX_LOBBIES_PER_ADDR", lobby.DefaultMaxLobbiesPerAddr), "maximum lobbies at once whose owner connects from one IP address (env RTYPE_MAX_LOBBIES_PER_ADDR)")
 	flag.Float64Var(&cfg.CommandRate, "rate", envFloat("RTYPE_RATE", lobby.DefaultCommandRate), "lobby lines per second per connection, in bursts of 20 (env RTYPE_RATE)")
-	flag.DurationVar(&cfg.AuthTimeout, "auth-timeout", envDuration("RTYPE_AUTH_TIMEOUT", lobby.DefaultAuthTimeout), "close lobby connections that have not authenticated after this long (env RTYPE_AUTH_TIMEOUT)")
-	flag.DurationVar(&cfg.IdleTimeout, "idle-timeout", envDuration("RTYPE_IDLE_TIMEOUT", lobby.DefaultIdleTimeout), "close lobby connections without a valid command for this long, except in game (env RTYPE_IDLE_TIMEOUT)")
+	flag.DurationVar(&cfg.AuthTimeout, "auth-timeout", envDuration("RTYPE_AUTH_TIMEOUT", lobby.DefaultAuthTimeout), "close lobby connections that have not authenticated after this long; negative = never (env RTYPE_AUTH_TIMEOUT)")
+	flag.DurationVar(&cfg.IdleTimeout, "idle-timeout", envDuration("RTYPE_IDLE_TIMEOUT", lobby.DefaultIdleTimeout), "close lobby connections without a valid command for this long, except in game; negative = never (env RTYPE_IDLE_TIMEOUT)")
 	flag.StringVar(&cfg.AdminAddr, "admin", env("RTYPE_ADMIN", ""), "serve Prometheus /metrics, /debug/pprof/ and POST /broadcast over HTTP on this address, e.g. 127.0.0.1:9090; empty = off. No authentication: keep it on loopback or a private network (env RTYPE_ADMIN)")
 	flag.StringVar(&cfg.Stage, "stage", env("RTYPE_STAGE", "stage1"), "default stage of new lobbies: an embedded stage (stage1, short, ...) or a path to a stage JSON file, which is then offered too; lobbies may choose any offered stage (env RTYPE_STAGE)")
 	flag.IntVar(&cfg.UDPRate, "udp-rate", envInt("RTYPE_UDP_RATE", instance.DefaultRateLimit), "datagrams per second each source address (IP and port) may send to the game port, in bursts of twice as many; the excess is dropped; negative = no limit (env RTYPE_UDP_RATE)")
@@ -95,6 +95,27 @@ func main() {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "rtype-server: -addr %q: %v (want host:port, e.g. :4242 or 127.0.0.1:4242)\n", cfg.Addr, err)
 		os.Exit(2)
+	}
+	for _, lim := range []struct {
+		name string
+		ok   bool
+	}{
+		{"-max-conns", cfg.MaxConns > 0}, {"-max-conns-per-addr", cfg.MaxConnsPerAddr > 0},
+		{"-max-lobbies-per-addr", cfg.MaxLobbiesPerAddr > 0}, {"-rate", cfg.CommandRate > 0},
+	} {
+		if !lim.ok {
+			fmt.Fprintf(os.Stderr, "rtype-server: %s must be positive (see -h for its default)\n", lim.name)
+			os.Exit(2)
+		}
+	}
+	for _, off := range []struct {
+		name string
+		zero bool
+	}{{"-auth-timeout", cfg.AuthTimeout == 0}, {"-idle-timeout", cfg.IdleTimeout == 0}, {"-udp-rate", cfg.UDPRate == 0}} {
+		if off.zero {
+			fmt.Fprintf(os.Stderr, "rtype-server: %s 0 is ambiguous: give a positive value, or a negative one (-1) for none\n", off.name)
+			os.Exit(2)
+		}
 	}
 	if cfg.UDPHost == "" {
 		cfg.UDPHost = addrHost // a lobby on loopback keeps its games on loopback too

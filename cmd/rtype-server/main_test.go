@@ -155,6 +155,8 @@ func TestEnvIsRead(t *testing.T) {
 		{"RTYPE_STAGE=/nonexistent/stage.json", 1, "stage"},
 		{"RTYPE_UDP_PORT=9-", 2, "-udp-port"},
 		{"RTYPE_ADDR=nohostport", 2, "-addr"},
+		{"RTYPE_MAX_CONNS=0", 2, "-max-conns must be positive"},
+		{"RTYPE_UDP_RATE=0", 2, "-udp-rate 0 is ambiguous"},
 	} {
 		args := []string{"-addr", "127.0.0.1:" + strconv.Itoa(freePort(t))}
 		if strings.HasPrefix(tc.env, "RTYPE_ADDR=") {

@@ -110,7 +110,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	log.Info("rtype server listening", "lobby", ln.Addr().String(), "udp", net.JoinHostPort(cfg.UDPHost, strconv.Itoa(mgr.Port())),
-		"stage", stages.Default().Name, "stages", strings.Join(stages.Names(), ","))
+		"stage", stages.Default().Name, "stages", strings.Join(stages.Names(), ","), "udp_rate", udpRate(cfg.UDPRate))
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr(), mgr)
 	}
@@ -150,4 +150,16 @@ func Run(ctx context.Context, cfg Config) error {
 		return err2
 	}
 	return shutErr
+}
+
+// udpRate is the per-address datagram rate limit in effect, for the start-up log: "240/s" or
+// "off" (Config.UDPRate: 0 the default, negative none).
+func udpRate(r int) string {
+	switch {
+	case r == 0:
+		r = instance.DefaultRateLimit
+	case r < 0:
+		return "off"
+	}
+	return strconv.Itoa(r) + "/s"
 }
