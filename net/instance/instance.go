@@ -120,6 +120,7 @@ type Manager struct {
 	cfg   Config
 	log   *slog.Logger
 	sock  transport.Socket
+	udp   *transport.UDPSocket // the socket under sock (KernelDrops)
 	batch *transport.BatchConn // nil with the link simulator: one datagram per call then
 	port  int
 	epoch time.Time
@@ -185,7 +186,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	} else {
 		batch = transport.NewBatchConn(us)
 	}
-	m := &Manager{cfg: cfg, log: cfg.Logger, sock: sock, batch: batch, port: int(us.LocalAddr().Port()), epoch: time.Now(),
+	m := &Manager{cfg: cfg, log: cfg.Logger, sock: sock, udp: us, batch: batch, port: int(us.LocalAddr().Port()), epoch: time.Now(),
 		live: map[*Instance]struct{}{}, routes: map[uint32][]*Instance{},
 		work: make(chan job, 256), quit: make(chan struct{})}
 	if cfg.RateLimit == 0 {
@@ -281,6 +282,11 @@ func (m *Manager) Running() int {
 	defer m.mu.Unlock()
 	return len(m.live)
 }
+
+// KernelDrops returns how many datagrams the kernel dropped at the game socket before the
+// reader took them (a full receive buffer: the server could not keep up); ok is false where the
+// system does not say (transport.UDPSocket.KernelDrops). Monitoring: it reads a /proc file.
+func (m *Manager) KernelDrops() (uint64, bool) { return m.udp.KernelDrops() }
 
 // Drops returns the count of datagrams the runtime and every game it ran dropped since it
 // started, per reason (DropReasons): invalid datagrams, unknown tokens, rate limit, ended games,

@@ -67,6 +67,7 @@ var (
 	descBytes       = desc("rtype_udp_bytes_total", "UDP bytes of games, by direction (in, out).", "direction")
 	descResends     = desc("rtype_reliable_resends_total", "Reliable commands sent again (docs/PROTOCOL.md §5.1).")
 	descDropped     = desc("rtype_udp_dropped_total", "Datagrams dropped, by reason (instance.DropReasons: the wire's validation reasons, then unknown_token, ended, rate, address, response, gone, panic).", "reason")
+	descKernelDrops = desc("rtype_udp_kernel_drops_total", "Datagrams the kernel dropped at the game socket before the server read them (its receive buffer was full: the server is not keeping up; Linux only).")
 	descPlayersGone = desc("rtype_game_players_dropped_total", "Players dropped from a game before its end (left, silent, never said HERE).")
 	descLateness    = desc("rtype_tick_lateness_seconds", "How late the 60 Hz tick schedule fires (time past each tick's due moment).")
 	descDuration    = desc("rtype_tick_duration_seconds", "How long a game tick takes to run (simulation step, replication and snapshots to every client).")
@@ -148,7 +149,7 @@ func (c *gameCollector) gameEnded(in *instance.Instance) {
 }
 
 func (c *gameCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descGames, descSpectators, descDatagrams, descBytes, descResends, descDropped, descPlayersGone,
+	for _, d := range []*prometheus.Desc{descGames, descSpectators, descDatagrams, descBytes, descResends, descDropped, descKernelDrops, descPlayersGone,
 		descLateness, descDuration, descOverruns} {
 		ch <- d
 	}
@@ -191,6 +192,9 @@ func (c *gameCollector) Collect(ch chan<- prometheus.Metric) {
 	drops := c.mgr.Drops() // the runtime's and every game's, ended ones included
 	for i, name := range instance.DropReasons {
 		counter(descDropped, drops[i], name)
+	}
+	if k, ok := c.mgr.KernelDrops(); ok {
+		counter(descKernelDrops, k)
 	}
 
 	l := c.mgr.TickLateness()

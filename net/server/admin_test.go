@@ -85,7 +85,7 @@ func TestAdminAddress(t *testing.T) {
 	before := scrape(t, admin)
 	for _, name := range []string{`rtype_lobby_connections`, `rtype_games`, `rtype_spectators`, `rtype_lobbies{state="running"}`,
 		`rtype_udp_dropped_total{reason="token"}`, `rtype_udp_dropped_total{reason="address"}`, `rtype_udp_dropped_total{reason="rate"}`,
-		`rtype_lobby_limit_hits_total{limit="command_rate"}`, `rtype_tick_lateness_seconds_count`, `go_goroutines`} {
+		`rtype_lobby_limit_hits_total{limit="command_rate"}`, `rtype_tick_lateness_seconds_count`, `rtype_udp_kernel_drops_total`, `go_goroutines`} {
 		if _, ok := before[name]; !ok {
 			t.Errorf("/metrics has no %s", name)
 		}
