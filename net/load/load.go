@@ -100,11 +100,14 @@ type Report struct {
 	LoadCPU             float64 `json:"load_cpu_s,omitempty"`
 	// The server's tick lateness over the window (-server-admin): p50 and p99 as histogram
 	// bucket bounds (ms; -1: past the last), the share of game ticks at most 2 ms late, overruns.
-	TickLateP50     float64  `json:"tick_late_p50_ms,omitempty"`
-	TickLateP99     float64  `json:"tick_late_p99_ms,omitempty"`
-	TickLateWithin2 float64  `json:"tick_late_le_2ms_pct,omitempty"`
-	TickOverruns    float64  `json:"tick_overruns,omitempty"`
-	Errors          []string `json:"errors,omitempty"` // the first few abnormal endings
+	TickLateP50     float64 `json:"tick_late_p50_ms,omitempty"`
+	TickLateP99     float64 `json:"tick_late_p99_ms,omitempty"`
+	TickLateWithin2 float64 `json:"tick_late_le_2ms_pct,omitempty"`
+	TickOverruns    float64 `json:"tick_overruns,omitempty"`
+	// ServerKernelDrops: datagrams the kernel dropped at the server's game socket over the
+	// window (its receive buffer was full: the server did not keep up).
+	ServerKernelDrops float64  `json:"server_kernel_drops,omitempty"`
+	Errors            []string `json:"errors,omitempty"` // the first few abnormal endings
 }
 
 // group is a UDP socket and the seats (clients) that share it.
@@ -283,6 +286,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 		var lateAfter lateness
 		if lateAfter, lateErr = scrapeLateness(cfg.ServerAdmin); lateErr == nil {
 			rep.TickLateP50, rep.TickLateP99, rep.TickLateWithin2, _, rep.TickOverruns = lateBefore.window(lateAfter)
+			rep.ServerKernelDrops = lateAfter.kernel - lateBefore.kernel
 		}
 	}
 	if lateErr != nil && lateErr != errNoAdmin {

@@ -19,6 +19,7 @@ type lateness struct {
 	le       map[float64]float64 // upper bound → ticks at most that late (cumulative)
 	count    float64
 	overruns float64
+	kernel   float64 // rtype_udp_kernel_drops_total: datagrams the kernel dropped at the game socket
 }
 
 // scrapeLateness reads the tick lateness histogram from the server's /metrics (-admin).
@@ -57,6 +58,8 @@ func scrapeLateness(admin string) (lateness, error) {
 			l.count = v
 		case name == "rtype_tick_overruns_total":
 			l.overruns = v
+		case name == "rtype_udp_kernel_drops_total":
+			l.kernel = v
 		}
 	}
 	return l, sc.Err()
