@@ -518,7 +518,11 @@ func (s *Server) serveConn(ctx context.Context, c *conn) {
 					limit = LimitAuthTimeout
 				}
 				s.stats.limit(limit)
-				s.log.Debug("lobby connection closed: "+limit, "remote", remote, "user", c.userString())
+				if limit == LimitAuthTimeout { // a connection that never authenticated: logged as a limit hit
+					s.bursts.hit(s.log, limit+" "+c.addr, "lobby limit hit: connection closed", "limit", limit, "remote", c.addr)
+				} else {
+					s.log.Debug("lobby connection closed: "+limit, "remote", remote, "user", c.userString())
+				}
 			case errors.Is(err, ErrLineTooLong):
 				c.reply(s, CodeWrongRequest, "line longer than 4096 bytes, closing connection")
 				s.log.Debug("lobby connection closed: line too long", "remote", remote, "user", c.userString())
