@@ -15,7 +15,7 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 EBITEN_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}}' ./... | grep -E ' github.com/hajimehoshi/ebiten/v2( |$$)' | cut -d' ' -f1)
 OTHER_PKGS  = $(filter-out $(EBITEN_PKGS),$(shell $(GO) list ./...))
 
-.PHONY: all deps build server client bot play test vet test-go test-ebiten check-deps bench fuzz dist clean
+.PHONY: all deps build server client bot load play test vet test-go test-ebiten check-deps bench fuzz dist clean
 
 all: build
 
@@ -39,6 +39,9 @@ client:
 
 bot:
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/rtype-bot ./cmd/rtype-bot
+
+load:
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/rtype-load ./cmd/rtype-load
 
 # play: a server on localhost in the background and one client; closing the client stops the server.
 # The game instances (UDP) bind the same host as the lobby (loopback by default).
