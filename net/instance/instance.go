@@ -195,12 +195,12 @@ func NewManager(cfg Config) (*Manager, error) {
 	if cfg.RateLimit > 0 {
 		m.limit = NewRateLimiter(cfg.RateLimit, cfg.RateBurst)
 	}
-	m.wg.Add(2)
-	go func() { defer m.wg.Done(); m.readLoop() }()
-	go func() { defer m.wg.Done(); m.schedule() }()
 	for range cfg.Workers {
 		m.startWorker(false)
 	}
+	m.wg.Add(2)
+	go func() { defer m.wg.Done(); m.readLoop() }()
+	go func() { defer m.wg.Done(); m.schedule() }()
 	return m, nil
 }
 
@@ -529,17 +529,18 @@ func (m *Manager) startWorker(extra bool) {
 // more than StuckTick ago.
 func (m *Manager) held(self *atomic.Int64) bool {
 	cut := int64(m.now() - StuckTick)
-	all := true
+	all, others := true, 0
 	m.jobStart.Range(func(k, _ any) bool {
 		if k == self {
 			return true
 		}
+		others++
 		if t := k.(*atomic.Int64).Load(); t == 0 || t > cut {
 			all = false
 		}
 		return all
 	})
-	return all
+	return all && others > 0
 }
 
 // worker steps games handed to it by the schedule. What the games send is gathered and sent in
