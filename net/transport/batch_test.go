@@ -3,6 +3,7 @@ package transport
 import (
 	"encoding/binary"
 	"net/netip"
+	"sync"
 	"testing"
 	"time"
 )
@@ -68,30 +69,18 @@ func roundTrip(t *testing.T, newConn func(*UDPSocket) *BatchConn, a, b *UDPSocke
 	if !want.Addr().IsLoopback() {
 		want = netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), want.Port())
 	}
-	quit := make(chan struct{})
 	var got []uint32
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		newConn(b).ReadLoop(quit, func(p []byte, from netip.AddrPort) {
-			if from != want {
-				t.Errorf("from %v, want %v", from, want)
-			}
-			k := binary.LittleEndian.Uint32(p)
-			if len(p) != 8+int(k)%40 {
-				t.Errorf("datagram %d: %d bytes", k, len(p))
-			}
-			got = append(got, k)
-			if len(got) == n {
-				close(quit)
-			}
-		})
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		close(quit)
-		<-done
+	readDatagrams(newConn(b), n, func(p []byte, from netip.AddrPort) {
+		if from != want {
+			t.Errorf("from %v, want %v", from, want)
+		}
+		k := binary.LittleEndian.Uint32(p)
+		if len(p) != 8+int(k)%40 {
+			t.Errorf("datagram %d: %d bytes", k, len(p))
+		}
+		got = append(got, k)
+	})
+	if len(got) != n {
 		t.Fatalf("read %d of %d datagrams", len(got), n)
 	}
 	for i, k := range got {
@@ -138,26 +127,36 @@ func TestBatchReadsOversizedDatagramCut(t *testing.T) {
 				t.Fatal(err)
 			}
 			var lens []int
-			quit := make(chan struct{})
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				newConn(b).ReadLoop(quit, func(p []byte, _ netip.AddrPort) {
-					lens = append(lens, len(p))
-					if len(lens) == 2 {
-						close(quit)
-					}
-				})
-			}()
-			select {
-			case <-done:
-			case <-time.After(5 * time.Second):
-				close(quit)
-				<-done
-			}
+			readDatagrams(newConn(b), 2, func(p []byte, _ netip.AddrPort) { lens = append(lens, len(p)) })
 			if len(lens) != 2 || lens[0] != maxDatagram || lens[1] != 4 {
 				t.Fatalf("read lengths %v, want [%d 4]", lens, maxDatagram)
 			}
 		})
+	}
+}
+
+// readDatagrams runs c's ReadLoop until handle has seen n datagrams, or for at most 5 s.
+func readDatagrams(c *BatchConn, n int, handle func(p []byte, from netip.AddrPort)) {
+	quit := make(chan struct{})
+	var stop sync.Once
+	done := make(chan struct{})
+	seen := 0
+	go func() {
+		defer close(done)
+		c.ReadLoop(quit, func(p []byte, from netip.AddrPort) {
+			if seen == n {
+				return
+			}
+			handle(p, from)
+			if seen++; seen == n {
+				stop.Do(func() { close(quit) })
+			}
+		})
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		stop.Do(func() { close(quit) })
+		<-done
 	}
 }
