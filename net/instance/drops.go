@@ -113,3 +113,13 @@ func (d *dropLog) flush(log *slog.Logger, now time.Duration) {
 		}
 	}
 }
+
+// pending reports whether a count is waiting for flush.
+func (d *dropLog) pending() bool {
+	for r := range d.seen {
+		if d.seen[r] {
+			return true
+		}
+	}
+	return false
+}

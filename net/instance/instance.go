@@ -134,7 +134,8 @@ type Manager struct {
 	routes  map[uint32][]*Instance // token → games (tokens are unique per game, rarely across games)
 	retired []retired              // ended games whose tokens are still routed (guarded by mu)
 
-	ticks   atomic.Uint64      // ticks issued by the schedule
+	ticks   atomic.Uint64      // ticks issued by the schedule (not while it sleeps, idle)
+	kick    chan struct{}      // StartGame wakes an idle schedule
 	slots   [Slots][]*Instance // the live games by slot (guarded by mu)
 	work    chan job
 	quit    chan struct{}
@@ -188,7 +189,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	}
 	m := &Manager{cfg: cfg, log: cfg.Logger, sock: sock, udp: us, batch: batch, port: int(us.LocalAddr().Port()), epoch: time.Now(),
 		live: map[*Instance]struct{}{}, routes: map[uint32][]*Instance{},
-		work: make(chan job, 256), quit: make(chan struct{})}
+		work: make(chan job, 256), quit: make(chan struct{}), kick: make(chan struct{}, 1)}
 	if cfg.RateLimit == 0 {
 		cfg.RateLimit = DefaultRateLimit
 	}
@@ -241,6 +242,10 @@ func (m *Manager) StartGame(code, stageName string, members []lobby.Member) (lob
 	in.base = m.ticks.Load()
 	m.gamesWG.Add(1)
 	m.mu.Unlock()
+	select {
+	case m.kick <- struct{}{}: // wake the schedule if it sleeps (idle)
+	default:
+	}
 	m.routeMu.Lock()
 	g.Tokens(func(t uint32) { m.routes[t] = append(m.routes[t], in) })
 	m.routeMu.Unlock()
@@ -504,10 +509,34 @@ func (m *Manager) schedule() {
 		if now.Sub(next) > MaxCatchUp*TickPeriod {
 			next = now.Add(slotPeriod) // the schedule itself was starved: skip ahead
 		}
+		if slot == 0 && m.idle() {
+			// No game and nothing to prune: sleep until StartGame instead of waking 60 times a
+			// second, then resume the schedule from now.
+			select {
+			case <-m.quit:
+				return
+			case <-m.kick:
+			}
+			next = time.Now()
+		}
 		d := time.Until(next)
 		timer.Reset(d)
 		wake.arm(d)
 	}
+}
+
+// idle reports whether the schedule has nothing to do until a game starts: no game, no retired
+// routes to prune, no drop count waiting to be logged.
+func (m *Manager) idle() bool {
+	m.mu.Lock()
+	games := len(m.live) + len(m.retired)
+	m.mu.Unlock()
+	if games > 0 {
+		return false
+	}
+	m.dropMu.Lock()
+	defer m.dropMu.Unlock()
+	return !m.dlog.pending()
 }
 
 // startWorker starts a worker goroutine; an extra one (held workers) stops once no worker is

@@ -298,3 +298,35 @@ func TestSlowGameDoesNotStallOthers(t *testing.T) {
 		t.Error("no extra worker was counted")
 	}
 }
+
+// A server without games sleeps: its schedule issues no tick until a game starts, and then runs
+// at 60 Hz again.
+func TestIdleScheduleSleeps(t *testing.T) {
+	stage, err := game.LoadStage("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewManager(Config{Host: "127.0.0.1", Stage: stage, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = m.Shutdown(ctx)
+	}()
+	time.Sleep(50 * time.Millisecond)
+	t0 := m.Stats().Ticks
+	time.Sleep(300 * time.Millisecond)
+	if t1 := m.Stats().Ticks; t1 > t0+1 {
+		t.Errorf("an idle server ticked %d times in 300 ms", t1-t0)
+	}
+	if _, err := m.StartGame("WAKE", "", members(2)); err != nil {
+		t.Fatal(err)
+	}
+	t0 = m.Stats().Ticks
+	time.Sleep(300 * time.Millisecond)
+	if n := m.Stats().Ticks - t0; n < 9 {
+		t.Errorf("%d ticks in 300 ms with a game, want about 18", n)
+	}
+}
