@@ -102,8 +102,9 @@ func (k *counters) limit(name string) {
 // limit and address: a flood logs one line per window, not one per request.
 const burstWindow = 10 * time.Second
 
-// burstLog logs the first event of a burst per key and counts the others; the
-// next line for that key says how many were not logged.
+// burstLog logs the first event of a burst per key and counts the others; their number is
+// logged when the burst's window is over: by the next event for that key, or by flush, which
+// Serve calls every burstWindow (so the end of a flood is reported when it ends).
 type burstLog struct {
 	mu   sync.Mutex
 	last map[string]*burst
@@ -112,6 +113,8 @@ type burstLog struct {
 type burst struct {
 	since time.Time
 	n     uint64
+	msg   string
+	attrs []any
 }
 
 func (b *burstLog) hit(log *slog.Logger, key, msg string, attrs ...any) {
@@ -137,9 +140,28 @@ func (b *burstLog) hit(log *slog.Logger, key, msg string, attrs ...any) {
 			}
 		}
 	}
-	b.last[key] = &burst{since: now}
+	b.last[key] = &burst{since: now, msg: msg, attrs: attrs}
 	b.mu.Unlock()
 	log.Warn(msg, append(attrs, "repeats_not_logged", suppressed)...)
+}
+
+// flush logs, for each burst whose window is over at now, the events that were not logged, and
+// forgets it.
+func (b *burstLog) flush(log *slog.Logger, now time.Time) {
+	b.mu.Lock()
+	var done []*burst
+	for k, v := range b.last {
+		if now.Sub(v.since) >= burstWindow {
+			if v.n > 0 {
+				done = append(done, v)
+			}
+			delete(b.last, k)
+		}
+	}
+	b.mu.Unlock()
+	for _, v := range done {
+		log.Warn(v.msg, append(v.attrs[:len(v.attrs):len(v.attrs)], "repeats_not_logged", v.n, "seconds", now.Sub(v.since).Seconds())...)
+	}
 }
 
 // remoteIP is the IP address of a connection's peer (the key of the

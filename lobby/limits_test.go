@@ -1,8 +1,10 @@
 package lobby
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"os"
 	"reflect"
@@ -323,5 +325,36 @@ func TestGetLobbiesWhole(t *testing.T) {
 			t.Fatalf("Client.Lobbies: %d lobbies, %v; want %d", len(got), err, tc.n)
 		}
 		_ = srv
+	}
+}
+
+// The limit log of a burst: its first event logged at once, the others counted and logged with
+// their number once the burst's window is over, by flush when no further event comes.
+func TestBurstLogReportsTheEndOfABurst(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	var b burstLog
+	for range 5 {
+		b.hit(log, "conns_per_addr 192.0.2.7", "lobby limit hit: connection refused", "limit", "conns_per_addr", "remote", "192.0.2.7")
+	}
+	if n := strings.Count(buf.String(), "\n"); n != 1 {
+		t.Fatalf("%d lines for a burst of 5 within the window, want 1:\n%s", n, buf.String())
+	}
+	buf.Reset()
+	b.flush(log, time.Now()) // the window is not over
+	if buf.Len() != 0 {
+		t.Fatalf("flushed within the window: %s", buf.String())
+	}
+	b.flush(log, time.Now().Add(burstWindow))
+	line := buf.String()
+	for _, want := range []string{"lobby limit hit: connection refused", "remote=192.0.2.7", "repeats_not_logged=4"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("end of burst %q lacks %q", line, want)
+		}
+	}
+	buf.Reset()
+	b.flush(log, time.Now().Add(3*burstWindow))
+	if buf.Len() != 0 {
+		t.Errorf("the burst was reported twice: %s", buf.String())
 	}
 }

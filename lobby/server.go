@@ -279,6 +279,21 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		"maxLobbies", s.cfg.MaxLobbies, "idleTimeout", s.cfg.IdleTimeout, "maxConns", s.cfg.MaxConns,
 		"maxConnsPerAddr", s.cfg.MaxConnsPerAddr, "maxLobbiesPerAddr", s.cfg.MaxLobbiesPerAddr,
 		"commandRate", s.cfg.CommandRate, "authTimeout", s.cfg.AuthTimeout)
+	burstsDone := make(chan struct{})
+	go func() { // the limit log reports the end of each burst
+		defer close(burstsDone)
+		t := time.NewTicker(burstWindow)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-t.C:
+				s.bursts.flush(s.log, now)
+			}
+		}
+	}()
+	defer func() { cancel(); <-burstsDone }()
 	var err error
 	const minBackoff = 5 * time.Millisecond
 	backoff := minBackoff
