@@ -265,16 +265,8 @@ func TestSlowGameDoesNotStallOthers(t *testing.T) {
 			}
 		}
 	}
-	defer func() { testHookStep = nil }()
-	m, err := NewManager(Config{Host: "127.0.0.1", Stage: stage, HereTimeout: time.Minute, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = m.Shutdown(ctx)
-	}()
+	t.Cleanup(func() { testHookStep = nil }) // after the runtime stops (cleanups run last first)
+	m := startManager(t, Config{Host: "127.0.0.1", Stage: stage, HereTimeout: time.Minute, Logger: slog.New(slog.DiscardHandler)})
 	if _, err := m.StartGame("SLOW", "", members(2)); err != nil {
 		t.Fatal(err)
 	}
@@ -306,15 +298,7 @@ func TestIdleScheduleSleeps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := NewManager(Config{Host: "127.0.0.1", Stage: stage, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = m.Shutdown(ctx)
-	}()
+	m := startManager(t, Config{Host: "127.0.0.1", Stage: stage, Logger: slog.New(slog.DiscardHandler)})
 	time.Sleep(50 * time.Millisecond)
 	t0 := m.Stats().Ticks
 	time.Sleep(300 * time.Millisecond)
@@ -329,4 +313,19 @@ func TestIdleScheduleSleeps(t *testing.T) {
 	if n := m.Stats().Ticks - t0; n < 9 {
 		t.Errorf("%d ticks in 300 ms with a game, want about 18", n)
 	}
+}
+
+// startManager starts a runtime with cfg, shut down when the test ends.
+func startManager(t *testing.T, cfg Config) *Manager {
+	t.Helper()
+	m, err := NewManager(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = m.Shutdown(ctx)
+	})
+	return m
 }
