@@ -182,44 +182,9 @@ func TestSIGINTEndsGamesAndExits(t *testing.T) {
 	t.Parallel()
 	bin := binary(t)
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	cmd := exec.Command(bin, "-addr", addr, "-stage", "short", "-log-format", "json")
-	cmd.Env = append(os.Environ(), "RTYPE_UDP_ADDR=127.0.0.1")
-	var stderr syncBuf
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			t.Logf("server stderr:\n%s", stderr.String())
-		}
-	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// wait until the lobby accepts connections
-	up := false
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		c, err := lobby.Dial(ctx, addr)
-		if err == nil {
-			c.Close()
-			up = true
-			break
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("server exited early: %v", err)
-		default:
-		}
-	}
-	if !up {
-		t.Fatal("server lobby never accepted a connection")
-	}
+	srv := startServerProc(t, ctx, exec.Command(bin, "-addr", addr, "-stage", "short", "-log-format", "json"), addr)
 
 	var inGame atomic.Int32
 	var mu sync.Mutex
@@ -256,13 +221,13 @@ func TestSIGINTEndsGamesAndExits(t *testing.T) {
 	if !ok {
 		t.Fatal("the game did not start")
 	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+	if err := srv.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	sent := time.Now()
 	select {
-	case err := <-exited:
-		if err != nil {
+	case <-srv.done:
+		if err := srv.err; err != nil {
 			t.Errorf("server exit after SIGINT: %v, want status 0", err)
 		}
 		if d := time.Since(sent); d > 5*time.Second {
@@ -285,7 +250,7 @@ func TestSIGINTEndsGamesAndExits(t *testing.T) {
 			t.Errorf("bot %s: result %q (%s), want aborted (GAME_END from the shutdown)", r.Bot, r.Result, r.Error)
 		}
 	}
-	logs := stderr.String()
+	logs := srv.stderr.String()
 	for _, want := range []string{`"msg":"game ended"`, `"result":"aborted"`, `"msg":"rtype server stopped"`} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("server log lacks %s", want)
@@ -302,42 +267,10 @@ func TestOutOfFileDescriptors(t *testing.T) {
 	bin := binary(t)
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	admin := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	cmd := exec.Command("sh", "-c", `ulimit -n 128 && exec "$0" "$@"`, bin, "-addr", addr, "-stage", "short",
-		"-log-format", "json", "-max-conns", "1000", "-max-conns-per-addr", "1000", "-admin", admin)
-	cmd.Env = append(os.Environ(), "RTYPE_UDP_ADDR=127.0.0.1")
-	var stderr syncBuf
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Signal(syscall.SIGINT)
-			select {
-			case <-exited:
-			case <-time.After(10 * time.Second):
-				_ = cmd.Process.Kill()
-				<-exited
-			}
-		}
-		if t.Failed() {
-			t.Logf("server stderr:\n%s", stderr.String())
-		}
-	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	up := false
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end) && !up; time.Sleep(50 * time.Millisecond) {
-		if c, err := lobby.Dial(ctx, addr); err == nil {
-			c.Close()
-			up = true
-		}
-	}
-	if !up {
-		t.Fatal("server lobby never accepted a connection")
-	}
+	srv := startServerProc(t, ctx, exec.Command("sh", "-c", `ulimit -n 128 && exec "$0" "$@"`, bin, "-addr", addr, "-stage", "short",
+		"-log-format", "json", "-max-conns", "1000", "-max-conns-per-addr", "1000", "-admin", admin), addr)
 	var inGame atomic.Int32
 	type runRes struct {
 		res []bot.Result
@@ -368,8 +301,8 @@ func TestOutOfFileDescriptors(t *testing.T) {
 		c.Close()
 	}
 	select {
-	case err := <-exited:
-		t.Fatalf("server exited during the flood: %v", err)
+	case <-srv.done:
+		t.Fatalf("server exited during the flood: %v", srv.err)
 	default:
 	}
 	// The lobby accepts again (the accept backoff is at most 1 s).
@@ -411,7 +344,7 @@ func TestOutOfFileDescriptors(t *testing.T) {
 			t.Errorf("bot %s: %q (%s), want the game played to its end", r.Bot, r.Result, r.Error)
 		}
 	}
-	logs := stderr.String()
+	logs := srv.stderr.String()
 	if n := strings.Count(logs, `"msg":"lobby accept failed; retrying with backoff"`); n < 1 || n > 10 {
 		t.Errorf("%d accept failure lines, want one per burst", n)
 	}
@@ -431,4 +364,56 @@ func TestStrayArgumentRefused(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), `unexpected argument "broadcst"`) {
 		t.Fatalf("%v, want exit 2 naming the argument:\n%s", err, out)
 	}
+}
+
+// serverProc is an rtype-server process a test started (startServerProc).
+type serverProc struct {
+	cmd    *exec.Cmd
+	done   chan struct{} // closed once the process has exited
+	err    error         // its exit (cmd.Wait), once done is closed
+	stderr syncBuf
+}
+
+// startServerProc starts cmd (the server binary, or a shell that execs it) with its game socket
+// on loopback and waits until its lobby at addr accepts a connection. When the test ends, a
+// server still running gets SIGINT (then SIGKILL after 10 s), and its stderr is logged if the
+// test failed.
+func startServerProc(t *testing.T, ctx context.Context, cmd *exec.Cmd, addr string) *serverProc {
+	t.Helper()
+	p := &serverProc{cmd: cmd, done: make(chan struct{})}
+	cmd.Env = append(os.Environ(), "RTYPE_UDP_ADDR=127.0.0.1")
+	cmd.Stderr = &p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.err = cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			select {
+			case <-p.done:
+			case <-time.After(10 * time.Second):
+				_ = cmd.Process.Kill()
+				<-p.done
+			}
+		}
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", p.stderr.String())
+		}
+	})
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if c, err := lobby.Dial(ctx, addr); err == nil {
+			c.Close()
+			return p
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("server exited early: %v", p.err)
+		default:
+		}
+	}
+	t.Fatal("server lobby never accepted a connection")
+	return nil
 }
