@@ -200,32 +200,8 @@ func (s *seat) receive(now time.Duration, b []byte, measuring bool) {
 		s.servTick, s.servAt, s.haveTick = h.Tick, now, true
 		s.snaps++
 	}
-	relPending, relID := false, uint16(0)
-	for r.Next() {
-		cmd, id := r.Cmd(), r.ID()
-		if id == wire.CmdRel {
-			var rc wire.Rel
-			if _, err := rc.Parse(cmd); err == nil {
-				relPending, relID = true, rc.ID
-			}
-			continue
-		}
-		if relPending {
-			relPending = false
-			if !s.ep.ReceiveReliable(relID, cmd) {
-				continue
-			}
-			s.apply(now, id, cmd, measuring)
-			for {
-				c, ok := s.ep.PopReliable()
-				if !ok {
-					break
-				}
-				s.apply(now, wire.CmdID(c[2]), c, measuring)
-			}
-			continue
-		}
-		s.apply(now, id, cmd, measuring)
+	for d := s.ep.Deliver(r); d.Next(); {
+		s.apply(now, d.ID(), d.Cmd(), measuring)
 	}
 }
 

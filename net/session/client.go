@@ -390,32 +390,8 @@ func (c *Client) Receive(now time.Duration, b []byte) {
 	}
 	c.curTick = h.Tick
 	hadEntity := false
-	relPending, relID := false, uint16(0)
-	for r.Next() {
-		cmd := r.Cmd()
-		id := r.ID()
-		if id == wire.CmdRel {
-			var rc wire.Rel
-			if _, err := rc.Parse(cmd); err == nil {
-				relPending, relID = true, rc.ID
-			}
-			continue
-		}
-		if relPending {
-			relPending = false
-			if !c.ep.ReceiveReliable(relID, cmd) {
-				continue // duplicate, or kept until the gap before it is filled
-			}
-			c.apply(id, cmd, &h)
-			for {
-				b, ok := c.ep.PopReliable()
-				if !ok {
-					break
-				}
-				c.apply(wire.CmdID(b[2]), b, &h)
-			}
-			continue
-		}
+	for d := c.ep.Deliver(r); d.Next(); {
+		id, cmd := d.ID(), d.Cmd()
 		if id == wire.CmdEntity {
 			hadEntity = true
 		}
