@@ -162,7 +162,7 @@ func (a *app) drawChatField(dst surface, x, y, w float64, hint bool) {
 		s += "_"
 	}
 	// show the end of a long line
-	for len(s) > 0 && u.textWidth(s, u.small) > w {
+	for len(s) > len(chatFieldPrompt) && u.textWidth(s, u.small) > w { // each pass drops one rune
 		_, size := firstRune(s, len(chatFieldPrompt))
 		s = chatFieldPrompt + s[len(chatFieldPrompt)+size:]
 	}
@@ -243,12 +243,14 @@ func wrapText(s string, face *face, width float64) []string {
 				out = append(out, line)
 				line = ""
 			}
-			for u.textWidth(word, face) > width { // a word longer than a line: cut it
+			for word != "" && u.textWidth(word, face) > width { // a word longer than a line: cut it
 				cut := len(word)
-				for cut > 1 && u.textWidth(word[:cut], face) > width {
+				_, first := firstRune(word, 0)
+				for cut > first && u.textWidth(word[:cut], face) > width {
 					_, size := lastRuneSize(word[:cut])
 					cut -= size
 				}
+				// cut holds at least one rune: the loop ends even when one rune is wider than a line
 				out = append(out, word[:cut])
 				word = word[cut:]
 			}

@@ -320,14 +320,7 @@ func (a *app) drawGameUI(dst surface) {
 		}
 		// the tag trails the ship (left of its exhaust), vertically centred
 		tx, ty := it.x-it.w/2-14, it.y-10
-		for moved := true; moved; { // ships flying together: tags side by side, not on top
-			moved = false
-			for _, p := range placed[:n] {
-				if abs32(p[0]-tx) < 48 && abs32(p[1]-ty) < 22 {
-					tx, moved = p[0]-48, true
-				}
-			}
-		}
+		tx, _ = placeTag(placed[:n], tx, ty) // ships flying together: tags side by side, not on top
 		placed[n] = [2]float32{tx, ty}
 		n++
 		slot := int(it.player.Slot) % game.MaxPlayers
@@ -622,6 +615,9 @@ func (a *app) drawBackdrop(p painter, theme int, scroll float32) {
 	theme = min(max(theme, 0), len(sp.layers)-1)
 	lw := float32(sp.layers[theme][0].Bounds().Dx()) * ps
 	dstW := Width * p.k
+	if !(lw >= 1) { // a degenerate scale (or NaN): the tiling loop below would not advance
+		return
+	}
 	blit := func(img *ebiten.Image, x, y float32, dim float32, blend ebiten.Blend) {
 		op := resetOp(&drawOp)
 		op.Blend = blend
