@@ -1,6 +1,10 @@
 package game
 
-import "github.com/rtype/rtype/ecs"
+import (
+	"math"
+
+	"github.com/rtype/rtype/ecs"
+)
 
 // Broadphase: a uniform grid of 128 px cells over the playfield plus a
 // margin (-256..Width+384, -256..Height+256); entities outside are clamped
@@ -440,8 +444,24 @@ func (s *Sim) addScore(slot int, pts uint32) {
 	if slot < 0 || slot >= MaxPlayers || s.ships[slot] == ecs.Nil {
 		return
 	}
-	s.c.Player.Mut(s.ships[slot]).Score += pts
+	pl := s.c.Player.Mut(s.ships[slot])
+	before := s.rules.ExtraLivesAt(pl.Score)
+	if pl.Score > math.MaxUint32-pts {
+		pl.Score = math.MaxUint32
+	} else {
+		pl.Score += pts
+	}
+	for n := s.rules.ExtraLivesAt(pl.Score) - before; n > 0; n-- {
+		if pl.Lives < maxLives {
+			pl.Lives++
+			s.stats[slot].ExtraLives++
+			s.emit(Event{Kind: EventExtraLife, Entity: s.ships[slot], Slot: uint8(slot), Lives: pl.Lives})
+		}
+	}
 }
+
+// maxLives is the most lives a player can hold (extra lives beyond it are not given).
+const maxLives = 9
 
 // sysDamage applies the results of the collisions: destroyed enemies
 // (score, explosion, capsule drop), capsules taken, ships destroyed,
@@ -529,11 +549,16 @@ func (s *Sim) killShip(slot int) {
 	pl.ChargeFrom, pl.Laser, pl.Speed, pl.Missile = 0, 0, 0, 0
 	sh := s.c.Ship.Get(e)
 	sh.Held, sh.Cooldown, sh.Invuln = 0, 0, 0
-	if pl.Lives > 0 {
+	switch {
+	case pl.Lives > 0:
 		sh.Respawn = respawnDelay
+	case s.stats[slot].Continues < s.rules.Continues:
+		pl.Flags |= PlayerContinue // "CONTINUE? 9…"
+		sh.Respawn = continueTicks
 	}
 	s.loseArsenal(sh) // the Force and the Bits
 	p := s.c.Position.Get(e)
+	s.lastDeath[slot] = deathSpot{y: p.Y, tick: s.w.Tick(), valid: true}
 	s.explosion(p.X, p.Y, ExplosionBig)
 	s.setVel(e, s.c.Velocity.Get(e), 0, 0)
 	s.emit(Event{Kind: EventDeath, Entity: e, Slot: uint8(slot), Lives: pl.Lives})

@@ -247,6 +247,7 @@ type Kind struct {
 const (
 	PlayerInvulnerable uint8 = 1 // bit0: just respawned, cannot be hit
 	PlayerDead         uint8 = 2 // bit1: destroyed, waiting to respawn (or out of lives)
+	PlayerContinue     uint8 = 4 // bit2: out of lives, a continue is offered (with PlayerDead)
 )
 
 // Player is the per-ship player state (id 4; wire: slot u8, lives u8, flags u8, laser u8,
@@ -258,7 +259,7 @@ const (
 type Player struct {
 	Slot       uint8  // 0..3, colour index
 	Lives      uint8  // lives left, including the current ship (3 at start)
-	Flags      uint8  // PlayerInvulnerable | PlayerDead
+	Flags      uint8  // PlayerInvulnerable | PlayerDead | PlayerContinue
 	Laser      uint8  // laser colour: LaserNone, LaserRed, LaserBlue, LaserYellow (fired with the Force attached)
 	Speed      uint8  // speed-ups taken 0..MaxSpeed (MoveShip's speed)
 	Missile    uint8  // 1: homing missiles go out with the shots

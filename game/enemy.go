@@ -206,7 +206,7 @@ func (s *Sim) sysAI() {
 			continue
 		}
 		en.FireCD = en.FireIvl + uint16(s.rng.intn(int(en.FireIvl)/3+1))
-		bvx, bvy := aim(p.X, p.Y, tx, ty, enemyBulletSpeed)
+		bvx, bvy := aim(p.X, p.Y, tx, ty, s.bulletSpeed(enemyBulletSpeed))
 		if en.Type == EnemyStraight && tx > p.X {
 			continue // only shoots forwards (left)
 		}
@@ -216,7 +216,7 @@ func (s *Sim) sysAI() {
 		if en.Type == EnemyMidboss {
 			// A spread of three aimed big bullets.
 			for i := -1; i <= 1; i++ {
-				mvx, mvy := aim(p.X-80, p.Y, tx, ty+float32(i*90), enemyBulletSpeed+40)
+				mvx, mvy := aim(p.X-80, p.Y, tx, ty+float32(i*90), s.bulletSpeed(enemyBulletSpeed+40))
 				s.queue(bulletReq{kind: KindEnemyBullet, variant: BulletBig, x: p.X - 80, y: p.Y, vx: mvx, vy: mvy})
 			}
 			continue
@@ -357,7 +357,7 @@ func (s *Sim) bossAI() {
 			return
 		}
 		for i := 0; i < spec.Bullets; i++ {
-			bvx, bvy := aim(ox, oy, tx, ty+float32((i-spec.Bullets/2)*40), spec.Speed)
+			bvx, bvy := aim(ox, oy, tx, ty+float32((i-spec.Bullets/2)*40), s.bulletSpeed(spec.Speed))
 			s.queue(bulletReq{kind: KindEnemyBullet, variant: BulletBig, x: ox - float32(i*20), y: oy, vx: bvx, vy: bvy})
 		}
 	case PatternRing:

@@ -70,8 +70,9 @@ func TestEnemyKinds(t *testing.T) {
 			if cos < 0.99 {
 				t.Errorf("turret bullet %v not aimed at the ship (cos %v)", *bv, cos)
 			}
-			if sp := math.Hypot(float64(bv.X), float64(bv.Y)); math.Abs(sp-enemyBulletSpeed) > 0.5 {
-				t.Errorf("bullet speed %v px/s, want %d", sp, enemyBulletSpeed)
+			want := float64(enemyBulletSpeed * s.rules.BulletPct / 100)
+			if sp := math.Hypot(float64(bv.X), float64(bv.Y)); math.Abs(sp-want) > 0.5 {
+				t.Errorf("bullet speed %v px/s, want %v (%d at the level's %d %%)", sp, want, enemyBulletSpeed, s.rules.BulletPct)
 			}
 		}},
 		{"homing", 1400, 100, "", func(t *testing.T, s *Sim, e ecs.Entity) {

@@ -161,6 +161,11 @@ const (
 	EventMusic
 	// EventGameEnd: the game is over with Result; Step is a no-op afterwards.
 	EventGameEnd
+	// EventExtraLife: Slot's score passed a threshold (DifficultyRules.ExtraLifeFirst/Every);
+	// Lives is its lives now. Clients see it as Player.Lives going up.
+	EventExtraLife
+	// EventContinue: Slot took a continue (fire during "CONTINUE?"); Lives is its lives now.
+	EventContinue
 )
 
 // Event is one game event produced by Sim.Step. Only the fields relevant to
@@ -169,8 +174,8 @@ const (
 type Event struct {
 	Kind   EventKind
 	Entity ecs.Entity // EventDeath: the ship
-	Slot   uint8      // EventDeath: player slot 0..3
-	Lives  uint8      // EventDeath: lives left
+	Slot   uint8      // EventDeath, EventExtraLife, EventContinue: player slot 0..3
+	Lives  uint8      // EventDeath, EventExtraLife, EventContinue: lives left
 	Song   uint8      // EventMusic: song id
 	Result Result     // EventGameEnd
 }

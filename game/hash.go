@@ -2,6 +2,7 @@ package game
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 
 	"github.com/rtype/rtype/ecs"
@@ -31,10 +32,13 @@ func (s *Sim) Hash() uint64 {
 	b = binary.LittleEndian.AppendUint32(b, uint32(s.w.Tick()))
 	b = binary.LittleEndian.AppendUint64(b, s.rng.state)
 	b = binary.LittleEndian.AppendUint32(b, uint32(s.spawnIdx))
-	b = append(b, flag(s.bossSpawned), flag(s.bossDead), flag(s.over), uint8(s.result), flag(s.musicSent), uint8(s.n))
+	b = append(b, flag(s.bossSpawned), flag(s.bossDead), flag(s.over), uint8(s.result), flag(s.musicSent), uint8(s.n), uint8(s.diff))
 	for i := range s.inputs {
 		b = append(b, uint8(s.inputs[i]))
 		b = binary.LittleEndian.AppendUint64(b, uint64(s.ships[i]))
+		b = append(b, s.stats[i].Continues, flag(s.lastDeath[i].valid))
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s.lastDeath[i].y))
+		b = binary.LittleEndian.AppendUint32(b, uint32(s.lastDeath[i].tick))
 	}
 	b = binary.LittleEndian.AppendUint64(b, uint64(s.boss))
 	b = binary.LittleEndian.AppendUint64(b, uint64(s.weak))

@@ -12,7 +12,9 @@ type PlayerStats struct {
 	Shots    uint32 // player bullets, lasers, missiles and beams fired (the Force's and Bits' too)
 	Hits     uint32 // of Shots, those that damaged an enemy or the weak point, each counted once
 	Lives    uint8  // lives left (0: out)
-	Present  bool   // the slot has a ship or is suspended (false: never joined or removed)
+	// Continues taken (the score is marked as continued when > 0) and extra lives earned.
+	Continues, ExtraLives uint8
+	Present               bool // the slot has a ship or is suspended (false: never joined or removed)
 }
 
 // awaySlot is a suspended ship's player record (SuspendPlayer).
@@ -96,13 +98,17 @@ func (s *Sim) ResumePlayer(slot int) ecs.Entity {
 	e := s.w.Create()
 	s.ships[slot] = e
 	sh := Ship{}
-	if pl.Lives > 0 {
+	switch {
+	case pl.Lives > 0:
 		pl.Flags = PlayerInvulnerable
-		sh.Invuln = invulnTicks
-	} else {
+		sh.Invuln = s.rules.InvulnMax
+	case pl.Flags&PlayerContinue != 0: // the offer starts again
+		pl.Flags = PlayerDead | PlayerContinue
+		sh.Respawn = continueTicks
+	default:
 		pl.Flags = PlayerDead
 	}
-	s.c.Position.Set(e, Position{shipSpawnX, s.respawnY(slot)})
+	s.c.Position.Set(e, Position{shipSpawnX, s.safeRespawnY(slot)})
 	s.c.Velocity.Set(e, Velocity{})
 	s.c.Kind.Set(e, Kind{Kind: KindPlayer, Variant: uint8(slot)})
 	s.c.Player.Set(e, pl)

@@ -93,7 +93,7 @@ func TestSuspendResume(t *testing.T) {
 	// Suspended then removed: the game ends when nobody with lives is left.
 	s.SuspendPlayer(1)
 	s.RemovePlayer(1)
-	step(s, 1, 0)
+	step(s, continueTicks+1, 0) // player 1's continue offer runs out
 	if over, r := s.Over(); !over || r != ResultDefeat {
 		t.Fatalf("Over() = %v, %v after the suspended player was removed, want defeat", over, r)
 	}

@@ -11,12 +11,15 @@ const (
 	shipStep         = shipSpeed / TickRate // 8 px/tick
 	shipDiag         = 5.656854             // shipStep/sqrt(2), px/tick
 	shipSpawnX       = 200
-	startLives       = 3
+	startLives       = 3   // Normal's (DifficultyRules.Lives)
 	fireCooldown     = 8   // ticks between normal shots
 	chargeDelay      = 10  // ticks fire is held before charging starts
 	chargeTicks      = 60  // ticks from 0 to full charge (255)
 	respawnDelay     = 90  // ticks between death and respawn
-	invulnTicks      = 120 // ticks of invulnerability after respawn
+	invulnTicks      = 120 // ticks of invulnerability at the start of the game
+	invulnAfterAct   = 45  // a respawned ship that moves or fires stays invulnerable this long at most
+	continueTicks    = ContinueTicks
+	continueRespawn  = 30 // ticks from taking a continue to the new ship
 	shotSpeed        = 1500
 	laserSpeed       = 1800
 	beamSpeed        = 1800
@@ -96,7 +99,13 @@ type Config struct {
 	Seed    uint64 // PRNG seed; same seed + same inputs = same world
 	Players int    // 1..MaxPlayers ships in slots 0..Players-1 (clamped)
 	Stage   *Stage // stage script; nil loads the embedded "stage1"
+	// Difficulty is the level chosen in the lobby (zero: Normal).
+	Difficulty Difficulty
 }
+
+// ContinueTicks is how long (60 Hz ticks) a player whose last ship is lost may take a continue
+// by pressing fire ("CONTINUE? 9…"); the count starts at the DEATH with lives 0.
+const ContinueTicks = 10 * TickRate
 
 // Sim is one deterministic game. It is not safe for concurrent use.
 type Sim struct {
@@ -105,6 +114,8 @@ type Sim struct {
 	stage *Stage
 	rng   rng
 	n     int // players at start (difficulty)
+	diff  Difficulty
+	rules DifficultyRules
 
 	inputs   [MaxPlayers]Buttons
 	ships    [MaxPlayers]ecs.Entity
@@ -128,6 +139,8 @@ type Sim struct {
 	stats   [MaxPlayers]PlayerStats
 	away    [MaxPlayers]awaySlot
 	removed [MaxPlayers]PlayerStats
+	// lastDeath is where each slot's ship was last destroyed (safe respawns avoid it).
+	lastDeath [MaxPlayers]deathSpot
 
 	// Queries (built once).
 	qPK    *ecs.Query2[Position, Kind]
@@ -193,6 +206,8 @@ func NewSim(cfg Config) *Sim {
 		stage: st,
 		rng:   rng{state: cfg.Seed},
 		n:     n,
+		diff:  cfg.Difficulty,
+		rules: cfg.Difficulty.Rules(),
 	}
 	s.qPK = ecs.NewQuery2[Position, Kind](w)
 	s.qVel = ecs.NewQuery2[Velocity, Position](w)
@@ -219,7 +234,7 @@ func NewSim(cfg Config) *Sim {
 		s.c.Position.Set(e, Position{shipSpawnX, spawnY(slot, n)})
 		s.c.Velocity.Set(e, Velocity{})
 		s.c.Kind.Set(e, Kind{Kind: KindPlayer, Variant: uint8(slot)})
-		s.c.Player.Set(e, Player{Slot: uint8(slot), Lives: startLives, Flags: PlayerInvulnerable})
+		s.c.Player.Set(e, Player{Slot: uint8(slot), Lives: s.rules.Lives, Flags: PlayerInvulnerable})
 		s.c.Size.Set(e, SizeOf(Kind{Kind: KindPlayer}))
 		s.c.Ship.Set(e, Ship{Invuln: invulnTicks})
 	}
@@ -415,9 +430,12 @@ func (s *Sim) nearestShip(x, y float32) (tx, ty float32, ok bool) {
 	return
 }
 
-// scaleHP applies the player-count difficulty to hit points: x(n+1)/2.
+// Difficulty returns the game's difficulty level.
+func (s *Sim) Difficulty() Difficulty { return s.diff }
+
+// scaleHP applies the player-count difficulty to hit points, x(n+1)/2, then the level's HPPct.
 func (s *Sim) scaleHP(hp int) int {
-	v := hp * (s.n + 1) / 2
+	v := hp * (s.n + 1) * s.rules.HPPct / 200
 	if v < 1 {
 		v = 1
 	}
@@ -427,17 +445,21 @@ func (s *Sim) scaleHP(hp int) int {
 	return v
 }
 
-// scaleFire applies the player-count difficulty to a fire interval: x4/(n+3).
+// scaleFire applies the player-count difficulty to a fire interval, x4/(n+3), then the level's
+// FirePct.
 func (s *Sim) scaleFire(ticks int) int {
 	if ticks <= 0 {
 		return 0
 	}
-	v := ticks * 4 / (s.n + 3)
+	v := ticks * 4 * s.rules.FirePct / ((s.n + 3) * 100)
 	if v < 1 {
 		v = 1
 	}
 	return v
 }
+
+// bulletSpeed applies the level's BulletPct to an enemy bullet speed (px/s).
+func (s *Sim) bulletSpeed(v float32) float32 { return v * float32(s.rules.BulletPct) / 100 }
 
 // ---- systems 8..11 ----
 
@@ -449,18 +471,21 @@ func (s *Sim) sysTimers() {
 			continue
 		}
 		sh, pl := s.c.Ship.Get(e), s.c.Player.Get(e)
+		if pl.Flags&PlayerContinue != 0 {
+			s.continueTimer(slot, e, sh)
+			continue
+		}
 		if pl.Flags&PlayerDead != 0 {
 			if pl.Lives > 0 && sh.Respawn > 0 {
 				sh.Respawn--
 				if sh.Respawn == 0 {
-					pl = s.c.Player.Mut(e)
-					pl.Flags = PlayerInvulnerable
-					sh.Invuln = invulnTicks
-					p := s.c.Position.Get(e)
-					s.setPos(e, p, shipSpawnX, s.respawnY(slot))
+					s.respawn(slot, e, sh)
 				}
 			}
 			continue
+		}
+		if sh.Invuln > invulnAfterAct && sh.Input != 0 {
+			sh.Invuln = invulnAfterAct // moving or firing ends the respawn's grace soon
 		}
 		if sh.Invuln > 0 {
 			sh.Invuln--
@@ -595,14 +620,14 @@ func (s *Sim) sysEnd() {
 		if e == ecs.Nil {
 			if s.away[slot].valid { // suspended: may come back
 				present++
-				if s.away[slot].player.Lives > 0 {
+				if pl := &s.away[slot].player; pl.Lives > 0 || pl.Flags&PlayerContinue != 0 {
 					alive++
 				}
 			}
 			continue
 		}
 		present++
-		if p := s.c.Player.Get(e); p.Lives > 0 {
+		if p := s.c.Player.Get(e); p.Lives > 0 || p.Flags&PlayerContinue != 0 {
 			alive++
 		}
 	}

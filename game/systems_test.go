@@ -282,7 +282,7 @@ func TestEnemyBulletKillsShipAndRespawn(t *testing.T) {
 	if ev := collectEvents(s, 20, 0); len(ev) != 0 {
 		t.Errorf("events while invulnerable: %v", ev)
 	}
-	step(s, invulnTicks, 0)
+	step(s, int(s.rules.InvulnMax), 0)
 	if f := s.c.Player.Get(e).Flags; f != 0 {
 		t.Errorf("flags %02b after invulnerability, want 0", f)
 	}
@@ -313,6 +313,7 @@ func TestDefeatAndStepAfterOver(t *testing.T) {
 		addEnemyBullet(s, p.X, p.Y, 0, 0)
 		got = append(got, collectEvents(s, respawnDelay+2, 0)...)
 	}
+	got = append(got, collectEvents(s, continueTicks, 0)...) // the continue not taken
 	var deaths, ends int
 	for _, ev := range got {
 		switch ev.Kind {
@@ -351,7 +352,11 @@ func TestDefeatNeedsEveryPlayer(t *testing.T) {
 	}
 	s.c.Player.Get(s.PlayerEntity(1)).Lives = 1
 	s.killShip(1)
-	step(s, 1, 0)
+	step(s, continueTicks-1, 0)
+	if over, _ := s.Over(); over {
+		t.Fatal("game over while both players may still continue")
+	}
+	step(s, 2, 0)
 	if over, r := s.Over(); !over || r != ResultDefeat {
 		t.Fatalf("Over() = %v, %v, want defeat", over, r)
 	}

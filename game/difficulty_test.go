@@ -1,0 +1,242 @@
+package game
+
+import "testing"
+
+func newLevelSim(t testing.TB, players int, d Difficulty) *Sim {
+	t.Helper()
+	return NewSim(Config{Seed: 1, Players: players, Stage: mustParse(t, "empty.json", emptyStage), Difficulty: d})
+}
+
+func TestParseDifficulty(t *testing.T) {
+	for _, d := range Difficulties {
+		got, err := ParseDifficulty(d.String())
+		if err != nil || got != d {
+			t.Errorf("ParseDifficulty(%q) = %v, %v", d.String(), got, err)
+		}
+	}
+	if _, err := ParseDifficulty("insane"); err == nil {
+		t.Error("an unknown level parsed")
+	}
+	if Difficulty(0) != DifficultyNormal {
+		t.Error("the zero Difficulty is not Normal")
+	}
+}
+
+// The levels scale what they say, calmest to hardest: more lives, fewer and slower enemy shots
+// and weaker enemies on Easy; the reverse on Hard.
+func TestDifficultyScaling(t *testing.T) {
+	var hp, fire [NumDifficulties]int
+	var speed [NumDifficulties]float32
+	var lives [NumDifficulties]uint8
+	for _, d := range Difficulties {
+		s := newLevelSim(t, 1, d)
+		hp[d], fire[d], speed[d] = s.scaleHP(100), s.scaleFire(100), s.bulletSpeed(enemyBulletSpeed)
+		lives[d] = s.c.Player.Get(s.PlayerEntity(0)).Lives
+		if lives[d] != d.Rules().Lives {
+			t.Errorf("%v: %d lives at the start, want %d", d, lives[d], d.Rules().Lives)
+		}
+	}
+	e, n, h := DifficultyEasy, DifficultyNormal, DifficultyHard
+	if !(hp[e] < hp[n] && hp[n] < hp[h]) {
+		t.Errorf("enemy HP by level %v, want rising", hp)
+	}
+	if !(fire[e] > fire[n] && fire[n] > fire[h]) {
+		t.Errorf("fire interval by level %v, want falling", fire)
+	}
+	if !(speed[e] < speed[n] && speed[n] < speed[h]) {
+		t.Errorf("bullet speed by level %v, want rising", speed)
+	}
+	if !(lives[e] >= lives[n] && lives[n] >= lives[h]) {
+		t.Errorf("lives by level %v, want falling", lives)
+	}
+	// The level changes the game: same seed and inputs, different hash.
+	if newLevelSim(t, 1, e).Hash() == newLevelSim(t, 1, h).Hash() {
+		t.Error("Easy and Hard hash alike")
+	}
+	// An enemy spawned by the stage has the level's HP.
+	for _, d := range Difficulties {
+		s := newLevelSim(t, 2, d)
+		if got, want := s.scaleHP(10), 10*3*d.Rules().HPPct/200; got != want {
+			t.Errorf("%v, 2 players: HP 10 scales to %d, want %d", d, got, want)
+		}
+	}
+}
+
+func TestExtraLives(t *testing.T) {
+	s := newLevelSim(t, 1, DifficultyNormal)
+	r := s.rules
+	e := s.PlayerEntity(0)
+	lives := s.c.Player.Get(e).Lives
+	s.addScore(0, r.ExtraLifeFirst-1)
+	if s.c.Player.Get(e).Lives != lives {
+		t.Fatal("extra life before the threshold")
+	}
+	s.events = s.events[:0]
+	s.addScore(0, 1)
+	if got := s.c.Player.Get(e).Lives; got != lives+1 {
+		t.Fatalf("lives %d at %d points, want %d", got, r.ExtraLifeFirst, lives+1)
+	}
+	if !hasEvent(s.events, Event{Kind: EventExtraLife, Entity: e, Slot: 0, Lives: lives + 1}) {
+		t.Errorf("no EventExtraLife: %+v", s.events)
+	}
+	// One big score passing two thresholds gives two lives; never more than maxLives.
+	s.addScore(0, 2*r.ExtraLifeEvery)
+	if got := s.c.Player.Get(e).Lives; got != lives+3 {
+		t.Errorf("lives %d after two more thresholds, want %d", got, lives+3)
+	}
+	s.addScore(0, 100*r.ExtraLifeEvery)
+	if got := s.c.Player.Get(e).Lives; got != maxLives {
+		t.Errorf("lives %d, want the cap %d", got, maxLives)
+	}
+	if st := s.Stats(0); st.ExtraLives != maxLives-lives {
+		t.Errorf("stats count %d extra lives, want %d", st.ExtraLives, maxLives-lives)
+	}
+	if got := r.ExtraLivesAt(0); got != 0 {
+		t.Errorf("ExtraLivesAt(0) = %d", got)
+	}
+}
+
+// killLast destroys slot 0's last ship.
+func killLast(s *Sim) {
+	s.c.Player.Get(s.PlayerEntity(0)).Lives = 1
+	makeVulnerable(s)
+	s.killShip(0)
+}
+
+func TestContinue(t *testing.T) {
+	s := newLevelSim(t, 1, DifficultyNormal)
+	e := s.PlayerEntity(0)
+	s.addScore(0, 5000)
+	killLast(s)
+	pl := s.c.Player.Get(e)
+	if pl.Flags != PlayerDead|PlayerContinue || pl.Lives != 0 {
+		t.Fatalf("after the last ship: flags %03b lives %d, want dead with a continue offered", pl.Flags, pl.Lives)
+	}
+	step(s, continueTicks/2, 0)
+	if over, _ := s.Over(); over {
+		t.Fatal("game over during the continue countdown")
+	}
+	if left := s.ContinueLeft(0); left != continueTicks-continueTicks/2 {
+		t.Errorf("ContinueLeft = %d, want %d", left, continueTicks-continueTicks/2)
+	}
+	// Fire takes it: the level's lives, the score kept and marked as continued, a ship soon.
+	s.SetInput(0, Input{Buttons: BtnFire})
+	s.Step()
+	if !hasEvent(s.Events(), Event{Kind: EventContinue, Entity: e, Slot: 0, Lives: s.rules.Lives}) {
+		t.Errorf("no EventContinue: %+v", s.Events())
+	}
+	s.World().ClearEvents()
+	step(s, continueRespawn+1, 0)
+	pl = s.c.Player.Get(e)
+	if pl.Flags&PlayerDead != 0 || pl.Lives != s.rules.Lives || pl.Score != 5000 {
+		t.Fatalf("after the continue: %+v, want a live ship with %d lives and the score", pl, s.rules.Lives)
+	}
+	if st := s.Stats(0); st.Continues != 1 {
+		t.Errorf("Stats.Continues = %d, want 1", st.Continues)
+	}
+	// Not taken: out when the count ends, and the game is lost.
+	killLast(s)
+	step(s, continueTicks, BtnUp) // moving is not a continue
+	if over, r := s.Over(); !over || r != ResultDefeat {
+		t.Fatalf("Over() = %v, %v after the countdown, want defeat", over, r)
+	}
+	if f := s.c.Player.Get(e).Flags; f != PlayerDead {
+		t.Errorf("flags %03b after the countdown, want dead only", f)
+	}
+}
+
+// The continues are counted: once the level's are used, the last ship ends the player.
+func TestContinuesRunOut(t *testing.T) {
+	s := newLevelSim(t, 1, DifficultyHard)
+	for i := 0; i < int(s.rules.Continues); i++ {
+		killLast(s)
+		step(s, 5, 0)
+		step(s, 1, BtnFire)
+		step(s, continueRespawn+1, 0)
+	}
+	if st := s.Stats(0); st.Continues != s.rules.Continues {
+		t.Fatalf("%d continues taken, want %d", st.Continues, s.rules.Continues)
+	}
+	killLast(s)
+	if f := s.c.Player.Get(s.PlayerEntity(0)).Flags; f != PlayerDead {
+		t.Fatalf("flags %03b with no continue left, want dead only", f)
+	}
+	step(s, 1, 0)
+	if over, r := s.Over(); !over || r != ResultDefeat {
+		t.Fatalf("Over() = %v, %v, want defeat at once", over, r)
+	}
+}
+
+// A continue pending on a suspended player keeps the game going and comes back with it.
+func TestContinueSurvivesSuspend(t *testing.T) {
+	s := newLevelSim(t, 2, DifficultyNormal)
+	s.c.Player.Get(s.PlayerEntity(1)).Lives = 1
+	makeVulnerable(s)
+	s.killShip(1)
+	s.SuspendPlayer(1)
+	s.RemovePlayer(0)
+	step(s, 1, 0)
+	if over, _ := s.Over(); over {
+		t.Fatal("game over with a suspended player who may continue")
+	}
+	e := s.ResumePlayer(1)
+	if f := s.c.Player.Get(e).Flags; f != PlayerDead|PlayerContinue || s.ContinueLeft(1) != continueTicks {
+		t.Errorf("resumed: flags %03b, %d ticks to continue", f, s.ContinueLeft(1))
+	}
+}
+
+// A ship killed by a turret aimed at its respawn point does not come back in the same line of
+// fire: it respawns where nothing is about to hit it, away from where it died.
+func TestSafeRespawn(t *testing.T) {
+	s := newLevelSim(t, 1, DifficultyNormal)
+	e := s.PlayerEntity(0)
+	makeVulnerable(s)
+	y0 := s.c.Position.Get(e).Y
+	// A wall of bullets flying at the ship's line.
+	for i := 0; i < 8; i++ {
+		addEnemyBullet(s, shipSpawnX+200+float32(i)*60, y0, -360, 0)
+	}
+	s.killShip(0)
+	step(s, respawnDelay-1, 0)
+	for i := 0; i < 8; i++ { // the line is still under fire when the ship comes back
+		addEnemyBullet(s, shipSpawnX+200+float32(i)*60, y0, -360, 0)
+	}
+	step(s, 1, 0)
+	p := s.c.Position.Get(e)
+	if s.c.Player.Get(e).Flags&PlayerDead != 0 {
+		t.Fatal("not respawned")
+	}
+	if abs32(p.Y-y0) < respawnAvoidDY {
+		t.Errorf("respawned at y=%v, %v px from where it died under fire (y=%v)", p.Y, abs32(p.Y-y0), y0)
+	}
+	if got := s.safeFor(p.Y); got <= respawnHorizon {
+		t.Errorf("respawn point is hit in %d ticks", got)
+	}
+	// Standing still it stays invulnerable for the level's InvulnMax; moving cuts it short.
+	step(s, int(s.rules.InvulnMax)-2, 0)
+	if s.c.Player.Get(e).Flags&PlayerInvulnerable == 0 {
+		t.Fatal("invulnerability ended before InvulnMax while standing still")
+	}
+	s2 := newLevelSim(t, 1, DifficultyNormal)
+	e2 := s2.PlayerEntity(0)
+	makeVulnerable(s2)
+	s2.killShip(0)
+	step(s2, respawnDelay, 0)
+	step(s2, invulnAfterAct+1, BtnUp)
+	if s2.c.Player.Get(e2).Flags&PlayerInvulnerable != 0 {
+		t.Error("still invulnerable after moving for invulnAfterAct ticks")
+	}
+}
+
+// Safe respawns never put the ship inside terrain (the corridor of the terrain test stage).
+func TestSafeRespawnInCorridor(t *testing.T) {
+	s := newTerrainSim(t, 1)
+	for i := 0; i < 20; i++ {
+		addEnemyBullet(s, shipSpawnX+100, 150+float32(i)*40, -600, 0)
+	}
+	y := s.safeRespawnY(0)
+	top, bottom := s.terrain().Span(shipSpawnX-shipW+s.Scroll(), shipSpawnX+shipW+s.Scroll())
+	if y-shipH/2 < top || y+shipH/2 > bottom {
+		t.Errorf("respawn y=%v outside the corridor %v..%v", y, top, bottom)
+	}
+}
