@@ -122,6 +122,8 @@ type playerHUD struct {
 	lives   uint8
 	charge  uint8
 	dead    bool
+	cont    bool     // out of lives with a continue offered (game.PlayerContinue)
+	tick    ecs.Tick // the frame's tick (counts the continue down)
 }
 
 type drawList struct {
@@ -203,7 +205,8 @@ func (d *drawList) collect(f *netflow.Frame, hud *[game.MaxPlayers]playerHUD) {
 			if p := c.Player.Get(e); p != nil {
 				in.player, in.charge = *p, game.ChargeAt(p.ChargeFrom, f.Tick)
 				if int(p.Slot) < len(hud) {
-					hud[p.Slot] = playerHUD{present: true, score: p.Score, lives: p.Lives, charge: in.charge, dead: p.Flags&game.PlayerDead != 0}
+					hud[p.Slot] = playerHUD{present: true, score: p.Score, lives: p.Lives, charge: in.charge,
+						dead: p.Flags&game.PlayerDead != 0, cont: p.Flags&game.PlayerContinue != 0, tick: f.Tick}
 				}
 			}
 			in.isSelf = e == f.Self
@@ -266,6 +269,7 @@ const numLayers = 9
 func (a *app) drawWorld(w painter) int {
 	d := &a.draw
 	a.link.Frame(a.collectFn)
+	a.ux.lives(a)
 	if d.hasStg {
 		a.scroll = d.scroll
 	} else {
@@ -813,7 +817,11 @@ func (a *app) drawHUD(dst surface) {
 		u.text(dst, score, u.small, float64(sx), Height-42, alignStart, white)
 		if sc.lives == 0 {
 			ix := sx + float32(u.textWidth(score, u.small)) + 20
-			u.text(dst, "OUT", u.small, float64(ix), Height-42, alignStart, outCol)
+			out := "OUT"
+			if sc.cont {
+				out = "CONT?"
+			}
+			u.text(dst, out, u.small, float64(ix), Height-42, alignStart, outCol)
 		} else {
 			ix := sx + float32(u.textWidth(score, u.small)) + 34
 			p.frame(a.ui.sp.ship[slot][2], ix, Height-32, 1, 1, 1, 0)

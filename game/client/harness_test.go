@@ -322,6 +322,7 @@ type menuShots struct {
 	dir     string
 	i       int
 	pending string
+	drawn   int // Draw calls since the pending state was set (ebiten may Update twice per Draw)
 }
 
 var menuStates = []struct {
@@ -393,6 +394,14 @@ var menuStates = []struct {
 		a.m.Scene, a.draw.self = scene.Playing, 0
 		a.ux.death(a, 0, 0)
 	}},
+	{"continue", func(a *app) {
+		lw := demoWorld(80)
+		setLives(lw, 0, 0)
+		setFlags(lw, 0, game.PlayerDead|game.PlayerContinue)
+		a.startGame(lw)
+		a.m.Scene, a.draw.self = scene.Playing, 0
+		a.ux.death(a, 0, 0)
+	}},
 	{"spectating", func(a *app) {
 		lw := demoWorld(80)
 		lw.Spectator, lw.Self, lw.Slot = true, 0, -1
@@ -413,7 +422,7 @@ var menuStates = []struct {
 		r.Count = 3
 		r.Entries[0] = wire.ResultEntry{Slot: 0, Score: 42100, Kills: 57, Deaths: 1, BeamHits: 9, Shots: 812, Hits: 533}
 		r.Entries[1] = wire.ResultEntry{Slot: 1, Flags: wire.ResultLeft, Score: 3300, Kills: 4, Deaths: 0, Shots: 90, Hits: 21}
-		r.Entries[2] = wire.ResultEntry{Slot: 2, Flags: wire.ResultOut, Score: 13700, Kills: 22, Deaths: 3, BeamHits: 2, Shots: 400, Hits: 150}
+		r.Entries[2] = wire.ResultEntry{Slot: 2, Flags: wire.ResultOut | wire.ResultContinued, Score: 13700, Kills: 22, Deaths: 3, BeamHits: 2, Shots: 400, Hits: 150}
 		a.ux.results, a.ux.haveResults = r, true
 	}},
 	{"lost-rejoin", func(a *app) {
@@ -443,7 +452,21 @@ func setLives(lw *netflow.LocalWorld, slot int, lives uint8) {
 	})
 }
 
+// setFlags sets the Player flags of slot's ship in a hand-filled world.
+func setFlags(lw *netflow.LocalWorld, slot int, flags uint8) {
+	lw.W.Each(func(e ecs.Entity) {
+		if p := lw.C.Player.Get(e); p != nil && int(p.Slot) == slot {
+			q := *p
+			q.Flags = flags
+			lw.C.Player.Set(e, q)
+		}
+	})
+}
+
 func (g *menuShots) Update() error {
+	if g.pending != "" && g.drawn < 2 {
+		return nil // not drawn yet: the canvas still holds the previous state
+	}
 	if g.pending != "" {
 		img := image.NewRGBA(image.Rect(0, 0, Width, Height))
 		g.a.canvas.ReadPixels(img.Pix)
@@ -461,9 +484,9 @@ func (g *menuShots) Update() error {
 	}
 	g.a.frameN += 7
 	menuStates[g.i].set(g.a)
-	g.pending = menuStates[g.i].name
+	g.pending, g.drawn = menuStates[g.i].name, 0
 	return nil
 }
 
-func (g *menuShots) Draw(screen *ebiten.Image)  { g.a.Draw(screen) }
+func (g *menuShots) Draw(screen *ebiten.Image)  { g.a.Draw(screen); g.drawn++ }
 func (g *menuShots) Layout(int, int) (int, int) { return Width, Height }

@@ -7,6 +7,7 @@ import (
 
 	input "github.com/quasilyte/ebitengine-input"
 
+	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/art"
 	"github.com/rtype/rtype/game/client/controls"
@@ -36,11 +37,17 @@ type uxState struct {
 
 	silenceSecs int    // interrupted text cache: seconds shown
 	silenceText string // "connection interrupted… 3 s"
+
+	lastLives uint8    // the local player's lives in the last frame (extra ships are announced)
+	haveLives bool     // lastLives is known
+	contShown bool     // the continue offer is on screen, since the frame of tick contFrom
+	contFrom  ecs.Tick // first tick the offer was seen
 }
 
 // startGame resets the per-game state when a session comes up.
 func (s *uxState) startGame(a *app) {
 	s.notice, s.noticeUntil, s.haveResults = "", 0, false
+	s.haveLives, s.contShown = false, false
 	_, members := a.net.Members()
 	s.names, s.byOrder = netflow.GameNames(members, a.m.Rejoining, s.ticket)
 }
@@ -50,6 +57,47 @@ func (s *uxState) death(a *app, slot, lives int) {
 	s.notice = scene.DeathNotice(slot, lives, a.draw.self)
 	s.noticeOwn = slot == a.draw.self
 	s.noticeUntil = a.frameN + noticeTicks
+}
+
+// lives follows the local player's lives: one more than the last frame's (and not a continue)
+// is an extra ship, announced.
+func (s *uxState) lives(a *app) {
+	self := a.draw.self
+	if self < 0 || self >= game.MaxPlayers || !a.scores[self].present {
+		s.lastLives, s.haveLives = 0, false
+		return
+	}
+	sc := a.scores[self]
+	if !sc.cont {
+		s.contShown = false
+	}
+	if s.haveLives && sc.lives == s.lastLives+1 && s.lastLives > 0 {
+		s.notice, s.noticeOwn, s.noticeUntil = scene.ExtraShipNotice, false, a.frameN+noticeTicks
+	}
+	s.lastLives, s.haveLives = sc.lives, true
+}
+
+// continueLeft is the whole seconds left of the local player's continue offer: counted from the
+// first frame that showed it (the server's count starts at the DEATH, a few ticks earlier).
+func (s *uxState) continueLeft(sc playerHUD) int {
+	if !s.contShown {
+		s.contShown, s.contFrom = true, sc.tick
+	}
+	left := game.ContinueTicks - int(sc.tick-s.contFrom)
+	return max(0, (left-1)/game.TickRate) // 9 … 0, as arcades count
+}
+
+// drawContinue draws the arcade continue screen: "CONTINUE? 9" and how to take it.
+func (a *app) drawContinue(dst surface, secs int) {
+	u := a.ui
+	p := u.on(dst)
+	s := scene.ContinuePrompt(secs)
+	hint := scene.ContinueHint(controls.KeyHint(a.hintBindings(), controls.Fire, bindingLoaded, 1))
+	w := float32(max(u.textWidth(s, u.big), u.textWidth(hint, u.normal)))
+	p.rect(Width/2-w/2-60, 380, w+120, 220, color.RGBA{0, 0, 0, 210})
+	p.strokeRect(Width/2-w/2-60, 380, w+120, 220, 3, gameOverCol)
+	u.text(dst, s, u.big, Width/2, 410, alignCenter, gameOverCol)
+	u.text(dst, hint, u.normal, Width/2, 520, alignCenter, white)
 }
 
 // configDir is the settings directory (rejoin ticket); "" when unknown.
@@ -156,6 +204,9 @@ func (a *app) drawNotices(dst surface) {
 	case d.spectator:
 		a.plate(dst, scene.SpectatingNotice, u.normal, y, spectateCol)
 		y += 70
+	case self >= 0 && self < game.MaxPlayers && a.scores[self].present && a.scores[self].cont:
+		a.drawContinue(dst, a.ux.continueLeft(a.scores[self]))
+		y += 100
 	case self >= 0 && self < game.MaxPlayers && a.scores[self].present && a.scores[self].lives == 0:
 		a.plate(dst, scene.GameOverSpectating, u.big, y, gameOverCol)
 		y += 100
@@ -235,6 +286,10 @@ func (a *app) drawResultsTable(dst surface, y float64) {
 		case r.Out:
 			name += "  (out)"
 		}
+		if r.Continued {
+			r.Score += " C" // an arcade score marked as continued
+		}
+		name = u.clip(name, u.normal, cols[1].x-cols[0].x-u.textWidth(r.Score, u.normal)-30) // never under the score
 		vals := [...]string{name, r.Score, r.Kills, r.Deaths, r.BeamHits, r.Accuracy}
 		for i, c := range cols {
 			u.text(dst, vals[i], u.normal, c.x, y, c.al, col)

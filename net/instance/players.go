@@ -218,6 +218,9 @@ func (g *Game) broadcastResults() {
 		case st.Lives == 0:
 			e.Flags = wire.ResultOut
 		}
+		if st.Continues > 0 {
+			e.Flags |= wire.ResultContinued
+		}
 		g.broadcastReliable(wire.Results{Count: 1, Entries: [4]wire.ResultEntry{e}}.Append(g.scratch()))
 	}
 }

@@ -39,12 +39,15 @@ func (c *Pause) Parse(b []byte) (int, error) {
 const (
 	ResultOut  uint8 = 1 // bit0: out of lives at the end
 	ResultLeft uint8 = 2 // bit1: left the game (or was dropped) before its end
+	// ResultContinued: bit2: the player took at least one continue (an arcade score marked as
+	// continued).
+	ResultContinued uint8 = 4
 	// ResultFlagsMask: the defined bits; the others MUST be 0.
-	ResultFlagsMask = ResultOut | ResultLeft
+	ResultFlagsMask = ResultOut | ResultLeft | ResultContinued
 )
 
 // ResultEntry is one player's figures in RESULTS: slot u8 (0..3), flags u8 (ResultOut,
-// ResultLeft), score u32 (points), kills u16 (enemies and bosses destroyed), deaths u8 (ships
+// ResultLeft, ResultContinued), score u32 (points), kills u16 (enemies and bosses destroyed), deaths u8 (ships
 // lost), beamHits u16 (charged beams that damaged something), shots u32 (player bullets, beams,
 // lasers and missiles fired, the Force's and Bits' included), hits u32 (of those shots, the ones
 // that damaged something). Accuracy is hits/shots.

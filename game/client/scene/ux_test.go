@@ -122,9 +122,9 @@ func TestNoticeWords(t *testing.T) {
 	}{
 		{0, 2, 0, "You were shot down — 2 ships left"},
 		{0, 1, 0, "You were shot down — last ship!"},
-		{0, 0, 0, "You were shot down — GAME OVER"},
+		{0, 0, 0, "You were shot down — no ships left"},
 		{1, 1, 0, "2P down (1 left)"},
-		{3, 0, 0, "4P down — out of lives"},
+		{3, 0, 0, "4P down — no ships left"},
 		{0, 2, -1, "1P down (2 left)"},
 	} {
 		if got := DeathNotice(c.slot, c.lives, c.own); got != c.want {

@@ -18,16 +18,27 @@ func DeathNotice(slot, lives, own int) string {
 	if slot == own {
 		switch lives {
 		case 0:
-			return "You were shot down — GAME OVER"
+			return "You were shot down — no ships left"
 		case 1:
 			return "You were shot down — last ship!"
 		}
 		return fmt.Sprintf("You were shot down — %d ships left", lives)
 	}
 	if lives == 0 {
-		return SlotLabel(slot) + " down — out of lives"
+		return SlotLabel(slot) + " down — no ships left"
 	}
 	return fmt.Sprintf("%s down (%d left)", SlotLabel(slot), lives)
+}
+
+// ExtraShipNotice announces an extra life earned by score.
+const ExtraShipNotice = "1UP — extra ship!"
+
+// ContinuePrompt is the arcade continue screen's count: "CONTINUE? 9".
+func ContinuePrompt(secs int) string { return fmt.Sprintf("CONTINUE? %d", secs) }
+
+// ContinueHint says how to take the continue.
+func ContinueHint(fire string) string {
+	return "press " + fire + " to continue · score kept, marked C"
 }
 
 // GameOverSpectating is what a player out of lives sees until the game ends.
