@@ -14,7 +14,8 @@ import (
 
 // Chat, broadcasts and text wrapping (issue 13): the lobby room's chat panel, the in-game chat
 // overlay, the operator's broadcast banner. T (or Enter in game) opens the text field; while it
-// is open every key goes to it: the ship gets no input and the menus do not move.
+// is open every key goes to it but the arrow keys and d-pads, which still steer the ship
+// (steerWhileTyping); the ship does not fire and the menus do not move.
 
 const (
 	chatKeep        = 50         // lines kept
@@ -143,8 +144,12 @@ func (a *app) drawChatOverlay(dst surface) {
 	}
 	if c.open {
 		a.drawChatField(dst, 40, float64(Height)-120, chatPanelWidth, false)
+		u.text(dst, chatSteerHint, u.small, 40, float64(Height)-152, alignStart, u.dimCol)
 	}
 }
+
+// chatSteerHint is shown over the in-game chat field.
+const chatSteerHint = "Enter send · Esc cancel · the arrow keys still steer"
 
 // drawChatField draws the text field being typed, or (hint) the key that opens it.
 func (a *app) drawChatField(dst surface, x, y, w float64, hint bool) {

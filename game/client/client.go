@@ -135,6 +135,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 // app is the ebiten.Game.
 type app struct {
+	pads []ebiten.GamepadID // reused by steerWhileTyping
 	cfg  Config
 	ctx  context.Context
 	log  *slog.Logger
@@ -457,7 +458,7 @@ func (a *app) startGame(l netflow.Link) {
 }
 
 // updateGame sends the input and handles session events; while chatKeys (the chat field has the
-// keyboard) the ship gets no input and Esc does not open the pause menu.
+// keyboard) only the arrow keys and d-pads steer the ship and Esc does not open the pause menu.
 func (a *app) updateGame(chatKeys bool) {
 	l := a.link
 	if l == nil {
@@ -486,7 +487,8 @@ func (a *app) updateGame(chatKeys bool) {
 	var b game.Buttons
 	switch {
 	case chatKeys && !a.cfg.Autoplay:
-		b = a.gateFire(l, 0) // typing never moves the ship (nor fires)
+		a.pads = ebiten.AppendGamepadIDs(a.pads[:0])
+		b = a.gateFire(l, gameButtons(steerWhileTyping(a.pads))) // arrows steer; typing never fires
 	case a.m.MenuOpen:
 		if a.h.ActionIsJustPressed(input.Action(controls.Up)) || a.h.ActionIsJustPressed(input.Action(controls.Down)) {
 			a.pauseSel = 1 - a.pauseSel

@@ -127,3 +127,31 @@ func scanPadButton(ids []ebiten.GamepadID) (string, bool) {
 	}
 	return "", false
 }
+
+// steerWhileTyping is the ship's input while the chat field has the keyboard: the arrow keys and
+// the gamepads' d-pads still steer (they type nothing), so chatting never leaves the ship
+// standing in the line of fire; letters, Space and the other bound keys go to the field, so
+// the ship does not fire.
+func steerWhileTyping(pads []ebiten.GamepadID) uint8 {
+	pad := func(b ebiten.StandardGamepadButton) bool {
+		for _, id := range pads {
+			if ebiten.IsStandardGamepadButtonPressed(id, b) {
+				return true
+			}
+		}
+		return false
+	}
+	return controls.Buttons(func(a controls.Action) bool {
+		switch a {
+		case controls.Up:
+			return ebiten.IsKeyPressed(ebiten.KeyArrowUp) || pad(ebiten.StandardGamepadButtonLeftTop)
+		case controls.Down:
+			return ebiten.IsKeyPressed(ebiten.KeyArrowDown) || pad(ebiten.StandardGamepadButtonLeftBottom)
+		case controls.Left:
+			return ebiten.IsKeyPressed(ebiten.KeyArrowLeft) || pad(ebiten.StandardGamepadButtonLeftLeft)
+		case controls.Right:
+			return ebiten.IsKeyPressed(ebiten.KeyArrowRight) || pad(ebiten.StandardGamepadButtonLeftRight)
+		}
+		return false
+	})
+}
