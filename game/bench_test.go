@@ -41,7 +41,7 @@ func benchSim(tb testing.TB) *Sim {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s := NewSim(Config{Seed: 7, Players: 4, Stage: st})
+	s := NewSim(Config{Seed: 7, Players: 4, Stage: st, Difficulty: DifficultyHard}) // Hard: as busy as Normal was before the levels
 	for i := 0; i < 600; i++ {
 		benchTick(s)
 	}

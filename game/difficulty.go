@@ -37,7 +37,7 @@ var difficulties = [NumDifficulties]DifficultyRules{
 		ExtraLifeFirst: 10000, ExtraLifeEvery: 30000, Continues: 9, InvulnMax: 240},
 	DifficultyNormal: {Name: "normal", Title: "Normal", Lives: 3, HPPct: 100, FirePct: 120, BulletPct: 90,
 		ExtraLifeFirst: 20000, ExtraLifeEvery: 50000, Continues: 5, InvulnMax: 180},
-	DifficultyHard: {Name: "hard", Title: "Hard", Lives: 3, HPPct: 125, FirePct: 80, BulletPct: 110,
+	DifficultyHard: {Name: "hard", Title: "Hard", Lives: 2, HPPct: 125, FirePct: 70, BulletPct: 115,
 		ExtraLifeFirst: 30000, ExtraLifeEvery: 80000, Continues: 2, InvulnMax: 150},
 }
 

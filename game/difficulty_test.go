@@ -1,6 +1,12 @@
 package game
 
-import "testing"
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
 
 func newLevelSim(t testing.TB, players int, d Difficulty) *Sim {
 	t.Helper()
@@ -238,5 +244,28 @@ func TestSafeRespawnInCorridor(t *testing.T) {
 	top, bottom := s.terrain().Span(shipSpawnX-shipW+s.Scroll(), shipSpawnX+shipW+s.Scroll())
 	if y-shipH/2 < top || y+shipH/2 > bottom {
 		t.Errorf("respawn y=%v outside the corridor %v..%v", y, top, bottom)
+	}
+}
+
+// The README's level table states the difficulty table's figures.
+func TestReadmeDifficultyTable(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	thousands := func(v uint32) string {
+		if v < 1000 {
+			return fmt.Sprint(v)
+		}
+		return fmt.Sprintf("%d %03d", v/1000, v%1000)
+	}
+	for _, d := range Difficulties {
+		r := d.Rules()
+		secs := strconv.FormatFloat(float64(r.InvulnMax)/TickRate, 'f', -1, 64)
+		want := fmt.Sprintf("| %s | %d | %d %% | %d %% | %d %% | %s, then every %s | %d | %s s |", r.Title, r.Lives, r.HPPct,
+			r.FirePct, r.BulletPct, thousands(r.ExtraLifeFirst), thousands(r.ExtraLifeEvery), r.Continues, secs)
+		if !strings.Contains(string(b), want) {
+			t.Errorf("README.md lacks the row %q", want)
+		}
 	}
 }

@@ -87,8 +87,10 @@
 // wave's first member is the head, the others its body, all on one winding path.
 //
 // Difficulty scales with the number of players n: enemy and boss HP x(n+1)/2 (1 player x1,
-// 2 x1.5, 3 x2, 4 x2.5), fire intervals x4/(n+3) (1 player x1, 4 players x0.57: more
-// bullets); the boss fires faster the longer the fight lasts.
+// 2 x1.5, 3 x2, 4 x2.5), fire intervals x8/(n+7) (1 player x1, 4 players x0.73: more
+// bullets); the boss fires faster the longer the fight lasts. The level (Config.Difficulty,
+// difficulty.go) then scales HP, fire intervals and bullet speed by its percentages and sets
+// the lives, extra-life thresholds, continues and respawn invulnerability.
 //
 // The ecs world tick is advanced at the start of Step, so every change made
 // during a Step is stamped with the tick that Sim.Tick returns afterwards.

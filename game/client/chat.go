@@ -1,6 +1,8 @@
 package client
 
 import (
+	"time"
+
 	"image/color"
 	"strings"
 
@@ -18,13 +20,13 @@ import (
 // (steerWhileTyping); the ship does not fire and the menus do not move.
 
 const (
-	chatKeep        = 50         // lines kept
-	chatShowInGame  = 6          // lines shown over the game
-	chatFadeTicks   = 10 * 60    // an in-game line stays this long (60 Hz ticks) unless the field is open
-	bannerTicks     = 10 * 60    // a broadcast banner stays this long
-	chatPanelWidth  = 760.0      // px
-	chatFieldPrompt = "Say: "    // in front of the text being typed
-	chatHelp        = "T: chat " // key hint
+	chatKeep        = 50               // lines kept
+	chatShowInGame  = 6                // lines shown over the game
+	chatFadeTicks   = 10 * 60          // an in-game line stays this long (60 Hz ticks) unless the field is open
+	bannerShown     = 10 * time.Second // a broadcast banner stays this long
+	chatPanelWidth  = 760.0            // px
+	chatFieldPrompt = "Say: "          // in front of the text being typed
+	chatHelp        = "T: chat "       // key hint
 )
 
 type chatLine struct {
@@ -40,7 +42,7 @@ type chatBox struct {
 	open        bool // the text field has the keyboard
 	field       textField
 	banner      string
-	bannerUntil int
+	bannerUntil time.Time // wall time: a banner leaves even when frames stall or Update pauses
 }
 
 func newChatBox() chatBox {
@@ -57,7 +59,7 @@ func (a *app) updateChat() bool {
 	for _, m := range a.net.Messages() {
 		c.lines = append(c.lines, chatLine{from: m.From, text: m.Text, broadcast: m.Broadcast, at: a.frameN})
 		if m.Broadcast {
-			c.banner, c.bannerUntil = m.Text, a.frameN+bannerTicks
+			c.banner, c.bannerUntil = m.Text, time.Now().Add(bannerShown)
 			a.log.Info("server broadcast", "text", m.Text)
 		}
 	}
@@ -183,19 +185,24 @@ func firstRune(s string, at int) (rune, int) {
 	return 0, len(s) - at
 }
 
-// drawBanner draws the operator's latest broadcast across the top of the screen while it lasts.
+// drawBanner draws the operator's latest broadcast across the top of the screen while it lasts
+// (in game, below the boss's health bar).
 func (a *app) drawBanner(dst surface) {
 	c := &a.chat
-	if c.banner == "" || a.frameN >= c.bannerUntil {
+	if c.banner == "" || !time.Now().Before(c.bannerUntil) {
 		return
 	}
 	u := a.ui
+	top := 0.0
+	if a.m.Scene == scene.Playing {
+		top = 64
+	}
 	lines := wrapText("SERVER: "+c.banner, u.normal, float64(Width)-200)
 	h := float64(len(lines))*u.lineH(u.normal) + 24
-	u.on(dst).rect(0, 0, float32(Width), float32(h), color.RGBA{120, 20, 20, 220})
-	u.on(dst).rect(0, float32(h), float32(Width), 3, color.RGBA{255, 200, 80, 255})
+	u.on(dst).rect(0, float32(top), float32(Width), float32(h), color.RGBA{120, 20, 20, 220})
+	u.on(dst).rect(0, float32(top+h), float32(Width), 3, color.RGBA{255, 200, 80, 255})
 	for i, l := range lines {
-		u.text(dst, l, u.normal, float64(Width)/2, 12+float64(i)*u.lineH(u.normal), alignCenter, color.RGBA{255, 235, 170, 255})
+		u.text(dst, l, u.normal, float64(Width)/2, top+12+float64(i)*u.lineH(u.normal), alignCenter, color.RGBA{255, 235, 170, 255})
 	}
 }
 

@@ -350,7 +350,7 @@ var menuStates = []struct {
 			{from: "Pilot-3F2A", text: "almost: this line is long enough to wrap inside the chat panel instead of running off the screen", at: a.frameN},
 			{broadcast: true, text: "Restart in 5 minutes", at: a.frameN}}
 		a.chat.open, a.chat.field.Text = true, "on my way"
-		a.chat.banner, a.chat.bannerUntil = "Restart in 5 minutes", a.frameN+600
+		a.chat.banner, a.chat.bannerUntil = "Restart in 5 minutes", time.Now().Add(time.Minute)
 	}},
 	{"lost-words", func(a *app) {
 		a.chat.banner = ""

@@ -1,6 +1,8 @@
 package client
 
 import (
+	"time"
+
 	"image/color"
 
 	"github.com/rtype/rtype/game"
@@ -16,12 +18,13 @@ type soundWatch struct {
 	hasForce  bool
 	forceMode uint8
 	forceLvl  uint8
-	notice    int // frames the no-sound-device notice stays on screen (counts down)
+	notice    time.Time // when the no-sound-device notice leaves the screen
 	noticed   bool
 }
 
-// noticeFrames is how long the no-sound-device notice shows (5 s at 60 Hz).
-const noticeFrames = 300
+// noticeShown is how long the no-sound-device notice shows: wall time, so a slow frame rate does
+// not stretch it (at 26 FPS 300 frames were 12 s, and more when frames stalled).
+const noticeShown = 5 * time.Second
 
 // ownSounds runs once per drawn game frame after the items are collected: the charge hum follows
 // the own charge, and changes of the own ship play Death, Respawn, PowerUp (laser level up, Force
@@ -113,21 +116,21 @@ func (a *app) musicFor(id scene.ID) {
 	}
 }
 
-// drawSoundNotice shows the sound player's notice (no sound device) for noticeFrames frames,
-// once per run, at the top of whatever screen is up.
+// drawSoundNotice shows the sound player's notice (no sound device) for noticeShown, once per
+// run, at the top of whatever screen is up.
 func (a *app) drawSoundNotice(dst surface) {
 	w := &a.soundState
 	if !w.noticed {
 		if a.snd.Notice() == "" {
 			return
 		}
-		w.noticed, w.notice = true, noticeFrames
+		w.noticed, w.notice = true, time.Now().Add(noticeShown)
 	}
-	if w.notice <= 0 {
+	left := time.Until(w.notice)
+	if left <= 0 {
 		return
 	}
-	w.notice--
-	alpha := float32(min(1, float64(w.notice)/30)) // fades out over the last half second
+	alpha := float32(min(1, left.Seconds()*2)) // fades out over the last half second
 	u := a.ui
 	msg := a.snd.Notice()
 	col := color.RGBA{R: uint8(255 * alpha), G: uint8(220 * alpha), B: uint8(120 * alpha), A: uint8(255 * alpha)}

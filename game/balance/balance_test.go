@@ -1,0 +1,55 @@
+package balance
+
+import (
+	"testing"
+
+	"github.com/rtype/rtype/game"
+)
+
+// The balance targets docs/BENCHMARKS.md ("Balance") states, on a few fixed seeds (the runs are
+// deterministic): a novice survives the first minute of stage 1 on Easy, the autopilot clears
+// stage 1 solo on Normal, and the player-count scaling keeps four players no harder per player
+// than one for the novice on Easy.
+func TestBalanceTargets(t *testing.T) {
+	seeds := 3
+	rs, err := Measure([]Case{
+		{Stage: "stage1", Difficulty: game.DifficultyEasy, Players: 1, Bot: Novice},
+		{Stage: "stage1", Difficulty: game.DifficultyEasy, Players: 4, Bot: Novice},
+		{Stage: "stage1", Difficulty: game.DifficultyNormal, Players: 1, Bot: Autopilot},
+	}, seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	easy1, easy4, auto := rs[0].Summarize(), rs[1].Summarize(), rs[2].Summarize()
+	if easy1.SurviveMin < 0.75 {
+		t.Errorf("novice, Easy, solo: %.0f %% of games survive the first minute, want most", 100*easy1.SurviveMin)
+	}
+	if auto.Clear1 < 0.75 {
+		t.Errorf("autopilot, Normal, solo: clears %.0f %% of games on one credit, want most", 100*auto.Clear1)
+	}
+	if easy4.DeathsPerMinPP > easy1.DeathsPerMinPP*1.1 {
+		t.Errorf("novice, Easy: %.2f deaths/min per player with 4 players, %.2f solo: 4 players are harder per player",
+			easy4.DeathsPerMinPP, easy1.DeathsPerMinPP)
+	}
+	t.Logf("novice Easy solo: 1st death %.0f s, credit %.0f s; 4P %.2f vs 1P %.2f deaths/min/player; autopilot Normal solo clears %.0f %%",
+		easy1.FirstDeathS, easy1.FirstCreditS, easy4.DeathsPerMinPP, easy1.DeathsPerMinPP, 100*auto.Clear1)
+}
+
+// The Novice is deterministic for its seed (balance tables are reproducible) and weaker than the
+// Autopilot it is built on.
+func TestNoviceDeterministicAndWeaker(t *testing.T) {
+	c := Case{Stage: "short", Difficulty: game.DifficultyNormal, Players: 1, Bot: Novice}
+	a, err := Play(c, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Play(c, 7)
+	if a != b {
+		t.Fatalf("same seed, different runs: %+v / %+v", a, b)
+	}
+	c.Bot = Autopilot
+	p, _ := Play(c, 7)
+	if a.Deaths <= p.Deaths {
+		t.Errorf("novice lost %d ships, autopilot %d: the novice is not weaker", a.Deaths, p.Deaths)
+	}
+}
