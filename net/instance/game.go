@@ -28,6 +28,8 @@ type GameConfig struct {
 	Members []lobby.Member // the players, slot = index (1..game.MaxPlayers)
 	Stage   *game.Stage
 	Seed    uint64
+	// Difficulty is the level the lobby chose (zero: Normal).
+	Difficulty game.Difficulty
 	// SilenceTimeout drops a player whose datagrams stop; HereTimeout one who never says HERE.
 	SilenceTimeout, HereTimeout time.Duration
 	// RejoinWindow keeps a lost player's slot for a rejoin (0: the RejoinWindow constant).
@@ -152,7 +154,7 @@ func NewGame(cfg GameConfig, now time.Duration) (*Game, error) {
 		return nil, fmt.Errorf("instance: challenge secret: %w", err)
 	}
 	g.nonceMAC = hmac.New(sha256.New, secret[:])
-	g.sim = game.NewSim(game.Config{Seed: cfg.Seed, Players: len(cfg.Members), Stage: cfg.Stage})
+	g.sim = game.NewSim(game.Config{Seed: cfg.Seed, Players: len(cfg.Members), Stage: cfg.Stage, Difficulty: cfg.Difficulty})
 	g.tracker = schema.NewTracker(g.sim)
 	g.sim.World().ClearEvents()
 	for i, mem := range cfg.Members {
