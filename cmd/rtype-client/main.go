@@ -46,7 +46,7 @@ func run(args []string) int {
 	name := fs.String("name", "", "player name, 1..16 of [A-Za-z0-9_-] (default: from the settings, else \"player\")")
 	fullscreen := fs.Bool("fullscreen", false, "start fullscreen (F11 or Alt+Enter toggles)")
 	windowed := fs.String("windowed", "", "window size WxH in screen pixels (default 1280x720)")
-	autoplay := fs.Bool("autoplay", false, "the built-in autopilot flies the ship; go from the title to the game without keys")
+	autoplay := fs.Bool("autoplay", false, "the built-in autopilot flies the ship; go from the title to the game without keys (creates a lobby and starts it; with -lobby, joins it and waits for its owner)")
 	lobbyCode := fs.String("lobby", "", "join this lobby code without keys (default with -autoplay/-start: create a lobby)")
 	start := fs.Bool("start", false, "send START once in the lobby")
 	stage := fs.String("stage", "", "stage of the lobby created by -autoplay/-start without -lobby, e.g. short (default: the server's)")

@@ -236,7 +236,7 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 			}
 		}
 	}
-	auto := scene.Auto{On: cfg.Autoplay || cfg.Lobby != "" || cfg.Start, Lobby: strings.ToUpper(cfg.Lobby), Start: cfg.Start, Stage: cfg.Stage}
+	auto := AutoFlow(cfg)
 	a.m = scene.New(a.set.ServerAddr, auto)
 	a.net = netflow.NewRunner(ctx, log, a.set.Name, cfg.NetSim)
 	a.addr = textField{Text: a.set.ServerAddr, Max: 64, Allow: allowAddr}
@@ -661,4 +661,12 @@ func (a *app) writeScreenshot() error {
 	}
 	a.log.Info("screenshot written", "file", a.cfg.Screenshot, "ticks_in_game", a.gameN, "frames_drawn", a.draws)
 	return ebiten.Termination
+}
+
+// AutoFlow is the keyless flow the flags ask for: -autoplay alone creates a lobby and starts it
+// (the game without keys, as its help says); -autoplay -lobby CODE joins and waits for the
+// owner's START; -start starts the lobby it is in.
+func AutoFlow(cfg Config) scene.Auto {
+	return scene.Auto{On: cfg.Autoplay || cfg.Lobby != "" || cfg.Start, Lobby: strings.ToUpper(cfg.Lobby),
+		Start: cfg.Start || (cfg.Autoplay && cfg.Lobby == ""), Stage: cfg.Stage}
 }
