@@ -580,7 +580,12 @@ func (a *app) drawMenus(dst surface) {
 		}
 		u.text(dst, title, u.big, cx, 160, alignCenter, col)
 		a.drawResultsTable(dst, 320)
-		u.help(dst, "Enter: back to the lobby")
+		if m.Reason != "" { // the lobby went during the game (a server shutting down)
+			a.drawWrapped(dst, m.Reason, u.normal, cx, 760, 1500, u.errorCol)
+			u.help(dst, "Enter: back to the title")
+		} else {
+			u.help(dst, "Enter: back to the lobby")
+		}
 	case scene.Lost:
 		u.text(dst, "CONNECTION LOST", u.big, cx, 260, alignCenter, u.errorCol)
 		y := a.drawWrapped(dst, m.Reason, u.normal, cx, 400, 1500, u.itemCol)

@@ -209,8 +209,9 @@ type Machine struct {
 	inSession    bool     // UDP session open
 	settingsFrom ID
 	timer        int
-	refreshIn    int  // browser: ticks to the next automatic refresh
-	quietList    bool // the pending list request is an automatic refresh (no spinner)
+	refreshIn    int    // browser: ticks to the next automatic refresh
+	quietList    bool   // the pending list request is an automatic refresh (no spinner)
+	lobbyLost    string // the lobby connection failed during the game: why, in player words (shown with the results)
 }
 
 // New returns a machine on the title screen.
@@ -461,6 +462,11 @@ func (m *Machine) Handle(ev Event) []Cmd {
 		case EvGameEnd:
 			m.inSession = false
 			m.Scene, m.Result, m.timer, m.MenuOpen = Results, ev.Result, 0, false
+			m.Reason = m.lobbyLost // why the lobby went (a server shutting down), shown with the results
+			if m.lobbyLost != "" {
+				m.connected, m.lobbyLost = false, "" // Enter goes to the title, not to a lobby that is gone
+				return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdClearTicket}, {Kind: CmdDisconnect}}
+			}
 			return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdClearTicket}}
 		case EvDisconnected:
 			cmds := m.lose(LostWords(ev.Reason))
@@ -468,6 +474,7 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			return cmds
 		case EvLobbyLost:
 			// The game runs over UDP; keep playing, the loss is reported when it ends.
+			m.lobbyLost = m.explain(ev.Err)
 		case EvLeaveGame:
 			m.inSession = false
 			m.Scene, m.Code, m.Busy, m.MenuOpen, m.Spectator = Browser, "", "Loading lobbies", false, false
@@ -488,10 +495,10 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			return nil
 		}
 		if !m.connected {
-			m.Scene = Title
+			m.Scene, m.Reason = Title, ""
 			return nil
 		}
-		m.Scene, m.Busy = Room, ""
+		m.Scene, m.Busy, m.Reason = Room, "", ""
 		return []Cmd{{Kind: CmdWaitStart}}
 	case Lost:
 		switch ev.Kind {

@@ -170,6 +170,24 @@ func TestLobbyLossMidGameKeepsPlaying(t *testing.T) {
 	expect(t, m, m.Handle(Event{Kind: EvLobbyLost, Err: errors.New("EOF")}), Playing)
 }
 
+// A server that stops ends the game (GAME_END aborted) after the lobby connection went: the
+// results screen says why at once, and Enter goes to the title, not to a lobby that is gone.
+func TestServerStopShowsReasonWithResults(t *testing.T) {
+	m := playing(t)
+	expect(t, m, m.Handle(Event{Kind: EvLobbyLost, Err: errors.New("EOF")}), Playing)
+	expect(t, m, m.Handle(Event{Kind: EvGameEnd, Result: 2}), Results, CmdCloseSession, CmdClearTicket, CmdDisconnect)
+	if m.Reason == "" {
+		t.Fatal("the results of an aborted game give no reason for the lost lobby")
+	}
+	for i := 0; i < ResultsGuardTicks; i++ {
+		m.Handle(Event{Kind: EvTick})
+	}
+	expect(t, m, m.Handle(Event{Kind: EvContinue}), Title)
+	if m.Reason != "" {
+		t.Errorf("reason %q kept on the title", m.Reason)
+	}
+}
+
 func TestLobbyLossInRoom(t *testing.T) {
 	m := New("a:1", Auto{On: true})
 	m.Begin()
