@@ -439,6 +439,7 @@ var menuStates = []struct {
 		a.m.Scene, a.menu, a.rebind = scene.Settings, 3+int(controls.Force), 3+int(controls.Force)
 	}},
 	{"settings-badkey", func(a *app) { a.m.Scene, a.menu, a.rebind = scene.Settings, 3+int(controls.Fire), -1 }},
+	{"controls", func(a *app) { a.m.Scene, a.menu = scene.Controls, 0 }},
 }
 
 // setLives sets the lives of slot's ship in a hand-filled world.

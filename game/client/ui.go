@@ -205,7 +205,7 @@ func (a *app) updateMenus() {
 		a.nav(len(items), false)
 		if a.confirm(false) {
 			sel := a.menu
-			if len(items) == 4 { // Rejoin first
+			if a.rejoinItem() != "" { // Rejoin first
 				if sel == 0 {
 					a.rejoin()
 					return
@@ -216,11 +216,17 @@ func (a *app) updateMenus() {
 			case 0:
 				a.handle(scene.Event{Kind: scene.EvPlay})
 			case 1:
+				a.handle(scene.Event{Kind: scene.EvOpenControls})
+			case 2:
 				a.rebind = -1
 				a.handle(scene.Event{Kind: scene.EvOpenSettings})
-			case 2:
+			case 3:
 				a.handle(scene.Event{Kind: scene.EvQuit})
 			}
+		}
+	case scene.Controls:
+		if a.back(false) || a.confirm(false) {
+			a.handle(scene.Event{Kind: scene.EvBack})
 		}
 	case scene.Connect:
 		a.nav(2, true)
@@ -469,7 +475,7 @@ func (a *app) drawMenus(dst surface) {
 		a.drawTitleArt(dst)
 		u.text(dst, "NETWORKED  CO-OP  FOR  FOUR", u.normal, cx, 372, alignCenter, color.RGBA{150, 200, 255, 255})
 		items := a.titleItems()
-		u.menu(dst, items, a.menu, cx, float64(720-56*(len(items)-3)))
+		u.menu(dst, items, a.menu, cx, float64(720-56*(len(items)-4)))
 		u.help(dst, a.titleHelp())
 		if a.msgUntil > 0 && a.msg != "" {
 			u.text(dst, a.msg, u.small, cx, 940, alignCenter, u.errorCol)
@@ -601,6 +607,8 @@ func (a *app) drawMenus(dst surface) {
 		u.help(dst, "Enter select · Esc back to the menu")
 	case scene.Settings:
 		a.drawSettings(dst)
+	case scene.Controls:
+		a.drawControls(dst)
 	}
 }
 

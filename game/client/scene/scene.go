@@ -32,9 +32,10 @@ const (
 	Results            // victory/defeat and scores
 	Lost               // connection lost: reason, back to menu
 	Settings           // fullscreen, volumes, bindings
+	Controls           // how to play: the keys in effect and what the game's things do
 )
 
-var idNames = [...]string{"title", "connect", "browser", "room", "playing", "results", "lost", "settings"}
+var idNames = [...]string{"title", "connect", "browser", "room", "playing", "results", "lost", "settings", "controls"}
 
 func (id ID) String() string {
 	if int(id) < len(idNames) {
@@ -82,6 +83,8 @@ const (
 	// game
 	EvGameEnd      // Result
 	EvDisconnected // session ended without GAME_END: Reason
+	// user (later additions)
+	EvOpenControls // title: How to play
 )
 
 // Lobby is one row of the lobby browser (GET_LOBBIES).
@@ -295,10 +298,16 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			m.Scene, m.Error = Connect, ""
 		case EvOpenSettings:
 			m.Scene, m.settingsFrom = Settings, Title
+		case EvOpenControls:
+			m.Scene = Controls
 		case EvRejoin:
 			return m.rejoin(ev)
 		case EvConnected:
 			return []Cmd{{Kind: CmdDisconnect}} // late reply after Back
+		}
+	case Controls:
+		if ev.Kind == EvBack || ev.Kind == EvContinue {
+			m.Scene = Title
 		}
 	case Settings:
 		if ev.Kind == EvBack || ev.Kind == EvContinue {

@@ -275,3 +275,10 @@ func TestBrowserRefreshesItself(t *testing.T) {
 		t.Fatalf("after a failed refresh: %+v", m)
 	}
 }
+
+// How to play opens from the title and goes back to it.
+func TestControlsScreen(t *testing.T) {
+	m := New("a:1", Auto{})
+	expect(t, m, m.Handle(Event{Kind: EvOpenControls}), Controls)
+	expect(t, m, m.Handle(Event{Kind: EvBack}), Title)
+}
