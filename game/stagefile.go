@@ -1,6 +1,8 @@
 package game
 
 import (
+	"sync"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -246,4 +248,22 @@ func (c *StageCatalogue) Stage(name string) (*Stage, error) {
 		return nil, fmt.Errorf("unknown stage %q (offered: %s)", name, strings.Join(c.Names(), ", "))
 	}
 	return f.Stage, nil
+}
+
+// stageTitles caches the embedded stages' titles by name (StageTitle).
+var stageTitles sync.Map
+
+// StageTitle is what players read for the stage named name: the title in an embedded stage's
+// file ("Stage 1: the Bydo base" for "stage1"), else the name itself (a server's own stage,
+// which the client may not have yet).
+func StageTitle(name string) string {
+	if t, ok := stageTitles.Load(name); ok {
+		return t.(string)
+	}
+	title := name
+	if f, err := EmbeddedStageFile(name); err == nil && f.Stage.Name != "" {
+		title = f.Stage.Name
+	}
+	stageTitles.Store(name, title)
+	return title
 }

@@ -120,3 +120,13 @@ func TestEmbeddedStagesLoad(t *testing.T) {
 		}
 	}
 }
+
+// Menus show stage titles, not ids; a stage the client does not embed shows its name.
+func TestStageTitle(t *testing.T) {
+	if got := StageTitle("stage1"); got != "Stage 1: the Bydo base" {
+		t.Errorf("StageTitle(stage1) = %q", got)
+	}
+	if got := StageTitle("cave"); got != "cave" {
+		t.Errorf("StageTitle(cave) = %q, want the name", got)
+	}
+}

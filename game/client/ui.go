@@ -516,7 +516,7 @@ func (a *app) drawMenus(dst surface) {
 			if i == a.menu {
 				col = u.selCol
 			}
-			u.text(dst, fmt.Sprintf("%s   %d/4 players   %-10s %s", l.Code, l.Players, l.Stage, state), u.normal, cx, y, alignCenter, col)
+			u.text(dst, fmt.Sprintf("%s   %d/4 players   %s   %s", l.Code, l.Players, game.StageTitle(l.Stage), state), u.normal, cx, y, alignCenter, col)
 			y += 52
 		}
 		n := len(m.Lobbies)
@@ -527,7 +527,7 @@ func (a *app) drawMenus(dst surface) {
 		}
 		create := "Create lobby"
 		if st := a.createStage(); st != "" {
-			create = "Create lobby:  < " + st + " >"
+			create = "Create lobby:  < " + game.StageTitle(st) + " >"
 		}
 		items := []string{codeLabel, create, "Refresh (F5)", "Back"}
 		for i, it := range items {
@@ -541,7 +541,7 @@ func (a *app) drawMenus(dst surface) {
 		u.help(dst, "Enter select · Left/Right stage of a new lobby · F5 refresh · Esc back")
 	case scene.Room:
 		u.text(dst, "LOBBY "+m.Code, u.big, cx, 120, alignCenter, white)
-		stage := a.roomStage
+		stage := game.StageTitle(a.roomStage)
 		if stage == "" {
 			stage = "?"
 		}
