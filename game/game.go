@@ -106,6 +106,11 @@ const (
 	Width, Height = 1920, 1080
 	// MaxPlayers is the number of player slots (slot = colour index 0..3).
 	MaxPlayers = 4
+	// HUDHeight is the bar at the bottom of the playfield where clients draw the scores; ships
+	// stay above it (ShipMaxY), so no ship is ever drawn under the HUD.
+	HUDHeight = 64
+	// ShipMaxY is the largest y of a ship's centre (MoveShip).
+	ShipMaxY = Height - HUDHeight - shipH/2
 )
 
 // Buttons is the set of buttons a player holds during one tick.

@@ -77,7 +77,7 @@ func (s *Sim) safeRespawnY(slot int) float32 {
 	if t != nil {
 		top, bottom = t.Span(x0+scroll, x1+scroll)
 	}
-	lo, hi := max(top, 0)+shipH, min(bottom, Height)-shipH
+	lo, hi := max(top, 0)+shipH, min(bottom-shipH, ShipMaxY)
 	if hi < lo {
 		return want // a corridor narrower than the ship: the old rule
 	}

@@ -30,7 +30,7 @@ func MoveShip(x, y float32, b Buttons, speed uint8) (nx, ny float32) {
 	}
 	nx = x + float32(dx*step)
 	ny = y + float32(dy*step)
-	return clamp32(nx, shipW/2, Width-shipW/2), clamp32(ny, shipH/2, Height-shipH/2)
+	return clamp32(nx, shipW/2, Width-shipW/2), clamp32(ny, shipH/2, ShipMaxY)
 }
 
 // sysInput moves ships, fires shots and beams and handles the Force button.

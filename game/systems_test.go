@@ -1,7 +1,10 @@
 package game
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/rtype/rtype/ecs"
@@ -10,7 +13,7 @@ import (
 func TestMoveShip(t *testing.T) {
 	const step, diag = float32(shipSpeed) / TickRate, float32(shipSpeed / TickRate / math.Sqrt2)
 	minX, maxX := float32(shipW)/2, float32(Width-shipW/2)
-	minY, maxY := float32(shipH)/2, float32(Height-shipH/2)
+	minY, maxY := float32(shipH)/2, float32(ShipMaxY)
 	tests := []struct {
 		name   string
 		x, y   float32
@@ -708,5 +711,17 @@ func TestDifficultyScalesWithPlayers(t *testing.T) {
 	s1, s4 := newTestSim(t, 1), newTestSim(t, 4)
 	if s4.scaleFire(120) >= s1.scaleFire(120) {
 		t.Error("enemies do not fire faster with 4 players")
+	}
+}
+
+// The ship's bounds PROTOCOL.md §5 states for predicting clients.
+func TestShipBoundsDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/PROTOCOL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("x %d..%d and y %d..%d, above the %d px HUD bar", shipW/2, Width-shipW/2, shipH/2, ShipMaxY, HUDHeight)
+	if !strings.Contains(string(b), want) {
+		t.Errorf("PROTOCOL.md does not say %q", want)
 	}
 }

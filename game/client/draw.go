@@ -793,7 +793,7 @@ var (
 func (a *app) drawHUD(dst surface) {
 	u := a.ui
 	p := u.on(dst)
-	p.rect(0, Height-64, Width, 64, hudBarCol)
+	p.rect(0, art.HUDLineY, Width, game.HUDHeight, hudBarCol)
 	p.rect(0, art.HUDLineY, Width, 2, art.HUDLineColor) // screenshot marker
 	xs := [game.MaxPlayers]float32{20, 376, 1216, 1572}
 	for slot, sc := range a.scores {

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/rtype/rtype/assets"
+	"github.com/rtype/rtype/game"
 )
 
 // SlotColors are the ship colours of player slots 0..3 (blue, red, green, yellow): the mid tone
@@ -47,8 +48,8 @@ var EnemyColors = [10]color.RGBA{
 // exactly when that row has this colour.
 var HUDLineColor = color.RGBA{80, 100, 160, 255}
 
-// HUDLineY is the first row of the HUD line, in virtual px.
-const HUDLineY = 1016
+// HUDLineY is the first row of the HUD line, in virtual px: the top of the HUD bar.
+const HUDLineY = game.Height - game.HUDHeight
 
 // Themes are the terrain themes in game.ThemeNames order (ThemeBase, ThemeOrganic).
 var Themes = []string{"base", "organic"}
