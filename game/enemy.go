@@ -129,7 +129,7 @@ func (s *Sim) spawnBoss() {
 	s.bossSpawned = true
 	b := &s.stage.Boss
 	g := bossGeom[b.Variant]
-	hp := uint16(s.scaleHP(b.HP))
+	hp := uint16(s.scaleBossHP(b.HP))
 	x, y := float32(Width+g.w/2+20), float32(Height/2)
 	s.boss = s.spawn(KindBoss, b.Variant, x, y, -bossEnterSpeed, 0)
 	s.c.Boss.Set(s.boss, Boss{Phase: 0})

@@ -302,6 +302,9 @@ func (s *Sim) RemovePlayer(slot int) {
 // Over reports whether the game has ended and how.
 func (s *Sim) Over() (bool, Result) { return s.over, s.result }
 
+// BossFight reports whether the stage's boss is out (the scroll has stopped for the fight).
+func (s *Sim) BossFight() bool { return s.bossSpawned }
+
 // Events returns the game events of the last Step. The slice is reused:
 // it is valid until the next Step.
 func (s *Sim) Events() []Event { return s.events }
@@ -432,6 +435,12 @@ func (s *Sim) nearestShip(x, y float32) (tx, ty float32, ok bool) {
 
 // Difficulty returns the game's difficulty level.
 func (s *Sim) Difficulty() Difficulty { return s.diff }
+
+// scaleBossHP scales the boss's weak point like scaleHP but closer to the players' firepower,
+// x(3n+1)/4 (4 players x3.25), so a boss fight lasts about as long with four players as with one.
+func (s *Sim) scaleBossHP(hp int) int {
+	return min(65535, max(1, hp*(3*s.n+1)*s.rules.HPPct/400))
+}
 
 // scaleHP applies the player-count difficulty to hit points, x(n+1)/2, then the level's HPPct.
 func (s *Sim) scaleHP(hp int) int {

@@ -46,6 +46,8 @@ type Run struct {
 	Continues int // continues taken, all players
 	// FirstDeath is the tick of the first ship lost (Ticks when none).
 	FirstDeath int
+	// BossAt is the tick the boss came out (-1: never).
+	BossAt int
 }
 
 // Result is a Case over its seeds.
@@ -68,7 +70,7 @@ func Play(c Case, seed uint64) (Run, error) {
 	for i := range nov {
 		nov[i] = game.NewNovice(seed*8 + uint64(i))
 	}
-	r := Run{Seed: seed, FirstCredit: -1, FirstDeath: -1}
+	r := Run{Seed: seed, FirstCredit: -1, FirstDeath: -1, BossAt: -1}
 	for tick := 0; tick < MaxTicks; tick++ {
 		allOut := true
 		for slot := 0; slot < c.Players; slot++ {
@@ -93,6 +95,9 @@ func Play(c Case, seed uint64) (Run, error) {
 			r.FirstCredit = tick
 		}
 		s.Step()
+		if r.BossAt < 0 && s.BossFight() {
+			r.BossAt = tick
+		}
 		for _, ev := range s.Events() {
 			switch ev.Kind {
 			case game.EventDeath:
@@ -176,6 +181,8 @@ type Summary struct {
 	FirstCreditS, FirstDeathS    float64
 	DeathsPerMin, DeathsPerMinPP float64 // all ships, and per player
 	ContinuesPerGame             float64
+	// BossFightS is the median length in seconds of the boss fights of cleared games (0: none).
+	BossFightS float64
 }
 
 // Summarize computes r's figures.
@@ -185,7 +192,7 @@ func (r Result) Summarize() Summary {
 	if s.Seeds == 0 {
 		return s
 	}
-	var credits, firsts []int
+	var credits, firsts, bosses []int
 	var deaths, minutes float64
 	for _, run := range r.Runs {
 		if run.FirstCredit >= 60*game.TickRate {
@@ -198,6 +205,9 @@ func (r Result) Summarize() Summary {
 			s.Clear++
 		}
 		credits = append(credits, run.FirstCredit)
+		if run.Cleared && run.BossAt >= 0 {
+			bosses = append(bosses, run.Ticks-run.BossAt)
+		}
 		firsts = append(firsts, run.FirstDeath)
 		deaths += float64(run.Deaths)
 		minutes += float64(run.Ticks) / (60 * game.TickRate)
@@ -207,6 +217,7 @@ func (r Result) Summarize() Summary {
 	s.SurviveMin, s.Clear1, s.Clear, s.ContinuesPerGame = s.SurviveMin/n, s.Clear1/n, s.Clear/n, s.ContinuesPerGame/n
 	s.FirstCreditS = float64(median(credits)) / game.TickRate
 	s.FirstDeathS = float64(median(firsts)) / game.TickRate
+	s.BossFightS = float64(median(bosses)) / game.TickRate
 	if minutes > 0 {
 		s.DeathsPerMin = deaths / minutes
 		s.DeathsPerMinPP = s.DeathsPerMin / float64(r.Players)
@@ -229,12 +240,12 @@ func median(v []int) int {
 
 // WriteTable writes the results as a Markdown table.
 func WriteTable(w io.Writer, rs []Result) {
-	fmt.Fprintln(w, "| stage | level | players | bot | seeds | 1st death (median s) | 1 credit lasts (median s) | survives 1 min | clears on 1 credit | clears with continues | continues/game | deaths/min per player |")
-	fmt.Fprintln(w, "|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Fprintln(w, "| stage | level | players | bot | seeds | 1st death (median s) | 1 credit lasts (median s) | survives 1 min | clears on 1 credit | clears with continues | continues/game | deaths/min per player | boss fight (median s) |")
+	fmt.Fprintln(w, "|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, r := range rs {
 		s := r.Summarize()
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %.0f | %.0f | %.0f %% | %.0f %% | %.0f %% | %.1f | %.2f |\n",
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %.0f | %.0f | %.0f %% | %.0f %% | %.0f %% | %.1f | %.2f | %.0f |\n",
 			r.Stage, r.Difficulty.Rules().Title, r.Players, r.Bot, s.Seeds, s.FirstDeathS, s.FirstCreditS,
-			100*s.SurviveMin, 100*s.Clear1, 100*s.Clear, s.ContinuesPerGame, s.DeathsPerMinPP)
+			100*s.SurviveMin, 100*s.Clear1, 100*s.Clear, s.ContinuesPerGame, s.DeathsPerMinPP, s.BossFightS)
 	}
 }

@@ -9,18 +9,23 @@ import (
 // The balance targets docs/BENCHMARKS.md ("Balance") states, on a few fixed seeds (the runs are
 // deterministic): a novice survives the first minute of stage 1 on Easy, the autopilot clears
 // stage 1 solo on Normal, and the player-count scaling keeps four players no harder per player
-// than one for the novice on Easy.
+// than one for the novice on Easy; the boss fight lasts about as long with four as with one.
 func TestBalanceTargets(t *testing.T) {
 	seeds := 3
 	rs, err := Measure([]Case{
 		{Stage: "stage1", Difficulty: game.DifficultyEasy, Players: 1, Bot: Novice},
 		{Stage: "stage1", Difficulty: game.DifficultyEasy, Players: 4, Bot: Novice},
 		{Stage: "stage1", Difficulty: game.DifficultyNormal, Players: 1, Bot: Autopilot},
+		{Stage: "stage1", Difficulty: game.DifficultyNormal, Players: 4, Bot: Autopilot},
 	}, seeds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	easy1, easy4, auto := rs[0].Summarize(), rs[1].Summarize(), rs[2].Summarize()
+	easy1, easy4, auto, auto4 := rs[0].Summarize(), rs[1].Summarize(), rs[2].Summarize(), rs[3].Summarize()
+	// The boss's HP scales with the players: its fight lasts about as long with four as with one.
+	if auto4.BossFightS < 0.75*auto.BossFightS || auto4.BossFightS > 1.33*auto.BossFightS {
+		t.Errorf("autopilot, Normal: the boss fight lasts %.0f s with 4 players and %.0f s solo", auto4.BossFightS, auto.BossFightS)
+	}
 	if easy1.SurviveMin < 0.75 {
 		t.Errorf("novice, Easy, solo: %.0f %% of games survive the first minute, want most", 100*easy1.SurviveMin)
 	}
