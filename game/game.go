@@ -86,9 +86,9 @@
 // the floor or hang from the ceiling (by "ground", else by y: the upper half hangs). A snake
 // wave's first member is the head, the others its body, all on one winding path.
 //
-// Difficulty scales with the number of players n: enemy and boss HP x(n+1)/2 (1 player x1,
-// 2 x1.5, 3 x2, 4 x2.5), fire intervals x8/(n+7) (1 player x1, 4 players x0.73: more
-// bullets); the boss fires faster the longer the fight lasts. The level (Config.Difficulty,
+// Difficulty scales with the number of players n: enemy HP x(n+1)/2 (1 player x1, 2 x1.5,
+// 3 x2, 4 x2.5), the boss's x(3n+1)/4 (4 players x3.25), fire intervals x12/(n+11) (1 player
+// x1, 4 players x0.8: more bullets); the boss fires faster the longer the fight lasts. The level (Config.Difficulty,
 // difficulty.go) then scales HP, fire intervals and bullet speed by its percentages and sets
 // the lives, extra-life thresholds, continues and respawn invulnerability.
 //

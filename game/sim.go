@@ -454,13 +454,13 @@ func (s *Sim) scaleHP(hp int) int {
 	return v
 }
 
-// scaleFire applies the player-count difficulty to a fire interval, x8/(n+7) (4 players: 1.375
+// scaleFire applies the player-count difficulty to a fire interval, x12/(n+11) (4 players: 1.25
 // times the shots, shared among four targets), then the level's FirePct.
 func (s *Sim) scaleFire(ticks int) int {
 	if ticks <= 0 {
 		return 0
 	}
-	v := ticks * 8 * s.rules.FirePct / ((s.n + 7) * 100)
+	v := ticks * 12 * s.rules.FirePct / ((s.n + 11) * 100)
 	if v < 1 {
 		v = 1
 	}

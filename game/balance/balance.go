@@ -48,6 +48,9 @@ type Run struct {
 	FirstDeath int
 	// BossAt is the tick the boss came out (-1: never).
 	BossAt int
+	// PlayerCredit is, per player, the tick its own first credit ended (its last ship lost the
+	// first time; Ticks when never): how long one player lasts, whatever the others do.
+	PlayerCredit [game.MaxPlayers]int
 }
 
 // Result is a Case over its seeds.
@@ -71,6 +74,9 @@ func Play(c Case, seed uint64) (Run, error) {
 		nov[i] = game.NewNovice(seed*8 + uint64(i))
 	}
 	r := Run{Seed: seed, FirstCredit: -1, FirstDeath: -1, BossAt: -1}
+	for i := range r.PlayerCredit {
+		r.PlayerCredit[i] = -1
+	}
 	for tick := 0; tick < MaxTicks; tick++ {
 		allOut := true
 		for slot := 0; slot < c.Players; slot++ {
@@ -102,6 +108,9 @@ func Play(c Case, seed uint64) (Run, error) {
 			switch ev.Kind {
 			case game.EventDeath:
 				r.Deaths++
+				if ev.Lives == 0 && r.PlayerCredit[ev.Slot] < 0 {
+					r.PlayerCredit[ev.Slot] = tick
+				}
 				if r.FirstDeath < 0 {
 					r.FirstDeath = tick
 				}
@@ -124,6 +133,11 @@ func Play(c Case, seed uint64) (Run, error) {
 	}
 	if r.FirstDeath < 0 {
 		r.FirstDeath = r.Ticks
+	}
+	for i := range r.PlayerCredit {
+		if r.PlayerCredit[i] < 0 {
+			r.PlayerCredit[i] = r.Ticks
+		}
 	}
 	return r, nil
 }
@@ -183,6 +197,9 @@ type Summary struct {
 	ContinuesPerGame             float64
 	// BossFightS is the median length in seconds of the boss fights of cleared games (0: none).
 	BossFightS float64
+	// PlayerCreditS is the median over every player of every game of how long its own first
+	// credit lasted (Run.PlayerCredit), in seconds: compare it across player counts.
+	PlayerCreditS float64
 }
 
 // Summarize computes r's figures.
@@ -192,7 +209,7 @@ func (r Result) Summarize() Summary {
 	if s.Seeds == 0 {
 		return s
 	}
-	var credits, firsts, bosses []int
+	var credits, firsts, bosses, players []int
 	var deaths, minutes float64
 	for _, run := range r.Runs {
 		if run.FirstCredit >= 60*game.TickRate {
@@ -205,6 +222,7 @@ func (r Result) Summarize() Summary {
 			s.Clear++
 		}
 		credits = append(credits, run.FirstCredit)
+		players = append(players, run.PlayerCredit[:r.Players]...)
 		if run.Cleared && run.BossAt >= 0 {
 			bosses = append(bosses, run.Ticks-run.BossAt)
 		}
@@ -218,6 +236,7 @@ func (r Result) Summarize() Summary {
 	s.FirstCreditS = float64(median(credits)) / game.TickRate
 	s.FirstDeathS = float64(median(firsts)) / game.TickRate
 	s.BossFightS = float64(median(bosses)) / game.TickRate
+	s.PlayerCreditS = float64(median(players)) / game.TickRate
 	if minutes > 0 {
 		s.DeathsPerMin = deaths / minutes
 		s.DeathsPerMinPP = s.DeathsPerMin / float64(r.Players)
@@ -240,12 +259,12 @@ func median(v []int) int {
 
 // WriteTable writes the results as a Markdown table.
 func WriteTable(w io.Writer, rs []Result) {
-	fmt.Fprintln(w, "| stage | level | players | bot | seeds | 1st death (median s) | 1 credit lasts (median s) | survives 1 min | clears on 1 credit | clears with continues | continues/game | deaths/min per player | boss fight (median s) |")
-	fmt.Fprintln(w, "|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Fprintln(w, "| stage | level | players | bot | seeds | 1st death (median s) | 1 credit lasts (median s) | a player's credit (median s) | survives 1 min | clears on 1 credit | clears with continues | continues/game | deaths/min per player | boss fight (median s) |")
+	fmt.Fprintln(w, "|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, r := range rs {
 		s := r.Summarize()
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %.0f | %.0f | %.0f %% | %.0f %% | %.0f %% | %.1f | %.2f | %.0f |\n",
-			r.Stage, r.Difficulty.Rules().Title, r.Players, r.Bot, s.Seeds, s.FirstDeathS, s.FirstCreditS,
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %.0f | %.0f | %.0f | %.0f %% | %.0f %% | %.0f %% | %.1f | %.2f | %.0f |\n",
+			r.Stage, r.Difficulty.Rules().Title, r.Players, r.Bot, s.Seeds, s.FirstDeathS, s.FirstCreditS, s.PlayerCreditS,
 			100*s.SurviveMin, 100*s.Clear1, 100*s.Clear, s.ContinuesPerGame, s.DeathsPerMinPP, s.BossFightS)
 	}
 }

@@ -32,12 +32,12 @@ func TestBalanceTargets(t *testing.T) {
 	if auto.Clear1 < 0.75 {
 		t.Errorf("autopilot, Normal, solo: clears %.0f %% of games on one credit, want most", 100*auto.Clear1)
 	}
-	if easy4.DeathsPerMinPP > easy1.DeathsPerMinPP*1.1 {
-		t.Errorf("novice, Easy: %.2f deaths/min per player with 4 players, %.2f solo: 4 players are harder per player",
-			easy4.DeathsPerMinPP, easy1.DeathsPerMinPP)
+	if easy4.PlayerCreditS < easy1.PlayerCreditS*0.9 {
+		t.Errorf("novice, Easy: a player's first credit lasts %.0f s with 4 players, %.0f s solo: 4 players are harder per player",
+			easy4.PlayerCreditS, easy1.PlayerCreditS)
 	}
-	t.Logf("novice Easy solo: 1st death %.0f s, credit %.0f s; 4P %.2f vs 1P %.2f deaths/min/player; autopilot Normal solo clears %.0f %%",
-		easy1.FirstDeathS, easy1.FirstCreditS, easy4.DeathsPerMinPP, easy1.DeathsPerMinPP, 100*auto.Clear1)
+	t.Logf("novice Easy solo: 1st death %.0f s, credit %.0f s; a player's credit 4P %.0f s vs 1P %.0f s; autopilot Normal solo clears %.0f %%",
+		easy1.FirstDeathS, easy1.FirstCreditS, easy4.PlayerCreditS, easy1.PlayerCreditS, 100*auto.Clear1)
 }
 
 // The Novice is deterministic for its seed (balance tables are reproducible) and weaker than the
