@@ -120,6 +120,12 @@ func (g *Game) Rejoin(now time.Duration, m lobby.Member) (old uint32, err error)
 	g.peers[idx] = np
 	g.sim.ResumePlayer(op.slot)
 	g.log.Info("player rejoined", "slot", op.slot, "name", m.Name, "was", op.member.Name)
+	if g.userPaused {
+		// A lone player who paused, lost the game and came back has a client whose menu is
+		// closed: the game goes on (PAUSE 0 to everyone), or it would stay frozen with the
+		// rejoiner's menu saying it runs.
+		g.requestPause(np, false)
+	}
 	return op.member.Token, nil
 }
 

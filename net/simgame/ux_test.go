@@ -156,6 +156,40 @@ func TestLoneLostPlayerGameWaits(t *testing.T) {
 	}
 }
 
+// A lone player who paused, crashed and rejoined finds the game running (it froze with no ship
+// and "1P ---" until the rejoiner opened the menu and resumed).
+func TestRejoinResumesAPausedGame(t *testing.T) {
+	g := calm(t, 1, Config{SilenceTimeout: time.Second, RejoinWindow: 10 * time.Second})
+	sim := g.Server.Sim()
+	g.RunFor(time.Second)
+	g.Clients[0].RequestPause(true)
+	if !g.RunUntil(g.Now+time.Second, g.Server.Paused) {
+		t.Fatal("the lone player's PAUSE was not honoured")
+	}
+	g.CloseClient(0, false)
+	if !g.RunUntil(g.Now+4*time.Second, func() bool { return sim.Suspended(0) }) {
+		t.Fatal("not suspended")
+	}
+	rj := member("back", 0, 2000)
+	if _, err := g.Server.Rejoin(g.Now, rj); err != nil {
+		t.Fatal(err)
+	}
+	if g.Server.Paused() {
+		t.Fatal("the game is still paused after the rejoin")
+	}
+	i := g.AddClient(rj)
+	tick := sim.Tick()
+	g.RunFor(time.Second)
+	if sim.Tick()-tick < 50 {
+		t.Errorf("the game ran %d ticks in the second after the rejoin", sim.Tick()-tick)
+	}
+	var self ecs.Entity
+	g.Clients[i].View(g.Now, func(v *session.View) { self = v.Self })
+	if self == ecs.Nil || self != sim.PlayerEntity(0) {
+		t.Errorf("the rejoined client has no ship: Self %v, server's %v", self, sim.PlayerEntity(0))
+	}
+}
+
 // A spectator follows a whole short game: it is welcomed without a ship, mirrors the players'
 // ships, sends no input, is capped at MaxSpectators, and gets RESULTS then GAME_END like the
 // player.
