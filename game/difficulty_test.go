@@ -269,3 +269,50 @@ func TestReadmeDifficultyTable(t *testing.T) {
 		}
 	}
 }
+
+// Practice starts a stage at any section (its waves only) or at the boss.
+func TestPracticeSection(t *testing.T) {
+	st, err := LoadStage("stage1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Sections) < 3 {
+		t.Fatalf("stage1 has %d sections", len(st.Sections))
+	}
+	s := NewSim(Config{Seed: 1, Players: 2, Stage: st, Section: 2})
+	if got := s.Scroll(); got != st.Sections[2].At {
+		t.Fatalf("scroll %v at the start of section 2, want %v", got, st.Sections[2].At)
+	}
+	if got := s.c.Stage.Get(s.stageEnt).Section; got != 2 {
+		t.Errorf("stage section %d, want 2", got)
+	}
+	s.Step()
+	if ev := s.Events(); len(ev) == 0 || ev[0].Kind != EventMusic || ev[0].Song != st.Sections[2].Song {
+		t.Errorf("first events %+v, want the section's music %d", ev, st.Sections[2].Song)
+	}
+	if n := count(s, KindEnemy, -1); n > 8 {
+		t.Errorf("%d enemies on the first tick: the waves before the section spawned", n)
+	}
+	for slot := 0; slot < 2; slot++ {
+		p := s.c.Position.Get(s.PlayerEntity(slot))
+		if t2 := s.terrain(); t2 != nil {
+			top, bottom := t2.Span(p.X-shipW/2+s.Scroll(), p.X+shipW/2+s.Scroll())
+			if p.Y-shipH/2 < top || p.Y+shipH/2 > bottom {
+				t.Errorf("ship %d starts at y=%v outside the corridor %v..%v", slot, p.Y, top, bottom)
+			}
+		}
+	}
+	// The boss: it is out within a few seconds.
+	b := NewSim(Config{Seed: 1, Players: 1, Stage: st, Section: PracticeBoss(st)})
+	for i := 0; i < 10*TickRate && !b.BossFight(); i++ {
+		b.Step()
+		b.World().ClearEvents()
+	}
+	if !b.BossFight() {
+		t.Error("no boss 10 s into a boss practice")
+	}
+	// Section 0 and out of range: the normal start.
+	if NewSim(Config{Seed: 1, Players: 1, Stage: st, Section: 99}).Hash() != NewSim(Config{Seed: 1, Players: 1, Stage: st}).Hash() {
+		t.Error("an out-of-range section does not start at the beginning")
+	}
+}

@@ -101,7 +101,17 @@ type Config struct {
 	Stage   *Stage // stage script; nil loads the embedded "stage1"
 	// Difficulty is the level chosen in the lobby (zero: Normal).
 	Difficulty Difficulty
+	// Section starts the game at that section of the stage (practice): 0 is the start, 1 ..
+	// len(Stage.Sections)-1 a later section (its waves only), len(Stage.Sections) the boss
+	// (PracticeBoss). Out of range: the start.
+	Section int
 }
+
+// PracticeBoss is the Config.Section that starts a stage at its boss.
+func PracticeBoss(st *Stage) int { return len(st.Sections) }
+
+// practiceBossLead is how far before the boss's position (px of scroll) a boss practice starts.
+const practiceBossLead = 240
 
 // ContinueTicks is how long (60 Hz ticks) a player whose last ship is lost may take a continue
 // by pressing fire ("CONTINUE? 9…"); the count starts at the DEATH with lives 0.
@@ -225,13 +235,18 @@ func NewSim(cfg Config) *Sim {
 
 	s.stageEnt = w.Create()
 	s.c.Kind.Set(s.stageEnt, Kind{Kind: KindStage})
-	s.c.Stage.Set(s.stageEnt, StageState{})
-	s.c.Position.Set(s.stageEnt, Position{}) // X: the scroll, moved by sysMove
+	start, section := s.startAt(cfg.Section)
+	s.c.Stage.Set(s.stageEnt, StageState{Section: uint8(section)})
+	s.c.Position.Set(s.stageEnt, Position{X: start}) // X: the scroll, moved by sysMove
 	s.c.Velocity.Set(s.stageEnt, Velocity{X: s.stage.ScrollSpeed})
 	for slot := 0; slot < n; slot++ {
 		e := w.Create()
 		s.ships[slot] = e
-		s.c.Position.Set(e, Position{shipSpawnX, spawnY(slot, n)})
+		y := spawnY(slot, n)
+		if start > 0 { // practice: inside the corridor there
+			y = s.respawnY(slot)
+		}
+		s.c.Position.Set(e, Position{shipSpawnX, y})
 		s.c.Velocity.Set(e, Velocity{})
 		s.c.Kind.Set(e, Kind{Kind: KindPlayer, Variant: uint8(slot)})
 		s.c.Player.Set(e, Player{Slot: uint8(slot), Lives: s.rules.Lives, Flags: PlayerInvulnerable})
@@ -239,6 +254,26 @@ func NewSim(cfg Config) *Sim {
 		s.c.Ship.Set(e, Ship{Invuln: invulnTicks})
 	}
 	return s
+}
+
+// startAt returns the scroll a game starting at section i begins at, and the section it is in;
+// the waves before it are skipped (spawnIdx).
+func (s *Sim) startAt(i int) (scroll float32, section int) {
+	secs := s.stage.Sections
+	switch {
+	case i <= 0 || i > len(secs):
+		return 0, 0
+	case i == len(secs): // the boss
+		scroll = max(0, s.stage.Boss.At-practiceBossLead)
+		for section = len(secs) - 1; section > 0 && secs[section].At > scroll; section-- {
+		}
+	default:
+		scroll, section = secs[i].At, i
+	}
+	for s.spawnIdx < len(s.stage.spawns) && s.stage.spawns[s.spawnIdx].at < scroll {
+		s.spawnIdx++
+	}
+	return scroll, section
 }
 
 func spawnY(slot, n int) float32 { return float32(Height * (slot + 1) / (n + 1)) }
@@ -526,7 +561,8 @@ func (s *Sim) flushDoomed() {
 func (s *Sim) sysScroll() {
 	if !s.musicSent {
 		s.musicSent = true
-		s.emit(Event{Kind: EventMusic, Song: s.stage.Sections[0].Song})
+		sec := min(int(s.c.Stage.Get(s.stageEnt).Section), len(s.stage.Sections)-1) // the boss's is past the list
+		s.emit(Event{Kind: EventMusic, Song: s.stage.Sections[sec].Song})
 	}
 	if s.bossSpawned {
 		s.setVel(s.stageEnt, s.c.Velocity.Get(s.stageEnt), 0, 0) // the scroll stops

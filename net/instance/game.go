@@ -30,6 +30,8 @@ type GameConfig struct {
 	Seed    uint64
 	// Difficulty is the level the lobby chose (zero: Normal).
 	Difficulty game.Difficulty
+	// Section is the section a practice game starts at (game.Config.Section; 0: the start).
+	Section int
 	// SilenceTimeout drops a player whose datagrams stop; HereTimeout one who never says HERE.
 	SilenceTimeout, HereTimeout time.Duration
 	// RejoinWindow keeps a lost player's slot for a rejoin (0: the RejoinWindow constant).
@@ -154,7 +156,7 @@ func NewGame(cfg GameConfig, now time.Duration) (*Game, error) {
 		return nil, fmt.Errorf("instance: challenge secret: %w", err)
 	}
 	g.nonceMAC = hmac.New(sha256.New, secret[:])
-	g.sim = game.NewSim(game.Config{Seed: cfg.Seed, Players: len(cfg.Members), Stage: cfg.Stage, Difficulty: cfg.Difficulty})
+	g.sim = game.NewSim(game.Config{Seed: cfg.Seed, Players: len(cfg.Members), Stage: cfg.Stage, Difficulty: cfg.Difficulty, Section: cfg.Section})
 	g.tracker = schema.NewTracker(g.sim)
 	g.sim.World().ClearEvents()
 	for i, mem := range cfg.Members {
