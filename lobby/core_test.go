@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"log/slog"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
@@ -140,7 +142,7 @@ func (v *vlobby) collect() {
 // dial opens a connection from addr; refused is the Core's answer when over a limit.
 func (v *vlobby) dial(addr string) (c *vconn, refused string) {
 	v.next++
-	if r := v.core.Open(v.now, v.next, addr); r != nil {
+	if r := v.core.Open(v.now, v.next, netip.MustParseAddr(addr)); r != nil {
 		return nil, string(r)
 	}
 	c = &vconn{v: v, id: v.next}
@@ -798,5 +800,53 @@ func TestCoreAuthenticatedCommands(t *testing.T) {
 	}
 	if got := a.send("DANCE " + a.user + ";"); len(got) != 1 || got[0] != "500 "+vSrv+" unknown command DANCE\r\n" {
 		t.Fatalf("unknown command: %q", got)
+	}
+}
+
+// TestCoreIPv6LimitsPerPrefix: the per-address limits count an IPv6 /64 as one address (one
+// subscriber gets a /64: counted per /128 it could open 2^64 times the limit); IPv4 addresses
+// and other /64s count apart.
+func TestCoreIPv6LimitsPerPrefix(t *testing.T) {
+	v := newVLobby(t, ServerConfig{MaxConnsPerAddr: 2, MaxLobbiesPerAddr: 1})
+	a := v.player("2001:db8:1:2::1", "a")
+	v.player("2001:db8:1:2:ffff::7", "b")
+	if c, r := v.dial("2001:db8:1:2:dead:beef:0:1"); c != nil || r != "500 "+vSrv+" too many connections from 2001:db8:1:2::/64 (max 2), closing connection\r\n" {
+		t.Fatalf("third connection from one /64: %v %q", c, r)
+	}
+	other := v.player("2001:db8:1:3::1", "other") // the next /64
+	v.player("::ffff:192.0.2.1", "v4")            // an IPv4-mapped address counts as its IPv4 address
+	v.player("192.0.2.1", "v4b")
+	if c, r := v.dial("192.0.2.1"); c != nil || !strings.Contains(r, "too many connections from 192.0.2.1 (max 2)") {
+		t.Fatalf("third connection from 192.0.2.1: %v %q", c, r)
+	}
+	a.ok(CmdJoinLobby)
+	b := v.conns[2]
+	if got := b.fail(CmdJoinLobby); got != "too many lobbies from 2001:db8:1:2::/64 (max 1)" {
+		t.Fatalf("second lobby of one /64: %q", got)
+	}
+	other.ok(CmdJoinLobby)
+}
+
+// TestMaxConnsUnderFileLimit: a -max-conns the process's file limit cannot honour is lowered,
+// with a warning at start, so that the server refuses connections ("server full") instead of
+// running out of descriptors (accept, /metrics and the game socket with it).
+func TestMaxConnsUnderFileLimit(t *testing.T) {
+	n, ok := fileLimit()
+	if !ok {
+		t.Skip("no file limit on this system")
+	}
+	if got, lowered := capConns(100, 1024); got != 100 || lowered {
+		t.Fatalf("capConns(100, 1024) = %d, %v", got, lowered)
+	}
+	if got, lowered := capConns(4096, 1024); got != 1024-FileReserve || !lowered {
+		t.Fatalf("capConns(4096, 1024) = %d, %v", got, lowered)
+	}
+	var buf bytes.Buffer
+	s := NewServer(ServerConfig{MaxConns: 1 << 40, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	if s.cfg.MaxConns != int(n)-FileReserve || !strings.Contains(buf.String(), "lobby -max-conns exceeds the process file limit") {
+		t.Fatalf("MaxConns %d under a file limit of %d; log %q", s.cfg.MaxConns, n, buf.String())
+	}
+	if c := s.core.cfg.MaxConns; c != s.cfg.MaxConns {
+		t.Fatalf("the Core enforces %d, the Server says %d", c, s.cfg.MaxConns)
 	}
 }

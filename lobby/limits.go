@@ -22,6 +22,23 @@ const (
 	DefaultAuthTimeout       = 10 * time.Second // a connection must AUTHENTICATE within this
 )
 
+// FileReserve is how many file descriptors the server keeps for what is not a lobby
+// connection (listeners, the game socket, the admin address and its scrapes, logs): MaxConns
+// is lowered to the process's file limit minus FileReserve (docs/PROTOCOL.md §2.3).
+const FileReserve = 64
+
+// capConns is the MaxConns the server can honour under a file limit of nofile descriptors,
+// and whether it had to lower maxConns.
+func capConns(maxConns int, nofile uint64) (int, bool) {
+	if nofile < FileReserve+1 {
+		return 1, maxConns > 1
+	}
+	if avail := nofile - FileReserve; uint64(maxConns) > avail {
+		return int(avail), true
+	}
+	return maxConns, false
+}
+
 // CommandBurst is how many lines a connection may send at once before
 // CommandRate applies (or two seconds' worth of CommandRate, if more).
 const CommandBurst = 20
@@ -72,12 +89,13 @@ type Stats struct {
 	Broadcasts    uint64 // BROADCAST pushes sent (one per Broadcast call)
 }
 
-// Open tells the Core that a connection was accepted from address addr (its key for the
-// per-address limits: remoteIP) at now. Over a connection limit, Open returns the one 500
+// Open tells the Core that a connection was accepted from IP address from at now (counted
+// per address, IPv6 per /64: addrKey). Over a connection limit, Open returns the one 500
 // line to answer it with before closing it, and the Core forgets it; otherwise nil, and the
 // connection's auth deadline starts.
-func (c *Core) Open(now time.Duration, id ConnID, addr string) (refuse []byte) {
+func (c *Core) Open(now time.Duration, id ConnID, from netip.Addr) (refuse []byte) {
 	c.stats.accepted.Add(1)
+	addr := addrKey(from)
 	limit, reason := "", ""
 	switch {
 	case len(c.conns) >= c.cfg.MaxConns:
@@ -232,14 +250,32 @@ func (b *burstLog) flush(log *slog.Logger, now time.Duration) {
 	}
 }
 
-// remoteIP is the IP address of a connection's peer (the key of the
-// per-address limits); connections without one share the key "".
-func remoteIP(nc net.Conn) string {
+// remoteIP is the IP address of a connection's peer (the zero Addr when it has none).
+func remoteIP(nc net.Conn) netip.Addr {
 	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
-		return a.AddrPort().Addr().Unmap().String()
+		return a.AddrPort().Addr().Unmap()
 	}
 	if ap, err := netip.ParseAddrPort(nc.RemoteAddr().String()); err == nil {
-		return ap.Addr().Unmap().String()
+		return ap.Addr().Unmap()
 	}
-	return ""
+	return netip.Addr{}
+}
+
+// IPv6PrefixLen is the prefix length under which IPv6 addresses count as one address for the
+// per-address limits: a /64 is what one subscriber usually gets (docs/PROTOCOL.md §2.3).
+const IPv6PrefixLen = 64
+
+// addrKey is the key of the per-address limits for a peer at ip, as the refusals name it: an
+// IPv4 address ("192.0.2.7"), an IPv6 /64 ("2001:db8:1:2::/64"); connections without an IP
+// address share the key "".
+func addrKey(ip netip.Addr) string {
+	ip = ip.Unmap()
+	switch {
+	case !ip.IsValid():
+		return ""
+	case ip.Is4():
+		return ip.String()
+	}
+	p, _ := ip.WithZone("").Prefix(IPv6PrefixLen) // a valid IPv6 address and length: no error
+	return p.String()
 }

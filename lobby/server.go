@@ -125,6 +125,15 @@ type conn struct {
 // NewServer returns a Server for cfg (see ServerConfig for defaults).
 func NewServer(cfg ServerConfig) *Server {
 	cfg = cfg.withDefaults()
+	if n, ok := fileLimit(); ok {
+		if m, lowered := capConns(cfg.MaxConns, n); lowered {
+			// Past the file limit, accept fails (EMFILE) and so does everything else that opens a
+			// descriptor, /metrics included: refuse connections with "server full" instead.
+			cfg.Logger.Warn("lobby -max-conns exceeds the process file limit; lowered", "maxConns", cfg.MaxConns,
+				"fileLimit", n, "reserve", FileReserve, "lowered_to", m)
+			cfg.MaxConns = m
+		}
+	}
 	return &Server{cfg: cfg, log: cfg.Logger, epoch: time.Now(), core: NewCore(cfg, 0),
 		conns: make(map[ConnID]*conn), kick: make(chan struct{}, 1)}
 }
