@@ -94,6 +94,8 @@ type connState struct {
 	user   uuid.UUID
 	name   string
 	lobby  *lobbyState
+	// watchToken is the session token of the spectator's latest SPECTATE (SpectatorsGone).
+	watchToken uint32
 }
 
 // NewCore returns a Core for cfg (see ServerConfig for the defaults) at time now.

@@ -850,3 +850,42 @@ func TestMaxConnsUnderFileLimit(t *testing.T) {
 		t.Fatalf("the Core enforces %d, the Server says %d", c, s.cfg.MaxConns)
 	}
 }
+
+// TestCoreSpectatorsFollowTheGame: spectators the game drops (silent, BYE: SpectatorsGone)
+// leave the lobby: their places are free for others, and they are not made players at END; a
+// report about an older SPECTATE of the same user (another token) changes nothing.
+func TestCoreSpectatorsFollowTheGame(t *testing.T) {
+	v := newVLobby(t, ServerConfig{MaxConnsPerAddr: 100})
+	owner := v.player("192.0.2.1", "owner")
+	code := owner.ok(CmdJoinLobby)
+	owner.ok(CmdStart)
+	g := v.games[0].(*vgame)
+	var specs []*vconn
+	for i := range MaxSpectators {
+		s := v.player("192.0.2.2", "s"+strconv.Itoa(i))
+		s.ok(CmdJoinLobby, code)
+		specs = append(specs, s)
+	}
+	stale := g.spectates[7]
+	stale.Token++ // another SPECTATE of that user
+	v.core.SpectatorsGone(v.now, g, []Member{g.spectates[0], g.spectates[1], stale})
+	v.collect()
+	if got := specs[0].fail(CmdChat, "still here?"); got != "not in a lobby" {
+		t.Fatalf("a dropped spectator's CHAT: %q", got)
+	}
+	if got := specs[7].ok(CmdChat, "still here"); got != "OK" {
+		t.Fatalf("spectator 7's CHAT: %q", got)
+	}
+	for i := range 2 { // two places are free
+		v.player("192.0.2.3", "n"+strconv.Itoa(i)).ok(CmdJoinLobby, code)
+	}
+	if got := v.player("192.0.2.3", "late").fail(CmdJoinLobby, code); !strings.Contains(got, "8 spectators (max)") {
+		t.Fatalf("ninth spectator: %q", got)
+	}
+	specs[2].take()
+	v.core.GameEnded(v.now, g, 1)
+	v.collect()
+	if got := specs[2].pushes(PushMembers); len(got) != 1 || got[0] != code+",owner,s2,s3,s4" {
+		t.Fatalf("MEMBERS at END: %q, want the spectators still watching promoted, in join order", got)
+	}
+}

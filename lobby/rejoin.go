@@ -28,6 +28,15 @@ type Spectatable interface {
 	Spectate(m Member) error
 }
 
+// SpectatorReporter is implemented by a Game that drops spectators on its own (one silent for
+// too long, or that said BYE; net/instance.Instance): SpectatorsGone is signalled when it has,
+// and TakeSpectatorsGone returns them (each Member as Spectate got it) and forgets them. The
+// lobby's runtime hands them to Core.SpectatorsGone, so the lobby's spectators are the game's.
+type SpectatorReporter interface {
+	SpectatorsGone() <-chan struct{}
+	TakeSpectatorsGone() []Member
+}
+
 // RejoinProofLen is the length of REJOIN's proof: 32 lowercase hex digits (16 bytes).
 const RejoinProofLen = 32
 
@@ -101,6 +110,7 @@ func (c *Core) spectate(cs *connState, l *lobbyState) {
 	c.leave(cs, "joined another lobby")
 	l.spectators = append(l.spectators, cs)
 	cs.lobby = l
+	cs.watchToken = m.Token
 	c.log.Debug("lobby spectator joined", "code", l.code, "user", cs.user.String(), "name", cs.name, "spectators", len(l.spectators))
 	c.reply(cs, CodeOK, l.code)
 	c.push(cs, PushMembers, membersArgs(l)...)
@@ -123,7 +133,37 @@ func (c *Core) startSpectators(l *lobbyState, g Game, port string) {
 			c.log.Warn("spectator not added to the game", "code", l.code, "user", cs.user.String(), "err", err)
 			continue
 		}
+		cs.watchToken = tok
 		c.push(cs, PushSpectate, port, strconv.FormatUint(uint64(tok), 10), hex.EncodeToString(key[:]))
+	}
+}
+
+// SpectatorsGone tells the Core that game g dropped the spectators gone (SpectatorReporter):
+// each that is still that game's spectator with that token leaves the lobby, so that its
+// place is free for another spectator and it is not made a player at END (docs/PROTOCOL.md
+// §2.4.3). Its connection stays open, in no lobby.
+func (c *Core) SpectatorsGone(_ time.Duration, g Game, gone []Member) {
+	var l *lobbyState
+	for _, o := range c.lobbies {
+		if o.game == g {
+			l = o
+		}
+	}
+	if l == nil {
+		return
+	}
+	for _, m := range gone {
+		for _, cs := range l.spectators {
+			if cs.user == m.UUID && cs.watchToken == m.Token {
+				l.spectators = removeConn(l.spectators, cs)
+				cs.lobby = nil
+				c.log.Debug("lobby spectator dropped by its game", "code", l.code, "user", cs.user.String(), "spectators", len(l.spectators))
+				break
+			}
+		}
+	}
+	if len(l.members) == 0 && len(l.spectators) == 0 && !l.lost {
+		delete(c.lobbies, l.code) // nobody left to end the game for
 	}
 }
 

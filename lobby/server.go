@@ -263,16 +263,30 @@ func (s *Server) runTimers(ctx context.Context) {
 	}
 }
 
-// watch waits for g to finish, then tells the Core (which pushes END).
+// watch tells the Core the spectators g drops on its own (SpectatorReporter) and, once g is
+// finished, its end (the Core pushes END).
 func (s *Server) watch(ctx context.Context, g Game) {
 	defer s.watchWG.Done()
-	select {
-	case <-g.Done():
-	case <-ctx.Done():
+	var gone <-chan struct{} // nil: never ready
+	rep, _ := g.(SpectatorReporter)
+	if rep != nil {
+		gone = rep.SpectatorsGone()
+	}
+wait:
+	for {
 		select {
-		case <-g.Done(): // over as the server shuts down: END still goes out
-		default:
-			return
+		case <-g.Done():
+			break wait
+		case <-gone:
+			ms := rep.TakeSpectatorsGone() // outside s.mu (the Core takes the game's lock under it: Drop)
+			s.do(func(now time.Duration) { s.core.SpectatorsGone(now, g, ms) })
+		case <-ctx.Done():
+			select {
+			case <-g.Done(): // over as the server shuts down: END still goes out
+				break wait
+			default:
+				return
+			}
 		}
 	}
 	res := g.Result()
