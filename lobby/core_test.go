@@ -889,3 +889,30 @@ func TestCoreSpectatorsFollowTheGame(t *testing.T) {
 		t.Fatalf("MEMBERS at END: %q, want the spectators still watching promoted, in join order", got)
 	}
 }
+
+// TestCoreChatSanitized: chat is relayed without direction overrides, invisible characters
+// and stacks of combining marks, which would let a line pass for another player's or paint
+// over the chat; a line made of nothing else is refused.
+func TestCoreChatSanitized(t *testing.T) {
+	v := newVLobby(t, ServerConfig{})
+	a, b := v.player("192.0.2.1", "alice"), v.player("192.0.2.2", "bob")
+	code := a.ok(CmdJoinLobby)
+	b.ok(CmdJoinLobby, code)
+	for _, tc := range []struct{ in, want string }{
+		{"gg \u202Eevil\u202C ok", "gg evil ok"},
+		{"a\u200Bb\u2060c\uFEFFd\u200Ee\u2066f\u2069", "abcdef"},
+		{"Z" + strings.Repeat("\u0301", 40) + "!", "Z\u0301\u0301!"},
+		{"caf\u00e9 na\u0308ive \u0928\u093F", "caf\u00e9 na\u0308ive \u0928\u093F"}, // real accents and scripts stay
+		{"line\u2028break\u3164", "linebreak"},
+	} {
+		b.take()
+		v.advance(2 * time.Second) // the chat budget
+		a.ok(CmdChat, EncodeText(tc.in))
+		if got := b.pushes(PushChat); len(got) != 1 || got[0] != "alice,"+EncodeText(tc.want) {
+			t.Errorf("CHAT %q relayed as %q, want %q", tc.in, got, "alice,"+EncodeText(tc.want))
+		}
+	}
+	if got := a.fail(CmdChat, EncodeText("\u202E\u200B")); got != "chat text: empty text" {
+		t.Fatalf("invisible-only chat: %q", got)
+	}
+}

@@ -58,6 +58,10 @@ func (c *Core) getLobbies(_ time.Duration, cs *connState, cmd Command) {
 func (c *Core) chat(now time.Duration, cs *connState, cmd Command) {
 	wire := strings.Join(cmd.Args, ",") // commas travel as they are: the text is the rest of the line
 	text, err := DecodeText(wire)
+	if err == nil {
+		text = SanitizeText(text)
+		err = CheckText(text) // nothing left but what was removed: empty
+	}
 	if err != nil {
 		c.reply(cs, CodeWrongRequest, "chat text: "+textReason(err))
 		return
