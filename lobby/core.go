@@ -167,21 +167,21 @@ func (c *Core) LineTooLong(now time.Duration, id ConnID) {
 
 // Closed tells the Core that connection id is closed (by its peer, a failed write, or after
 // a Close the Core asked for): it leaves its lobby.
-func (c *Core) Closed(now time.Duration, id ConnID) {
+func (c *Core) Closed(_ time.Duration, id ConnID) {
 	if cs := c.conns[id]; cs != nil {
-		c.forget(now, cs, "closed")
+		c.forget(cs, "closed")
 	}
 }
 
 // close asks the runtime to flush and close cs, which the Core forgets now.
 func (c *Core) close(cs *connState, why string) {
 	c.out = append(c.out, Out{Conn: cs.id, Close: true})
-	c.forget(0, cs, why)
+	c.forget(cs, why)
 }
 
 // forget removes cs: it leaves its lobby as a lost connection (the game keeps its slot for a
 // rejoin).
-func (c *Core) forget(_ time.Duration, cs *connState, why string) {
+func (c *Core) forget(cs *connState, why string) {
 	c.log.Debug("lobby connection closed", "remote", cs.addr, "user", cs.userString(), "why", why)
 	c.leave(cs, "disconnected")
 	delete(c.conns, cs.id)
