@@ -782,6 +782,9 @@ func TestCoreAuthenticatedCommands(t *testing.T) {
 	anon := v.open("192.0.2.3")
 	for name, h := range commands {
 		if !h.authed {
+			if name != CmdAuthenticate {
+				t.Errorf("%s answered without AUTHENTICATE", name)
+			}
 			continue
 		}
 		for _, tc := range []struct {
@@ -827,27 +830,30 @@ func TestCoreIPv6LimitsPerPrefix(t *testing.T) {
 	other.ok(CmdJoinLobby)
 }
 
-// TestMaxConnsUnderFileLimit: a -max-conns the process's file limit cannot honour is lowered,
-// with a warning at start, so that the server refuses connections ("server full") instead of
-// running out of descriptors (accept, /metrics and the game socket with it).
+// TestMaxConnsUnderFileLimit: a -max-conns the process's file limit cannot honour is warned
+// about at start: the server would run out of descriptors (accept, /metrics and the game
+// socket with it) before it refuses connections with "server full".
 func TestMaxConnsUnderFileLimit(t *testing.T) {
 	n, ok := fileLimit()
 	if !ok {
 		t.Skip("no file limit on this system")
 	}
-	if got, lowered := capConns(100, 1024); got != 100 || lowered {
-		t.Fatalf("capConns(100, 1024) = %d, %v", got, lowered)
+	if got, over := capConns(100, 1024); got != 100 || over {
+		t.Fatalf("capConns(100, 1024) = %d, %v", got, over)
 	}
-	if got, lowered := capConns(4096, 1024); got != 1024-FileReserve || !lowered {
-		t.Fatalf("capConns(4096, 1024) = %d, %v", got, lowered)
+	if got, over := capConns(4096, 1024); got != 1024-FileReserve || !over {
+		t.Fatalf("capConns(4096, 1024) = %d, %v", got, over)
 	}
 	var buf bytes.Buffer
-	s := NewServer(ServerConfig{MaxConns: 1 << 40, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
-	if s.cfg.MaxConns != int(n)-FileReserve || !strings.Contains(buf.String(), "lobby -max-conns exceeds the process file limit") {
-		t.Fatalf("MaxConns %d under a file limit of %d; log %q", s.cfg.MaxConns, n, buf.String())
+	NewServer(ServerConfig{MaxConns: 1 << 40, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	if !strings.Contains(buf.String(), "lobby -max-conns exceeds what the process file limit allows") ||
+		!strings.Contains(buf.String(), "fileLimit="+strconv.FormatUint(n, 10)) {
+		t.Fatalf("no warning for MaxConns 2^40 under a file limit of %d: log %q", n, buf.String())
 	}
-	if c := s.core.cfg.MaxConns; c != s.cfg.MaxConns {
-		t.Fatalf("the Core enforces %d, the Server says %d", c, s.cfg.MaxConns)
+	buf.Reset()
+	NewServer(ServerConfig{MaxConns: 1, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	if strings.Contains(buf.String(), "file limit") {
+		t.Fatalf("warned for MaxConns 1: %q", buf.String())
 	}
 }
 

@@ -22,13 +22,13 @@ const (
 	DefaultAuthTimeout       = 10 * time.Second // a connection must AUTHENTICATE within this
 )
 
-// FileReserve is how many file descriptors the server keeps for what is not a lobby
-// connection (listeners, the game socket, the admin address and its scrapes, logs): MaxConns
-// is lowered to the process's file limit minus FileReserve (docs/PROTOCOL.md §2.3).
+// FileReserve is how many file descriptors the server needs for what is not a lobby
+// connection (listeners, the game socket, the admin address and its scrapes, logs): NewServer
+// warns when MaxConns is above the process's file limit minus FileReserve.
 const FileReserve = 64
 
-// capConns is the MaxConns the server can honour under a file limit of nofile descriptors,
-// and whether it had to lower maxConns.
+// capConns is the most connections the server can hold under a file limit of nofile
+// descriptors, and whether maxConns is above it.
 func capConns(maxConns int, nofile uint64) (int, bool) {
 	if nofile < FileReserve+1 {
 		return 1, maxConns > 1

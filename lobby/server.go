@@ -126,12 +126,12 @@ type conn struct {
 func NewServer(cfg ServerConfig) *Server {
 	cfg = cfg.withDefaults()
 	if n, ok := fileLimit(); ok {
-		if m, lowered := capConns(cfg.MaxConns, n); lowered {
+		if m, over := capConns(cfg.MaxConns, n); over {
 			// Past the file limit, accept fails (EMFILE) and so does everything else that opens a
-			// descriptor, /metrics included: refuse connections with "server full" instead.
-			cfg.Logger.Warn("lobby -max-conns exceeds the process file limit; lowered", "maxConns", cfg.MaxConns,
-				"fileLimit", n, "reserve", FileReserve, "lowered_to", m)
-			cfg.MaxConns = m
+			// descriptor, /metrics included: the operator should raise the limit (ulimit -n) or
+			// lower -max-conns.
+			cfg.Logger.Warn("lobby -max-conns exceeds what the process file limit allows; raise ulimit -n or lower -max-conns",
+				"maxConns", cfg.MaxConns, "fileLimit", n, "reserve", FileReserve, "max_conns_that_fit", m)
 		}
 	}
 	return &Server{cfg: cfg, log: cfg.Logger, epoch: time.Now(), core: NewCore(cfg, 0),
