@@ -143,7 +143,7 @@ func TestBroadcast(t *testing.T) {
 			t.Fatalf("got %+v", m)
 		}
 	}
-	if got, want := r.line(), "BROADCAST "+srv.srv+";Server restarts in 5 minutes, sorry!\r\n"; got != want {
+	if got, want := r.line(), "BROADCAST "+srv.core.srv+";Server restarts in 5 minutes, sorry!\r\n"; got != want {
 		t.Fatalf("raw got %q, want %q", got, want)
 	}
 	if _, err := srv.Broadcast(""); err == nil {
@@ -172,7 +172,7 @@ func TestEndBeforeCloseAtShutdown(t *testing.T) {
 		}
 		st.lastGame(t).end(2) // as Manager.Shutdown does: every game ends, then the lobby stops
 		cancel()
-		if got := r.line(); got != "END "+s.srv+";2\r\n" {
+		if got := r.line(); got != "END "+s.core.srv+";2\r\n" {
 			t.Fatalf("got %q, want END", got)
 		}
 		r.expectClosed(waitTime)

@@ -4,11 +4,15 @@
 // server then pushes each member the UDP port of the game instance and a
 // per-player session token.
 //
-// The package has three parts:
+// The package has four parts:
 //   - the line codec: ParseCommand/AppendCommand for client commands and
 //     server pushes, ParseResponse/AppendResponse for responses,
 //     ParseLobbies/AppendLobbies for the GET_LOBBIES body;
-//   - Server, which serves the lobby over a net.Listener and starts games
-//     through a Starter (net/instance.Manager);
+//   - Core, the server's protocol core: a state machine fed connection
+//     events and lines with the time (Open, Line, Closed, Tick, GameEnded),
+//     which leaves the lines to send in its Outbox and hands games to a
+//     Starter (net/instance.Manager); its rules are tested in virtual time;
+//   - Server, its runtime: it accepts connections, reads and writes lines,
+//     runs the timers and watches the games;
 //   - Client, used by net/bot and game/client.
 package lobby

@@ -1,12 +1,15 @@
 package lobby
 
 import (
+	"fmt"
 	"log/slog"
 	"net"
 	"net/netip"
-	"sync"
+	"strconv"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Defaults of the limits applied by NewServer to zero ServerConfig fields
@@ -18,6 +21,23 @@ const (
 	DefaultCommandRate       = 10               // lines per second per connection (bursts of CommandBurst)
 	DefaultAuthTimeout       = 10 * time.Second // a connection must AUTHENTICATE within this
 )
+
+// FileReserve is how many file descriptors the server needs for what is not a lobby
+// connection (listeners, the game socket, the admin address and its scrapes, logs): NewServer
+// warns when MaxConns is above the process's file limit minus FileReserve.
+const FileReserve = 64
+
+// capConns is the most connections the server can hold under a file limit of nofile
+// descriptors, and whether maxConns is above it.
+func capConns(maxConns int, nofile uint64) (int, bool) {
+	if nofile < FileReserve+1 {
+		return 1, maxConns > 1
+	}
+	if avail := nofile - FileReserve; uint64(maxConns) > avail {
+		return int(avail), true
+	}
+	return maxConns, false
+}
 
 // CommandBurst is how many lines a connection may send at once before
 // CommandRate applies (or two seconds' worth of CommandRate, if more).
@@ -69,7 +89,80 @@ type Stats struct {
 	Broadcasts    uint64 // BROADCAST pushes sent (one per Broadcast call)
 }
 
-// counters are the Stats counters, updated without a lock.
+// Open tells the Core that a connection was accepted from IP address from at now (counted
+// per address, IPv6 per /64: addrKey). Over a connection limit, Open returns the one 500
+// line to answer it with before closing it, and the Core forgets it; otherwise nil, and the
+// connection's auth deadline starts.
+func (c *Core) Open(now time.Duration, id ConnID, from netip.Addr) (refuse []byte) {
+	c.stats.accepted.Add(1)
+	addr := addrKey(from)
+	limit, reason := "", ""
+	switch {
+	case len(c.conns) >= c.cfg.MaxConns:
+		limit, reason = LimitConns, "server full: too many connections (max "+strconv.Itoa(c.cfg.MaxConns)+"), closing connection"
+	case c.addrConns[addr] >= c.cfg.MaxConnsPerAddr:
+		limit, reason = LimitConnsPerAddr, "too many connections from "+addr+" (max "+strconv.Itoa(c.cfg.MaxConnsPerAddr)+"), closing connection"
+	}
+	if limit != "" {
+		c.limitHit(now, limit, addr, "lobby limit hit: connection refused")
+		line, _ := AppendResponse(nil, Response{Code: CodeWrongRequest, Header: c.srv, Body: reason})
+		return line
+	}
+	cs := &connState{id: id, addr: addr,
+		cmdRate:  rate.NewLimiter(rate.Limit(c.cfg.CommandRate), max(CommandBurst, int(2*c.cfg.CommandRate))),
+		chatRate: rate.NewLimiter(rate.Every(ChatEvery), ChatBurst)}
+	c.conns[id] = cs
+	c.addrConns[addr]++
+	c.log.Debug("lobby connection opened", "remote", addr)
+	if c.cfg.AuthTimeout > 0 {
+		c.setDeadline(cs, now, c.cfg.AuthTimeout)
+	} else {
+		c.setDeadline(cs, now, c.cfg.IdleTimeout)
+	}
+	return nil
+}
+
+// limitHit counts a hit of limit by address addr and logs it, once per burst.
+func (c *Core) limitHit(now time.Duration, limit, addr, msg string, attrs ...any) {
+	c.stats.limit(limit)
+	c.bursts.hit(c.log, now, limit+" "+addr, msg, append([]any{"limit", limit, "remote", addr}, attrs...)...)
+}
+
+// formatRate writes a command rate as the 500 body says it ("10", "2.5").
+func formatRate(r float64) string { return fmt.Sprintf("%g", r) }
+
+// Stats returns the Core's figures (see Stats).
+func (c *Core) Stats() Stats {
+	st := Stats{
+		Replies:       map[int]uint64{CodeOK: c.stats.replies[0].Load(), CodeForbidden: c.stats.replies[1].Load(), CodeWrongRequest: c.stats.replies[2].Load()},
+		LimitHits:     make(map[string]uint64, len(Limits)),
+		AcceptErrors:  c.stats.acceptErrors.Load(),
+		ConnsAccepted: c.stats.accepted.Load(),
+		ChatLines:     c.stats.chat.Load(),
+		Broadcasts:    c.stats.broadcasts.Load(),
+		Connections:   len(c.conns),
+		Lobbies:       len(c.lobbies),
+	}
+	for i, n := range Limits {
+		st.LimitHits[n] = c.stats.limits[i].Load()
+	}
+	for _, cs := range c.conns {
+		if !cs.authed {
+			st.Unauthenticated++
+		}
+	}
+	for _, l := range c.lobbies {
+		if l.running() {
+			st.LobbiesRunning++
+			st.Playing += len(l.members)
+		} else {
+			st.Members += len(l.members)
+		}
+	}
+	return st
+}
+
+// counters are the Stats counters.
 type counters struct {
 	replies      [3]atomic.Uint64 // 200, 401, 500
 	limits       [8]atomic.Uint64 // by index in Limits
@@ -104,29 +197,25 @@ const burstWindow = 10 * time.Second
 
 // burstLog logs the first event of a burst per key and counts the others; their number is
 // logged when the burst's window is over: by the next event for that key, or by flush, which
-// Serve calls every burstWindow (so the end of a flood is reported when it ends).
+// Core.Tick calls every burstWindow (so the end of a flood is reported when it ends).
 type burstLog struct {
-	mu   sync.Mutex
 	last map[string]*burst
 }
 
 type burst struct {
-	since time.Time
+	since time.Duration
 	n     uint64
 	msg   string
 	attrs []any
 }
 
-func (b *burstLog) hit(log *slog.Logger, key, msg string, attrs ...any) {
-	now := time.Now()
-	b.mu.Lock()
+func (b *burstLog) hit(log *slog.Logger, now time.Duration, key, msg string, attrs ...any) {
 	if b.last == nil {
 		b.last = make(map[string]*burst)
 	}
 	e := b.last[key]
-	if e != nil && now.Sub(e.since) < burstWindow {
+	if e != nil && (now-e.since) < burstWindow {
 		e.n++
-		b.mu.Unlock()
 		return
 	}
 	var suppressed uint64
@@ -135,43 +224,58 @@ func (b *burstLog) hit(log *slog.Logger, key, msg string, attrs ...any) {
 	}
 	if len(b.last) >= 4096 { // many addresses: forget the old bursts
 		for k, v := range b.last {
-			if now.Sub(v.since) >= burstWindow {
+			if (now - v.since) >= burstWindow {
 				delete(b.last, k)
 			}
 		}
 	}
 	b.last[key] = &burst{since: now, msg: msg, attrs: attrs}
-	b.mu.Unlock()
 	log.Warn(msg, append(attrs, "repeats_not_logged", suppressed)...)
 }
 
 // flush logs, for each burst whose window is over at now, the events that were not logged, and
 // forgets it.
-func (b *burstLog) flush(log *slog.Logger, now time.Time) {
-	b.mu.Lock()
+func (b *burstLog) flush(log *slog.Logger, now time.Duration) {
 	var done []*burst
 	for k, v := range b.last {
-		if now.Sub(v.since) >= burstWindow {
+		if (now - v.since) >= burstWindow {
 			if v.n > 0 {
 				done = append(done, v)
 			}
 			delete(b.last, k)
 		}
 	}
-	b.mu.Unlock()
 	for _, v := range done {
-		log.Warn(v.msg, append(v.attrs[:len(v.attrs):len(v.attrs)], "repeats_not_logged", v.n, "seconds", now.Sub(v.since).Seconds())...)
+		log.Warn(v.msg, append(v.attrs[:len(v.attrs):len(v.attrs)], "repeats_not_logged", v.n, "seconds", (now-v.since).Seconds())...)
 	}
 }
 
-// remoteIP is the IP address of a connection's peer (the key of the
-// per-address limits); connections without one share the key "".
-func remoteIP(nc net.Conn) string {
+// remoteIP is the IP address of a connection's peer (the zero Addr when it has none).
+func remoteIP(nc net.Conn) netip.Addr {
 	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
-		return a.AddrPort().Addr().Unmap().String()
+		return a.AddrPort().Addr().Unmap()
 	}
 	if ap, err := netip.ParseAddrPort(nc.RemoteAddr().String()); err == nil {
-		return ap.Addr().Unmap().String()
+		return ap.Addr().Unmap()
 	}
-	return ""
+	return netip.Addr{}
+}
+
+// IPv6PrefixLen is the prefix length under which IPv6 addresses count as one address for the
+// per-address limits: a /64 is what one subscriber usually gets (docs/PROTOCOL.md §2.3).
+const IPv6PrefixLen = 64
+
+// addrKey is the key of the per-address limits for a peer at ip, as the refusals name it: an
+// IPv4 address ("192.0.2.7"), an IPv6 /64 ("2001:db8:1:2::/64"); connections without an IP
+// address share the key "".
+func addrKey(ip netip.Addr) string {
+	ip = ip.Unmap()
+	switch {
+	case !ip.IsValid():
+		return ""
+	case ip.Is4():
+		return ip.String()
+	}
+	p, _ := ip.WithZone("").Prefix(IPv6PrefixLen) // a valid IPv6 address and length: no error
+	return p.String()
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -25,6 +26,15 @@ type Rejoiner interface {
 // and session key.
 type Spectatable interface {
 	Spectate(m Member) error
+}
+
+// SpectatorReporter is implemented by a Game that drops spectators on its own (one silent for
+// too long, or that said BYE; net/instance.Instance): SpectatorsGone is signalled when it has,
+// and TakeSpectatorsGone returns them (each Member as Spectate got it) and forgets them. The
+// lobby's runtime hands them to Core.SpectatorsGone, so the lobby's spectators are the game's.
+type SpectatorReporter interface {
+	SpectatorsGone() <-chan struct{}
+	TakeSpectatorsGone() []Member
 }
 
 // RejoinProofLen is the length of REJOIN's proof: 32 lowercase hex digits (16 bytes).
@@ -60,14 +70,6 @@ const (
 	PushSpectate = "SPECTATE"
 )
 
-// ownerName is the name of l's owner ("" when it has no player).
-func (l *lobbyState) ownerName() string {
-	if len(l.members) == 0 {
-		return ""
-	}
-	return l.members[0].name
-}
-
 // newSession draws a token not used by l's slots and a session key.
 func newSession(l *lobbyState) (token uint32, key [16]byte, err error) {
 	for {
@@ -82,91 +84,86 @@ func newSession(l *lobbyState) (token uint32, key [16]byte, err error) {
 	return token, key, err
 }
 
-// promoteLocked makes l's spectators players while l has room, in join order (a waiting lobby).
-func (s *Server) promoteLocked(l *lobbyState) {
-	for len(l.spectators) > 0 && len(l.members) < MaxPlayers {
-		c := l.spectators[0]
-		l.spectators = l.spectators[1:]
-		l.members = append(l.members, c)
-		s.log.Debug("lobby spectator becomes a player", "code", l.code, "user", c.id.String(), "name", c.name)
-	}
-}
-
-// spectateLocked answers JOIN_LOBBY to a lobby that is running (or starting) a game: c becomes a
-// spectator of it (docs/PROTOCOL.md §2.4.3): 200 <code>, MEMBERS and STAGE to c, then SPECTATE
-// with c's token and key once the game has it. Called with s.mu held; it unlocks it.
-func (s *Server) spectateLocked(c *conn, l *lobbyState) {
-	fail := func(reason string) {
-		s.mu.Unlock()
-		c.reply(s, CodeWrongRequest, reason)
-	}
+// spectate answers JOIN_LOBBY to a lobby that is running a game: cs becomes a spectator of it
+// (docs/PROTOCOL.md §2.4.3): 200 <code>, MEMBERS and STAGE to cs, then SPECTATE with its token
+// and key.
+func (c *Core) spectate(cs *connState, l *lobbyState) {
 	if len(l.spectators) >= MaxSpectators {
-		fail("lobby " + l.code + " is running a game and has " + strconv.Itoa(MaxSpectators) + " spectators (max)")
+		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is running a game and has "+strconv.Itoa(MaxSpectators)+" spectators (max)")
 		return
 	}
-	var sp Spectatable
-	if l.game != nil {
-		var ok bool
-		if sp, ok = l.game.(Spectatable); !ok {
-			fail("lobby " + l.code + " is running a game")
-			return
-		}
+	sp, ok := l.game.(Spectatable)
+	if !ok {
+		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is running a game")
+		return
 	}
-	var m Member
-	if sp != nil {
-		tok, key, err := newSession(l)
-		if err != nil {
-			fail("cannot generate a session token")
-			return
-		}
-		m = Member{UUID: c.id, Name: c.name, Slot: -1, Token: tok, Key: key}
-		if err := sp.Spectate(m); err != nil {
-			fail("cannot watch lobby " + l.code + ": " + err.Error())
-			return
-		}
+	tok, key, err := newSession(l)
+	if err != nil {
+		c.reply(cs, CodeWrongRequest, "cannot generate a session token")
+		return
 	}
-	drop := s.leaveLocked(c, "joined another lobby")
-	l.spectators = append(l.spectators, c)
-	c.lobby = l
-	s.log.Debug("lobby spectator joined", "code", l.code, "user", c.id.String(), "name", c.name, "spectators", len(l.spectators))
-	c.reply(s, CodeOK, l.code)
-	s.pushMembersTo(c, l)
-	s.pushStageLocked(c, l)
-	if sp != nil {
-		s.push(c, PushSpectate, strconv.Itoa(l.game.Port()), strconv.FormatUint(uint64(m.Token), 10), hex.EncodeToString(m.Key[:]))
+	m := Member{UUID: cs.user, Name: cs.name, Slot: -1, Token: tok, Key: key}
+	if err := sp.Spectate(m); err != nil {
+		c.reply(cs, CodeWrongRequest, "cannot watch lobby "+l.code+": "+err.Error())
+		return
 	}
-	s.mu.Unlock()
-	if drop != nil {
-		drop()
-	}
+	c.leave(cs, "joined another lobby")
+	l.spectators = append(l.spectators, cs)
+	cs.lobby = l
+	cs.watchToken = m.Token
+	c.log.Debug("lobby spectator joined", "code", l.code, "user", cs.user.String(), "name", cs.name, "spectators", len(l.spectators))
+	c.reply(cs, CodeOK, l.code)
+	c.push(cs, PushMembers, membersArgs(l)...)
+	c.pushStage(cs, l)
+	c.push(cs, PushSpectate, strconv.Itoa(l.game.Port()), strconv.FormatUint(uint64(m.Token), 10), hex.EncodeToString(m.Key[:]))
 }
 
-// pushMembersTo sends l's MEMBERS push to c alone.
-func (s *Server) pushMembersTo(c *conn, l *lobbyState) {
-	args := make([]string, 0, 1+len(l.members))
-	args = append(args, l.code)
-	for _, m := range l.members {
-		args = append(args, m.name)
-	}
-	s.push(c, PushMembers, args...)
-}
-
-// startSpectatorsLocked makes l's spectators spectators of its new game g: SPECTATE to each.
-func (s *Server) startSpectatorsLocked(l *lobbyState, g Game, port string) {
+// startSpectators makes l's spectators spectators of its new game g: SPECTATE to each.
+func (c *Core) startSpectators(l *lobbyState, g Game, port string) {
 	sp, ok := g.(Spectatable)
 	if !ok {
 		return
 	}
-	for _, c := range l.spectators {
+	for _, cs := range l.spectators {
 		tok, key, err := newSession(l)
 		if err != nil {
 			continue
 		}
-		if err := sp.Spectate(Member{UUID: c.id, Name: c.name, Slot: -1, Token: tok, Key: key}); err != nil {
-			s.log.Warn("spectator not added to the game", "code", l.code, "user", c.id.String(), "err", err)
+		if err := sp.Spectate(Member{UUID: cs.user, Name: cs.name, Slot: -1, Token: tok, Key: key}); err != nil {
+			c.log.Warn("spectator not added to the game", "code", l.code, "user", cs.user.String(), "err", err)
 			continue
 		}
-		s.push(c, PushSpectate, port, strconv.FormatUint(uint64(tok), 10), hex.EncodeToString(key[:]))
+		cs.watchToken = tok
+		c.push(cs, PushSpectate, port, strconv.FormatUint(uint64(tok), 10), hex.EncodeToString(key[:]))
+	}
+}
+
+// SpectatorsGone tells the Core that game g dropped the spectators gone (SpectatorReporter):
+// each that is still that game's spectator with that token leaves the lobby, so that its
+// place is free for another spectator and it is not made a player at END (docs/PROTOCOL.md
+// §2.4.3). Its connection stays open, in no lobby.
+func (c *Core) SpectatorsGone(_ time.Duration, g Game, gone []Member) {
+	var l *lobbyState
+	for _, o := range c.lobbies {
+		if o.game == g {
+			l = o
+		}
+	}
+	if l == nil {
+		return
+	}
+	for _, m := range gone {
+		for _, cs := range l.spectators {
+			if cs.user == m.UUID && cs.watchToken == m.Token {
+				l.spectators = removeConn(l.spectators, cs)
+				cs.lobby = nil
+				c.log.Debug("lobby spectator dropped by its game", "code", l.code, "user", cs.user.String(), "spectators", len(l.spectators))
+				break
+			}
+		}
+	}
+	if len(l.members) == 0 && len(l.spectators) == 0 && !l.lost {
+		delete(c.lobbies, l.code) // nobody left to end the game for
 	}
 }
 
@@ -175,100 +172,85 @@ func (s *Server) startSpectatorsLocked(l *lobbyState, g Game, port string) {
 // session key of that slot's START push (RejoinProof). On success: 200 <code>, MEMBERS to
 // every member, STAGE and a START push with a new token and key to the sender; the slot's old
 // token stops working.
-func (s *Server) rejoin(c *conn, cmd Command) {
+func (c *Core) rejoin(_ time.Duration, cs *connState, cmd Command) {
 	if len(cmd.Args) != 3 {
-		c.reply(s, CodeWrongRequest, "REJOIN takes a lobby code, a slot and a proof")
+		c.reply(cs, CodeWrongRequest, "REJOIN takes a lobby code, a slot and a proof")
 		return
 	}
 	code := upper(cmd.Args[0])
 	if !ValidCode(code) {
-		c.reply(s, CodeWrongRequest, "invalid lobby code: 5 characters of "+CodeAlphabet)
+		c.reply(cs, CodeWrongRequest, "invalid lobby code: 5 characters of "+CodeAlphabet)
 		return
 	}
 	slot, err := strconv.Atoi(cmd.Args[1])
 	if err != nil || slot < 0 || slot >= MaxPlayers || cmd.Args[1] != strconv.Itoa(slot) {
-		c.reply(s, CodeWrongRequest, "invalid slot: 0 to 3")
+		c.reply(cs, CodeWrongRequest, "invalid slot: 0 to 3")
 		return
 	}
 	proof := cmd.Args[2]
 	if !ValidSessionKey(proof) { // same form: 32 lowercase hex digits
-		c.reply(s, CodeWrongRequest, "invalid proof: 32 lowercase hex digits")
+		c.reply(cs, CodeWrongRequest, "invalid proof: 32 lowercase hex digits")
 		return
 	}
-	s.mu.Lock()
-	l := s.lobbies[code]
-	fail := func(reason string) {
-		s.mu.Unlock()
-		c.reply(s, CodeWrongRequest, reason)
-	}
+	l := c.lobbies[code]
 	switch {
 	case l == nil:
-		fail("no lobby with code " + code)
+		c.reply(cs, CodeWrongRequest, "no lobby with code "+code)
 		return
-	case l.phase != phaseRunning:
-		fail("lobby " + code + " is not running a game")
+	case !l.running():
+		c.reply(cs, CodeWrongRequest, "lobby "+code+" is not running a game")
 		return
 	case slot >= len(l.slots):
-		fail("the game of lobby " + code + " has no slot " + strconv.Itoa(slot))
+		c.reply(cs, CodeWrongRequest, "the game of lobby "+code+" has no slot "+strconv.Itoa(slot))
 		return
-	case !checkRejoinProof(l.slots[slot].Key, code, slot, c.id, proof):
-		s.log.Info("rejoin refused: wrong proof", "code", code, "slot", slot, "user", c.id.String(), "remote", c.addr)
-		fail("rejoin refused: wrong proof for slot " + strconv.Itoa(slot))
+	case !checkRejoinProof(l.slots[slot].Key, code, slot, cs.user, proof):
+		c.log.Info("rejoin refused: wrong proof", "code", code, "slot", slot, "user", cs.user.String(), "remote", cs.addr)
+		c.reply(cs, CodeWrongRequest, "rejoin refused: wrong proof for slot "+strconv.Itoa(slot))
 		return
 	}
 	rj, ok := l.game.(Rejoiner)
 	if !ok {
-		fail("this server does not support rejoining")
+		c.reply(cs, CodeWrongRequest, "this server does not support rejoining")
 		return
 	}
 	tok, key, err := newSession(l)
 	if err != nil {
-		fail("cannot generate a session token")
+		c.reply(cs, CodeWrongRequest, "cannot generate a session token")
 		return
 	}
-	m := Member{UUID: c.id, Name: c.name, Slot: slot, Token: tok, Key: key}
+	m := Member{UUID: cs.user, Name: cs.name, Slot: slot, Token: tok, Key: key}
 	if err := rj.Rejoin(m); err != nil {
-		fail("slot " + strconv.Itoa(slot) + " of lobby " + code + " is not waiting for a rejoin (its player is connected, left, or the time to rejoin is over)")
+		c.reply(cs, CodeWrongRequest, "slot "+strconv.Itoa(slot)+" of lobby "+code+" is not waiting for a rejoin (its player is connected, left, or the time to rejoin is over)")
 		return
 	}
 	prev := l.slots[slot].UUID
 	l.slots[slot] = m
-	var drop func()
-	if c.lobby != l {
-		drop = s.leaveLocked(c, "rejoined another lobby")
+	if cs.lobby != l {
+		c.leave(cs, "rejoined another lobby")
 	}
 	// The slot's previous holder (still connected to the lobby, its game session lost) and the
 	// sender's own spectator place make way.
 	for i, o := range l.members {
-		if o.id == prev && o != c {
+		if o.user == prev && o != cs {
 			l.members = append(l.members[:i], l.members[i+1:]...)
 			o.lobby = nil
 			break
 		}
 	}
-	for i, o := range l.spectators {
-		if o == c {
-			l.spectators = append(l.spectators[:i], l.spectators[i+1:]...)
-			break
-		}
-	}
+	l.spectators = removeConn(l.spectators, cs)
 	inMembers := false
 	for _, o := range l.members {
-		inMembers = inMembers || o == c
+		inMembers = inMembers || o == cs
 	}
 	if !inMembers {
-		l.members = append(l.members, c)
+		l.members = append(l.members, cs)
 	}
-	c.lobby = l
-	s.log.Info("player rejoined", "code", code, "slot", slot, "user", c.id.String(), "name", c.name)
-	c.reply(s, CodeOK, code)
-	s.pushMembersLocked(l)
-	s.pushStageLocked(c, l)
-	s.push(c, PushStart, strconv.Itoa(l.game.Port()), strconv.FormatUint(uint64(tok), 10), hex.EncodeToString(key[:]))
-	s.mu.Unlock()
-	if drop != nil {
-		drop()
-	}
+	cs.lobby = l
+	c.log.Info("player rejoined", "code", code, "slot", slot, "user", cs.user.String(), "name", cs.name)
+	c.reply(cs, CodeOK, code)
+	c.pushMembers(l)
+	c.pushStage(cs, l)
+	c.push(cs, PushStart, strconv.Itoa(l.game.Port()), strconv.FormatUint(uint64(tok), 10), hex.EncodeToString(key[:]))
 }
 
 // Rejoin sends REJOIN: this client takes back slot of the game running in lobby code, whose

@@ -328,44 +328,6 @@ func TestLongLineClosesConnection(t *testing.T) {
 	r2.expectClosed(waitTime)
 }
 
-func TestIdleTimeout(t *testing.T) {
-	st := newFakeStarter()
-	_, addr := startServer(t, ServerConfig{IdleTimeout: 150 * time.Millisecond, AuthTimeout: -1, Starter: st})
-	quiet := dialRaw(t, addr)
-	start := time.Now()
-	quiet.expectClosed(waitTime)
-	if d := time.Since(start); d < 100*time.Millisecond {
-		t.Fatalf("closed after %v, before the idle timeout", d)
-	}
-
-	// Traffic keeps a connection open past the timeout.
-	busy := dialRaw(t, addr)
-	id := busy.auth("busy")
-	for range 4 {
-		time.Sleep(75 * time.Millisecond)
-		busy.roundTrip("GET_LOBBIES " + id + ";\r\n")
-	}
-
-	// A player in a running game is not idle-closed; after END it is.
-	busy.send("JOIN_LOBBY " + id + ";\r\n")
-	busy.line()
-	busy.line() // MEMBERS
-	busy.line() // STAGE
-	busy.send("START " + id + ";\r\n")
-	busy.line()
-	busy.line() // START push
-	busy.noLine(400 * time.Millisecond)
-	st.lastGame(t).end(0)
-	if got := busy.line(); !strings.HasPrefix(got, "END ") {
-		t.Fatalf("got %q, want END", got)
-	}
-	ended := time.Now()
-	busy.expectClosed(waitTime)
-	if d := time.Since(ended); d < 100*time.Millisecond {
-		t.Fatalf("closed %v after END: the idle timer must restart at END", d)
-	}
-}
-
 func TestVanishedClientRemoved(t *testing.T) {
 	srv, addr := startServer(t, ServerConfig{Starter: newFakeStarter()})
 	a, _ := dialClient(t, addr, "a")

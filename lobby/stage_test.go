@@ -53,7 +53,7 @@ func TestClientFetchesAStageItDoesNotHave(t *testing.T) {
 		t.Fatalf("default stage %q, want cave (the file's base name)", srvFile.Name)
 	}
 	srv, addr := startServer(t, ServerConfig{Stages: cat, Starter: newFakeStarter()})
-	if n := len(srv.stageParts[srvFile.Hash]); n < 2 {
+	if n := len(srv.core.stageParts[srvFile.Hash]); n < 2 {
 		t.Fatalf("the test stage has %d GET_STAGE parts, want several", n)
 	}
 	c, _ := dialClient(t, addr, "alice")

@@ -75,6 +75,45 @@ func CheckText(s string) error {
 	return nil
 }
 
+// MaxMarks is the most combining marks (Unicode categories Mn, Mc, Me) a chat line keeps in
+// a row: enough for any script, not for a "stack" that paints over the lines around it.
+const MaxMarks = 2
+
+// SanitizeText removes from a text what would let it pass for something else on screen
+// (docs/PROTOCOL.md §2.4.9): format characters (Unicode category Cf: the direction
+// overrides, embeddings and isolates U+202A..U+202E and U+2066..U+2069, the direction marks,
+// the zero-width and invisible characters, U+FEFF), the line and paragraph separators
+// U+2028 and U+2029, the Hangul fillers, and combining marks beyond MaxMarks in a row. The
+// server relays chat sanitized; a client may apply it to whatever it shows.
+func SanitizeText(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r >= 0x80 }) {
+		return s // ASCII: nothing to remove
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	marks := 0
+	for _, r := range s {
+		switch {
+		case unicode.Is(unicode.Cf, r), r == 0x2028, r == 0x2029, invisibleLetter(r):
+			continue
+		case unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me):
+			if marks++; marks > MaxMarks {
+				continue
+			}
+		default:
+			marks = 0
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// invisibleLetter reports whether r is a letter drawn as blank space (the Hangul fillers and
+// the half-width one), which would pass for spaces or nothing.
+func invisibleLetter(r rune) bool {
+	return r == 0x115f || r == 0x1160 || r == 0x3164 || r == 0xffa0
+}
+
 // textErr returns an error wrapping ErrBadText whose message ends with reason.
 func textErr(reason string) error { return fmt.Errorf("%w: %s", ErrBadText, reason) }
 

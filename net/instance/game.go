@@ -75,6 +75,9 @@ type Game struct {
 
 	out transport.Outbox
 	buf [wire.MaxDatagram]byte
+	// spectatorsGone are the spectators dropped (silent, BYE, or by the lobby) and not taken
+	// by TakeSpectatorsGone yet: the lobby's count follows the game's (lobby.SpectatorReporter).
+	spectatorsGone []lobby.Member
 }
 
 type inputSlot struct {
@@ -397,6 +400,9 @@ func (g *Game) dropPeer(p *peer, reason uint8, tell bool, why string) {
 	p.gone = true
 	if !g.over && !p.spectator {
 		g.sim.RemovePlayer(p.slot)
+	}
+	if p.spectator && !g.over {
+		g.spectatorsGone = append(g.spectatorsGone, p.member)
 	}
 	g.log.Info("player dropped", "slot", p.slot, "name", p.member.Name, "reason", why)
 }

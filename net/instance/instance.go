@@ -230,7 +230,7 @@ func (m *Manager) StartGame(code, stageName string, members []lobby.Member) (lob
 	if err != nil {
 		return nil, err
 	}
-	in := &Instance{m: m, code: code, log: log, g: g, done: make(chan struct{})}
+	in := &Instance{m: m, code: code, log: log, g: g, done: make(chan struct{}), gone: make(chan struct{}, 1)}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -728,6 +728,7 @@ type Instance struct {
 	ended  bool
 
 	done     chan struct{}
+	gone     chan struct{} // capacity 1: SpectatorsGone
 	finalRes atomic.Uint32
 }
 
@@ -781,6 +782,7 @@ func (in *Instance) receive(from netip.AddrPort, b []byte, h *wire.Header, r wir
 	}()
 	in.g.ReceiveOpened(m.now(), from, b, h, r)
 	in.flush()
+	in.noteGone()
 }
 
 // claims reports whether token's player of this game is bound to from, or the datagram is its
@@ -848,6 +850,7 @@ func (in *Instance) run(sched uint64, out *transport.Outbox) (finished bool) {
 		in.ticks++
 		out.Append(&in.g.out)
 	}
+	in.noteGone()
 	return in.g.Finished(in.m.now())
 }
 

@@ -155,6 +155,14 @@ func (g *Game) Spectate(now time.Duration, m lobby.Member) error {
 	return nil
 }
 
+// TakeSpectatorsGone returns the spectators dropped since the last call (silent for
+// HereTimeout or SilenceTimeout, BYE, or Drop), and forgets them.
+func (g *Game) TakeSpectatorsGone() []lobby.Member {
+	gone := g.spectatorsGone
+	g.spectatorsGone = nil
+	return gone
+}
+
 // Spectators is the number of spectators watching (metrics).
 func (g *Game) Spectators() int {
 	n := 0

@@ -3,9 +3,31 @@ package instance
 import "github.com/rtype/rtype/lobby"
 
 var (
-	_ lobby.Rejoiner    = (*Instance)(nil)
-	_ lobby.Spectatable = (*Instance)(nil)
+	_ lobby.Rejoiner          = (*Instance)(nil)
+	_ lobby.Spectatable       = (*Instance)(nil)
+	_ lobby.SpectatorReporter = (*Instance)(nil)
 )
+
+// SpectatorsGone is signalled when the game has dropped spectators (lobby.SpectatorReporter).
+func (in *Instance) SpectatorsGone() <-chan struct{} { return in.gone }
+
+// TakeSpectatorsGone returns the spectators the game dropped since the last call
+// (lobby.SpectatorReporter).
+func (in *Instance) TakeSpectatorsGone() []lobby.Member {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.g.TakeSpectatorsGone()
+}
+
+// noteGone signals SpectatorsGone when the game dropped spectators (called with in.mu held).
+func (in *Instance) noteGone() {
+	if len(in.g.spectatorsGone) > 0 {
+		select {
+		case in.gone <- struct{}{}:
+		default:
+		}
+	}
+}
 
 // Rejoin gives an away player's slot to m (lobby.Rejoiner; Game.Rejoin): m's token is routed to
 // this game and the old one no longer is.

@@ -340,3 +340,42 @@ func containsInOrder(have, want []string) bool {
 	}
 	return j == len(want)
 }
+
+// Spectators the game drops on its own are reported to the lobby (TakeSpectatorsGone): one that
+// never says HERE after the HERE timeout (20 s), one that said BYE; a watching one is not.
+func TestSilentSpectatorsReported(t *testing.T) {
+	st, err := game.LoadStage("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(Config{Stage: st, Players: 1, Seed: 5, Autopilot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.RunFor(time.Second)
+	watcher, silent, quitter := member("watcher", -1, 5000), member("silent", -1, 5001), member("quitter", -1, 5002)
+	for _, m := range []lobby.Member{watcher, silent, quitter} {
+		if err := g.Server.Spectate(g.Now, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g.AddClient(watcher)
+	q := g.AddClient(quitter)
+	g.RunFor(2 * time.Second)
+	g.CloseClient(q, true) // BYE
+	g.RunFor(2 * time.Second)
+	if gone := g.Server.TakeSpectatorsGone(); len(gone) != 1 || gone[0].Token != quitter.Token {
+		t.Fatalf("spectators gone after a BYE: %+v, want the quitter", gone)
+	}
+	g.RunFor(17 * time.Second) // past the HERE timeout
+	gone := g.Server.TakeSpectatorsGone()
+	if len(gone) != 1 || gone[0].Token != silent.Token || gone[0].UUID != silent.UUID {
+		t.Fatalf("spectators gone after the HERE timeout: %+v, want the silent one", gone)
+	}
+	if n := g.Server.Spectators(); n != 1 {
+		t.Fatalf("Spectators() = %d, want 1 (the watcher)", n)
+	}
+	if gone := g.Server.TakeSpectatorsGone(); len(gone) != 0 {
+		t.Fatalf("reported twice: %+v", gone)
+	}
+}

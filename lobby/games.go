@@ -1,0 +1,169 @@
+package lobby
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/game"
+)
+
+// MaxPlayers is the largest number of members of one lobby (decision, docs/PROTOCOL.md
+// §2.4.3): the game's player count, declared once in game.
+const MaxPlayers = game.MaxPlayers
+
+// Member is one player of a started lobby as handed to Starter.StartGame: the user UUID from
+// AUTHENTICATE, the player name, the slot 0..3 (join order), the non-zero UDP session token
+// and the 128-bit session key (crypto/rand) sent to that player in its START push
+// (docs/PROTOCOL.md §2.5.1; the key answers CHALLENGE, §5.9).
+type Member struct {
+	UUID  uuid.UUID
+	Name  string
+	Slot  int
+	Token uint32
+	Key   [16]byte
+}
+
+// Game is a running game instance as seen by the lobby. Port is the UDP port players send
+// HERE to; Done is closed when the game is over; Result is then 0 defeat, 1 victory, 2 aborted
+// (the END push); Drop removes a player who left the lobby mid-game: left is true when the
+// player chose to (LEAVE, or JOIN_LOBBY elsewhere), false when its connection closed. The Core
+// calls Port and Drop from its runtime's goroutine, under the runtime's lock: they must not
+// call back into the lobby.
+type Game interface {
+	Port() int
+	Done() <-chan struct{}
+	Result() uint8
+	Drop(id uuid.UUID, left bool)
+}
+
+// Starter is the game runtime a lobby hands its game to at START (net/instance.Manager):
+// stage is the name of the lobby's stage, one of ServerConfig.Stages; members are in slot
+// order. It is called from the Core, under the runtime's lock: it must return promptly and
+// not call back into the lobby.
+type Starter interface {
+	StartGame(lobbyCode, stage string, members []Member) (Game, error)
+}
+
+// start answers START <uuid>; (docs/PROTOCOL.md §2.4.4): the owner's lobby hands its game to
+// the Starter; on success 200 OK to the owner, then START (port, token, key) to each player
+// and SPECTATE to each spectator.
+func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
+	if len(cmd.Args) > 0 {
+		c.reply(cs, CodeWrongRequest, "START takes no arguments")
+		return
+	}
+	l := cs.lobby
+	switch {
+	case l == nil:
+		c.reply(cs, CodeWrongRequest, "not in a lobby")
+		return
+	case l.running():
+		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is already running a game")
+		return
+	case len(l.members) == 0 || l.members[0] != cs:
+		c.reply(cs, CodeWrongRequest, "only the lobby owner ("+l.ownerName()+") may start the game")
+		return
+	case c.cfg.Starter == nil:
+		c.reply(cs, CodeWrongRequest, "no game server available")
+		return
+	}
+	members := make([]Member, len(l.members))
+	for i, m := range l.members {
+		t, err := randToken()
+		for err == nil && slicesContainsToken(members[:i], t) {
+			t, err = randToken()
+		}
+		if err != nil {
+			c.reply(cs, CodeWrongRequest, "cannot generate session tokens")
+			return
+		}
+		members[i] = Member{UUID: m.user, Name: m.name, Slot: i, Token: t}
+		if _, err := rand.Read(members[i].Key[:]); err != nil {
+			c.reply(cs, CodeWrongRequest, "cannot generate session keys")
+			return
+		}
+	}
+	g, err := c.cfg.Starter.StartGame(l.code, l.stage.Name, append([]Member(nil), members...))
+	if err == nil && g == nil {
+		err = errors.New("starter returned no game")
+	}
+	if err != nil {
+		c.log.Warn("lobby start failed", "code", l.code, "err", err)
+		c.reply(cs, CodeWrongRequest, "cannot start game: "+err.Error())
+		return
+	}
+	port := g.Port()
+	l.game = g
+	l.slots = members
+	c.out = append(c.out, Out{Game: g})
+	c.reply(cs, CodeOK, "OK")
+	ps := strconv.Itoa(port)
+	for i, m := range l.members {
+		c.push(m, PushStart, ps, strconv.FormatUint(uint64(members[i].Token), 10), hex.EncodeToString(members[i].Key[:]))
+	}
+	c.startSpectators(l, g, ps)
+	c.log.Info("lobby started", "code", l.code, "stage", l.stage.Name, "players", len(l.members), "port", port, "user", cs.user.String())
+}
+
+// GameEnded tells the Core that game g (handed to the runtime in an Out) is over with result
+// (0 defeat, 1 victory, 2 aborted): its lobby waits again, its members and spectators get END
+// and their idle timers restart, and spectators take the free places.
+func (c *Core) GameEnded(now time.Duration, g Game, result uint8) {
+	var l *lobbyState
+	for _, o := range c.lobbies {
+		if o.game == g {
+			l = o
+		}
+	}
+	if l == nil {
+		return // every player left for good: the lobby is gone
+	}
+	l.game = nil
+	l.slots = nil
+	l.lost = false
+	if len(l.members) == 0 && len(l.spectators) == 0 {
+		delete(c.lobbies, l.code) // every player was lost and none rejoined
+		c.log.Info("lobby ended", "code", l.code, "result", result, "players", 0, "removed", true)
+		return
+	}
+	c.log.Info("lobby ended", "code", l.code, "result", result, "players", len(l.members), "removed", false)
+	r := strconv.Itoa(int(result))
+	for _, m := range append(append([]*connState(nil), l.members...), l.spectators...) {
+		if c.cfg.IdleTimeout > 0 {
+			c.setDeadline(m, now, c.cfg.IdleTimeout) // suspended during the game: restarted now
+		}
+		c.push(m, PushEnd, r)
+	}
+	if len(l.spectators) > 0 && len(l.members) < MaxPlayers && !c.stopping {
+		c.promote(l) // spectators take the free places, in join order
+		c.pushMembers(l)
+	}
+}
+
+// randToken returns a uniformly random non-zero u32 from crypto/rand.
+func randToken() (uint32, error) {
+	var b [4]byte
+	for {
+		if _, err := rand.Read(b[:]); err != nil {
+			return 0, err
+		}
+		if t := binary.LittleEndian.Uint32(b[:]); t != 0 {
+			return t, nil
+		}
+	}
+}
+
+func slicesContainsToken(ms []Member, t uint32) bool {
+	for _, m := range ms {
+		if m.Token == t {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,107 @@
+package lobby
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Lobbies returns the live lobbies, the oldest first.
+func (c *Core) Lobbies() []LobbyInfo {
+	ls := make([]*lobbyState, 0, len(c.lobbies))
+	for _, l := range c.lobbies {
+		ls = append(ls, l)
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].created < ls[j].created })
+	out := make([]LobbyInfo, len(ls))
+	for i, l := range ls {
+		out[i] = LobbyInfo{Code: l.code, Players: len(l.members), Running: l.running(), Stage: l.stage.Name}
+	}
+	return out
+}
+
+// getLobbies answers GET_LOBBIES <uuid>;[<skip>] (docs/PROTOCOL.md §2.4.2): the lobbies oldest
+// first, after skipping the first skip ones, as many whole entries as fit in one line.
+func (c *Core) getLobbies(_ time.Duration, cs *connState, cmd Command) {
+	skip := 0
+	switch len(cmd.Args) {
+	case 0:
+	case 1:
+		n, err := strconv.Atoi(cmd.Args[0])
+		if err != nil || n < 0 || len(cmd.Args[0]) > 9 || cmd.Args[0][0] == '+' || (len(cmd.Args[0]) > 1 && cmd.Args[0][0] == '0') {
+			c.reply(cs, CodeWrongRequest, "GET_LOBBIES takes no argument, or the number of lobbies to skip")
+			return
+		}
+		skip = n
+	default:
+		c.reply(cs, CodeWrongRequest, "GET_LOBBIES takes no argument, or the number of lobbies to skip")
+		return
+	}
+	ls := c.Lobbies()
+	room := MaxLine - len("200 ") - len(c.srv) - len(" ") - len("\r\n")
+	var body []byte
+	for _, l := range ls[min(skip, len(ls)):] {
+		n := len(body)
+		body = AppendLobbies(body, []LobbyInfo{l})
+		if len(body) > room {
+			body = body[:n]
+			break
+		}
+	}
+	c.reply(cs, CodeOK, string(body))
+}
+
+// chat relays CHAT <uuid>;<text> to every member and spectator of the sender's lobby
+// (docs/PROTOCOL.md §2.4.9).
+func (c *Core) chat(now time.Duration, cs *connState, cmd Command) {
+	wire := strings.Join(cmd.Args, ",") // commas travel as they are: the text is the rest of the line
+	text, err := DecodeText(wire)
+	if err == nil {
+		text = SanitizeText(text)
+		err = CheckText(text) // nothing left but what was removed: empty
+	}
+	if err != nil {
+		c.reply(cs, CodeWrongRequest, "chat text: "+textReason(err))
+		return
+	}
+	l := cs.lobby
+	if l == nil {
+		c.reply(cs, CodeWrongRequest, "not in a lobby")
+		return
+	}
+	if !cs.chatRate.AllowN(wall(now), 1) {
+		c.limitHit(now, LimitChatRate, cs.addr, "lobby limit hit: chat line refused", "user", cs.user.String())
+		c.reply(cs, CodeWrongRequest, fmt.Sprintf("too many chat lines: at most %d at once, then 1 per second", ChatBurst))
+		return
+	}
+	c.reply(cs, CodeOK, "OK")
+	c.stats.chat.Add(1)
+	args := append([]string{cs.name}, textArgs(EncodeText(text))...)
+	for _, m := range l.members {
+		c.push(m, PushChat, args...)
+	}
+	for _, m := range l.spectators {
+		c.push(m, PushChat, args...)
+	}
+	c.log.Debug("lobby chat", "code", l.code, "user", cs.user.String(), "name", cs.name, "text", text)
+}
+
+// Broadcast pushes BROADCAST with text to every open connection (docs/PROTOCOL.md §2.5.6) and
+// returns how many connections it was queued for. text must pass CheckText.
+func (c *Core) Broadcast(text string) (int, error) {
+	if err := CheckText(text); err != nil {
+		return 0, err
+	}
+	line, err := AppendCommand(nil, Command{Name: PushBroadcast, Header: c.srv, Args: textArgs(EncodeText(text))})
+	if err != nil {
+		return 0, err
+	}
+	for id := range c.conns {
+		c.out = append(c.out, Out{Conn: id, Line: line})
+	}
+	c.stats.broadcasts.Add(1)
+	c.log.Info("lobby broadcast sent", "clients", len(c.conns), "text", text)
+	return len(c.conns), nil
+}
