@@ -15,7 +15,7 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 EBITEN_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}}' ./... | grep -E ' github.com/hajimehoshi/ebiten/v2( |$$)' | cut -d' ' -f1)
 OTHER_PKGS  = $(filter-out $(EBITEN_PKGS),$(shell $(GO) list ./...))
 
-.PHONY: all deps build server client bot load play test vet test-go test-ebiten check-deps bench fuzz dist clean
+.PHONY: all deps build server client bot load play test vet test-go test-ebiten check-deps licenses bench fuzz dist clean
 
 all: build
 
@@ -63,6 +63,12 @@ check-deps:
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/rtype-server
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/rtype-bot
 	@echo "check-deps: server and bot build with CGO_ENABLED=0 and link no ebiten"
+	@GO=$(GO) sh scripts/third-party.sh | cmp -s - docs/THIRD_PARTY.md || { echo "FAIL: docs/THIRD_PARTY.md is stale (the modules changed): run make licenses"; exit 1; }
+	@echo "check-deps: docs/THIRD_PARTY.md lists every module the binaries link"
+
+# docs/THIRD_PARTY.md: the modules compiled into the binaries, their licences and licence texts.
+licenses:
+	GO=$(GO) sh scripts/third-party.sh > docs/THIRD_PARTY.md
 
 # The end-to-end tests play in real time (mostly waiting): run more of them at once than cores.
 test-go:
