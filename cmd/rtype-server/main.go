@@ -71,6 +71,7 @@ func main() {
 	var logFormat, logLevel string
 	flag.StringVar(&cfg.Addr, "addr", env("RTYPE_ADDR", ":4242"), "TCP lobby address host:port (env RTYPE_ADDR)")
 	flag.StringVar(&cfg.UDPHost, "udp-addr", env("RTYPE_UDP_ADDR", ""), "host the game socket binds (UDP); empty = the host of -addr (all interfaces when -addr names none); 0.0.0.0 or :: = all interfaces (env RTYPE_UDP_ADDR)")
+	flag.StringVar(&cfg.PublicUDP, "public-udp", env("RTYPE_PUBLIC_UDP", ""), "UDP port players reach, advertised by START instead of the bound one, as :PORT (behind Docker -p PORT:4242/udp or a NAT port forward); empty = the bound port (env RTYPE_PUBLIC_UDP)")
 	udpPort := flag.String("udp-port", env("RTYPE_UDP_PORT", ""), "UDP port every game shares; empty = the port number of -addr, 0 = chosen by the OS (env RTYPE_UDP_PORT)")
 	flag.IntVar(&cfg.MaxLobbies, "max-lobbies", envInt("RTYPE_MAX_LOBBIES", 64), "maximum number of lobbies at once; 0 or less means the default 64 (env RTYPE_MAX_LOBBIES)")
 	flag.IntVar(&cfg.MaxConns, "max-conns", envInt("RTYPE_MAX_CONNS", lobby.DefaultMaxConns), "maximum lobby connections at once (env RTYPE_MAX_CONNS)")

@@ -23,9 +23,14 @@ import (
 
 // Config is the server's configuration (the flags of cmd/rtype-server).
 type Config struct {
-	Addr       string // TCP lobby address, e.g. ":4242" (seed 004 §2)
-	UDPHost    string // host the game socket binds ("" = all interfaces)
-	UDPPort    int    // UDP port shared by every game (0 = chosen by the OS); START hands it out
+	Addr    string // TCP lobby address, e.g. ":4242" (seed 004 §2)
+	UDPHost string // host the game socket binds ("" = all interfaces)
+	UDPPort int    // UDP port shared by every game (0 = chosen by the OS); START hands it out
+	// PublicUDP, when set, is the UDP port players reach, handed out by START instead of the
+	// bound one: ":PORT" or "PORT" (behind Docker's -p PORT:UDPPort/udp, a NAT port forward).
+	// The host is always the lobby's (START carries no host, docs/PROTOCOL.md §2.5.1), so a
+	// host here is refused.
+	PublicUDP  string
 	MaxLobbies int
 	// Stage is the default stage of new lobbies: an embedded stage's name ("stage1", "short") or
 	// a path to a stage JSON file, which is then offered too (game.LoadStageCatalogue).
@@ -80,6 +85,10 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.UDPPort < 0 || cfg.UDPPort > 65535 {
 		return fmt.Errorf("udp port %d is not valid", cfg.UDPPort)
 	}
+	publicPort, err := ParsePublicUDP(cfg.PublicUDP)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -93,7 +102,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
 	mgr, err := instance.NewManager(instance.Config{
-		Host: cfg.UDPHost, Port: cfg.UDPPort, Stages: stages.Stage,
+		Host: cfg.UDPHost, Port: cfg.UDPPort, PublicPort: publicPort, Stages: stages.Stage,
 		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, RateLimit: cfg.UDPRate, RejoinWindow: cfg.RejoinWindow, Logger: log,
 		OnGameEnd: func(in *instance.Instance) {
 			reg.GameEnded(in)
@@ -109,7 +118,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		return err
 	}
-	log.Info("rtype server listening", "lobby", ln.Addr().String(), "udp", net.JoinHostPort(cfg.UDPHost, strconv.Itoa(mgr.Port())),
+	log.Info("rtype server listening", "lobby", ln.Addr().String(), "udp", net.JoinHostPort(cfg.UDPHost, strconv.Itoa(mgr.Port())), "udp_public_port", mgr.PublicPort(),
 		"stage", stages.Default().Name, "stages", strings.Join(stages.Names(), ","), "udp_rate", udpRate(cfg.UDPRate))
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr(), mgr)
@@ -162,4 +171,28 @@ func udpRate(r int) string {
 		return "off"
 	}
 	return strconv.Itoa(r) + "/s"
+}
+
+// ParsePublicUDP reads Config.PublicUDP: the port START advertises (0: none given, the bound
+// one). It accepts "PORT", ":PORT" and "[]:PORT"; a host is refused, because START carries only
+// a port and players send to the lobby's host.
+func ParsePublicUDP(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	host, port := "", s
+	if strings.Contains(s, ":") {
+		var err error
+		if host, port, err = net.SplitHostPort(s); err != nil {
+			return 0, fmt.Errorf("public udp %q: %w", s, err)
+		}
+	}
+	if host != "" {
+		return 0, fmt.Errorf("public udp %q: give only the port (\":%s\"): players send UDP to the host they reached the lobby at, START carries only the port (docs/PROTOCOL.md §2.5.1)", s, port)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return 0, fmt.Errorf("public udp %q: the port must be 1..65535", s)
+	}
+	return n, nil
 }
