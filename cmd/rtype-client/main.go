@@ -18,6 +18,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/rtype/rtype/buildinfo"
 	"github.com/rtype/rtype/game/client"
 	// Before ebiten's init on Linux: a missing display is one clear line, not a glfw panic.
 	_ "github.com/rtype/rtype/game/client/displaycheck"
@@ -56,11 +57,16 @@ func run(args []string) int {
 	netsim := fs.String("netsim", "", "simulate a bad link on the game socket, e.g. lat=75ms,jitter=10ms,loss=5%")
 	configDir := fs.String("config", "", "directory replacing the user config dir for rtype/settings.json")
 	verbose := fs.Bool("v", false, "debug logging")
+	version := fs.Bool("version", false, "print the version and exit (works without a display)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
 		return 2
+	}
+	if *version {
+		fmt.Println(buildinfo.String("rtype-client"))
+		return 0
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "rtype-client: unexpected arguments %q\n", fs.Args())

@@ -44,11 +44,21 @@ type Config struct {
 	MaxLobbiesPerAddr int
 	CommandRate       float64 // lines per second per connection
 	AuthTimeout       time.Duration
-	// AdminAddr, when set, serves Prometheus /metrics, /debug/pprof/ and POST /broadcast over HTTP
-	// on this address (AdminHandler); "" = off.
+	// MetricsAddr, when set, serves only GET /metrics, /healthz and /readyz over HTTP on this
+	// address (MetricsHandler); "" = off.
+	MetricsAddr string
+	// AdminAddr, when set, serves the same and, behind AdminToken, /debug/pprof/ and POST
+	// /broadcast (AdminHandler); "" = off. A non-loopback address is warned about at start.
 	AdminAddr string
-	// OnAdmin, when set, receives the bound admin address (tests use port 0).
-	OnAdmin func(addr net.Addr)
+	// AdminToken is the bearer token of the admin address's pprof and broadcast endpoints; ""
+	// refuses them.
+	AdminToken string
+	// HTTPHosts are the host names (besides IP literals and localhost) the metrics and admin
+	// addresses answer to in a request's Host header (DNS rebinding defence).
+	HTTPHosts []string
+	// OnAdmin and OnMetrics, when set, receive the bound admin and metrics addresses (tests use
+	// port 0).
+	OnAdmin, OnMetrics func(addr net.Addr)
 	// SilenceTimeout drops a silent player from a game (0 = 10 s).
 	SilenceTimeout time.Duration
 	// UDPRate is how many datagrams per second each source address may send to the game port
@@ -93,11 +103,20 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	var adminLn net.Listener
+	var adminLn, metricsLn net.Listener
 	if cfg.AdminAddr != "" {
 		if adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
 			ln.Close()
 			return fmt.Errorf("admin address: %w", err)
+		}
+	}
+	if cfg.MetricsAddr != "" {
+		if metricsLn, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			ln.Close()
+			if adminLn != nil {
+				adminLn.Close()
+			}
+			return fmt.Errorf("metrics address: %w", err)
 		}
 	}
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
@@ -113,8 +132,10 @@ func Run(ctx context.Context, cfg Config) error {
 	})
 	if err != nil {
 		ln.Close()
-		if adminLn != nil {
-			adminLn.Close()
+		for _, l := range []net.Listener{adminLn, metricsLn} {
+			if l != nil {
+				l.Close()
+			}
 		}
 		return err
 	}
@@ -127,11 +148,27 @@ func Run(ctx context.Context, cfg Config) error {
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
 		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
 	reg = metrics.New(srv, mgr)
+	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, Ready: func() bool { return ctx.Err() == nil }}
+	if metricsLn != nil {
+		hs := &http.Server{Handler: MetricsHandler(reg, hcfg), ReadHeaderTimeout: 5 * time.Second}
+		go hs.Serve(metricsLn)
+		defer hs.Close()
+		log.Info("metrics address listening", "addr", metricsLn.Addr().String(), "paths", "/metrics /healthz /readyz")
+		if cfg.OnMetrics != nil {
+			cfg.OnMetrics(metricsLn.Addr())
+		}
+	}
 	if adminLn != nil {
-		hs := &http.Server{Handler: AdminHandler(reg, srv, log), ReadHeaderTimeout: 5 * time.Second}
+		hs := &http.Server{Handler: AdminHandler(reg, srv, log, hcfg), ReadHeaderTimeout: 5 * time.Second}
 		go hs.Serve(adminLn)
 		defer hs.Close()
-		log.Info("admin address listening", "addr", adminLn.Addr().String(), "paths", "/metrics /debug/pprof/ POST /broadcast")
+		log.Info("admin address listening", "addr", adminLn.Addr().String(), "paths", "/metrics /healthz /readyz, with the token /debug/pprof/ POST /broadcast")
+		if ta, ok := adminLn.Addr().(*net.TCPAddr); ok && !ta.IP.IsLoopback() {
+			log.Warn("the admin address is not loopback: anyone who reaches it can try the admin token; prefer 127.0.0.1 (and -metrics for a remote Prometheus)", "addr", adminLn.Addr().String())
+		}
+		if cfg.AdminToken == "" {
+			log.Warn("no admin token (RTYPE_ADMIN_TOKEN or -admin-token-file): /debug/pprof/ and POST /broadcast refuse every request")
+		}
 		if cfg.OnAdmin != nil {
 			cfg.OnAdmin(adminLn.Addr())
 		}
