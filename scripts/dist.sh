@@ -49,6 +49,7 @@ for t in linux/amd64 linux/arm64 windows/amd64 darwin/amd64 darwin/arm64; do
 	cp LICENSE README.md docs/THIRD_PARTY.md "$dir/"
 	cp -r deploy "$dir/deploy"
 	if [ "$os" = windows ]; then
+		find "$dir" -exec touch -h -d '1980-01-02 00:00:00Z' {} +
 		(cd "$out" && find "$name" -print | sort | TZ=UTC zip -q -X -D "$name.zip" -@)
 	else
 		tar --sort=name --mtime='1980-01-02 00:00:00Z' --owner=0 --group=0 --numeric-owner -C "$out" -cf - "$name" | gzip -n > "$out/$name.tar.gz"
