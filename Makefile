@@ -5,6 +5,9 @@ FUZZTIME  ?= 10s
 ADDR      ?= 127.0.0.1:4242
 STAGE     ?= stage1
 XVFB      ?= xvfb-run -a -s "-screen 0 1920x1080x24"
+# The version every binary prints with -version (and the server exports as rtype_build_info).
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+BUILDFLAGS = -trimpath -ldflags "-X github.com/rtype/rtype/buildinfo.Version=$(VERSION)"
 
 # Debian packages: client build (cgo: X11, GL, ALSA) and headless tests (Xvfb).
 DEB_BUILD := gcc pkg-config libx11-dev libxrandr-dev libxcursor-dev libxinerama-dev libxi-dev libxxf86vm-dev libgl-dev libasound2-dev
@@ -15,7 +18,7 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 EBITEN_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}}' ./... | grep -E ' github.com/hajimehoshi/ebiten/v2( |$$)' | cut -d' ' -f1)
 OTHER_PKGS  = $(filter-out $(EBITEN_PKGS),$(shell $(GO) list ./...))
 
-.PHONY: all deps build server client bot load play test vet test-go test-ebiten check-deps bench fuzz dist clean
+.PHONY: all deps build server client bot load play test vet test-go test-ebiten check-deps licenses bench fuzz dist clean
 
 all: build
 
@@ -28,25 +31,25 @@ deps:
 	else echo "deps: not a Debian/Ubuntu system. The client needs a C compiler and OpenGL/X11 (Linux: X11, Xrandr, Xcursor, Xinerama, Xi, Xxf86vm, GL, ALSA dev headers); tests need Xvfb."; fi
 
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build $(BUILDFLAGS) -o $(BIN)/ ./cmd/...
 
 server:
-	CGO_ENABLED=0 $(GO) build -o $(BIN)/rtype-server ./cmd/rtype-server
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BIN)/rtype-server ./cmd/rtype-server
 
 client:
-	$(GO) build -o $(BIN)/rtype-client ./cmd/rtype-client
+	$(GO) build $(BUILDFLAGS) -o $(BIN)/rtype-client ./cmd/rtype-client
 	./$(BIN)/rtype-client -server $(ADDR)
 
 bot:
-	CGO_ENABLED=0 $(GO) build -o $(BIN)/rtype-bot ./cmd/rtype-bot
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BIN)/rtype-bot ./cmd/rtype-bot
 
 load:
-	CGO_ENABLED=0 $(GO) build -o $(BIN)/rtype-load ./cmd/rtype-load
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BIN)/rtype-load ./cmd/rtype-load
 
 # play: a server on localhost in the background and one client; closing the client stops the server.
 # The game instances (UDP) bind the same host as the lobby (loopback by default).
 play: deps
-	$(GO) build -o $(BIN)/ ./cmd/rtype-server ./cmd/rtype-client
+	$(GO) build $(BUILDFLAGS) -o $(BIN)/ ./cmd/rtype-server ./cmd/rtype-client
 	@h='$(ADDR)'; h=$${h%:*}; \
 	./$(BIN)/rtype-server -addr $(ADDR) -udp-addr "$$h" -stage $(STAGE) & srv=$$!; \
 	trap 'kill $$srv 2>/dev/null; wait $$srv 2>/dev/null' EXIT INT TERM; \
@@ -63,6 +66,12 @@ check-deps:
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/rtype-server
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/rtype-bot
 	@echo "check-deps: server and bot build with CGO_ENABLED=0 and link no ebiten"
+	@GO=$(GO) sh scripts/third-party.sh | cmp -s - docs/THIRD_PARTY.md || { echo "FAIL: docs/THIRD_PARTY.md is stale (the modules changed): run make licenses"; exit 1; }
+	@echo "check-deps: docs/THIRD_PARTY.md lists every module the binaries link"
+
+# docs/THIRD_PARTY.md: the modules compiled into the binaries, their licences and licence texts.
+licenses:
+	GO=$(GO) sh scripts/third-party.sh > docs/THIRD_PARTY.md
 
 # The end-to-end tests play in real time (mostly waiting): run more of them at once than cores.
 test-go:
@@ -86,14 +95,9 @@ fuzz:
 	    echo "fuzz $$pkg $$t ($(FUZZTIME))"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -parallel 1 $$pkg; \
 	  done; done
 
+# Release archives per OS/arch with SHA256SUMS (scripts/dist.sh says what it cannot build here).
 dist:
-	mkdir -p dist
-	GOOS=linux GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o dist/rtype-server-linux-amd64 ./cmd/rtype-server
-	GOOS=linux GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o dist/rtype-bot-linux-amd64 ./cmd/rtype-bot
-	GOOS=linux GOARCH=amd64 $(GO) build -o dist/rtype-client-linux-amd64 ./cmd/rtype-client
-	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -ldflags "-H=windowsgui" -o dist/rtype-client-windows-amd64.exe ./cmd/rtype-client
-	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o dist/rtype-server-windows-amd64.exe ./cmd/rtype-server
-	@ls -l dist
+	GO=$(GO) VERSION=$(VERSION) sh scripts/dist.sh
 
 clean:
 	rm -rf $(BIN) dist

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/netip"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -23,7 +25,12 @@ func Explain(err error, server string) (msg, detail string) {
 	var sc *ServerClosedError
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
+	var udp interface{ GameUDPAddr() netip.AddrPort } // net/session.NoWelcomeError
 	switch {
+	case errors.As(err, &udp):
+		port := strconv.Itoa(int(udp.GameUDPAddr().Port()))
+		return "The game server at " + udp.GameUDPAddr().Addr().String() + " did not answer on UDP port " + port +
+			": a firewall or NAT between you may block UDP (the server needs " + port + "/udp open, not only its lobby's TCP port).", detail
 	case errors.As(err, &re):
 		return sentence(re.Reason), detail
 	case errors.As(err, &sc):

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"strings"
 	"testing"
 )
@@ -35,6 +36,8 @@ func TestExplain(t *testing.T) {
 		{&net.DNSError{Err: "no such host", Name: "nosuch.example", IsNotFound: true}, "Cannot find the server " + closed + ": check the address."},
 		{fmt.Errorf("%w: bad START push", ErrProtocol), "The server at " + closed + " does not speak the rtype protocol this game knows (is it another version?)."},
 		{context.DeadlineExceeded, "The server at " + closed + " did not answer in time."},
+		{fmt.Errorf("game: %w", noWelcome{netip.MustParseAddrPort("203.0.113.7:4243")}),
+			"The game server at 203.0.113.7 did not answer on UDP port 4243: a firewall or NAT between you may block UDP (the server needs 4243/udp open, not only its lobby's TCP port)."},
 	} {
 		msg, detail := Explain(tc.err, closed)
 		if msg != tc.want || detail != tc.err.Error() {
@@ -47,3 +50,9 @@ func TestExplain(t *testing.T) {
 		}
 	}
 }
+
+// noWelcome stands for net/session.NoWelcomeError (which imports this package's users, not it).
+type noWelcome struct{ at netip.AddrPort }
+
+func (e noWelcome) Error() string               { return "session: no WELCOME from udp " + e.at.String() }
+func (e noWelcome) GameUDPAddr() netip.AddrPort { return e.at }

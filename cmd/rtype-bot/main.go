@@ -8,12 +8,14 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/rtype/rtype/buildinfo"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/session"
 )
@@ -33,7 +35,12 @@ func main() {
 	rejoin := flag.String("rejoin", "", `rejoin a slot lost less than 60 s ago instead of joining: "CODE,SLOT,KEY" (the "rejoin" field of a crashed bot's JSON line)`)
 	flag.BoolVar(&cfg.Spectate, "spectate", false, "join -lobby, which is running a game, as spectators and watch it to its end")
 	crashAfter := flag.Duration("crash-after", 0, `the first bot crashes this long into the game (its lobby connection and socket close without LEAVE or BYE) and prints its "rejoin" field; 0: never`)
+	version := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
+	if *version {
+		fmt.Println(buildinfo.String("rtype-bot"))
+		return
+	}
 	if *rejoin != "" {
 		rj, err := bot.ParseRejoin(*rejoin)
 		if err != nil {

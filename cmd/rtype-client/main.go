@@ -9,7 +9,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/rtype/rtype/game/client"
+	"github.com/rtype/rtype/game/client/clientflags"
 	// Before ebiten's init on Linux: a missing display is one clear line, not a glfw panic.
 	_ "github.com/rtype/rtype/game/client/displaycheck"
 )
@@ -41,59 +41,32 @@ func parseSize(s string) (int, int, error) {
 }
 
 func run(args []string) int {
-	fs := flag.NewFlagSet("rtype-client", flag.ContinueOnError)
-	server := fs.String("server", "127.0.0.1:4242", "lobby server host:port (default: the address remembered in the settings, else 127.0.0.1:4242)")
-	name := fs.String("name", "", "player name, 1..16 of [A-Za-z0-9_-] (default: from the settings, else \"player\")")
-	fullscreen := fs.Bool("fullscreen", false, "start fullscreen (F11 or Alt+Enter toggles)")
-	windowed := fs.String("windowed", "", "window size WxH in screen pixels (default 1280x720)")
-	autoplay := fs.Bool("autoplay", false, "the built-in autopilot flies the ship; go from the title to the game without keys (creates a lobby and starts it; with -lobby, joins it and waits for its owner)")
-	lobbyCode := fs.String("lobby", "", "join this lobby code without keys (default with -autoplay/-start: create a lobby)")
-	start := fs.Bool("start", false, "send START once in the lobby")
-	stage := fs.String("stage", "", "stage of the lobby created by -autoplay/-start without -lobby, e.g. short (default: the server's)")
-	shot := fs.String("screenshot", "", "write a PNG of the 1920x1080 frame to FILE after -screenshot-after ticks in game, then exit 0")
-	shotAfter := fs.Int("screenshot-after", 300, "60 Hz ticks in game with entities visible before the screenshot")
-	mute := fs.Bool("mute", false, "no audio at all")
-	netsim := fs.String("netsim", "", "simulate a bad link on the game socket, e.g. lat=75ms,jitter=10ms,loss=5%")
-	configDir := fs.String("config", "", "directory replacing the user config dir for rtype/settings.json")
-	verbose := fs.Bool("v", false, "debug logging")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "rtype-client: unexpected arguments %q\n", fs.Args())
-		return 2
+	f, code, exit := clientflags.Parse(args, os.Stdout, os.Stderr)
+	if exit {
+		return code
 	}
 	level := slog.LevelInfo
-	if *verbose {
+	if f.Verbose {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
 
 	cfg := client.Config{
-		Name: *name, Fullscreen: *fullscreen, Autoplay: *autoplay, Lobby: *lobbyCode, Start: *start, Stage: *stage,
-		Screenshot: *shot, ScreenshotAfter: *shotAfter, Mute: *mute, NetSim: *netsim, ConfigDir: *configDir, Logger: log,
+		Name: f.Name, Fullscreen: f.Fullscreen, Autoplay: f.Autoplay, Lobby: f.Lobby, Start: f.Start, Stage: f.Stage,
+		Screenshot: f.Screenshot, ScreenshotAfter: f.ShotAfter, Mute: f.Mute, NetSim: f.NetSim, ConfigDir: f.ConfigDir, Logger: log,
 	}
 	// -server given explicitly wins over (and is remembered in) the settings file.
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "server" {
-			cfg.Server = *server
-		}
-	})
-	if *windowed != "" {
-		w, h, err := parseSize(*windowed)
+	if f.ServerSet {
+		cfg.Server = f.Server
+	}
+	if f.Windowed != "" {
+		w, h, err := parseSize(f.Windowed)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "rtype-client:", err)
 			return 2
 		}
 		cfg.WindowW, cfg.WindowH = w, h
-	}
-	if *shotAfter <= 0 {
-		fmt.Fprintln(os.Stderr, "rtype-client: -screenshot-after must be > 0")
-		return 2
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

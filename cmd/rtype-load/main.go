@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rtype/rtype/buildinfo"
 	"github.com/rtype/rtype/net/load"
 )
 
@@ -40,7 +41,12 @@ func main() {
 	flag.Float64Var(&fc.DownRate, "down-rate", 32, "-floor-server: datagrams per client per second")
 	flag.IntVar(&fc.DownSize, "down-size", 130, "-floor-server: bytes per datagram")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the load generator to this file")
+	version := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
+	if *version {
+		fmt.Println(buildinfo.String("rtype-load"))
+		return
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err == nil {

@@ -16,6 +16,7 @@ import (
 func broadcast(args []string) int {
 	fs := flag.NewFlagSet("rtype-server broadcast", flag.ContinueOnError)
 	admin := fs.String("admin", env("RTYPE_ADMIN", "127.0.0.1:9090"), "admin address of the running server (its -admin flag) (env RTYPE_ADMIN)")
+	tokenFile := fs.String("admin-token-file", env("RTYPE_ADMIN_TOKEN_FILE", ""), "file holding the server's admin token; else the env RTYPE_ADMIN_TOKEN (env RTYPE_ADMIN_TOKEN_FILE)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: rtype-server broadcast [-admin host:port] TEXT...\n\nPushes TEXT (1..200 characters) to every player connected to the server's lobby.")
 		fs.PrintDefaults()
@@ -28,8 +29,22 @@ func broadcast(args []string) int {
 		fs.Usage()
 		return 2
 	}
+	tok, err := adminToken(*tokenFile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rtype-server broadcast:", err)
+		return 2
+	}
+	req, err := http.NewRequest(http.MethodPost, "http://"+*admin+"/broadcast", strings.NewReader(text))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rtype-server broadcast:", err)
+		return 2
+	}
+	req.Header.Set("Content-Type", "text/plain; charset=utf-8")
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
 	hc := &http.Client{Timeout: 10 * time.Second}
-	resp, err := hc.Post("http://"+*admin+"/broadcast", "text/plain; charset=utf-8", strings.NewReader(text))
+	resp, err := hc.Do(req)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "rtype-server broadcast: no server admin address at %s (start the server with -admin %s): %v\n", *admin, *admin, err)
 		return 1
@@ -42,4 +57,22 @@ func broadcast(args []string) int {
 	}
 	fmt.Print(string(body))
 	return 0
+}
+
+// adminToken is the admin token: the first line of file when one is given, else the environment
+// variable RTYPE_ADMIN_TOKEN ("" when neither is set). A file that is empty or unreadable is an
+// error (the operator meant to set one).
+func adminToken(file string) (string, error) {
+	if file == "" {
+		return strings.TrimSpace(os.Getenv("RTYPE_ADMIN_TOKEN")), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("admin token: %w", err)
+	}
+	tok, _, _ := strings.Cut(string(b), "\n")
+	if tok = strings.TrimSpace(tok); tok == "" {
+		return "", fmt.Errorf("admin token file %s is empty", file)
+	}
+	return tok, nil
 }

@@ -12,9 +12,11 @@ import (
 	"os/signal"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/rtype/rtype/buildinfo"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/server"
@@ -71,6 +73,7 @@ func main() {
 	var logFormat, logLevel string
 	flag.StringVar(&cfg.Addr, "addr", env("RTYPE_ADDR", ":4242"), "TCP lobby address host:port (env RTYPE_ADDR)")
 	flag.StringVar(&cfg.UDPHost, "udp-addr", env("RTYPE_UDP_ADDR", ""), "host the game socket binds (UDP); empty = the host of -addr (all interfaces when -addr names none); 0.0.0.0 or :: = all interfaces (env RTYPE_UDP_ADDR)")
+	flag.StringVar(&cfg.PublicUDP, "public-udp", env("RTYPE_PUBLIC_UDP", ""), "UDP port players reach, advertised by START instead of the bound one, as :PORT (behind Docker -p PORT:4242/udp or a NAT port forward); empty = the bound port (env RTYPE_PUBLIC_UDP)")
 	udpPort := flag.String("udp-port", env("RTYPE_UDP_PORT", ""), "UDP port every game shares; empty = the port number of -addr, 0 = chosen by the OS (env RTYPE_UDP_PORT)")
 	flag.IntVar(&cfg.MaxLobbies, "max-lobbies", envInt("RTYPE_MAX_LOBBIES", 64), "maximum number of lobbies at once; 0 or less means the default 64 (env RTYPE_MAX_LOBBIES)")
 	flag.IntVar(&cfg.MaxConns, "max-conns", envInt("RTYPE_MAX_CONNS", lobby.DefaultMaxConns), "maximum lobby connections at once (env RTYPE_MAX_CONNS)")
@@ -79,14 +82,33 @@ func main() {
 	flag.Float64Var(&cfg.CommandRate, "rate", envFloat("RTYPE_RATE", lobby.DefaultCommandRate), "lobby lines per second per connection, in bursts of 20 (env RTYPE_RATE)")
 	flag.DurationVar(&cfg.AuthTimeout, "auth-timeout", envDuration("RTYPE_AUTH_TIMEOUT", lobby.DefaultAuthTimeout), "close lobby connections that have not authenticated after this long; negative = never (env RTYPE_AUTH_TIMEOUT)")
 	flag.DurationVar(&cfg.IdleTimeout, "idle-timeout", envDuration("RTYPE_IDLE_TIMEOUT", lobby.DefaultIdleTimeout), "close lobby connections without a valid command for this long, except in game; negative = never (env RTYPE_IDLE_TIMEOUT)")
-	flag.StringVar(&cfg.AdminAddr, "admin", env("RTYPE_ADMIN", ""), "serve Prometheus /metrics, /debug/pprof/ and POST /broadcast over HTTP on this address, e.g. 127.0.0.1:9090; empty = off. No authentication: keep it on loopback or a private network (env RTYPE_ADMIN)")
+	flag.StringVar(&cfg.MetricsAddr, "metrics", env("RTYPE_METRICS", ""), "serve only GET /metrics (Prometheus), /healthz and /readyz over HTTP on this address, e.g. 127.0.0.1:9100; empty = off (env RTYPE_METRICS)")
+	flag.StringVar(&cfg.AdminAddr, "admin", env("RTYPE_ADMIN", ""), "serve the metrics endpoints and, with the admin token, /debug/pprof/ and POST /broadcast over HTTP on this address, e.g. 127.0.0.1:9090; keep it on loopback; empty = off (env RTYPE_ADMIN)")
+	tokenFile := flag.String("admin-token-file", env("RTYPE_ADMIN_TOKEN_FILE", ""), "file holding the admin token that /debug/pprof/ and POST /broadcast require (Authorization: Bearer TOKEN); else the env RTYPE_ADMIN_TOKEN; neither = those endpoints are off (env RTYPE_ADMIN_TOKEN_FILE)")
+	httpHosts := flag.String("http-hosts", env("RTYPE_HTTP_HOSTS", ""), "comma-separated host names the metrics and admin addresses answer to, besides IP addresses and localhost (others are refused: DNS rebinding) (env RTYPE_HTTP_HOSTS)")
 	flag.StringVar(&cfg.Stage, "stage", env("RTYPE_STAGE", "stage1"), "default stage of new lobbies: an embedded stage (stage1, short, ...) or a path to a stage JSON file, which is then offered too; lobbies may choose any offered stage (env RTYPE_STAGE)")
 	flag.IntVar(&cfg.UDPRate, "udp-rate", envInt("RTYPE_UDP_RATE", instance.DefaultRateLimit), "datagrams per second each source address (IP and port) may send to the game port, in bursts of twice as many; the excess is dropped; negative = no limit (env RTYPE_UDP_RATE)")
 	flag.StringVar(&cfg.NetSim, "netsim", env("RTYPE_NETSIM", ""), `simulate a bad network on game sockets, e.g. "lat=75ms,jitter=10ms,loss=5%,dup=1%" (env RTYPE_NETSIM)`)
 	flag.StringVar(&logFormat, "log-format", env("RTYPE_LOG_FORMAT", "text"), "log format: text or json (env RTYPE_LOG_FORMAT)")
 	flag.StringVar(&logLevel, "log-level", env("RTYPE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env RTYPE_LOG_LEVEL)")
+	version := flag.Bool("version", false, "print the version and exit (not configuration: no env)")
 	cpuProfile := flag.String("cpuprofile", env("RTYPE_CPUPROFILE", ""), "write a CPU profile of the whole run to this file, for capacity measurements (env RTYPE_CPUPROFILE)")
 	flag.Parse()
+	if *version {
+		fmt.Println(buildinfo.String("rtype-server"))
+		return
+	}
+	tok, err := adminToken(*tokenFile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rtype-server:", err)
+		os.Exit(2)
+	}
+	cfg.AdminToken = tok
+	for _, h := range strings.Split(*httpHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			cfg.HTTPHosts = append(cfg.HTTPHosts, h)
+		}
+	}
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "rtype-server: unexpected argument %q: flags only (see -h); the one subcommand is \"broadcast\", first\n", flag.Arg(0))
 		os.Exit(2)
@@ -157,7 +179,9 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal closed) is a graceful stop too: every game ends with GAME_END, as on
+	// SIGINT and SIGTERM, rather than the default of dying with status 129 mid-game.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if err := server.Run(ctx, cfg); err != nil {
 		cfg.Logger.Error("server failed", "err", err)

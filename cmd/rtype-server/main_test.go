@@ -130,6 +130,9 @@ func TestHelpListsEveryFlagWithEnv(t *testing.T) {
 		}
 		usage := text[l[0]:end]
 		env := "RTYPE_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if seen[name] = true; name == "version" { // prints and exits: not configuration
+			continue
+		}
 		if !strings.Contains(usage, "(env "+env+")") {
 			t.Errorf("flag -%s: usage does not name its env var %s:\n%s", name, env, usage)
 		}
@@ -176,10 +179,21 @@ func TestEnvIsRead(t *testing.T) {
 	}
 }
 
-// TestSIGINTEndsGamesAndExits: with 2 bots in a game, SIGINT makes the server end the game with
-// GAME_END (aborted) to every player, and the process exits 0 within 5 s.
+// TestSIGINTEndsGamesAndExits: with 2 bots in a game, SIGINT, SIGTERM (systemd, docker stop) and
+// SIGHUP (the terminal closed; before, it killed the server with status 129 and no GAME_END) each
+// make the server end the game with GAME_END (aborted) to every player, and the process exits 0
+// within 5 s.
 func TestSIGINTEndsGamesAndExits(t *testing.T) {
 	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			signalEndsGames(t, sig)
+		})
+	}
+}
+
+func signalEndsGames(t *testing.T, sig syscall.Signal) {
 	bin := binary(t)
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -221,20 +235,20 @@ func TestSIGINTEndsGamesAndExits(t *testing.T) {
 	if !ok {
 		t.Fatal("the game did not start")
 	}
-	if err := srv.cmd.Process.Signal(syscall.SIGINT); err != nil {
+	if err := srv.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	sent := time.Now()
 	select {
 	case <-srv.done:
 		if err := srv.err; err != nil {
-			t.Errorf("server exit after SIGINT: %v, want status 0", err)
+			t.Errorf("server exit after %v: %v, want status 0", sig, err)
 		}
 		if d := time.Since(sent); d > 5*time.Second {
 			t.Errorf("server took %v to exit", d)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatalf("server still running 5 s after SIGINT")
+		t.Fatalf("server still running 5 s after %v", sig)
 	}
 	var rr runRes
 	select {
@@ -267,10 +281,14 @@ func TestOutOfFileDescriptors(t *testing.T) {
 	bin := binary(t)
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	admin := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	tokenFile := filepath.Join(t.TempDir(), "admin-token")
+	if err := os.WriteFile(tokenFile, []byte("fd-test-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	srv := startServerProc(t, ctx, exec.Command("sh", "-c", `ulimit -n 128 && exec "$0" "$@"`, bin, "-addr", addr, "-stage", "short",
-		"-log-format", "json", "-max-conns", "1000", "-max-conns-per-addr", "1000", "-admin", admin), addr)
+		"-log-format", "json", "-max-conns", "1000", "-max-conns-per-addr", "1000", "-admin", admin, "-admin-token-file", tokenFile), addr)
 	var inGame atomic.Int32
 	type runRes struct {
 		res []bot.Result
@@ -323,7 +341,13 @@ func TestOutOfFileDescriptors(t *testing.T) {
 		t.Fatal("the lobby does not accept connections after the flood")
 	}
 	defer lc.Close()
-	out, err := exec.Command(bin, "broadcast", "-admin", admin, "Server restarts", "in 5 minutes").CombinedOutput()
+	// without the token the admin address refuses; with it (here from the env) it broadcasts
+	if out, err := exec.Command(bin, "broadcast", "-admin", admin, "no token").CombinedOutput(); err == nil || !strings.Contains(string(out), "401") {
+		t.Fatalf("rtype-server broadcast without the token: %v: %s", err, out)
+	}
+	bc := exec.Command(bin, "broadcast", "-admin", admin, "Server restarts", "in 5 minutes")
+	bc.Env = append(os.Environ(), "RTYPE_ADMIN_TOKEN=fd-test-token")
+	out, err := bc.CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "sent to ") {
 		t.Fatalf("rtype-server broadcast: %v: %s", err, out)
 	}

@@ -38,6 +38,7 @@ import (
 	input "github.com/quasilyte/ebitengine-input"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/client/art"
 	"github.com/rtype/rtype/game/client/controls"
 	"github.com/rtype/rtype/game/client/fx"
 	"github.com/rtype/rtype/game/client/netflow"
@@ -118,6 +119,7 @@ func Run(ctx context.Context, cfg Config) error {
 		w, h = 1280, 720
 	}
 	ebiten.SetWindowTitle("R-Type")
+	ebiten.SetWindowIcon(art.MustLoad().Icons()) // ignored where the system has no window icon (macOS)
 	ebiten.SetWindowSize(w, h)
 	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
 	ebiten.SetFullscreen(a.set.Fullscreen || cfg.Fullscreen)

@@ -67,6 +67,7 @@ type Game struct {
 	frame      uint32 // ticks (60 Hz), the snapshot cadence even while paused
 	drops      Drops
 	dlog       dropLog
+	noHeres    int // players dropped because their HERE never came (noHere logs the first)
 
 	start    time.Duration // NewGame's now: challenge nonces count milliseconds from it
 	nonceMAC hash.Hash     // HMAC-SHA256 under this game's random secret: CHALLENGE nonces
@@ -174,6 +175,25 @@ func NewGame(cfg GameConfig, now time.Duration) (*Game, error) {
 // Outbox is what the game wants sent; the runtime sends and resets it after each call.
 func (g *Game) Outbox() *transport.Outbox { return &g.out }
 
+// noHere logs, once per game (sampled: the other players whose HERE never came are counted in
+// the line of the first), that a player was handed the game's UDP port by START and no datagram
+// of theirs ever arrived: their UDP is most likely blocked on the way, while the lobby's TCP got
+// through.
+func (g *Game) noHere(p *peer) {
+	g.noHeres++
+	if g.noHeres > 1 {
+		return
+	}
+	missing := 0
+	for _, q := range g.peers {
+		if !q.bound && !q.gone {
+			missing++
+		}
+	}
+	g.log.Warn("player never said HERE: no datagram came on the game's UDP port; is it blocked (firewall, NAT, Docker without -p PORT/udp) or is -public-udp wrong?",
+		"slot", p.slot, "name", p.member.Name, "players_without_here", missing, "after", g.cfg.HereTimeout)
+}
+
 // Sim is the game's simulation (tests and benchmarks read and change it between calls).
 func (g *Game) Sim() *game.Sim { return g.sim }
 
@@ -278,7 +298,12 @@ func (g *Game) step() {
 			g.expireAway(p)
 			continue
 		}
-		if (!p.bound && now-p.joinedAt > g.cfg.HereTimeout) || (p.bound && now-p.lastHeard > g.cfg.SilenceTimeout) {
+		if !p.bound && now-p.joinedAt > g.cfg.HereTimeout {
+			g.noHere(p)
+			g.losePeer(p, wire.ByeTimeout, "never said HERE")
+			continue
+		}
+		if p.bound && now-p.lastHeard > g.cfg.SilenceTimeout {
 			g.losePeer(p, wire.ByeTimeout, "silent")
 			continue
 		}

@@ -86,6 +86,9 @@ type Config struct {
 	Host string
 	// Port is the UDP port every game shares (0 lets the OS choose); START hands it out.
 	Port int
+	// PublicPort, when not 0, is the port START hands out instead (Instance.Port): the port
+	// players reach when a NAT or Docker's -p forwards another one to Port.
+	PublicPort int
 	// Stages resolves the stage name a lobby starts with (lobby.Starter) to the stage its game
 	// plays (the server's game.StageCatalogue). When nil, every game plays Stage.
 	Stages func(name string) (*game.Stage, error)
@@ -205,8 +208,16 @@ func NewManager(cfg Config) (*Manager, error) {
 	return m, nil
 }
 
-// Port is the UDP port every game of this manager uses.
+// Port is the UDP port every game of this manager binds.
 func (m *Manager) Port() int { return m.port }
+
+// PublicPort is the UDP port players send to (START): Config.PublicPort, else Port.
+func (m *Manager) PublicPort() int {
+	if m.cfg.PublicPort > 0 {
+		return m.cfg.PublicPort
+	}
+	return m.port
+}
 
 func (m *Manager) now() time.Duration { return time.Since(m.epoch) }
 
@@ -732,8 +743,9 @@ type Instance struct {
 	finalRes atomic.Uint32
 }
 
-// Port is the UDP port players send HERE to (lobby.Game): the Manager's shared port.
-func (in *Instance) Port() int { return in.m.port }
+// Port is the UDP port players send HERE to (lobby.Game, the START push): the Manager's public
+// port (Config.PublicPort), else the port it binds.
+func (in *Instance) Port() int { return in.m.PublicPort() }
 
 // Done is closed when the game has ended (lobby.Game).
 func (in *Instance) Done() <-chan struct{} { return in.done }

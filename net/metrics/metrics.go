@@ -7,6 +7,7 @@ package metrics
 
 import (
 	"net/http"
+	"runtime"
 	"strconv"
 	"sync"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/rtype/rtype/buildinfo"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/instance"
 )
@@ -29,8 +31,12 @@ type Registry struct {
 // them (net/server chains it into instance.Config.OnGameEnd).
 func New(lob *lobby.Server, mgr *instance.Manager) *Registry {
 	r := &Registry{reg: prometheus.NewRegistry(), games: &gameCollector{mgr: mgr, ended: map[*instance.Instance]bool{}}}
+	build := prometheus.NewGauge(prometheus.GaugeOpts{Name: "rtype_build_info",
+		Help:        "Always 1: the server's version (-version, stamped at build time) and Go version as labels.",
+		ConstLabels: prometheus.Labels{"version": buildinfo.Get(), "goversion": runtime.Version()}})
+	build.Set(1)
 	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		&lobbyCollector{lob: lob}, r.games)
+		&lobbyCollector{lob: lob}, r.games, build)
 	return r
 }
 

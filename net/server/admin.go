@@ -1,10 +1,12 @@
 package server
 
 import (
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/pprof"
 	"strings"
@@ -16,25 +18,52 @@ import (
 // MaxBroadcastBody bounds the body of POST /broadcast (bytes).
 const MaxBroadcastBody = 4096
 
-// AdminHandler serves the operator's admin address (-admin, off by default; README "Operating a
-// server"):
+// HTTPConfig is what the metrics and admin addresses check on every request.
+type HTTPConfig struct {
+	// Token guards the admin address's write and profiling endpoints (POST /broadcast,
+	// /debug/pprof/): a request must carry "Authorization: Bearer <Token>". "" refuses them all.
+	Token string
+	// Hosts are the host names (besides IP literals and localhost) that requests may name in
+	// their Host header: any other is refused (DNS rebinding: a web page whose name resolves to
+	// 127.0.0.1 cannot read the metrics or the profiles).
+	Hosts []string
+	// Ready reports whether the server takes new players (GET /readyz: 200, else 503).
+	Ready func() bool
+}
+
+// MetricsHandler serves the metrics address (-metrics; README "Operating a server"), read-only
+// and unauthenticated, and nothing else:
 //
-//	GET  /metrics         Prometheus metrics (net/metrics)
+//	GET /metrics  Prometheus metrics (net/metrics)
+//	GET /healthz  200 while the process serves
+//	GET /readyz   200 while it takes new players, 503 once it shuts down
+func MetricsHandler(reg *metrics.Registry, cfg HTTPConfig) http.Handler {
+	mux := http.NewServeMux()
+	addHealth(mux, reg, cfg)
+	return guard(mux, cfg)
+}
+
+// AdminHandler serves the operator's admin address (-admin, off by default): the metrics
+// address's endpoints, and behind the token (HTTPConfig.Token):
+//
 //	GET  /debug/pprof/... net/http/pprof profiles
 //	POST /broadcast       the request body (UTF-8 text, 1..200 characters) is pushed to every
 //	                      lobby connection as BROADCAST (docs/PROTOCOL.md §2.5.6); the answer is
 //	                      200 "sent to N clients", 400 with the reason for a bad text
 //
-// The address has no authentication: bind it to loopback or a private network.
-func AdminHandler(reg *metrics.Registry, lob *lobby.Server, log *slog.Logger) http.Handler {
+// Both addresses refuse a Host header that is not an IP literal, localhost or one of
+// HTTPConfig.Hosts (421), and cross-origin browser requests that change state (403,
+// net/http.CrossOriginProtection: a page in the operator's browser cannot POST /broadcast).
+func AdminHandler(reg *metrics.Registry, lob *lobby.Server, log *slog.Logger, cfg HTTPConfig) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", reg.Handler())
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	mux.HandleFunc("POST /broadcast", func(w http.ResponseWriter, r *http.Request) {
+	addHealth(mux, reg, cfg)
+	auth := func(h http.HandlerFunc) http.Handler { return requireToken(cfg.Token, log, h) }
+	mux.Handle("/debug/pprof/", auth(pprof.Index))
+	mux.Handle("/debug/pprof/cmdline", auth(pprof.Cmdline))
+	mux.Handle("/debug/pprof/profile", auth(pprof.Profile))
+	mux.Handle("/debug/pprof/symbol", auth(pprof.Symbol))
+	mux.Handle("/debug/pprof/trace", auth(pprof.Trace))
+	mux.Handle("POST /broadcast", auth(func(w http.ResponseWriter, r *http.Request) {
 		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBroadcastBody))
 		if err != nil {
 			http.Error(w, "body too large or unreadable: "+err.Error(), http.StatusRequestEntityTooLarge)
@@ -52,9 +81,76 @@ func AdminHandler(reg *metrics.Registry, lob *lobby.Server, log *slog.Logger) ht
 		}
 		log.Info("admin broadcast", "remote", r.RemoteAddr, "clients", n)
 		fmt.Fprintf(w, "sent to %d clients\n", n)
-	})
+	}))
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, "rtype-server admin: GET /metrics, GET /debug/pprof/, POST /broadcast (body: the text)\n")
+		fmt.Fprint(w, "rtype-server admin: GET /metrics, /healthz, /readyz; with the admin token: GET /debug/pprof/, POST /broadcast (body: the text)\n")
 	})
-	return mux
+	return guard(mux, cfg)
+}
+
+func addHealth(mux *http.ServeMux, reg *metrics.Registry, cfg HTTPConfig) {
+	mux.Handle("GET /metrics", reg.Handler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if cfg.Ready != nil && !cfg.Ready() {
+			http.Error(w, "shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+}
+
+// guard refuses foreign Host headers (421) and cross-origin state-changing browser requests
+// (403) before next.
+func guard(next http.Handler, cfg HTTPConfig) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	h := cop.Handler(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !allowedHost(r.Host, cfg.Hosts) {
+			http.Error(w, "foreign Host header refused (add the name to -http-hosts)", http.StatusMisdirectedRequest)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// allowedHost reports whether a request's Host header (host or host:port) names an IP literal,
+// localhost or one of hosts.
+func allowedHost(hostport string, hosts []string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "" {
+		return false
+	}
+	if net.ParseIP(strings.Trim(host, "[]")) != nil || host == "localhost" {
+		return true
+	}
+	for _, a := range hosts {
+		if strings.EqualFold(strings.TrimSuffix(a, "."), host) {
+			return true
+		}
+	}
+	return false
+}
+
+// requireToken serves h only to requests with "Authorization: Bearer <token>" (constant-time
+// comparison); without a configured token every request is refused.
+func requireToken(token string, log *slog.Logger, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if token == "" {
+			http.Error(w, "no admin token configured (RTYPE_ADMIN_TOKEN or -admin-token-file): this endpoint is off", http.StatusForbidden)
+			return
+		}
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+			log.Debug("admin request refused: bad or missing token", "remote", r.RemoteAddr, "path", r.URL.Path)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="rtype-server admin"`)
+			http.Error(w, "missing or wrong admin token (Authorization: Bearer ...)", http.StatusUnauthorized)
+			return
+		}
+		h(w, r)
+	})
 }

@@ -78,7 +78,7 @@ func scrape(t *testing.T, admin string) map[string]float64 {
 func TestAdminAddress(t *testing.T) {
 	t.Parallel()
 	adminc := make(chan string, 1)
-	addr, mgr, stop := startServer(t, Config{Stage: "short", AdminAddr: "127.0.0.1:0",
+	addr, mgr, stop := startServer(t, Config{Stage: "short", AdminAddr: "127.0.0.1:0", AdminToken: testToken,
 		OnAdmin: func(a net.Addr) { adminc <- a.String() }})
 	defer stop()
 	admin := <-adminc
@@ -89,6 +89,15 @@ func TestAdminAddress(t *testing.T) {
 		if _, ok := before[name]; !ok {
 			t.Errorf("/metrics has no %s", name)
 		}
+	}
+	build := 0
+	for name, v := range before {
+		if strings.HasPrefix(name, `rtype_build_info{`) && strings.Contains(name, `version="`) && v == 1 {
+			build++
+		}
+	}
+	if build != 1 {
+		t.Errorf("/metrics has %d rtype_build_info{version=...} 1 samples, want 1", build)
 	}
 
 	// Broadcast: two lobby clients and a raw connection that never authenticated.
@@ -109,7 +118,7 @@ func TestAdminAddress(t *testing.T) {
 	}
 	defer raw.Close()
 	waitFor(5*time.Second, func() bool { return scrape(t, admin)["rtype_lobby_connections"] == 3 })
-	resp, err := adminHTTP.Post("http://"+admin+"/broadcast", "text/plain", strings.NewReader("Restart in 5 min ✈"))
+	resp, err := adminDo(t, "POST", "http://"+admin+"/broadcast", "Restart in 5 min ✈", map[string]string{"Authorization": "Bearer " + testToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +140,7 @@ func TestAdminAddress(t *testing.T) {
 	if err != nil || !regexp.MustCompile(`^BROADCAST [0-9a-f-]{36};Restart in 5 min %E2%9C%88\r\n$`).MatchString(line) {
 		t.Fatalf("raw connection got %q, %v", line, err)
 	}
-	if resp, err := adminHTTP.Post("http://"+admin+"/broadcast", "text/plain", strings.NewReader("")); err != nil || resp.StatusCode != 400 {
+	if resp, err := adminDo(t, "POST", "http://"+admin+"/broadcast", "", map[string]string{"Authorization": "Bearer " + testToken}); err != nil || resp.StatusCode != 400 {
 		t.Fatalf("empty broadcast: %v %v", resp, err)
 	}
 
@@ -169,9 +178,117 @@ func TestAdminAddress(t *testing.T) {
 	if after["rtype_games"] != 0 {
 		t.Errorf("rtype_games = %v after the game", after["rtype_games"])
 	}
-	resp, err = adminHTTP.Get("http://" + admin + "/debug/pprof/")
+	resp, err = adminDo(t, "GET", "http://"+admin+"/debug/pprof/", "", map[string]string{"Authorization": "Bearer " + testToken})
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("pprof: %v %v", resp, err)
 	}
 	resp.Body.Close()
+}
+
+const testToken = "test-token-0123456789"
+
+// adminDo sends one request with the given headers and body (closed by the caller or here when
+// the status is all a test wants).
+func adminDo(t *testing.T, method, url, body string, hdr map[string]string) (*http.Response, error) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "text/plain")
+	}
+	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	return adminHTTP.Do(req)
+}
+
+// status is the status code of one request (0 when it failed), its body read and closed.
+func status(t *testing.T, method, url, body string, hdr map[string]string) (int, string) {
+	t.Helper()
+	resp, err := adminDo(t, method, url, body, hdr)
+	if err != nil {
+		t.Errorf("%s %s: %v", method, url, err)
+		return 0, ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// The admin address refuses what a web page or a stranger could do with it: a cross-origin POST
+// /broadcast (a form on another site, even with the token), any request whose Host header is a
+// foreign name (DNS rebinding: /metrics and the profiles stay unreadable), and the write and
+// profiling endpoints without the right token; the metrics address serves /metrics, /healthz
+// and /readyz and nothing else.
+func TestAdminAndMetricsAddressesRefuse(t *testing.T) {
+	t.Parallel()
+	adminc, metricsc := make(chan string, 1), make(chan string, 1)
+	_, _, stop := startServer(t, Config{Stage: "short", AdminAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0", AdminToken: testToken,
+		HTTPHosts: []string{"rtype.internal"},
+		OnAdmin:   func(a net.Addr) { adminc <- a.String() }, OnMetrics: func(a net.Addr) { metricsc <- a.String() }})
+	defer stop()
+	admin, metrics := "http://"+<-adminc, "http://"+<-metricsc
+	auth := map[string]string{"Authorization": "Bearer " + testToken}
+	with := func(extra map[string]string) map[string]string {
+		m := map[string]string{"Authorization": "Bearer " + testToken}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	for _, c := range []struct {
+		name, method, url, body string
+		hdr                     map[string]string
+		want                    int
+	}{
+		{"broadcast with the token", "POST", admin + "/broadcast", "hello", auth, 200},
+		{"cross-origin broadcast (Origin)", "POST", admin + "/broadcast", "hello", with(map[string]string{"Origin": "http://evil.example"}), 403},
+		{"cross-site broadcast (Sec-Fetch-Site)", "POST", admin + "/broadcast", "hello", with(map[string]string{"Sec-Fetch-Site": "cross-site"}), 403},
+		{"broadcast without a token", "POST", admin + "/broadcast", "hello", nil, 401},
+		{"broadcast with a wrong token", "POST", admin + "/broadcast", "hello", map[string]string{"Authorization": "Bearer nope"}, 401},
+		{"pprof without a token", "GET", admin + "/debug/pprof/", "", nil, 401},
+		{"pprof with the token", "GET", admin + "/debug/pprof/", "", auth, 200},
+		{"metrics, foreign Host", "GET", admin + "/metrics", "", map[string]string{"Host": "attacker.example:9090"}, 421},
+		{"pprof, foreign Host", "GET", admin + "/debug/pprof/", "", with(map[string]string{"Host": "attacker.example"}), 421},
+		{"metrics, Host localhost", "GET", admin + "/metrics", "", map[string]string{"Host": "localhost:9090"}, 200},
+		{"metrics, Host listed in HTTPHosts", "GET", admin + "/metrics", "", map[string]string{"Host": "rtype.internal:9090"}, 200},
+		{"metrics address: /metrics", "GET", metrics + "/metrics", "", nil, 200},
+		{"metrics address: /healthz", "GET", metrics + "/healthz", "", nil, 200},
+		{"metrics address: /readyz", "GET", metrics + "/readyz", "", nil, 200},
+		{"metrics address: no pprof", "GET", metrics + "/debug/pprof/", "", auth, 404},
+		{"metrics address: no broadcast", "POST", metrics + "/broadcast", "hello", auth, 404},
+		{"metrics address: nothing else", "GET", metrics + "/", "", nil, 404},
+		{"metrics address, foreign Host", "GET", metrics + "/metrics", "", map[string]string{"Host": "attacker.example"}, 421},
+	} {
+		if got, body := status(t, c.method, c.url, c.body, c.hdr); got != c.want {
+			t.Errorf("%s: %s %s = %d (%q), want %d", c.name, c.method, c.url, got, body, c.want)
+		}
+	}
+}
+
+// Without a token configured, the admin address serves the metrics but refuses the write and
+// profiling endpoints to everyone.
+func TestAdminWithoutTokenRefusesWrites(t *testing.T) {
+	t.Parallel()
+	adminc := make(chan string, 1)
+	_, _, stop := startServer(t, Config{Stage: "short", AdminAddr: "127.0.0.1:0", OnAdmin: func(a net.Addr) { adminc <- a.String() }})
+	defer stop()
+	admin := "http://" + <-adminc
+	if got, _ := status(t, "GET", admin+"/metrics", "", nil); got != 200 {
+		t.Errorf("/metrics = %d, want 200", got)
+	}
+	for _, h := range []map[string]string{nil, {"Authorization": "Bearer "}} {
+		if got, _ := status(t, "POST", admin+"/broadcast", "hello", h); got != 403 {
+			t.Errorf("POST /broadcast %v = %d, want 403", h, got)
+		}
+		if got, _ := status(t, "GET", admin+"/debug/pprof/", "", h); got != 403 {
+			t.Errorf("GET /debug/pprof/ %v = %d, want 403", h, got)
+		}
+	}
 }

@@ -40,7 +40,9 @@ func startServerTB(tb testing.TB, cfg Config) (string, *instance.Manager, func()
 	ready := make(chan struct{})
 	var addr string
 	var mgr *instance.Manager
-	cfg.Addr, cfg.UDPHost = "127.0.0.1:0", "127.0.0.1"
+	if cfg.Addr == "" { // loopback unless a test chooses another address
+		cfg.Addr, cfg.UDPHost = "127.0.0.1:0", "127.0.0.1"
+	}
 	cfg.Ready = func(a net.Addr, m *instance.Manager) { addr, mgr = a.String(), m; close(ready) }
 	errc := make(chan error, 1)
 	go func() { errc <- Run(ctx, cfg) }()

@@ -23,9 +23,14 @@ import (
 
 // Config is the server's configuration (the flags of cmd/rtype-server).
 type Config struct {
-	Addr       string // TCP lobby address, e.g. ":4242" (seed 004 §2)
-	UDPHost    string // host the game socket binds ("" = all interfaces)
-	UDPPort    int    // UDP port shared by every game (0 = chosen by the OS); START hands it out
+	Addr    string // TCP lobby address, e.g. ":4242" (seed 004 §2)
+	UDPHost string // host the game socket binds ("" = all interfaces)
+	UDPPort int    // UDP port shared by every game (0 = chosen by the OS); START hands it out
+	// PublicUDP, when set, is the UDP port players reach, handed out by START instead of the
+	// bound one: ":PORT" or "PORT" (behind Docker's -p PORT:UDPPort/udp, a NAT port forward).
+	// The host is always the lobby's (START carries no host, docs/PROTOCOL.md §2.5.1), so a
+	// host here is refused.
+	PublicUDP  string
 	MaxLobbies int
 	// Stage is the default stage of new lobbies: an embedded stage's name ("stage1", "short") or
 	// a path to a stage JSON file, which is then offered too (game.LoadStageCatalogue).
@@ -39,11 +44,21 @@ type Config struct {
 	MaxLobbiesPerAddr int
 	CommandRate       float64 // lines per second per connection
 	AuthTimeout       time.Duration
-	// AdminAddr, when set, serves Prometheus /metrics, /debug/pprof/ and POST /broadcast over HTTP
-	// on this address (AdminHandler); "" = off.
+	// MetricsAddr, when set, serves only GET /metrics, /healthz and /readyz over HTTP on this
+	// address (MetricsHandler); "" = off.
+	MetricsAddr string
+	// AdminAddr, when set, serves the same and, behind AdminToken, /debug/pprof/ and POST
+	// /broadcast (AdminHandler); "" = off. A non-loopback address is warned about at start.
 	AdminAddr string
-	// OnAdmin, when set, receives the bound admin address (tests use port 0).
-	OnAdmin func(addr net.Addr)
+	// AdminToken is the bearer token of the admin address's pprof and broadcast endpoints; ""
+	// refuses them.
+	AdminToken string
+	// HTTPHosts are the host names (besides IP literals and localhost) the metrics and admin
+	// addresses answer to in a request's Host header (DNS rebinding defence).
+	HTTPHosts []string
+	// OnAdmin and OnMetrics, when set, receive the bound admin and metrics addresses (tests use
+	// port 0).
+	OnAdmin, OnMetrics func(addr net.Addr)
 	// SilenceTimeout drops a silent player from a game (0 = 10 s).
 	SilenceTimeout time.Duration
 	// UDPRate is how many datagrams per second each source address may send to the game port
@@ -80,20 +95,33 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.UDPPort < 0 || cfg.UDPPort > 65535 {
 		return fmt.Errorf("udp port %d is not valid", cfg.UDPPort)
 	}
+	publicPort, err := ParsePublicUDP(cfg.PublicUDP)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
-	var adminLn net.Listener
+	var adminLn, metricsLn net.Listener
 	if cfg.AdminAddr != "" {
 		if adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
 			ln.Close()
 			return fmt.Errorf("admin address: %w", err)
 		}
 	}
+	if cfg.MetricsAddr != "" {
+		if metricsLn, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			ln.Close()
+			if adminLn != nil {
+				adminLn.Close()
+			}
+			return fmt.Errorf("metrics address: %w", err)
+		}
+	}
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
 	mgr, err := instance.NewManager(instance.Config{
-		Host: cfg.UDPHost, Port: cfg.UDPPort, Stages: stages.Stage,
+		Host: cfg.UDPHost, Port: cfg.UDPPort, PublicPort: publicPort, Stages: stages.Stage,
 		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, RateLimit: cfg.UDPRate, RejoinWindow: cfg.RejoinWindow, Logger: log,
 		OnGameEnd: func(in *instance.Instance) {
 			reg.GameEnded(in)
@@ -104,12 +132,14 @@ func Run(ctx context.Context, cfg Config) error {
 	})
 	if err != nil {
 		ln.Close()
-		if adminLn != nil {
-			adminLn.Close()
+		for _, l := range []net.Listener{adminLn, metricsLn} {
+			if l != nil {
+				l.Close()
+			}
 		}
 		return err
 	}
-	log.Info("rtype server listening", "lobby", ln.Addr().String(), "udp", net.JoinHostPort(cfg.UDPHost, strconv.Itoa(mgr.Port())),
+	log.Info("rtype server listening", "lobby", ln.Addr().String(), "udp", net.JoinHostPort(cfg.UDPHost, strconv.Itoa(mgr.Port())), "udp_public_port", mgr.PublicPort(),
 		"stage", stages.Default().Name, "stages", strings.Join(stages.Names(), ","), "udp_rate", udpRate(cfg.UDPRate))
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr(), mgr)
@@ -118,11 +148,27 @@ func Run(ctx context.Context, cfg Config) error {
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
 		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
 	reg = metrics.New(srv, mgr)
+	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, Ready: func() bool { return ctx.Err() == nil }}
+	if metricsLn != nil {
+		hs := &http.Server{Handler: MetricsHandler(reg, hcfg), ReadHeaderTimeout: 5 * time.Second}
+		go hs.Serve(metricsLn)
+		defer hs.Close()
+		log.Info("metrics address listening", "addr", metricsLn.Addr().String(), "paths", "/metrics /healthz /readyz")
+		if cfg.OnMetrics != nil {
+			cfg.OnMetrics(metricsLn.Addr())
+		}
+	}
 	if adminLn != nil {
-		hs := &http.Server{Handler: AdminHandler(reg, srv, log), ReadHeaderTimeout: 5 * time.Second}
+		hs := &http.Server{Handler: AdminHandler(reg, srv, log, hcfg), ReadHeaderTimeout: 5 * time.Second}
 		go hs.Serve(adminLn)
 		defer hs.Close()
-		log.Info("admin address listening", "addr", adminLn.Addr().String(), "paths", "/metrics /debug/pprof/ POST /broadcast")
+		log.Info("admin address listening", "addr", adminLn.Addr().String(), "paths", "/metrics /healthz /readyz, with the token /debug/pprof/ POST /broadcast")
+		if ta, ok := adminLn.Addr().(*net.TCPAddr); ok && !ta.IP.IsLoopback() {
+			log.Warn("the admin address is not loopback: anyone who reaches it can try the admin token; prefer 127.0.0.1 (and -metrics for a remote Prometheus)", "addr", adminLn.Addr().String())
+		}
+		if cfg.AdminToken == "" {
+			log.Warn("no admin token (RTYPE_ADMIN_TOKEN or -admin-token-file): /debug/pprof/ and POST /broadcast refuse every request")
+		}
 		if cfg.OnAdmin != nil {
 			cfg.OnAdmin(adminLn.Addr())
 		}
@@ -162,4 +208,28 @@ func udpRate(r int) string {
 		return "off"
 	}
 	return strconv.Itoa(r) + "/s"
+}
+
+// ParsePublicUDP reads Config.PublicUDP: the port START advertises (0: none given, the bound
+// one). It accepts "PORT", ":PORT" and "[]:PORT"; a host is refused, because START carries only
+// a port and players send to the lobby's host.
+func ParsePublicUDP(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	host, port := "", s
+	if strings.Contains(s, ":") {
+		var err error
+		if host, port, err = net.SplitHostPort(s); err != nil {
+			return 0, fmt.Errorf("public udp %q: %w", s, err)
+		}
+	}
+	if host != "" {
+		return 0, fmt.Errorf("public udp %q: give only the port (\":%s\"): players send UDP to the host they reached the lobby at, START carries only the port (docs/PROTOCOL.md §2.5.1)", s, port)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return 0, fmt.Errorf("public udp %q: the port must be 1..65535", s)
+	}
+	return n, nil
 }

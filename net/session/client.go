@@ -39,8 +39,9 @@ const (
 	CorrectionMin = 0.25
 )
 
-// ErrNoWelcome is returned by Dial when the server never answered HERE.
-var ErrNoWelcome = errors.New("session: no WELCOME from the game instance (wrong port or token?)")
+// ErrNoWelcome is what Dial's error is (errors.Is; a *NoWelcomeError, which names the UDP
+// address) when the server never answered HERE.
+var ErrNoWelcome = errors.New("session: no WELCOME from the game instance")
 
 type inputRec struct {
 	tick uint32

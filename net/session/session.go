@@ -20,8 +20,9 @@ type Session struct {
 	server netip.AddrPort
 	epoch  time.Time
 
-	mu sync.Mutex
-	c  *Client
+	mu      sync.Mutex
+	c       *Client
+	sendErr error // the first failed write (guarded by mu)
 
 	events    chan Event
 	notify    chan struct{}
@@ -46,11 +47,7 @@ func Dial(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.Socket != nil {
 		return DialSocket(ctx, cfg, cfg.Socket, ap)
 	}
-	bind := "0.0.0.0:0"
-	if ap.Addr().IsLoopback() {
-		bind = "127.0.0.1:0"
-	}
-	us, err := transport.ListenUDP(bind)
+	us, err := transport.ListenUDP(bindFor(ap))
 	if err != nil {
 		return nil, err
 	}
@@ -90,9 +87,9 @@ func DialSocket(ctx context.Context, cfg Config, sock transport.Socket, server n
 			return nil, ctx.Err()
 		case <-deadline.C:
 			s.shutdown(false, "")
-			return nil, ErrNoWelcome
+			return nil, s.noWelcome()
 		case <-s.done:
-			return nil, ErrNoWelcome
+			return nil, s.noWelcome()
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
@@ -111,7 +108,18 @@ func (s *Session) flush() {
 	}
 }
 
-func (s *Session) send(b []byte, to netip.AddrPort) { _, _ = s.sock.WriteTo(b, to) }
+// send writes one datagram (s.mu held); the first error is kept for Dial's NoWelcomeError.
+func (s *Session) send(b []byte, to netip.AddrPort) {
+	if _, err := s.sock.WriteTo(b, to); err != nil && s.sendErr == nil {
+		s.sendErr = err
+	}
+}
+
+func (s *Session) noWelcome() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return &NoWelcomeError{Server: s.server, SendErr: s.sendErr}
+}
 
 // SetInput sets the buttons held now (Client.SetInput); it never blocks and may be called from
 // inside View's callback.

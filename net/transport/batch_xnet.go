@@ -29,6 +29,9 @@ func newXnetBatch(s *UDPSocket) *xnetBatch {
 	}
 	for i := range x.msgs {
 		x.msgs[i].Buffers = make([][]byte, 1)
+		if s.loc != nil {
+			x.msgs[i].OOB = make([]byte, oobSize)
+		}
 	}
 	return x
 }
@@ -37,6 +40,9 @@ func (x *xnetBatch) readBatch(bufs [][]byte, n []int, from []netip.AddrPort) (in
 	ms := x.msgs[:min(len(bufs), len(x.msgs))]
 	for i := range ms {
 		ms[i].Buffers[0] = bufs[i]
+		if x.s.loc != nil {
+			ms[i].OOB = ms[i].OOB[:oobSize]
+		}
 	}
 	k, err := x.pc.ReadBatch(ms, 0)
 	got := 0
@@ -50,6 +56,9 @@ func (x *xnetBatch) readBatch(bufs [][]byte, n []int, from []netip.AddrPort) (in
 			copy(bufs[got], bufs[i][:ms[i].N])
 		}
 		n[got], from[got] = ms[i].N, netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+		if x.s.loc != nil {
+			x.s.loc.note(from[got], parseDst(ms[i].OOB[:ms[i].NN]))
+		}
 		got++
 	}
 	return got, err
@@ -61,6 +70,9 @@ func (x *xnetBatch) newWriter() batchSender {
 		w.bufs[i] = make([][]byte, 1)
 		w.addrs[i].IP = make(net.IP, 0, 16)
 	}
+	if x.s.loc != nil {
+		w.oob = make([]byte, BatchSize*oobSize)
+	}
 	return w
 }
 
@@ -69,6 +81,7 @@ type xnetWriter struct {
 	msgs  []ipv4.Message
 	addrs []net.UDPAddr
 	bufs  [][][]byte
+	oob   []byte // oobSize bytes of control message per datagram (replies from the arrival address)
 }
 
 func (w *xnetWriter) writeBatch(bufs [][]byte, to []netip.AddrPort) (int, error) {
@@ -83,6 +96,12 @@ func (w *xnetWriter) writeBatch(bufs [][]byte, to []netip.AddrPort) (int, error)
 		a.Port = int(to[i].Port())
 		w.bufs[i][0] = b
 		w.msgs[i] = ipv4.Message{Buffers: w.bufs[i], Addr: a}
+		if w.oob != nil {
+			if src, ok := w.x.s.loc.lookup(to[i]); ok {
+				c := w.oob[i*oobSize : (i+1)*oobSize]
+				w.msgs[i].OOB = c[:putSrc(c, src, six)]
+			}
+		}
 	}
 	return w.x.pc.WriteBatch(w.msgs[:len(bufs)], 0)
 }

@@ -27,6 +27,8 @@ type mmsgBatch struct {
 	hdrs  []unix.Mmsghdr
 	iovs  []unix.Iovec
 	names []unix.RawSockaddrInet6 // large enough for either family
+	loc   *localTable             // the socket's reply addresses (nil: bound to one address)
+	ctrl  []byte                  // oobSize bytes of control messages per header (when loc is set)
 
 	// the system call in progress (fn is made once, so that a call allocates nothing)
 	trap  uintptr
@@ -40,11 +42,14 @@ func newMmsgBatch(s *UDPSocket) (*mmsgBatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newMmsgHeaders(rc, s.LocalAddr().Addr().Is6()), nil
+	return newMmsgHeaders(rc, s.six, s.loc), nil
 }
 
-func newMmsgHeaders(rc syscall.RawConn, six bool) *mmsgBatch {
-	m := &mmsgBatch{rc: rc, six: six, hdrs: make([]unix.Mmsghdr, BatchSize), iovs: make([]unix.Iovec, BatchSize), names: make([]unix.RawSockaddrInet6, BatchSize)}
+func newMmsgHeaders(rc syscall.RawConn, six bool, loc *localTable) *mmsgBatch {
+	m := &mmsgBatch{rc: rc, six: six, hdrs: make([]unix.Mmsghdr, BatchSize), iovs: make([]unix.Iovec, BatchSize), names: make([]unix.RawSockaddrInet6, BatchSize), loc: loc}
+	if loc != nil {
+		m.ctrl = make([]byte, BatchSize*oobSize)
+	}
 	for i := range m.hdrs {
 		m.hdrs[i].Hdr.Iov = &m.iovs[i]
 		m.hdrs[i].Hdr.SetIovlen(1)
@@ -96,18 +101,26 @@ func (m *mmsgBatch) readBatch(bufs [][]byte, n []int, from []netip.AddrPort) (in
 		m.hdrs[i].Hdr.Namelen = unix.SizeofSockaddrInet6
 		m.hdrs[i].Hdr.Flags = 0
 		m.hdrs[i].Len = 0
+		if m.loc != nil {
+			m.hdrs[i].Hdr.Control = &m.ctrl[i*oobSize]
+			m.hdrs[i].Hdr.SetControllen(oobSize)
+		}
 	}
 	got, err := m.call(unix.SYS_RECVMMSG, k, false)
 	for i := range got {
 		n[i] = min(int(m.hdrs[i].Len), len(bufs[i])) // a longer datagram was cut (MSG_TRUNC)
 		from[i] = sockaddrToAddrPort(&m.names[i])
+		if m.loc != nil {
+			c := min(int(m.hdrs[i].Hdr.Controllen), oobSize)
+			m.loc.note(from[i], parseDst(m.ctrl[i*oobSize:i*oobSize+c]))
+		}
 	}
 	clear(m.iovs[:k]) // do not keep the buffers reachable from here
 	return got, err
 }
 
 func (m *mmsgBatch) newWriter() batchSender {
-	return newMmsgHeaders(m.rc, m.six)
+	return newMmsgHeaders(m.rc, m.six, m.loc)
 }
 
 // errFamily refuses a datagram to an IPv6 peer over an IPv4 socket.
@@ -122,6 +135,15 @@ func (m *mmsgBatch) writeBatch(bufs [][]byte, to []netip.AddrPort) (int, error) 
 		}
 		m.iovs[i].Base = unsafe.SliceData(bufs[i])
 		m.iovs[i].SetLen(len(bufs[i]))
+		m.hdrs[i].Hdr.Control = nil
+		m.hdrs[i].Hdr.SetControllen(0)
+		if m.loc != nil {
+			if src, ok := m.loc.lookup(to[i]); ok { // reply from the address the peer reached
+				c := m.ctrl[i*oobSize : (i+1)*oobSize]
+				m.hdrs[i].Hdr.Control = &c[0]
+				m.hdrs[i].Hdr.SetControllen(putSrc(c, src, m.six))
+			}
+		}
 	}
 	if k == 0 {
 		return 0, errFamily

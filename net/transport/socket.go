@@ -8,7 +8,11 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"sync"
 	"time"
+
+	"golang.org/x/net/ipv4"
+	"golang.org/x/net/ipv6"
 )
 
 // Socket is a datagram socket. *UDPSocket implements it over the operating system; the link
@@ -25,10 +29,20 @@ type Socket interface {
 	Close() error
 }
 
-// UDPSocket is a Socket over a *net.UDPConn (allocation-free reads and writes).
-type UDPSocket struct{ c *net.UDPConn }
+// UDPSocket is a Socket over a *net.UDPConn (allocation-free reads and writes). Bound to every
+// interface, it replies to each peer from the address the peer's datagrams arrived at
+// (replyfrom.go), in its batched I/O (BatchConn) too.
+type UDPSocket struct {
+	c   *net.UDPConn
+	six bool        // AF_INET6 (IPv4 peers are v4-mapped)
+	loc *localTable // nil: bound to one address (or the system gives no destination address)
+	oob []byte      // ReadFrom's control buffer (one reader)
+	wob sync.Pool   // *[oobSize]byte: WriteTo's control buffers (concurrent writers)
+}
 
-// ListenUDP opens a UDP socket on addr ("host:port", port 0 = chosen by the OS).
+// ListenUDP opens a UDP socket on addr ("host:port", port 0 = chosen by the OS). When addr names
+// no host or an unspecified one (0.0.0.0, ::), the socket asks for each datagram's destination
+// address and sends its replies from it.
 func ListenUDP(addr string) (*UDPSocket, error) {
 	ua, err := net.ResolveUDPAddr("udp", addr)
 	if err != nil {
@@ -40,17 +54,53 @@ func ListenUDP(addr string) (*UDPSocket, error) {
 	}
 	_ = c.SetReadBuffer(1 << 20)
 	_ = c.SetWriteBuffer(1 << 20)
-	return &UDPSocket{c: c}, nil
+	s := &UDPSocket{c: c}
+	local := s.LocalAddr().Addr()
+	s.six = local.Is6()
+	if local.IsUnspecified() {
+		var err error
+		if s.six {
+			err = ipv6.NewPacketConn(c).SetControlMessage(ipv6.FlagDst, true)
+		} else {
+			err = ipv4.NewPacketConn(c).SetControlMessage(ipv4.FlagDst, true)
+		}
+		if err == nil { // where the system cannot, the kernel picks the source as before
+			s.loc = newLocalTable()
+			s.oob = make([]byte, oobSize)
+			s.wob.New = func() any { return new([oobSize]byte) }
+		}
+	}
+	return s, nil
 }
+
+// RepliesFromArrival reports whether the socket sends to each peer from the local address the
+// peer's datagrams arrived at (bound to every interface, on a system with IP_PKTINFO).
+func (s *UDPSocket) RepliesFromArrival() bool { return s.loc != nil }
 
 // ReadFrom implements Socket.
 func (s *UDPSocket) ReadFrom(p []byte) (int, netip.AddrPort, error) {
-	n, a, err := s.c.ReadFromUDPAddrPort(p)
-	return n, netip.AddrPortFrom(a.Addr().Unmap(), a.Port()), err
+	if s.loc == nil {
+		n, a, err := s.c.ReadFromUDPAddrPort(p)
+		return n, netip.AddrPortFrom(a.Addr().Unmap(), a.Port()), err
+	}
+	n, oobn, _, a, err := s.c.ReadMsgUDPAddrPort(p, s.oob)
+	from := netip.AddrPortFrom(a.Addr().Unmap(), a.Port())
+	if err == nil {
+		s.loc.note(from, parseDst(s.oob[:oobn]))
+	}
+	return n, from, err
 }
 
 // WriteTo implements Socket.
 func (s *UDPSocket) WriteTo(p []byte, to netip.AddrPort) (int, error) {
+	if s.loc != nil {
+		if src, ok := s.loc.lookup(netip.AddrPortFrom(to.Addr().Unmap(), to.Port())); ok {
+			b := s.wob.Get().(*[oobSize]byte)
+			n, _, err := s.c.WriteMsgUDPAddrPort(p, b[:putSrc(b[:], src, s.six)], to)
+			s.wob.Put(b)
+			return n, err
+		}
+	}
 	return s.c.WriteToUDPAddrPort(p, to)
 }
 

@@ -177,3 +177,32 @@ func Anim(n, clock, period int) int {
 	}
 	return (clock / period) % n
 }
+
+// IconSizes are the sizes of the window icon's images (the system picks the nearest).
+var IconSizes = []int{16, 32, 48, 64, 128}
+
+// Icons returns the window icon: player 1's ship (the first frame of "ship/0") centred on a
+// transparent square and scaled with nearest filtering to each of IconSizes (pixel art stays
+// crisp).
+func (s *Set) Icons() []image.Image {
+	fr := s.Frames["ship/0"]
+	if len(fr) == 0 {
+		return nil
+	}
+	src := fr[0]
+	side := max(src.Dx(), src.Dy())
+	sq := image.NewRGBA(image.Rect(0, 0, side, side))
+	off := image.Pt((side-src.Dx())/2, (side-src.Dy())/2)
+	draw.Draw(sq, image.Rectangle{Min: off, Max: off.Add(src.Size())}, s.Atlas, src.Min, draw.Src)
+	out := make([]image.Image, 0, len(IconSizes))
+	for _, n := range IconSizes {
+		img := image.NewRGBA(image.Rect(0, 0, n, n))
+		for y := range n {
+			for x := range n {
+				img.SetRGBA(x, y, sq.RGBAAt(x*side/n, y*side/n))
+			}
+		}
+		out = append(out, img)
+	}
+	return out
+}

@@ -172,3 +172,26 @@ func TestFontCoversASCII(t *testing.T) {
 		}
 	}
 }
+
+// The window icon has an image of each size, square, showing the ship (opaque pixels, and
+// transparent corners around it).
+func TestIcons(t *testing.T) {
+	s := MustLoad()
+	icons := s.Icons()
+	if len(icons) != len(IconSizes) {
+		t.Fatalf("%d icons, want %d", len(icons), len(IconSizes))
+	}
+	for i, ic := range icons {
+		img := ic.(*image.RGBA)
+		n := IconSizes[i]
+		if img.Bounds() != image.Rect(0, 0, n, n) {
+			t.Errorf("icon %d is %v, want %dx%d", i, img.Bounds(), n, n)
+		}
+		if o := opaque(img, img.Bounds()); o < n*n/8 || o == n*n {
+			t.Errorf("icon %dx%d: %d opaque pixels of %d, want a ship on a transparent ground", n, n, o, n*n)
+		}
+		if _, _, _, a := img.At(0, 0).RGBA(); a != 0 {
+			t.Errorf("icon %dx%d: corner not transparent", n, n)
+		}
+	}
+}

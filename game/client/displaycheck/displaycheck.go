@@ -3,18 +3,25 @@
 // or Wayland display is reachable; importing this package first from package main (blank import)
 // runs its init before ebiten's on Linux, which turns that crash into one line and exit status 1.
 // It only checks the environment variables; a set but unusable DISPLAY still reaches ebiten.
+// Before that it parses the command line (clientflags.Early), so that -h, -version and bad
+// flags are answered without a display at all.
 package displaycheck
 
 import (
 	"fmt"
 	"os"
 	"runtime"
+
+	"github.com/rtype/rtype/game/client/clientflags"
 )
 
 // Env names the variable that skips the check (set to 1, e.g. to test the no-display path).
 const Env = "RTYPE_SKIP_DISPLAY_CHECK"
 
 func init() {
+	if os.Getenv("RTYPE_AUDIO_PROBE") != "1" { // the audio probe re-executes the binary without flags
+		clientflags.Early()
+	}
 	if runtime.GOOS != "linux" && runtime.GOOS != "freebsd" && runtime.GOOS != "openbsd" && runtime.GOOS != "netbsd" {
 		return
 	}

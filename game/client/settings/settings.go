@@ -151,8 +151,23 @@ func Load(override string) (Settings, error) {
 	if err != nil {
 		return Default(), fmt.Errorf("settings %s unreadable (%v): using defaults", p, err)
 	}
-	return Parse(p, data)
+	st, err := Parse(p, data)
+	if errors.Is(err, ErrCorrupt) {
+		// The next Save would overwrite it with the defaults: keep the player's file for a look.
+		bad := p + BadSuffix
+		if rerr := os.Rename(p, bad); rerr == nil {
+			err = fmt.Errorf("%w; the file is kept as %s", err, bad)
+		}
+	}
+	return st, err
 }
+
+// BadSuffix is appended to the name of a corrupt settings file, which Load keeps
+// (settings.json.bad) before the defaults replace it.
+const BadSuffix = ".bad"
+
+// ErrCorrupt is in Parse's and Load's error when the file is not a settings JSON object.
+var ErrCorrupt = errors.New("corrupt")
 
 // Parse decodes settings JSON; file is only used in messages. Fields absent from the JSON keep
 // their defaults. See Load for the error semantics.
@@ -161,7 +176,7 @@ func Parse(file string, data []byte) (Settings, error) {
 	// Decode over a zero value for the bindings so that a partial map is merged by Normalize.
 	s.Keyboard, s.Gamepad = nil, nil
 	if err := json.Unmarshal(data, &s); err != nil {
-		return Default(), fmt.Errorf("settings %s is corrupt (%v): using defaults", file, err)
+		return Default(), fmt.Errorf("settings %s is %w (%v): using defaults", file, ErrCorrupt, err)
 	}
 	if msgs := s.Normalize(); len(msgs) > 0 {
 		return s, fmt.Errorf("settings %s: %s", file, strings.Join(msgs, "; "))

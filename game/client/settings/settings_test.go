@@ -66,6 +66,13 @@ func TestCorruptFileFallsBackWithMessage(t *testing.T) {
 		if !isDefault(s) {
 			t.Errorf("%q: got %+v, want defaults", content, s)
 		}
+		// the player's file is kept, byte for byte, beside the one the defaults will replace
+		p := filepath.Join(dir, "rtype", FileName)
+		if kept, rerr := os.ReadFile(p + BadSuffix); rerr != nil || string(kept) != content {
+			t.Errorf("%q: %s%s holds %q (%v), want the corrupt file", content, p, BadSuffix, kept, rerr)
+		} else if !strings.Contains(err.Error(), FileName+BadSuffix) {
+			t.Errorf("%q: message does not say where the file was kept: %v", content, err)
+		}
 	}
 }
 

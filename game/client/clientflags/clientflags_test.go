@@ -1,0 +1,58 @@
+package clientflags
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// -h, -version and bad flags end the program with the right status and message; good flags are
+// parsed (-server remembered as given).
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		exit bool
+		out  string // in stdout+stderr
+	}{
+		{[]string{"-h"}, 0, true, "-server"},
+		{[]string{"-version"}, 0, true, "rtype-client "},
+		{[]string{"-nosuch"}, 2, true, "flag provided but not defined"},
+		{[]string{"stray"}, 2, true, "unexpected arguments"},
+		{[]string{"-screenshot-after", "0"}, 2, true, "-screenshot-after"},
+		{[]string{"-server", "[::1]:4242", "-mute"}, 0, false, ""},
+	} {
+		var out bytes.Buffer
+		f, code, exit := Parse(c.args, &out, &out)
+		if code != c.code || exit != c.exit || !strings.Contains(out.String(), c.out) {
+			t.Errorf("Parse(%q) = %d %v %q, want %d %v with %q", c.args, code, exit, out.String(), c.code, c.exit, c.out)
+		}
+		if !exit && (f.Server != "[::1]:4242" || !f.ServerSet || !f.Mute) {
+			t.Errorf("Parse(%q) = %+v", c.args, f)
+		}
+	}
+}
+
+// The real binary answers -h and -version without a display (Ebitengine's initialisation
+// panics without one): DISPLAY and WAYLAND_DISPLAY unset, exit 0, the usage or the version
+// printed, no panic.
+func TestBinaryHelpWithoutDisplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the client")
+	}
+	bin := filepath.Join(t.TempDir(), "rtype-client")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../../cmd/rtype-client").CombinedOutput(); err != nil {
+		t.Skipf("cannot build the client here (cgo): %v\n%s", err, out)
+	}
+	for arg, want := range map[string]string{"-h": "-server", "-version": "rtype-client "} {
+		cmd := exec.Command(bin, arg)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), want) || strings.Contains(string(out), "panic") {
+			t.Errorf("rtype-client %s without a display: %v\n%s", arg, err, out)
+		}
+	}
+}

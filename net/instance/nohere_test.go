@@ -1,0 +1,45 @@
+package instance
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rtype/rtype/game"
+)
+
+// Players handed the game's port by START whose HERE never comes (their UDP is blocked) are
+// dropped after HereTimeout, and the server says so once per game, at warn level, naming the
+// UDP port as the likely cause and how many players it concerns (in virtual time).
+func TestNoHereLoggedOncePerGame(t *testing.T) {
+	stage, err := game.LoadStage("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	g, err := NewGame(GameConfig{Code: "TEST", Members: members(3), Stage: stage, Seed: 1, HereTimeout: 2 * time.Second, Logger: log}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for now := time.Duration(0); now < 3*time.Second; now += TickPeriod {
+		g.Tick(now)
+		g.Outbox().Reset()
+	}
+	lines := strings.Count(buf.String(), "never said HERE")
+	if lines != 1 {
+		t.Fatalf("%d warn lines about missing HERE, want 1:\n%s", lines, buf.String())
+	}
+	for _, want := range []string{"UDP port", "players_without_here=3", "level=WARN"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("log %q does not say %q", buf.String(), want)
+		}
+	}
+	for i, st := range g.Stats() {
+		if !st.Gone {
+			t.Errorf("player %d still in the game without HERE: %+v", i, st)
+		}
+	}
+}
