@@ -102,8 +102,9 @@ type Client struct {
 	pending   string    // command awaiting its response, "" if none
 	code      string    // latest MEMBERS push
 	names     []string
-	stage     StageInfo // latest STAGE push...
-	stageCode string    // ...and the lobby code it was for
+	stage     StageInfo       // latest STAGE push...
+	stageCode string          // ...and the lobby code it was for
+	level     game.Difficulty // latest DIFFICULTY push for lobby stageCode (Normal without one)
 	starts    []StartInfo
 	ends      []uint8
 	msgs      []Message     // CHAT and BROADCAST pushes not yet taken by Messages
@@ -312,6 +313,21 @@ func (c *Client) Stages() ([]StageInfo, error) {
 		return nil, c.fail(fmt.Errorf("%w: %v", ErrProtocol, err))
 	}
 	return ss, nil
+}
+
+// SetDifficulty sends SET_DIFFICULTY: the lobby's owner chooses the level of the waiting lobby;
+// every member then gets a DIFFICULTY push (see Difficulty).
+func (c *Client) SetDifficulty(d game.Difficulty) error {
+	_, err := c.request(CmdSetDifficulty, d.String())
+	return err
+}
+
+// Difficulty returns the level of the lobby the client is in: the latest DIFFICULTY push for
+// it, Normal without one.
+func (c *Client) Difficulty() game.Difficulty {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.level
 }
 
 // Stage returns the latest STAGE push: the lobby code and the stage it plays
@@ -644,7 +660,18 @@ func (c *Client) dispatch(line []byte) error {
 		if len(cmd.Args) != 3 || !ValidCode(cmd.Args[0]) || !game.ValidStageName(cmd.Args[1]) || !ValidStageHash(cmd.Args[2]) {
 			return fmt.Errorf("%w: bad STAGE push %q", ErrProtocol, line)
 		}
+		if cmd.Args[0] != c.stageCode {
+			c.level = game.DifficultyNormal // another lobby: Normal until a DIFFICULTY push says otherwise
+		}
 		c.stageCode, c.stage = cmd.Args[0], StageInfo{Name: cmd.Args[1], Hash: cmd.Args[2]}
+	case PushDifficulty:
+		if len(cmd.Args) != 2 || !ValidCode(cmd.Args[0]) {
+			return fmt.Errorf("%w: bad DIFFICULTY push %q", ErrProtocol, line)
+		}
+		d, err := game.ParseDifficulty(cmd.Args[1])
+		if err == nil && cmd.Args[0] == c.stageCode { // a level this client does not know: ignored
+			c.level = d
+		}
 	case PushChat, PushBroadcast:
 		m := Message{Broadcast: cmd.Name == PushBroadcast}
 		wire := strings.Join(cmd.Args, ",")

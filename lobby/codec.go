@@ -39,6 +39,8 @@ const (
 	CmdSetStage     = "SET_STAGE"
 	CmdGetStage     = "GET_STAGE"
 	CmdChat         = "CHAT"
+	// CmdSetDifficulty (extension, docs/PROTOCOL.md §2.4.11): the owner's difficulty choice.
+	CmdSetDifficulty = "SET_DIFFICULTY"
 
 	PushStart     = "START"
 	PushMembers   = "MEMBERS"
@@ -46,6 +48,8 @@ const (
 	PushStage     = "STAGE"
 	PushChat      = "CHAT"
 	PushBroadcast = "BROADCAST"
+	// PushDifficulty (extension, docs/PROTOCOL.md §2.5.8): the lobby's difficulty level.
+	PushDifficulty = "DIFFICULTY"
 )
 
 // ErrLineTooLong is returned when a line (CRLF included) exceeds MaxLine bytes.
@@ -224,14 +228,16 @@ type LobbyInfo struct {
 	Players int
 	Running bool
 	Stage   string
+	// Difficulty is the lobby's level (the fifth field; Normal from a server without levels).
+	Difficulty game.Difficulty
 }
 
 // MaxLobbyEntry is the longest GET_LOBBIES entry in bytes:
-// "(" code "," 1 digit "," "false" "," the longest stage name ")" ";".
-const MaxLobbyEntry = 1 + CodeLen + 1 + 1 + 1 + 5 + 1 + game.MaxStageNameLen + 2
+// "(" code "," 1 digit "," "false" "," the longest stage name "," "normal" ")" ";".
+const MaxLobbyEntry = 1 + CodeLen + 1 + 1 + 1 + 5 + 1 + game.MaxStageNameLen + 1 + len("normal") + 2
 
 // AppendLobbies appends the GET_LOBBIES response body, one
-// "(<code>,<players>,<true|false>,<stage>);" per lobby (an empty list is an
+// "(<code>,<players>,<true|false>,<stage>,<difficulty>);" per lobby (an empty list is an
 // empty body).
 func AppendLobbies(buf []byte, ls []LobbyInfo) []byte {
 	for _, l := range ls {
@@ -243,6 +249,8 @@ func AppendLobbies(buf []byte, ls []LobbyInfo) []byte {
 		buf = strconv.AppendBool(buf, l.Running)
 		buf = append(buf, ',')
 		buf = append(buf, l.Stage...)
+		buf = append(buf, ',')
+		buf = append(buf, l.Difficulty.String()...)
 		buf = append(buf, ')', ';')
 	}
 	return buf
@@ -265,8 +273,15 @@ func ParseLobbies(body string) ([]LobbyInfo, error) {
 			return nil, syntaxErr("lobby entry %q is not (code,players,running,stage)", entry)
 		}
 		f := strings.Split(entry[1:len(entry)-1], ",")
-		if len(f) != 4 {
-			return nil, syntaxErr("lobby entry %q is not (code,players,running,stage)", entry)
+		if len(f) != 4 && len(f) != 5 { // 4: a server from before difficulty levels (Normal)
+			return nil, syntaxErr("lobby entry %q is not (code,players,running,stage,difficulty)", entry)
+		}
+		var level game.Difficulty
+		if len(f) == 5 {
+			var err error
+			if level, err = game.ParseDifficulty(f[4]); err != nil {
+				return nil, syntaxErr("lobby entry %q: difficulty must be easy, normal or hard", entry)
+			}
 		}
 		if !ValidCode(f[0]) {
 			return nil, syntaxErr("lobby entry %q: invalid code", entry)
@@ -285,7 +300,7 @@ func ParseLobbies(body string) ([]LobbyInfo, error) {
 		if !game.ValidStageName(f[3]) {
 			return nil, syntaxErr("lobby entry %q: invalid stage name", entry)
 		}
-		out = append(out, LobbyInfo{Code: f[0], Players: int(f[1][0] - '0'), Running: running, Stage: f[3]})
+		out = append(out, LobbyInfo{Code: f[0], Players: int(f[1][0] - '0'), Running: running, Stage: f[3], Difficulty: level})
 	}
 	return out, nil
 }

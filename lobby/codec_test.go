@@ -1,6 +1,8 @@
 package lobby
 
 import (
+	"github.com/rtype/rtype/game"
+
 	"bytes"
 	"errors"
 	"io"
@@ -174,14 +176,19 @@ func TestIsResponse(t *testing.T) {
 }
 
 func TestLobbiesBody(t *testing.T) {
-	ls := []LobbyInfo{{"K7QF2", 2, false, "stage1"}, {"ABCD3", 4, true, "short"}}
+	ls := []LobbyInfo{{"K7QF2", 2, false, "stage1", game.DifficultyNormal}, {"ABCD3", 4, true, "short", game.DifficultyHard}}
 	body := string(AppendLobbies(nil, ls))
-	if want := "(K7QF2,2,false,stage1);(ABCD3,4,true,short);"; body != want {
+	if want := "(K7QF2,2,false,stage1,normal);(ABCD3,4,true,short,hard);"; body != want {
 		t.Fatalf("AppendLobbies = %q, want %q", body, want)
 	}
 	got, err := ParseLobbies(body)
 	if err != nil || !reflect.DeepEqual(got, ls) {
 		t.Fatalf("ParseLobbies(%q) = %v, %v", body, got, err)
+	}
+	// A server from before difficulty levels lists four fields: Normal. A client that reads the
+	// first three fields (seed 004) reads both forms.
+	if got, err := ParseLobbies("(K7QF2,2,false,stage1);"); err != nil || len(got) != 1 || got[0].Difficulty != game.DifficultyNormal || got[0].Stage != "stage1" {
+		t.Fatalf("ParseLobbies(four fields) = %v, %v", got, err)
 	}
 	if got, err := ParseLobbies(""); err != nil || len(got) != 0 {
 		t.Fatalf("ParseLobbies(\"\") = %v, %v; want empty", got, err)
@@ -193,7 +200,8 @@ func TestLobbiesBody(t *testing.T) {
 		"(K7QF2,2,false,s)",                  // missing ';'
 		"K7QF2,2,false,s;",                   // missing parentheses
 		"(K7QF2,2,false);",                   // the 3-field form of seed 004 (no stage)
-		"(K7QF2,2,false,s,x);",               // extra field
+		"(K7QF2,2,false,s,x);",               // not a difficulty
+		"(K7QF2,2,false,s,easy,x);",          // extra field
 		"(K7QF2,5,false,s);",                 // more than 4 players
 		"(K7QF2,-1,false,s);",                // negative
 		"(K7QF2,2,yes,s);",                   // not a bool
@@ -350,8 +358,12 @@ func FuzzParseResponse(f *testing.F) {
 			t.Fatalf("round trip: %q -> %#v -> %q, %v", line, r, out, err)
 		}
 		// the body parsers never panic, and what they accept formats back to the same body
-		if ls, err := ParseLobbies(r.Body); err == nil && string(AppendLobbies(nil, ls)) != r.Body {
-			t.Fatalf("lobbies round trip: %q -> %v", r.Body, ls)
+		// (a four-field entry, from a server without difficulty levels, formats back with the
+		// fifth field: compare what the two parses say)
+		if ls, err := ParseLobbies(r.Body); err == nil {
+			if again, err := ParseLobbies(string(AppendLobbies(nil, ls))); err != nil || !reflect.DeepEqual(again, ls) {
+				t.Fatalf("lobbies round trip: %q -> %v -> %v, %v", r.Body, ls, again, err)
+			}
 		}
 		if ss, err := ParseStages(r.Body); err == nil && string(AppendStages(nil, ss)) != r.Body {
 			t.Fatalf("stages round trip: %q -> %v", r.Body, ss)

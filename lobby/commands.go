@@ -12,14 +12,15 @@ type command struct {
 // commands are the client commands the lobby answers (docs/PROTOCOL.md §2.4). Adding one is a
 // Core method in the file of its part and one line here.
 var commands = map[string]command{
-	CmdAuthenticate: {false, (*Core).authenticate}, // membership.go
-	CmdJoinLobby:    {true, (*Core).join},          // membership.go
-	CmdLeave:        {true, (*Core).leaveCmd},      // membership.go
-	CmdGetLobbies:   {true, (*Core).getLobbies},    // listing.go
-	CmdChat:         {true, (*Core).chat},          // listing.go
-	CmdGetStages:    {true, (*Core).getStages},     // stages.go
-	CmdSetStage:     {true, (*Core).setStage},      // stages.go
-	CmdGetStage:     {true, (*Core).getStage},      // stages.go
-	CmdStart:        {true, (*Core).start},         // games.go
-	CmdRejoin:       {true, (*Core).rejoin},        // rejoin.go
+	CmdAuthenticate:  {false, (*Core).authenticate}, // membership.go
+	CmdJoinLobby:     {true, (*Core).join},          // membership.go
+	CmdLeave:         {true, (*Core).leaveCmd},      // membership.go
+	CmdGetLobbies:    {true, (*Core).getLobbies},    // listing.go
+	CmdChat:          {true, (*Core).chat},          // listing.go
+	CmdGetStages:     {true, (*Core).getStages},     // stages.go
+	CmdSetStage:      {true, (*Core).setStage},      // stages.go
+	CmdGetStage:      {true, (*Core).getStage},      // stages.go
+	CmdSetDifficulty: {true, (*Core).setDifficulty}, // difficulty.go
+	CmdStart:         {true, (*Core).start},         // games.go
+	CmdRejoin:        {true, (*Core).rejoin},        // rejoin.go
 }

@@ -65,8 +65,10 @@ type lobbyState struct {
 	code    string
 	created uint64          // creation order (GET_LOBBIES lists the oldest first)
 	stage   *game.StageFile // what START plays; changed by SET_STAGE while waiting
-	members []*connState    // join order; members[0] is the owner
-	game    Game            // the running game (nil: waiting)
+	// difficulty is the level START plays; changed by SET_DIFFICULTY while waiting.
+	difficulty game.Difficulty
+	members    []*connState // join order; members[0] is the owner
+	game       Game         // the running game (nil: waiting)
 	// slots are the running game's players by slot (token and session key of the latest
 	// START or rejoin of each slot): REJOIN checks its proof against them (rejoin.go).
 	slots []Member

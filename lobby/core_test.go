@@ -67,9 +67,12 @@ type vstarter struct {
 	err    error
 	plain  bool
 	starts []vstart
+	specs  []GameSpec // every StartGame call's spec
 }
 
-func (s *vstarter) StartGame(code, stage string, members []Member) (Game, error) {
+func (s *vstarter) StartGame(spec GameSpec) (Game, error) {
+	code, stage, members := spec.Code, spec.Stage, spec.Members
+	s.specs = append(s.specs, spec)
 	if s.err != nil {
 		return nil, s.err
 	}
@@ -552,7 +555,7 @@ func TestCoreLeavingAGame(t *testing.T) {
 	if want := []vdrop{{ub, true}, {uc, true}, {ua, false}}; len(g.drops) != 3 || g.drops[0] != want[0] || g.drops[1] != want[1] || g.drops[2] != want[2] {
 		t.Fatalf("drops %+v, want %+v", g.drops, want)
 	}
-	if ls := v.core.Lobbies(); len(ls) != 2 || ls[0] != (LobbyInfo{code, 0, true, "stage1"}) {
+	if ls := v.core.Lobbies(); len(ls) != 2 || ls[0] != (LobbyInfo{code, 0, true, "stage1", 0}) {
 		t.Fatalf("lobbies %v: want %s kept, empty and running, for a rejoin", ls, code)
 	}
 	v.core.GameEnded(v.now, g, 2)
@@ -920,5 +923,46 @@ func TestCoreChatSanitized(t *testing.T) {
 	}
 	if got := a.fail(CmdChat, EncodeText("\u202E\u200B")); got != "chat text: empty text" {
 		t.Fatalf("invisible-only chat: %q", got)
+	}
+}
+
+// The owner chooses the difficulty beside the stage: members hear of each change (a joiner of
+// a lobby that is not Normal too), GET_LOBBIES lists it, START hands it to the game, and
+// nobody else (nor a running lobby) can change it.
+func TestCoreDifficulty(t *testing.T) {
+	v := newVLobby(t, ServerConfig{})
+	a := v.player("192.0.2.1", "alice")
+	code := a.ok(CmdJoinLobby, "")
+	if got := a.pushes(PushDifficulty); len(got) != 0 {
+		t.Fatalf("a new (normal) lobby pushed DIFFICULTY %q", got)
+	}
+	if got := a.fail(CmdSetDifficulty, "insane"); got != `unknown difficulty "insane" (easy, normal or hard)` {
+		t.Fatalf("unknown level: %q", got)
+	}
+	a.ok(CmdSetDifficulty, "hard")
+	if got := a.pushes(PushDifficulty); len(got) != 1 || got[0] != code+",hard" {
+		t.Fatalf("DIFFICULTY after SET_DIFFICULTY hard: %q", got)
+	}
+	a.ok(CmdSetDifficulty, "hard") // unchanged: no push
+	if got := a.pushes(PushDifficulty); len(got) != 0 {
+		t.Fatalf("an unchanged level pushed %q", got)
+	}
+	b := v.player("192.0.2.2", "bob")
+	b.ok(CmdJoinLobby, code)
+	if got := b.pushes(PushDifficulty); len(got) != 1 || got[0] != code+",hard" {
+		t.Fatalf("bob joining a hard lobby got DIFFICULTY %q", got)
+	}
+	if got := b.fail(CmdSetDifficulty, "easy"); got != "only the lobby owner (alice) may change the difficulty" {
+		t.Fatalf("bob's SET_DIFFICULTY: %q", got)
+	}
+	if got := b.ok(CmdGetLobbies); !strings.Contains(got, "("+code+",2,false,stage1,hard);") {
+		t.Fatalf("GET_LOBBIES %q does not list the level", got)
+	}
+	a.ok(CmdStart)
+	if len(v.st.specs) != 1 || v.st.specs[0].Difficulty != game.DifficultyHard {
+		t.Fatalf("StartGame specs %+v, want the hard level", v.st.specs)
+	}
+	if got := a.fail(CmdSetDifficulty, "easy"); got != "lobby "+code+" is running a game" {
+		t.Fatalf("SET_DIFFICULTY while running: %q", got)
 	}
 }

@@ -42,12 +42,20 @@ type Game interface {
 	Drop(id uuid.UUID, left bool)
 }
 
-// Starter is the game runtime a lobby hands its game to at START (net/instance.Manager):
-// stage is the name of the lobby's stage, one of ServerConfig.Stages; members are in slot
-// order. It is called from the Core, under the runtime's lock: it must return promptly and
-// not call back into the lobby.
+// GameSpec is everything a lobby decides about the game it starts: what the game runtime needs
+// to run it. A new lobby setting is a field here.
+type GameSpec struct {
+	Code       string          // the lobby's code (logs)
+	Stage      string          // the lobby's stage, one of ServerConfig.Stages
+	Difficulty game.Difficulty // the level the owner chose (SET_DIFFICULTY)
+	Members    []Member        // the players in slot order
+}
+
+// Starter is the game runtime a lobby hands its game to at START (net/instance.Manager). It is
+// called from the Core, under the runtime's lock: it must return promptly and not call back
+// into the lobby.
 type Starter interface {
-	StartGame(lobbyCode, stage string, members []Member) (Game, error)
+	StartGame(spec GameSpec) (Game, error)
 }
 
 // start answers START <uuid>; (docs/PROTOCOL.md §2.4.4): the owner's lobby hands its game to
@@ -89,7 +97,8 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 			return
 		}
 	}
-	g, err := c.cfg.Starter.StartGame(l.code, l.stage.Name, append([]Member(nil), members...))
+	g, err := c.cfg.Starter.StartGame(GameSpec{Code: l.code, Stage: l.stage.Name, Difficulty: l.difficulty,
+		Members: append([]Member(nil), members...)})
 	if err == nil && g == nil {
 		err = errors.New("starter returned no game")
 	}
@@ -108,7 +117,7 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 		c.push(m, PushStart, ps, strconv.FormatUint(uint64(members[i].Token), 10), hex.EncodeToString(members[i].Key[:]))
 	}
 	c.startSpectators(l, g, ps)
-	c.log.Info("lobby started", "code", l.code, "stage", l.stage.Name, "players", len(l.members), "port", port, "user", cs.user.String())
+	c.log.Info("lobby started", "code", l.code, "stage", l.stage.Name, "difficulty", l.difficulty.String(), "players", len(l.members), "port", port, "user", cs.user.String())
 }
 
 // GameEnded tells the Core that game g (handed to the runtime in an Out) is over with result

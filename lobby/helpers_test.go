@@ -76,7 +76,8 @@ func newFakeStarter() *fakeStarter { return &fakeStarter{ch: make(chan startCall
 
 const fakePort = 4243
 
-func (f *fakeStarter) StartGame(code, stage string, members []Member) (Game, error) {
+func (f *fakeStarter) StartGame(spec GameSpec) (Game, error) {
+	code, stage, members := spec.Code, spec.Stage, spec.Members
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {

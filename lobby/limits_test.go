@@ -160,7 +160,7 @@ func TestOneAddressAtItsLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	ls, _ := other.Lobbies()
-	if len(ls) != 3 || ls[2] != (LobbyInfo{code, 1, true, "stage1"}) {
+	if len(ls) != 3 || ls[2] != (LobbyInfo{code, 1, true, "stage1", 0}) {
 		t.Fatalf("Lobbies = %v", ls)
 	}
 	hits := srv.Stats().LimitHits
@@ -243,7 +243,7 @@ func TestGetLobbiesWhole(t *testing.T) {
 			if err != nil || resp.Code != 200 {
 				t.Fatalf("lobby %d: %v %v", i, resp, err)
 			}
-			want = append(want, LobbyInfo{resp.Body, 1, false, stage})
+			want = append(want, LobbyInfo{resp.Body, 1, false, stage, 0})
 		}
 		r := dialRaw(t, addr)
 		id := r.auth("lister")

@@ -128,7 +128,7 @@ func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
 	c.log.Debug("lobby joined", "code", l.code, "user", cs.user.String(), "name", cs.name, "players", len(l.members))
 	c.reply(cs, CodeOK, l.code)
 	c.pushMembers(l)
-	c.pushStage(cs, l)
+	c.pushSettings(cs, l)
 }
 
 // leaveCmd answers LEAVE <uuid>; (docs/PROTOCOL.md §2.4.5).

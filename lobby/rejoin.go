@@ -114,7 +114,7 @@ func (c *Core) spectate(cs *connState, l *lobbyState) {
 	c.log.Debug("lobby spectator joined", "code", l.code, "user", cs.user.String(), "name", cs.name, "spectators", len(l.spectators))
 	c.reply(cs, CodeOK, l.code)
 	c.push(cs, PushMembers, membersArgs(l)...)
-	c.pushStage(cs, l)
+	c.pushSettings(cs, l)
 	c.push(cs, PushSpectate, strconv.Itoa(l.game.Port()), strconv.FormatUint(uint64(m.Token), 10), hex.EncodeToString(m.Key[:]))
 }
 
@@ -249,7 +249,7 @@ func (c *Core) rejoin(_ time.Duration, cs *connState, cmd Command) {
 	c.log.Info("player rejoined", "code", code, "slot", slot, "user", cs.user.String(), "name", cs.name)
 	c.reply(cs, CodeOK, code)
 	c.pushMembers(l)
-	c.pushStage(cs, l)
+	c.pushSettings(cs, l)
 	c.push(cs, PushStart, strconv.Itoa(l.game.Port()), strconv.FormatUint(uint64(tok), 10), hex.EncodeToString(key[:]))
 }
 

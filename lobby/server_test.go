@@ -45,7 +45,7 @@ func TestFullFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []LobbyInfo{{code, 2, false, "stage1"}}; !reflect.DeepEqual(ls, want) {
+	if want := []LobbyInfo{{code, 2, false, "stage1", 0}}; !reflect.DeepEqual(ls, want) {
 		t.Fatalf("Lobbies = %v, want %v", ls, want)
 	}
 
@@ -96,7 +96,7 @@ func TestFullFlow(t *testing.T) {
 	}
 
 	// Running: listed as running, joins refused, START refused.
-	if ls, _ := carol.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 2, true, "stage1"}}) {
+	if ls, _ := carol.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 2, true, "stage1", 0}}) {
 		t.Fatalf("Lobbies while running = %v", ls)
 	}
 	_, err = carol.Join(code)
@@ -110,7 +110,7 @@ func TestFullFlow(t *testing.T) {
 			t.Fatalf("WaitEnd = %d, %v; want 1", res, err)
 		}
 	}
-	if ls, _ := carol.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 2, false, "stage1"}}) {
+	if ls, _ := carol.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 2, false, "stage1", 0}}) {
 		t.Fatalf("Lobbies after END = %v, want waiting", ls)
 	}
 	// Waiting again: carol can join now.
@@ -225,7 +225,7 @@ func TestSwitchLobby(t *testing.T) {
 		t.Fatal(err)
 	}
 	ls, _ := c.Lobbies()
-	if !reflect.DeepEqual(ls, []LobbyInfo{{lb, 3, false, "stage1"}}) {
+	if !reflect.DeepEqual(ls, []LobbyInfo{{lb, 3, false, "stage1", 0}}) {
 		t.Fatalf("Lobbies = %v, want only %s with 3 players", ls, lb)
 	}
 }
@@ -339,7 +339,7 @@ func TestVanishedClientRemoved(t *testing.T) {
 	waitMembers(t, a, code, "a", "b")
 	b.Close()
 	waitMembers(t, a, code, "a")
-	if ls := srv.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 1, false, "stage1"}}) {
+	if ls := srv.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 1, false, "stage1", 0}}) {
 		t.Fatalf("Lobbies = %v", ls)
 	}
 	a.Close()
@@ -408,7 +408,7 @@ func TestStartFailure(t *testing.T) {
 	if re := respErr(t, a.Start(), 500); !strings.Contains(re.Reason, "no free udp port") {
 		t.Fatalf("reason %q does not carry the starter's error", re.Reason)
 	}
-	if ls := srv.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 1, false, "stage1"}}) {
+	if ls := srv.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 1, false, "stage1", 0}}) {
 		t.Fatalf("Lobbies after failed start = %v, want waiting", ls)
 	}
 	st.mu.Lock()

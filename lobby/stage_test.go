@@ -140,7 +140,7 @@ func TestClientStageChoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	short, _ := game.EmbeddedStageFile("short")
-	if ls, _ := bob.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 1, false, "short"}}) {
+	if ls, _ := bob.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 1, false, "short", 0}}) {
 		t.Fatalf("Lobbies = %v", ls)
 	}
 	if _, err := bob.Join(code); err != nil {

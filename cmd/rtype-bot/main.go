@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/buildinfo"
+	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/session"
 )
@@ -32,6 +33,7 @@ func main() {
 	flag.StringVar(&cfg.Name, "name", "bot", "bot name prefix")
 	flag.StringVar(&cfg.Chat, "chat", "", `each bot says this in the lobby before the game and again, with " (in game)", one second into the game; the lines received are in the "chat" field of the JSON`)
 	flag.StringVar(&cfg.NetSim, "netsim", "", `simulate a bad network, e.g. "lat=75ms,jitter=10ms,loss=5%,dup=1%"`)
+	levelName := flag.String("difficulty", "", "difficulty the bots' new lobby plays: easy, normal or hard (empty: the lobby's default, normal)")
 	rejoin := flag.String("rejoin", "", `rejoin a slot lost less than 60 s ago instead of joining: "CODE,SLOT,KEY" (the "rejoin" field of a crashed bot's JSON line)`)
 	flag.BoolVar(&cfg.Spectate, "spectate", false, "join -lobby, which is running a game, as spectators and watch it to its end")
 	crashAfter := flag.Duration("crash-after", 0, `the first bot crashes this long into the game (its lobby connection and socket close without LEAVE or BYE) and prints its "rejoin" field; 0: never`)
@@ -40,6 +42,14 @@ func main() {
 	if *version {
 		fmt.Println(buildinfo.String("rtype-bot"))
 		return
+	}
+	if *levelName != "" {
+		d, err := game.ParseDifficulty(*levelName)
+		if err != nil {
+			slog.Error("bad -difficulty", "err", err)
+			os.Exit(2)
+		}
+		cfg.Difficulty = &d
 	}
 	if *rejoin != "" {
 		rj, err := bot.ParseRejoin(*rejoin)

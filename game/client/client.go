@@ -194,7 +194,8 @@ type app struct {
 	rebind           int // settings row being rebound, -1 none
 	scanner          *input.KeyScanner
 	members          []string
-	roomStage        string // the lobby's stage (STAGE push), refreshed with members
+	roomStage        string          // the lobby's stage (STAGE push), refreshed with members
+	roomLevel        game.Difficulty // the lobby's level (DIFFICULTY push), refreshed with members
 	membersAt        int
 	stageSel         int    // browser: index in m.Stages of the stage for "Create lobby"
 	msg              string // transient message (settings problems), shown on the title

@@ -333,7 +333,7 @@ var menuStates = []struct {
 	{"connect", func(a *app) { a.m.Scene, a.m.Busy = scene.Connect, "Connecting" }},
 	{"browser", func(a *app) {
 		a.m.Scene, a.m.Busy, a.menu = scene.Browser, "", 1
-		a.m.Lobbies = []scene.Lobby{{Code: "K7QF2", Players: 2, Stage: "stage1"}, {Code: "ABCD3", Players: 4, Running: true, Stage: "short"},
+		a.m.Lobbies = []scene.Lobby{{Code: "K7QF2", Players: 2, Stage: "stage1"}, {Code: "ABCD3", Players: 4, Running: true, Stage: "short", Difficulty: game.DifficultyHard},
 			{Code: "XY2ZW", Players: 1, Stage: "stage1"}}
 		a.m.Stages, a.stageSel = []string{"stage1", "short"}, 1
 	}},

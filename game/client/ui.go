@@ -298,11 +298,22 @@ func (a *app) updateMenus() {
 		if a.frameN-a.membersAt >= 20 || a.members == nil {
 			_, a.members = a.net.Members()
 			a.roomStage = a.net.Stage()
+			a.roomLevel = a.net.Difficulty()
 			a.membersAt = a.frameN
 		}
-		// Left/Right: the owner cycles the lobby's stage through the offered ones (SET_STAGE;
-		// the server refuses others, and the refusal is shown)
-		if len(m.Stages) > 1 && (a.justPressed(controls.Left) || a.justPressed(controls.Right)) {
+		items := a.roomItems()
+		onLevel := strings.HasPrefix(items[min(a.menu, len(items)-1)], difficultyItem)
+		// Left/Right: on the difficulty item the owner cycles the level (SET_DIFFICULTY), elsewhere
+		// the lobby's stage through the offered ones (SET_STAGE; the server refuses others, and
+		// the refusal is shown)
+		if onLevel && (a.justPressed(controls.Left) || a.justPressed(controls.Right)) {
+			step := 1
+			if a.justPressed(controls.Left) {
+				step = -1
+			}
+			a.handle(scene.Event{Kind: scene.EvSetDifficulty, Level: nextLevel(a.roomLevel, step).String()})
+			a.membersAt = a.frameN - 20 // show the DIFFICULTY push as soon as it arrives
+		} else if len(m.Stages) > 1 && (a.justPressed(controls.Left) || a.justPressed(controls.Right)) {
 			i := 0
 			for j, st := range m.Stages {
 				if st == a.roomStage {
@@ -317,14 +328,17 @@ func (a *app) updateMenus() {
 			a.handle(scene.Event{Kind: scene.EvSetStage, Stage: m.Stages[i]})
 			a.membersAt = a.frameN - 20 // show the STAGE push as soon as it arrives
 		}
-		items := a.roomItems()
 		a.nav(len(items), false)
 		if a.back(false) {
 			a.handle(scene.Event{Kind: scene.EvBack})
 		} else if a.confirm(false) {
-			if items[min(a.menu, len(items)-1)] == "Start" {
+			switch sel := items[min(a.menu, len(items)-1)]; {
+			case sel == "Start":
 				a.handle(scene.Event{Kind: scene.EvStart})
-			} else {
+			case strings.HasPrefix(sel, difficultyItem):
+				a.handle(scene.Event{Kind: scene.EvSetDifficulty, Level: nextLevel(a.roomLevel, 1).String()})
+				a.membersAt = a.frameN - 20
+			default:
 				a.handle(scene.Event{Kind: scene.EvBack})
 			}
 		}
@@ -516,7 +530,7 @@ func (a *app) drawMenus(dst surface) {
 			if i == a.menu {
 				col = u.selCol
 			}
-			u.text(dst, fmt.Sprintf("%s   %d/4 players   %s   %s", l.Code, l.Players, game.StageTitle(l.Stage), state), u.normal, cx, y, alignCenter, col)
+			u.text(dst, fmt.Sprintf("%s   %d/4 players   %s   %s   %s", l.Code, l.Players, game.StageTitle(l.Stage), l.Difficulty.Rules().Title, state), u.normal, cx, y, alignCenter, col)
 			y += 52
 		}
 		n := len(m.Lobbies)
@@ -549,10 +563,10 @@ func (a *app) drawMenus(dst surface) {
 		if len(m.Stages) > 1 {
 			stage = "<  " + stage + "  >"
 		}
-		u.text(dst, "Stage  "+stage, u.normal, cx, 246, alignCenter, u.itemCol)
+		u.text(dst, "Stage  "+stage+"   ·   "+a.roomLevel.Rules().Title, u.normal, cx, 246, alignCenter, u.itemCol)
 		hint := "T chat · Enter select · Esc leave"
 		if len(m.Stages) > 1 {
-			hint = "Left/Right: change the stage (owner) · " + hint
+			hint = "Left/Right: change the stage or, on Difficulty, the level (owner) · " + hint
 		}
 		u.help(dst, hint)
 		for i := 0; i < game.MaxPlayers; i++ {
@@ -585,6 +599,7 @@ func (a *app) drawMenus(dst surface) {
 			title, col = "GAME ABORTED", color.RGBA{255, 200, 120, 255}
 		}
 		u.text(dst, title, u.big, cx, 160, alignCenter, col)
+		u.text(dst, game.StageTitle(a.ux.stage)+"  ·  "+a.ux.level.Rules().Title, u.small, cx, 250, alignCenter, u.dimCol)
 		a.drawResultsTable(dst, 320)
 		if m.Reason != "" { // the lobby went during the game (a server shutting down)
 			a.drawWrapped(dst, m.Reason, u.normal, cx, 760, 1500, u.errorCol)
@@ -711,10 +726,25 @@ func (a *app) drawSettings(dst surface) {
 // the game (docs/PROTOCOL.md §2.4.4).
 func (a *app) isOwner() bool { return len(a.members) > 0 && a.members[0] == a.net.Name() }
 
-// roomItems is the lobby room's menu: Start only for the owner.
+// roomItems is the lobby room's menu: Start and the difficulty choice only for the owner.
 func (a *app) roomItems() []string {
 	if a.isOwner() {
-		return []string{"Start", "Leave"}
+		return []string{"Start", difficultyItem + "  < " + a.roomLevel.Rules().Title + " >", "Leave"}
 	}
 	return []string{"Leave"}
+}
+
+// difficultyItem starts the room menu's difficulty item (Left/Right on it change the level).
+const difficultyItem = "Difficulty"
+
+// nextLevel is the level after (step 1) or before (step -1) d in game.Difficulties.
+func nextLevel(d game.Difficulty, step int) game.Difficulty {
+	ls := game.Difficulties[:]
+	i := 0
+	for j, l := range ls {
+		if l == d {
+			i = j
+		}
+	}
+	return ls[(i+step+len(ls))%len(ls)]
 }

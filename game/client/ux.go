@@ -38,16 +38,19 @@ type uxState struct {
 	silenceSecs int    // interrupted text cache: seconds shown
 	silenceText string // "connection interrupted… 3 s"
 
-	lastLives uint8    // the local player's lives in the last frame (extra ships are announced)
-	haveLives bool     // lastLives is known
-	contShown bool     // the continue offer is on screen, since the frame of tick contFrom
-	contFrom  ecs.Tick // first tick the offer was seen
+	stage     string          // the stage and level of the game (the results screen says them)
+	level     game.Difficulty //
+	lastLives uint8           // the local player's lives in the last frame (extra ships are announced)
+	haveLives bool            // lastLives is known
+	contShown bool            // the continue offer is on screen, since the frame of tick contFrom
+	contFrom  ecs.Tick        // first tick the offer was seen
 }
 
 // startGame resets the per-game state when a session comes up.
 func (s *uxState) startGame(a *app) {
 	s.notice, s.noticeUntil, s.haveResults = "", 0, false
 	s.haveLives, s.contShown = false, false
+	s.stage, s.level = a.net.Stage(), a.net.Difficulty() // for the results screen
 	_, members := a.net.Members()
 	s.names, s.byOrder = netflow.GameNames(members, a.m.Rejoining, s.ticket)
 }

@@ -27,14 +27,16 @@ import (
 
 // Config configures Run.
 type Config struct {
-	Server  string        // TCP lobby address host:port
-	Lobby   string        // join this lobby code; "" = the first bot creates one
-	Stage   string        // stage of the lobby the first bot creates ("" = the server's default)
-	Players int           // number of bots (1..4)
-	Start   bool          // the first bot sends START once all bots joined (implied when Lobby is "")
-	Timeout time.Duration // whole run; 0 = no limit
-	Name    string        // name prefix ("bot" → bot1, bot2, ...)
-	NetSim  string        // link simulator spec for each bot's UDP socket (see net/linksim)
+	Server string // TCP lobby address host:port
+	Lobby  string // join this lobby code; "" = the first bot creates one
+	Stage  string // stage of the lobby the first bot creates ("" = the server's default)
+	// Difficulty is the level the first bot sets on the lobby it creates (nil: leave it).
+	Difficulty *game.Difficulty
+	Players    int           // number of bots (1..4)
+	Start      bool          // the first bot sends START once all bots joined (implied when Lobby is "")
+	Timeout    time.Duration // whole run; 0 = no limit
+	Name       string        // name prefix ("bot" → bot1, bot2, ...)
+	NetSim     string        // link simulator spec for each bot's UDP socket (see net/linksim)
 	// Chat, when set, is said by each bot in the lobby once every bot has joined (before START),
 	// and again with " (in game)" appended one second into the game (docs/PROTOCOL.md §2.4.9).
 	Chat   string
@@ -63,6 +65,7 @@ type Result struct {
 	Error            string   `json:"error,omitempty"`
 	Lobby            string   `json:"lobby"`
 	Stage            string   `json:"stage"`      // name of the stage played (the lobby's STAGE push)
+	Difficulty       string   `json:"difficulty"` // the lobby's level when the game started
 	StageHash        string   `json:"stage_hash"` // its hash (docs/PROTOCOL.md §2.4.6)
 	Slot             int      `json:"slot"`
 	Score            uint32   `json:"score"`
@@ -157,6 +160,9 @@ func Run(ctx context.Context, cfg Config, out io.Writer) ([]Result, error) {
 			got = strings.ToUpper(rj.Code)
 		} else if code == "" {
 			got, err = c.Create(cfg.Stage)
+			if err == nil && cfg.Difficulty != nil {
+				err = c.SetDifficulty(*cfg.Difficulty)
+			}
 		} else {
 			got, err = c.Join(code)
 		}
@@ -222,6 +228,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 		return fail("error", err)
 	}
 	res.Stage, res.StageHash = st.Stage.Name, st.Stage.Hash
+	res.Difficulty = lc.Difficulty().String()
 	if st.Stage.Name == "" {
 		return fail("error", errors.New("no STAGE push before START: cannot tell which stage the game plays"))
 	}

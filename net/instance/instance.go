@@ -226,7 +226,8 @@ var ErrShutdown = errors.New("instance: server shutting down")
 
 // StartGame starts a game for the lobby's members on the shared UDP port (lobby.Starter),
 // playing the stage the lobby chose (Config.Stages).
-func (m *Manager) StartGame(code, stageName string, members []lobby.Member) (lobby.Game, error) {
+func (m *Manager) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
+	code, stageName, members := spec.Code, spec.Stage, spec.Members
 	stage := m.cfg.Stage
 	if m.cfg.Stages != nil {
 		var err error
@@ -236,7 +237,7 @@ func (m *Manager) StartGame(code, stageName string, members []lobby.Member) (lob
 	}
 	id := m.nextID.Add(1)
 	log := m.log.With("lobby", code, "instance", id)
-	g, err := NewGame(GameConfig{Code: code, Members: members, Stage: stage, Seed: m.cfg.Seed(),
+	g, err := NewGame(GameConfig{Code: code, Members: members, Stage: stage, Difficulty: spec.Difficulty, Seed: m.cfg.Seed(),
 		SilenceTimeout: m.cfg.SilenceTimeout, HereTimeout: m.cfg.HereTimeout, RejoinWindow: m.cfg.RejoinWindow, Logger: log}, m.now())
 	if err != nil {
 		return nil, err

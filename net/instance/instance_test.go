@@ -43,11 +43,11 @@ func TestPanicEndsOnlyThatGame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad, err := m.StartGame("BOOM", "", members(2))
+	bad, err := m.StartGame(lobby.GameSpec{Code: "BOOM", Stage: "", Members: members(2)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := m.StartGame("FINE", "", members(2))
+	good, err := m.StartGame(lobby.GameSpec{Code: "FINE", Stage: "", Members: members(2)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,10 +267,10 @@ func TestSlowGameDoesNotStallOthers(t *testing.T) {
 	}
 	t.Cleanup(func() { testHookStep = nil }) // after the runtime stops (cleanups run last first)
 	m := startManager(t, Config{Host: "127.0.0.1", Stage: stage, HereTimeout: time.Minute, Logger: slog.New(slog.DiscardHandler)})
-	if _, err := m.StartGame("SLOW", "", members(2)); err != nil {
+	if _, err := m.StartGame(lobby.GameSpec{Code: "SLOW", Stage: "", Members: members(2)}); err != nil {
 		t.Fatal(err)
 	}
-	good, err := m.StartGame("FINE", "", members(2))
+	good, err := m.StartGame(lobby.GameSpec{Code: "FINE", Stage: "", Members: members(2)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestIdleScheduleSleeps(t *testing.T) {
 	if t1 := m.Stats().Ticks; t1 > t0+1 {
 		t.Errorf("an idle server ticked %d times in 300 ms", t1-t0)
 	}
-	if _, err := m.StartGame("WAKE", "", members(2)); err != nil {
+	if _, err := m.StartGame(lobby.GameSpec{Code: "WAKE", Stage: "", Members: members(2)}); err != nil {
 		t.Fatal(err)
 	}
 	t0 = m.Stats().Ticks

@@ -45,11 +45,11 @@ func TestDatagramPanicEndsOnlyThatGame(t *testing.T) {
 	for i := range fm {
 		fm[i].Token += 100
 	}
-	bad, err := m.StartGame("BOOM", "", bm)
+	bad, err := m.StartGame(lobby.GameSpec{Code: "BOOM", Stage: "", Members: bm})
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := m.StartGame("FINE", "", fm)
+	good, err := m.StartGame(lobby.GameSpec{Code: "FINE", Stage: "", Members: fm})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestStartShutdownRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g, startErr = m.StartGame("RACE", "", members(2))
+			g, startErr = m.StartGame(lobby.GameSpec{Code: "RACE", Stage: "", Members: members(2)})
 		}()
 		time.Sleep(time.Duration(i%25) * 100 * time.Microsecond) // 0 to 2.4 ms: every interleaving
 		if err := m.Shutdown(context.Background()); err != nil {
@@ -151,7 +151,7 @@ func TestStartShutdownRace(t *testing.T) {
 		} else if startErr != ErrShutdown {
 			t.Fatalf("race %d: StartGame: %v", i, startErr)
 		}
-		if _, err := m.StartGame("LATE", "", members(1)); err != ErrShutdown {
+		if _, err := m.StartGame(lobby.GameSpec{Code: "LATE", Stage: "", Members: members(1)}); err != ErrShutdown {
 			t.Fatalf("race %d: StartGame after Shutdown = %v, want ErrShutdown", i, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/lobby"
 )
 
 // StartGame plays the stage the lobby names, resolved through Config.Stages; an unknown name
@@ -30,7 +31,7 @@ func TestStartGamePlaysTheLobbysStage(t *testing.T) {
 		}
 	}()
 	for _, name := range []string{"short", "stage1", ""} {
-		g, err := m.StartGame("STG"+name, name, members(1))
+		g, err := m.StartGame(lobby.GameSpec{Code: "STG" + name, Stage: name, Members: members(1)})
 		if err != nil {
 			t.Fatalf("StartGame(stage %q): %v", name, err)
 		}
@@ -44,7 +45,7 @@ func TestStartGamePlaysTheLobbysStage(t *testing.T) {
 			t.Errorf("stage %q: the game plays %q, want %q", name, got.Name, want.Name)
 		}
 	}
-	if _, err := m.StartGame("NOPE", "nosuch", members(1)); err == nil || !strings.Contains(err.Error(), `unknown stage "nosuch"`) {
+	if _, err := m.StartGame(lobby.GameSpec{Code: "NOPE", Stage: "nosuch", Members: members(1)}); err == nil || !strings.Contains(err.Error(), `unknown stage "nosuch"`) {
 		t.Errorf("StartGame(unknown stage) = %v, want an unknown stage error", err)
 	}
 }

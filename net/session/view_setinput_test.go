@@ -38,7 +38,7 @@ func TestSetInputInsideView(t *testing.T) {
 		_ = mgr.Shutdown(ctx)
 	}()
 	id := uuid.New()
-	g, err := mgr.StartGame("TEST2", "", []lobby.Member{{UUID: id, Name: "p", Slot: 0, Token: 77}})
+	g, err := mgr.StartGame(lobby.GameSpec{Code: "TEST2", Stage: "", Members: []lobby.Member{{UUID: id, Name: "p", Slot: 0, Token: 77}}})
 	if err != nil {
 		t.Fatal(err)
 	}

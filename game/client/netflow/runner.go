@@ -164,6 +164,14 @@ func (n *Runner) Stage() string {
 	return st.Name
 }
 
+// Difficulty returns the lobby's difficulty level (its latest DIFFICULTY push; Normal without).
+func (n *Runner) Difficulty() game.Difficulty {
+	if n.lobby == nil {
+		return game.DifficultyNormal
+	}
+	return n.lobby.Difficulty()
+}
+
 // lobbyErr is the error of a lobby request as the scene machine gets it: unchanged, so that
 // lobby.Explain can put it in player words.
 func lobbyErr(err error) error { return err }
@@ -245,7 +253,7 @@ func (n *Runner) Exec(c scene.Cmd) {
 			}
 			out := make([]scene.Lobby, len(ls))
 			for i, l := range ls {
-				out[i] = scene.Lobby{Code: l.Code, Players: l.Players, Running: l.Running, Stage: l.Stage}
+				out[i] = scene.Lobby{Code: l.Code, Players: l.Players, Running: l.Running, Stage: l.Stage, Difficulty: l.Difficulty}
 			}
 			names := make([]string, len(ss))
 			for i, st := range ss {
@@ -279,6 +287,17 @@ func (n *Runner) Exec(c scene.Cmd) {
 		stage := c.Stage
 		n.lobbyDo(func(lc *lobby.Client) {
 			if err := lc.SetStage(stage); err != nil {
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvStageFailed, Err: lobbyErr(err)}})
+			}
+		})
+	case scene.CmdSetDifficulty:
+		d, err := game.ParseDifficulty(c.Level)
+		if err != nil {
+			n.post(Reply{Ev: scene.Event{Kind: scene.EvStageFailed, Err: err}})
+			return
+		}
+		n.lobbyDo(func(lc *lobby.Client) {
+			if err := lc.SetDifficulty(d); err != nil {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvStageFailed, Err: lobbyErr(err)}})
 			}
 		})

@@ -12,6 +12,7 @@ package scene
 import (
 	"fmt"
 
+	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/lobby"
 )
 
@@ -84,7 +85,8 @@ const (
 	EvGameEnd      // Result
 	EvDisconnected // session ended without GAME_END: Reason
 	// user (later additions)
-	EvOpenControls // title: How to play
+	EvOpenControls  // title: How to play
+	EvSetDifficulty // room: the owner picks Level (SET_DIFFICULTY); a refusal comes as EvStageFailed
 )
 
 // Lobby is one row of the lobby browser (GET_LOBBIES).
@@ -93,6 +95,8 @@ type Lobby struct {
 	Players int
 	Running bool
 	Stage   string // name of the stage the lobby plays
+	// Difficulty is the lobby's level.
+	Difficulty game.Difficulty
 }
 
 // Event is an input to the machine.
@@ -112,6 +116,8 @@ type Event struct {
 	// Stage is the stage to create a lobby with (EvCreate; "" = the server's default), to set
 	// (EvSetStage), or the stage of the game starting (EvGameStarting, with its StageHash).
 	Stage, StageHash string
+	// Level is the difficulty level to set (EvSetDifficulty): "easy", "normal" or "hard".
+	Level string
 	// Slot is the slot to take back (EvRejoin, with Code, Key and the lobby server in Addr).
 	Slot int
 	// Spectator: the game starting is watched without a ship (EvGameStarting from a SPECTATE
@@ -124,26 +130,27 @@ type CmdKind uint8
 
 // Commands.
 const (
-	CmdDialLobby    CmdKind = iota + 1 // dial + AUTHENTICATE Addr; reply EvConnected / EvConnectFailed
-	CmdListLobbies                     // GET_LOBBIES; reply EvLobbies / EvLobbiesFailed
-	CmdJoin                            // JOIN_LOBBY Code ("" creates, playing Stage); reply EvJoined / EvJoinFailed
-	CmdStart                           // START; reply nothing or EvStartFailed
-	CmdWaitStart                       // wait for the START push; reply EvGameStarting / EvLobbyLost
-	CmdLeave                           // LEAVE the lobby (stops the START wait)
-	CmdDialSession                     // resolve Stage/StageHash, then the UDP session to Port with Token; reply EvSessionReady / EvSessionFailed
-	CmdCloseSession                    // close the UDP session
-	CmdDisconnect                      // close the lobby connection (and anything pending)
-	CmdSaveSettings                    // persist settings (address, volumes, bindings)
-	CmdQuit                            // leave the program
-	CmdSetStage                        // SET_STAGE Stage; reply nothing (a STAGE push) or EvStageFailed
-	CmdRejoin                          // REJOIN Code, Slot with Key (netflow.Ticket); reply EvJoined (then the START push: CmdWaitStart) / EvJoinFailed
-	CmdPause                           // ask the server to pause (Paused) or resume the game (Runner.RequestPause); reply nothing
-	CmdClearTicket                     // forget the saved rejoin ticket (rejoined, or the game ended)
+	CmdDialLobby     CmdKind = iota + 1 // dial + AUTHENTICATE Addr; reply EvConnected / EvConnectFailed
+	CmdListLobbies                      // GET_LOBBIES; reply EvLobbies / EvLobbiesFailed
+	CmdJoin                             // JOIN_LOBBY Code ("" creates, playing Stage); reply EvJoined / EvJoinFailed
+	CmdStart                            // START; reply nothing or EvStartFailed
+	CmdWaitStart                        // wait for the START push; reply EvGameStarting / EvLobbyLost
+	CmdLeave                            // LEAVE the lobby (stops the START wait)
+	CmdDialSession                      // resolve Stage/StageHash, then the UDP session to Port with Token; reply EvSessionReady / EvSessionFailed
+	CmdCloseSession                     // close the UDP session
+	CmdDisconnect                       // close the lobby connection (and anything pending)
+	CmdSaveSettings                     // persist settings (address, volumes, bindings)
+	CmdQuit                             // leave the program
+	CmdSetStage                         // SET_STAGE Stage; reply nothing (a STAGE push) or EvStageFailed
+	CmdRejoin                           // REJOIN Code, Slot with Key (netflow.Ticket); reply EvJoined (then the START push: CmdWaitStart) / EvJoinFailed
+	CmdPause                            // ask the server to pause (Paused) or resume the game (Runner.RequestPause); reply nothing
+	CmdClearTicket                      // forget the saved rejoin ticket (rejoined, or the game ended)
+	CmdSetDifficulty                    // SET_DIFFICULTY Level; reply nothing (a DIFFICULTY push) or EvStageFailed
 )
 
 var cmdNames = [...]string{"", "dial-lobby", "list-lobbies", "join", "start", "wait-start", "leave",
 	"dial-session", "close-session", "disconnect", "save-settings", "quit", "set-stage", "rejoin", "pause",
-	"clear-ticket"}
+	"clear-ticket", "set-difficulty"}
 
 func (k CmdKind) String() string {
 	if int(k) < len(cmdNames) {
@@ -166,6 +173,8 @@ type Cmd struct {
 	// Stage names a stage: to create a lobby with (CmdJoin, Code ""; "" = the server's default),
 	// to set (CmdSetStage), or the stage of the game to join (CmdDialSession, with StageHash).
 	Stage, StageHash string
+	// Level is the difficulty level to set (CmdSetDifficulty).
+	Level string
 }
 
 // ResultsGuardTicks is how long (60 Hz ticks) the results screen ignores confirm and back, so
@@ -437,6 +446,11 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			if m.Busy == "" {
 				m.Error = ""
 				return []Cmd{{Kind: CmdSetStage, Stage: ev.Stage}}
+			}
+		case EvSetDifficulty:
+			if m.Busy == "" {
+				m.Error = ""
+				return []Cmd{{Kind: CmdSetDifficulty, Level: ev.Level}}
 			}
 		case EvStageFailed:
 			m.Error = m.explain(ev.Err)

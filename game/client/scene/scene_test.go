@@ -39,7 +39,7 @@ func TestManualFlowToGameAndBack(t *testing.T) {
 	// a second Enter while connecting does nothing
 	expect(t, m, m.Handle(Event{Kind: EvSubmitAddr, Addr: "x:1"}), Connect)
 	expect(t, m, m.Handle(Event{Kind: EvConnected}), Browser, CmdListLobbies)
-	expect(t, m, m.Handle(Event{Kind: EvLobbies, Lobbies: []Lobby{{"K7QF2", 2, false, "stage1"}}}), Browser)
+	expect(t, m, m.Handle(Event{Kind: EvLobbies, Lobbies: []Lobby{{"K7QF2", 2, false, "stage1", 0}}}), Browser)
 	if m.Busy != "" || len(m.Lobbies) != 1 {
 		t.Fatalf("lobby list not shown: %+v", m)
 	}

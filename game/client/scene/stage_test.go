@@ -14,7 +14,7 @@ func TestStageChoice(t *testing.T) {
 	m.Handle(Event{Kind: EvPlay})
 	m.Handle(Event{Kind: EvSubmitAddr, Addr: "a:1"})
 	m.Handle(Event{Kind: EvConnected})
-	m.Handle(Event{Kind: EvLobbies, Lobbies: []Lobby{{"K7QF2", 1, false, "short"}}, Stages: []string{"stage1", "short"}})
+	m.Handle(Event{Kind: EvLobbies, Lobbies: []Lobby{{"K7QF2", 1, false, "short", 0}}, Stages: []string{"stage1", "short"}})
 	if !reflect.DeepEqual(m.Stages, []string{"stage1", "short"}) || m.Lobbies[0].Stage != "short" {
 		t.Fatalf("offered stages %v, lobbies %+v", m.Stages, m.Lobbies)
 	}
@@ -52,5 +52,15 @@ func TestAutoFlowStage(t *testing.T) {
 	cmds = m.Handle(Event{Kind: EvConnected})
 	if len(cmds) != 1 || cmds[0].Code != "ABCDE" || cmds[0].Stage != "" {
 		t.Fatalf("auto join: %+v", cmds)
+	}
+}
+
+// The owner's difficulty choice in the room becomes SET_DIFFICULTY.
+func TestSetDifficultyInRoom(t *testing.T) {
+	m := New("a:1", Auto{})
+	m.Scene, m.connected = Room, true
+	cmds := m.Handle(Event{Kind: EvSetDifficulty, Level: "hard"})
+	if len(cmds) != 1 || cmds[0].Kind != CmdSetDifficulty || cmds[0].Level != "hard" {
+		t.Fatalf("EvSetDifficulty gave %+v", cmds)
 	}
 }

@@ -1,0 +1,60 @@
+package lobby
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rtype/rtype/game"
+)
+
+// pushSettings tells cs, which just joined (or rejoined, or came to watch) lobby l, what the
+// lobby plays: STAGE, then DIFFICULTY when it is not the default (Normal), so that a lobby
+// without a choice sends what it sent before levels existed.
+func (c *Core) pushSettings(cs *connState, l *lobbyState) {
+	c.pushStage(cs, l)
+	if l.difficulty != game.DifficultyNormal {
+		c.pushDifficulty(cs, l)
+	}
+}
+
+func (c *Core) pushDifficulty(cs *connState, l *lobbyState) {
+	c.push(cs, PushDifficulty, l.code, l.difficulty.String())
+}
+
+// setDifficulty answers SET_DIFFICULTY <uuid>;<level> (docs/PROTOCOL.md §2.4.11): the owner of
+// a waiting lobby chooses easy, normal or hard; every member gets DIFFICULTY when it changes.
+func (c *Core) setDifficulty(_ time.Duration, cs *connState, cmd Command) {
+	if len(cmd.Args) != 1 {
+		c.reply(cs, CodeWrongRequest, "SET_DIFFICULTY takes one argument: easy, normal or hard")
+		return
+	}
+	d, err := game.ParseDifficulty(cmd.Args[0])
+	if err != nil {
+		c.reply(cs, CodeWrongRequest, fmt.Sprintf("unknown difficulty %q (easy, normal or hard)", cmd.Args[0]))
+		return
+	}
+	l := cs.lobby
+	switch {
+	case l == nil:
+		c.reply(cs, CodeWrongRequest, "not in a lobby")
+		return
+	case l.running():
+		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is running a game")
+		return
+	case len(l.members) == 0 || l.members[0] != cs:
+		c.reply(cs, CodeWrongRequest, "only the lobby owner ("+l.ownerName()+") may change the difficulty")
+		return
+	}
+	c.reply(cs, CodeOK, "OK")
+	if l.difficulty == d {
+		return
+	}
+	l.difficulty = d
+	c.log.Debug("lobby difficulty set", "code", l.code, "difficulty", d.String(), "user", cs.user.String())
+	for _, m := range l.members {
+		c.pushDifficulty(m, l)
+	}
+	for _, m := range l.spectators {
+		c.pushDifficulty(m, l)
+	}
+}
