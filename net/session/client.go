@@ -61,52 +61,56 @@ type Client struct {
 
 	held atomic.Uint32
 
-	ep         transport.Endpoint
-	world      *ecs.World
-	comps      *game.Components
-	mirror     *replication.Mirror
-	qExpire    *ecs.Query2[game.Position, game.Kind]
-	qForce     *ecs.Query1[game.Force]
-	qKind      *ecs.Query2[game.Kind, game.Position]
-	dying      []dying      // DEL_ENT received, shown until the render timeline reaches it
-	expired    []ecs.Entity // scratch of expireOutside
-	interp     Interpolator
-	clock      RenderClock
-	lastView   time.Duration
-	viewed     bool
-	self       ecs.Entity
-	slot       int
-	welcomed   bool
-	ended      bool
-	closeReq   bool   // the session should close now (closeWhy says why, "" = normal end)
-	closeWhy   string //
-	closed     bool
-	lastHere   time.Duration
-	servTick   uint32        // newest header tick
-	servAt     time.Duration // when it arrived
-	haveTick   bool
-	inTick     uint32 // tick being stamped on inputs
-	inputs     [128]inputRec
-	predX      float32
-	predY      float32
-	predOK     bool
-	predAlive  bool         // the ship was alive at the last reconciliation
-	stepped    game.Buttons // buttons of the last stamped input
-	endAt      time.Duration
-	advancing  bool // Mirror.Advance is running (positions computed, not received)
-	offX       float32
-	offY       float32
-	selfTick   uint32 // server tick of the newest self Position applied
-	selfDirty  bool
-	corrN      uint64
-	ticks      uint64 // Ticks run since WELCOME (InputEvery)
-	corrSum    float64
-	pingAt     time.Duration
-	curTick    uint32 // header tick of the datagram being applied
-	advancedTo uint32 // server tick of the last Mirror.Advance
-	stats      Stats
-	rate       rateWindow
-	queue      []Event
+	ep       transport.Endpoint
+	world    *ecs.World
+	comps    *game.Components
+	mirror   *replication.Mirror
+	qExpire  *ecs.Query2[game.Position, game.Kind]
+	qForce   *ecs.Query1[game.Force]
+	qKind    *ecs.Query2[game.Kind, game.Position]
+	dying    []dying      // DEL_ENT received, shown until the render timeline reaches it
+	expired  []ecs.Entity // scratch of expireOutside
+	interp   Interpolator
+	clock    RenderClock
+	lastView time.Duration
+	viewed   bool
+	self     ecs.Entity
+	slot     int
+	welcomed bool
+	ended    bool
+	closeReq bool   // the session should close now (closeWhy says why, "" = normal end)
+	closeWhy string //
+	closed   bool
+	// lobbyLost: the lobby connection ended at lobbyLostAt (LobbyLost): a short silence ends
+	// the session.
+	lobbyLost   bool
+	lobbyLostAt time.Duration
+	lastHere    time.Duration
+	servTick    uint32        // newest header tick
+	servAt      time.Duration // when it arrived
+	haveTick    bool
+	inTick      uint32 // tick being stamped on inputs
+	inputs      [128]inputRec
+	predX       float32
+	predY       float32
+	predOK      bool
+	predAlive   bool         // the ship was alive at the last reconciliation
+	stepped     game.Buttons // buttons of the last stamped input
+	endAt       time.Duration
+	advancing   bool // Mirror.Advance is running (positions computed, not received)
+	offX        float32
+	offY        float32
+	selfTick    uint32 // server tick of the newest self Position applied
+	selfDirty   bool
+	corrN       uint64
+	ticks       uint64 // Ticks run since WELCOME (InputEvery)
+	corrSum     float64
+	pingAt      time.Duration
+	curTick     uint32 // header tick of the datagram being applied
+	advancedTo  uint32 // server tick of the last Mirror.Advance
+	stats       Stats
+	rate        rateWindow
+	queue       []Event
 	// prover answers CHALLENGE with the session key (nil without a key); nonce is the newest
 	// CHALLENGE's, to be answered by the next datagram when challenged is set.
 	prover     *wire.Prover
@@ -319,6 +323,10 @@ func (c *Client) tick(now time.Duration) {
 	}
 	if c.haveTick && now-c.ep.LastReceive > ServerTimeout && !c.ended {
 		c.closeReq, c.closeWhy = true, "server silent for 10 s"
+		return
+	}
+	if c.lobbyLost && c.haveTick && !c.ended && now-c.ep.LastReceive > InterruptedAfter && now-c.lobbyLostAt > InterruptedAfter {
+		c.closeReq, c.closeWhy = true, "server gone (lobby connection lost, game silent for 1 s)"
 		return
 	}
 	if !c.haveTick && now-c.origin > WelcomeTimeout+5*time.Second {

@@ -237,3 +237,35 @@ func benchIndex(b *testing.B, index uint32) {
 	}
 	b.ReportMetric(float64(grown)/float64(b.N)/(1<<20), "MB-grown")
 }
+
+// A killed server resets the lobby connection at once and its game goes silent: after LobbyLost
+// the session ends after 1 s of silence, not 10; a game whose datagrams still come goes on.
+func TestLobbyLostEndsSilentSessionSoon(t *testing.T) {
+	for _, silent := range []bool{true, false} {
+		h := newHostile()
+		for tick := uint32(102); tick < 120; tick += 2 {
+			h.send(tick, func(b []byte) []byte { return b })
+		}
+		h.c.LobbyLost(h.c.t)
+		lost, tick := h.c.t, uint32(120)
+		for now := lost; now < lost+3*time.Second; now += time.Second / game.TickRate {
+			if !silent {
+				tick++
+				h.send(tick, func(b []byte) []byte { return b })
+				continue
+			}
+			h.c.Tick(now)
+			if end, _ := h.c.CloseRequested(); end {
+				break
+			}
+		}
+		end, why := h.c.CloseRequested()
+		after := h.c.t - lost
+		switch {
+		case silent && (!end || after > InterruptedAfter+100*time.Millisecond):
+			t.Errorf("silent game: closed %v (%q) %v after the lobby was lost, want closed about %v after", end, why, after, InterruptedAfter)
+		case !silent && end:
+			t.Errorf("a game still sending was closed after the lobby was lost: %q", why)
+		}
+	}
+}
