@@ -478,6 +478,18 @@ func (c *Client) Members() (code string, names []string) {
 	return c.code, append([]string(nil), c.names...)
 }
 
+// Done is closed when the connection has ended: the server closed or reset it (a dead server's
+// host resets it at once), a request timed out, a line broke the protocol, or Close. Err says
+// why. A game client uses it to notice a dead server before its UDP session times out.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Err is why the connection ended (ErrClosed after Close), nil while it works.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
 // Close closes the connection and waits for the reader goroutine. Later
 // calls return nil; pending and later requests fail with ErrClosed.
 func (c *Client) Close() error {

@@ -260,6 +260,9 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 		return fail("disconnected", err)
 	}
 	defer func() { s.Close(); s.Wait() }()
+	// A killed server resets the lobby connection at once: the session then ends after 1 s of
+	// silence instead of 10 (session.Client.LobbyLost).
+	s.WatchLobby(lc.Done(), func() bool { return !errors.Is(lc.Err(), lobby.ErrClosed) })
 	if cfg.OnSession != nil {
 		cfg.OnSession(i, s)
 	}

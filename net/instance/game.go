@@ -41,6 +41,9 @@ type GameConfig struct {
 	// (DEATH, MUSIC, GAME_END), in order, as it queues it: a runtime's view of what every
 	// client must receive exactly once (the virtual-time tests compare it with what arrived).
 	OnEvent func(ev game.Event)
+	// Challenges, when set, limits the CHALLENGEs sent per source network (the runtime's games
+	// share one); nil: one per datagram from an unbound address, within AmplificationLimit.
+	Challenges *ChallengeLimiter
 }
 
 // Game is one game instance's protocol and simulation core (docs/PROTOCOL.md §3–§6): the
@@ -750,7 +753,7 @@ func (g *Game) proven(p *peer, from netip.AddrPort, n int, r wire.Reader) bool {
 	}
 	h := wire.Header{Token: p.member.Token, Tick: uint32(g.sim.Tick())}
 	out := wire.Challenge{Nonce: g.nonce(p.member.Token, from, nowMs)}.Append(h.Append(g.scratch()))
-	if len(out) <= AmplificationLimit*n {
+	if len(out) <= AmplificationLimit*n && (g.cfg.Challenges == nil || g.cfg.Challenges.Allow(g.now, from.Addr())) {
 		g.out.Put(out, from)
 		p.challenges++
 		p.challengeBytes += uint64(len(out))

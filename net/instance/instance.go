@@ -145,7 +145,8 @@ type Manager struct {
 	wg      sync.WaitGroup
 	gamesWG sync.WaitGroup
 
-	limit *RateLimiter // nil: no rate limit; used by the read loop only
+	limit      *RateLimiter      // nil: no rate limit; used by the read loop only
+	challenges *ChallengeLimiter // CHALLENGEs per source network, shared by the games
 
 	drops      [NumDropReasons]atomic.Uint64 // datagrams no game took (invalid, unknown token, rate, ended, panic)
 	dropMu     sync.Mutex
@@ -192,7 +193,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	}
 	m := &Manager{cfg: cfg, log: cfg.Logger, sock: sock, udp: us, batch: batch, port: int(us.LocalAddr().Port()), epoch: time.Now(),
 		live: map[*Instance]struct{}{}, routes: map[uint32][]*Instance{},
-		work: make(chan job, 256), quit: make(chan struct{}), kick: make(chan struct{}, 1)}
+		work: make(chan job, 256), quit: make(chan struct{}), kick: make(chan struct{}, 1), challenges: NewChallengeLimiter()}
 	if cfg.RateLimit == 0 {
 		cfg.RateLimit = DefaultRateLimit
 	}
@@ -238,7 +239,7 @@ func (m *Manager) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
 	id := m.nextID.Add(1)
 	log := m.log.With("lobby", code, "instance", id)
 	g, err := NewGame(GameConfig{Code: code, Members: members, Stage: stage, Difficulty: spec.Difficulty, Seed: m.cfg.Seed(),
-		SilenceTimeout: m.cfg.SilenceTimeout, HereTimeout: m.cfg.HereTimeout, RejoinWindow: m.cfg.RejoinWindow, Logger: log}, m.now())
+		SilenceTimeout: m.cfg.SilenceTimeout, HereTimeout: m.cfg.HereTimeout, RejoinWindow: m.cfg.RejoinWindow, Logger: log, Challenges: m.challenges}, m.now())
 	if err != nil {
 		return nil, err
 	}

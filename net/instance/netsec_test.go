@@ -331,3 +331,57 @@ func TestDropLogSummarisesFloods(t *testing.T) {
 		t.Errorf("%.0f allocations per drop counted, want 0", allocs)
 	}
 }
+
+// Token probing (issue 19): a live token from an unbound address gets a CHALLENGE, so the
+// runtime sends each source network (an IPv4 address, an IPv6 /64) ChallengeBurst of them at
+// once and ChallengeRate per second after, whatever ports or addresses within it the probes come
+// from; another network has its own budget.
+func TestChallengesLimitedPerSourceNetwork(t *testing.T) {
+	stage, err := game.LoadStage("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := startManager(t, Config{Host: "127.0.0.1", Stage: stage, Logger: slog.New(slog.DiscardHandler)})
+	ms := members(1)
+	ms[0].Key = [16]byte{1}
+	gm, err := m.StartGame(lobby.GameSpec{Code: "PROBE", Members: ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := gm.(*Instance)
+	m.route(hereDatagram(ms[0]), netip.MustParseAddrPort("127.0.0.1:5000"))
+	challenges := func() uint64 {
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		return in.g.peers[0].challenges
+	}
+	probe := func(from string, n int) uint64 {
+		before := challenges()
+		ap := netip.MustParseAddrPort(from)
+		for i := 0; i < n; i++ {
+			// a new port each time: the datagram rate limit (per address and port) lets them all in
+			m.route(hereDatagram(ms[0]), netip.AddrPortFrom(ap.Addr(), ap.Port()+uint16(i)))
+		}
+		return challenges() - before
+	}
+	// the loops take well under 100 ms: at most one CHALLENGE of refill
+	if got := probe("127.0.0.2:1000", 300); got < ChallengeBurst || got > ChallengeBurst+1 {
+		t.Errorf("300 probes from one IPv4 address got %d CHALLENGEs, want %d", got, ChallengeBurst)
+	}
+	if got := probe("127.0.0.3:1000", 5); got != 5 {
+		t.Errorf("5 probes from another address got %d CHALLENGEs, want 5", got)
+	}
+	// IPv6: the /64 is one network, whatever the interface identifiers
+	got := uint64(0)
+	for i := 0; i < 300; i++ {
+		a := netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1, 0, 0, 0, 0, byte(i >> 8), byte(i), 0, 1})
+		got += probe(netip.AddrPortFrom(a, 4000).String(), 1)
+	}
+	if got < ChallengeBurst || got > ChallengeBurst+1 {
+		t.Errorf("300 probes from 300 addresses of one /64 got %d CHALLENGEs, want %d", got, ChallengeBurst)
+	}
+	other := netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 2, 15: 1})
+	if got := probe(netip.AddrPortFrom(other, 4000).String(), 3); got != 3 {
+		t.Errorf("3 probes from another /64 got %d CHALLENGEs, want 3", got)
+	}
+}

@@ -3,6 +3,7 @@ package instance
 import (
 	"hash/maphash"
 	"net/netip"
+	"sync"
 	"time"
 )
 
@@ -14,6 +15,53 @@ const (
 	// no memory (128 KiB).
 	RateBuckets = 1 << 14
 )
+
+// CHALLENGE limits (docs/PROTOCOL.md §6 rule 8): a CHALLENGE tells its receiver that the token
+// it sent is live, so each source network gets few: ChallengeRate per second in bursts of
+// ChallengeBurst, per IPv4 address and per IPv6 /64, over every game of the runtime. A NAT
+// rebinding needs one (the client answers the newest); a household of 4 players and 8
+// spectators whose NAT rebinds them all at once gets 16 at once.
+const (
+	ChallengeRate  = 8
+	ChallengeBurst = 16
+)
+
+// ChallengeLimiter limits the CHALLENGEs sent to each source network (an IPv4 address, an IPv6
+// /64) with a RateLimiter's fixed table: probing tokens from one network gets ChallengeRate
+// answers per second, whatever the ports or addresses within it. Safe for concurrent use (the
+// games of a runtime share one).
+type ChallengeLimiter struct {
+	mu sync.Mutex
+	l  *RateLimiter
+}
+
+// NewChallengeLimiter allows ChallengeRate CHALLENGEs per second per source network, in bursts
+// of ChallengeBurst.
+func NewChallengeLimiter() *ChallengeLimiter {
+	return &ChallengeLimiter{l: NewRateLimiter(ChallengeRate, ChallengeBurst)}
+}
+
+// Allow reports whether a CHALLENGE to addr at now is within its network's budget, and counts it
+// if so.
+func (c *ChallengeLimiter) Allow(now time.Duration, addr netip.Addr) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.l.allowKey(now, networkKey(addr))
+}
+
+// networkKey is the key of addr's source network: the IPv4 address (also IPv4-mapped), or the
+// /64 of an IPv6 address (one host's usual allocation), port 0.
+func networkKey(addr netip.Addr) (k [18]byte) {
+	addr = addr.Unmap()
+	a := addr.As16()
+	if addr.Is4() {
+		copy(k[:], a[:])
+	} else {
+		copy(k[:8], a[:8])
+		k[17] = 6 // not an IPv4-mapped key
+	}
+	return k
+}
 
 // RateLimiter limits the datagrams per second from each source address (IP and port) with the
 // generic cell rate algorithm (a token bucket kept as one time per source). Sources are hashed
@@ -48,6 +96,10 @@ func (l *RateLimiter) Allow(now time.Duration, src netip.AddrPort) bool {
 	copy(k[:], a[:])
 	p := src.Port()
 	k[16], k[17] = byte(p), byte(p>>8)
+	return l.allowKey(now, k)
+}
+
+func (l *RateLimiter) allowKey(now time.Duration, k [18]byte) bool {
 	i := maphash.Bytes(l.seed, k[:]) & (RateBuckets - 1)
 	t := max(l.tat[i], now)
 	if t-now > l.tolerance {

@@ -12,16 +12,28 @@ import (
 // ErrUnknownComponent: an ENTITY or DEL_COMP names a component the mirror world did not register.
 var ErrUnknownComponent = errors.New("replication: component not registered in the mirror")
 
+// MaxEntityIndex is the largest entity index a client's mirror accepts (docs/PROTOCOL.md §6 rule
+// 9): a server keeps its entity indices at or below it. A server's indices are recycled, so they
+// stay below its largest number of live entities at once (about 300 on the busiest stage); the
+// limit is 50 times that, and it bounds what one ENTITY can make a client allocate: the mirror's
+// and the session's tables per index are a few MB at this size, not a gigabyte at ecs.MaxIndex.
+const MaxEntityIndex = 1<<14 - 1
+
+// ErrEntityIndex: an ENTITY names an entity index above MaxEntityIndex (dropped and counted).
+var ErrEntityIndex = errors.New("replication: entity index above MaxEntityIndex")
+
 // Mirror applies server commands to a client-side copy of the world (docs/PROTOCOL.md §5).
-// Entity ids are the server's. A DEL_ENT leaves a tombstone (the highest deleted generation per
-// index), so an ENTITY that was delayed past the deletion cannot bring a ghost back.
+// Entity ids are the server's, with indices up to MaxEntityIndex. A DEL_ENT leaves a tombstone
+// (the highest deleted generation per index), so an ENTITY that was delayed past the deletion
+// cannot bring a ghost back. Every operation costs O(1) per command (Advance: O(1) per
+// dead-reckoned entity), whatever the indices named.
 type Mirror struct {
-	W       *ecs.World
-	deadGen []uint32
-	// compTick[index][id] is the server tick of the newest value applied (latest-wins: an
-	// ENTITY from an older datagram never overwrites a newer value).
-	compTick [][MaxReplicated]uint32
-	compGen  []uint32
+	W *ecs.World
+	// slots holds per entity index (up to the largest seen, at most MaxEntityIndex+1) the
+	// tombstone, the generation held, the component ticks and the dead-reckoning anchor.
+	slots []mslot
+	// moving lists the indices whose anchor is set: Advance walks these only.
+	moving []uint32
 	// OnComponent, when set, is called after an ENTITY sets component id of e (the session keeps
 	// interpolation history of positions with it).
 	OnComponent func(e ecs.Entity, id ecs.ComponentID)
@@ -32,15 +44,46 @@ type Mirror struct {
 	drPos, drVel ecs.ComponentID
 	spawnWith    ecs.ComponentID // the 2-byte component of a Spawn record (Kind)
 	rate         float32
-	anchors      []anchor
 	scratch      [16]byte
 }
 
+// mslot is the mirror's record of one entity index.
+type mslot struct {
+	deadGen uint32 // highest generation deleted (tombstone)
+	liveGen uint32 // generation of the entity the mirror holds here (0: none)
+	// compTick[id] is the server tick of the newest value applied to component id of the
+	// entity of generation compGen (latest-wins: an ENTITY from an older datagram never
+	// overwrites a newer value).
+	compGen  uint32
+	compTick [MaxReplicated]uint32
+	anchor   anchor
+}
+
 type anchor struct {
-	gen  uint32
-	x, y float32
-	t    uint32 // server tick of the Position
-	ok   bool
+	gen    uint32
+	x, y   float32
+	t      uint32 // server tick of the Position
+	ok     bool
+	listed bool // in Mirror.moving
+}
+
+// slot returns the record of index i, growing the table to it; nil above MaxEntityIndex.
+func (m *Mirror) slot(i uint32) *mslot {
+	if i > MaxEntityIndex {
+		return nil
+	}
+	if int(i) >= len(m.slots) {
+		m.slots = append(m.slots, make([]mslot, int(i)+1-len(m.slots))...)
+	}
+	return &m.slots[i]
+}
+
+// held returns the record of index i if the table has it.
+func (m *Mirror) held(i uint32) *mslot {
+	if int(i) < len(m.slots) {
+		return &m.slots[i]
+	}
+	return nil
 }
 
 // DeadReckon makes the mirror compute Positions the server does not send (Tracker.DeadReckon):
@@ -63,16 +106,18 @@ func (m *Mirror) Advance(tick uint32) {
 	if ps == nil || vs == nil {
 		return
 	}
-	for i := range m.anchors {
-		a := &m.anchors[i]
-		if !a.ok {
-			continue
-		}
+	for k := 0; k < len(m.moving); {
+		i := m.moving[k]
+		a := &m.slots[i].anchor
 		e := ecs.Entity(uint64(a.gen)<<32 | uint64(i))
-		if !m.W.Alive(e) {
-			a.ok = false
+		if !a.ok || !m.W.Alive(e) {
+			a.ok, a.listed = false, false
+			last := len(m.moving) - 1
+			m.moving[k] = m.moving[last]
+			m.moving = m.moving[:last]
 			continue
 		}
+		k++
 		n := int32(tick - a.t)
 		if n <= 0 || !vs.Has(e) || !ps.Has(e) {
 			continue
@@ -91,32 +136,45 @@ func (m *Mirror) Advance(tick uint32) {
 }
 
 func (m *Mirror) setAnchor(e ecs.Entity, data []byte, tick uint32) {
-	i := int(e.Index())
-	for i >= len(m.anchors) {
-		m.anchors = append(m.anchors, anchor{})
+	sl := m.slot(e.Index())
+	if sl == nil {
+		return
 	}
 	x, y := readXY(data)
-	m.anchors[i] = anchor{gen: e.Generation(), x: x, y: y, t: tick, ok: true}
+	listed := sl.anchor.listed
+	sl.anchor = anchor{gen: e.Generation(), x: x, y: y, t: tick, ok: true, listed: true}
+	if !listed {
+		m.moving = append(m.moving, e.Index())
+	}
 }
 
 // NewMirror wraps a world whose components are registered exactly as on the server.
 func NewMirror(w *ecs.World) *Mirror { return &Mirror{W: w} }
 
 func (m *Mirror) dead(e ecs.Entity) bool {
-	i := int(e.Index())
-	return i < len(m.deadGen) && e.Generation() <= m.deadGen[i]
+	sl := m.held(e.Index())
+	return sl != nil && e.Generation() <= sl.deadGen
 }
+
+// Buried reports whether entity id is tombstoned (Bury or DelEnt): no ENTITY changes it any more.
+func (m *Mirror) Buried(id uint64) bool { return m.dead(ecs.Entity(id)) }
 
 // ApplyEntity applies one parsed ENTITY carried by a datagram of server tick tick: creates the entity with the server's id if needed (an
 // older generation in the same index is gone: it is destroyed first) and sets each component.
 // An ENTITY for a deleted entity is ignored, and so is a component older than the one held.
 func (m *Mirror) ApplyEntity(c *wire.Entity, tick uint32) error {
 	e := ecs.Entity(c.Entity)
+	if e.Index() > MaxEntityIndex {
+		return ErrEntityIndex
+	}
 	if m.dead(e) {
 		return nil
 	}
 	if !m.W.Alive(e) {
 		if err := m.W.CreateWithID(e); err != nil {
+			if !errors.Is(err, ecs.ErrIndexInUse) {
+				return err
+			}
 			// Another generation holds the index. Generations only grow, so the older of the
 			// two is dead on the server: a late ENTITY of an older generation is dropped (and
 			// never replaces the newer one); a newer generation replaces the older one.
@@ -135,12 +193,10 @@ func (m *Mirror) ApplyEntity(c *wire.Entity, tick uint32) error {
 		}
 	}
 	i := int(e.Index())
-	for i >= len(m.compTick) {
-		m.compTick = append(m.compTick, [MaxReplicated]uint32{})
-		m.compGen = append(m.compGen, 0)
-	}
-	if m.compGen[i] != e.Generation() {
-		m.compGen[i], m.compTick[i] = e.Generation(), [MaxReplicated]uint32{}
+	sl := m.slot(e.Index())
+	sl.liveGen = e.Generation()
+	if sl.compGen != e.Generation() {
+		sl.compGen, sl.compTick = e.Generation(), [MaxReplicated]uint32{}
 	}
 	for it := c.Components(); ; {
 		id, data, ok := it.Next()
@@ -179,10 +235,11 @@ func (m *Mirror) ApplyEntity(c *wire.Entity, tick uint32) error {
 // server tick tick, unless a newer value is held (latest-wins).
 func (m *Mirror) set(e ecs.Entity, i int, id uint16, data []byte, tick uint32) error {
 	if int(id) < MaxReplicated {
-		if last := m.compTick[i][id]; last != 0 && int32(tick-last) < 0 {
+		ct := &m.slots[i].compTick
+		if last := ct[id]; last != 0 && int32(tick-last) < 0 {
 			return nil
 		}
-		m.compTick[i][id] = tick
+		ct[id] = tick
 	}
 	st := m.W.Store(ecs.ComponentID(id))
 	if st == nil {
@@ -205,26 +262,24 @@ func putXY(b []byte, x, y float32) {
 	binary.LittleEndian.PutUint32(b[4:], math.Float32bits(y))
 }
 
-// aliveAt returns the live entity holding index idx, or Nil (a linear scan: only when an index
-// changes hands, which is rare).
+// aliveAt returns the live entity holding index idx, or Nil: the generation the mirror holds
+// there (O(1); the mirror is the only one to create entities in its world).
 func (m *Mirror) aliveAt(idx uint32) ecs.Entity {
-	var found ecs.Entity
-	m.W.Each(func(x ecs.Entity) {
-		if x.Index() == idx {
-			found = x
-		}
-	})
-	return found
+	sl := m.held(idx)
+	if sl == nil || sl.liveGen == 0 {
+		return ecs.Nil
+	}
+	if e := ecs.Entity(uint64(sl.liveGen)<<32 | uint64(idx)); m.W.Alive(e) {
+		return e
+	}
+	return ecs.Nil
 }
 
 // bury records that e (and every older generation of its index) is dead.
 func (m *Mirror) bury(e ecs.Entity) {
-	i := int(e.Index())
-	for i >= len(m.deadGen) {
-		m.deadGen = append(m.deadGen, 0)
-	}
-	if e.Generation() > m.deadGen[i] {
-		m.deadGen[i] = e.Generation()
+	sl := m.slot(e.Index())
+	if sl != nil && e.Generation() > sl.deadGen {
+		sl.deadGen = e.Generation()
 	}
 }
 
@@ -233,6 +288,9 @@ func (m *Mirror) destroy(e ecs.Entity) {
 		m.OnDestroy(e)
 	}
 	m.W.Destroy(e)
+	if sl := m.held(e.Index()); sl != nil && sl.liveGen == e.Generation() {
+		sl.liveGen = 0
+	}
 }
 
 // Bury tombstones entity id without removing it: no later ENTITY changes or revives it, and it is
@@ -241,8 +299,8 @@ func (m *Mirror) destroy(e ecs.Entity) {
 func (m *Mirror) Bury(id uint64) {
 	e := ecs.Entity(id)
 	m.bury(e)
-	if i := int(e.Index()); i < len(m.anchors) && m.anchors[i].gen == e.Generation() {
-		m.anchors[i].ok = false
+	if sl := m.held(e.Index()); sl != nil && sl.anchor.gen == e.Generation() {
+		sl.anchor.ok = false // Advance drops it from its list
 	}
 }
 
@@ -264,8 +322,8 @@ func (m *Mirror) DelComp(id uint64, comp uint32) {
 	if st := m.W.Store(ecs.ComponentID(comp)); st != nil {
 		st.Remove(e)
 	}
-	if i := int(e.Index()); comp < MaxReplicated && i < len(m.compTick) && m.compGen[i] == e.Generation() {
-		m.compTick[i][comp] = 0
+	if sl := m.held(e.Index()); comp < MaxReplicated && sl != nil && sl.compGen == e.Generation() {
+		sl.compTick[comp] = 0
 	}
 }
 

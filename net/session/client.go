@@ -62,51 +62,56 @@ type Client struct {
 
 	held atomic.Uint32
 
-	ep        transport.Endpoint
-	world     *ecs.World
-	comps     *game.Components
-	mirror    *replication.Mirror
-	qExpire   *ecs.Query2[game.Position, game.Kind]
-	qForce    *ecs.Query1[game.Force]
-	qKind     *ecs.Query2[game.Kind, game.Position]
-	dying     []dying      // DEL_ENT received, shown until the render timeline reaches it
-	expired   []ecs.Entity // scratch of expireOutside
-	interp    Interpolator
-	clock     RenderClock
-	lastView  time.Duration
-	viewed    bool
-	self      ecs.Entity
-	slot      int
-	welcomed  bool
-	ended     bool
-	closeReq  bool   // the session should close now (closeWhy says why, "" = normal end)
-	closeWhy  string //
-	closed    bool
-	lastHere  time.Duration
-	servTick  uint32        // newest header tick
-	servAt    time.Duration // when it arrived
-	haveTick  bool
-	inTick    uint32 // tick being stamped on inputs
-	inputs    [128]inputRec
-	predX     float32
-	predY     float32
-	predOK    bool
-	predAlive bool         // the ship was alive at the last reconciliation
-	stepped   game.Buttons // buttons of the last stamped input
-	endAt     time.Duration
-	advancing bool // Mirror.Advance is running (positions computed, not received)
-	offX      float32
-	offY      float32
-	selfTick  uint32 // server tick of the newest self Position applied
-	selfDirty bool
-	corrN     uint64
-	ticks     uint64 // Ticks run since WELCOME (InputEvery)
-	corrSum   float64
-	pingAt    time.Duration
-	curTick   uint32 // header tick of the datagram being applied
-	stats     Stats
-	rate      rateWindow
-	queue     []Event
+	ep       transport.Endpoint
+	world    *ecs.World
+	comps    *game.Components
+	mirror   *replication.Mirror
+	qExpire  *ecs.Query2[game.Position, game.Kind]
+	qForce   *ecs.Query1[game.Force]
+	qKind    *ecs.Query2[game.Kind, game.Position]
+	dying    []dying      // DEL_ENT received, shown until the render timeline reaches it
+	expired  []ecs.Entity // scratch of expireOutside
+	interp   Interpolator
+	clock    RenderClock
+	lastView time.Duration
+	viewed   bool
+	self     ecs.Entity
+	slot     int
+	welcomed bool
+	ended    bool
+	closeReq bool   // the session should close now (closeWhy says why, "" = normal end)
+	closeWhy string //
+	closed   bool
+	// lobbyLost: the lobby connection ended at lobbyLostAt (LobbyLost): a short silence ends
+	// the session.
+	lobbyLost   bool
+	lobbyLostAt time.Duration
+	lastHere    time.Duration
+	servTick    uint32        // newest header tick
+	servAt      time.Duration // when it arrived
+	haveTick    bool
+	inTick      uint32 // tick being stamped on inputs
+	inputs      [128]inputRec
+	predX       float32
+	predY       float32
+	predOK      bool
+	predAlive   bool         // the ship was alive at the last reconciliation
+	stepped     game.Buttons // buttons of the last stamped input
+	endAt       time.Duration
+	advancing   bool // Mirror.Advance is running (positions computed, not received)
+	offX        float32
+	offY        float32
+	selfTick    uint32 // server tick of the newest self Position applied
+	selfDirty   bool
+	corrN       uint64
+	ticks       uint64 // Ticks run since WELCOME (InputEvery)
+	corrSum     float64
+	pingAt      time.Duration
+	curTick     uint32 // header tick of the datagram being applied
+	advancedTo  uint32 // server tick of the last Mirror.Advance
+	stats       Stats
+	rate        rateWindow
+	queue       []Event
 	// prover answers CHALLENGE with the session key (nil without a key); nonce is the newest
 	// CHALLENGE's, to be answered by the next datagram when challenged is set.
 	prover     *wire.Prover
@@ -321,6 +326,10 @@ func (c *Client) tick(now time.Duration) {
 		c.closeReq, c.closeWhy = true, "server silent for 10 s"
 		return
 	}
+	if c.lobbyLost && c.haveTick && !c.ended && now-c.ep.LastReceive > InterruptedAfter && now-c.lobbyLostAt > InterruptedAfter {
+		c.closeReq, c.closeWhy = true, "server gone (lobby connection lost, game silent for 1 s)"
+		return
+	}
 	if !c.haveTick && now-c.origin > WelcomeTimeout+5*time.Second {
 		c.closeReq, c.closeWhy = true, "no answer from the game instance"
 		return
@@ -408,9 +417,14 @@ func (c *Client) Receive(now time.Duration, b []byte) {
 		}
 	}
 	// Entities the server no longer sends move on from their last Position (dead reckoning).
-	c.advancing, c.curTick = true, c.servTick
-	c.mirror.Advance(c.servTick)
-	c.advancing = false
+	// Once per server tick, and for a datagram of an older tick that carried state: a datagram
+	// that changes nothing costs nothing here.
+	if c.advancedTo != c.servTick || (hadEntity && h.Tick != c.servTick) {
+		c.advancing, c.curTick, c.advancedTo = true, c.servTick, c.servTick
+		c.mirror.Advance(c.servTick)
+		c.advancing = false
+	}
+	c.curTick = c.servTick
 	// also when nothing is drawn (bots); 3 ticks later than View would, which usually does it
 	c.reapDying(c.estServerTick(now) - c.interpDelayTicks() - 3)
 	c.expireOutside()
@@ -503,7 +517,13 @@ func (c *Client) stepInput(now time.Duration, eager bool) bool {
 	}
 	target := uint32(c.estServerTick(now)+c.ep.RTT().Seconds()*game.TickRate) + 1 + uint32(max(c.cfg.InputEvery, 1))
 	next := c.inTick + 1
-	if c.inTick == 0 || int32(target-next) > 6 {
+	if d := int32(target - next); c.inTick != 0 && (d > int32(len(c.inputs)) || d < -int32(len(c.inputs))) {
+		// More than the input ring (2 s) away, either way: a resync, not ticks to predict one
+		// by one. A broken or hostile header tick (2³¹ ahead) must not make the client predict
+		// every tick in between, nor hold its inputs for ever (docs/PROTOCOL.md §6 rule 9).
+		next = target
+		c.inTick = next - 1
+	} else if c.inTick == 0 || int32(target-next) > 6 {
 		next = target // start, or far behind (RTT grew): re-aim (the ticks between get b too)
 	} else if int32(next-target) > 6 {
 		// Far ahead (RTT shrank): hold until the target catches up. Never re-aim backwards: the
@@ -566,6 +586,10 @@ func (c *Client) reconcile(x, y float32, st uint32) {
 		// The server applies, on a tick without an input, the last buttons it applied: replay
 		// the same, starting from the newest input at or before st.
 		n := uint32(len(c.inputs))
+		if d := int32(c.inTick - st); d > int32(n) {
+			// older than every input kept (2 s): replay what the ring holds, not 2³¹ ticks
+			st = c.inTick - n
+		}
 		var b game.Buttons
 		known := false
 		for t, k := st, uint32(0); k < n; t, k = t-1, k+1 {
@@ -639,11 +663,13 @@ func (c *Client) apply(id wire.CmdID, cmd []byte, h *wire.Header) {
 		if _, err := cm.Parse(cmd); err == nil {
 			// Tombstoned now, removed when the render timeline reaches this tick (reapDying), so
 			// an entity disappears when it is drawn there, as spawns appear (Interpolator.Unborn).
+			again := c.mirror.Buried(cm.Entity) // a repeated DEL_ENT: dying already, or gone
 			c.mirror.Bury(cm.Entity)
 			if c.ownMatched(ecs.Entity(cm.Entity)) != nil {
 				// an own shot drawn on the predicted timeline (ownshots.go): it hit something
 				// already, gone at once
 				c.mirror.DelEnt(cm.Entity)
+			} else if again {
 			} else if c.world.Alive(ecs.Entity(cm.Entity)) && !c.ended {
 				c.dying = append(c.dying, dying{e: ecs.Entity(cm.Entity), tick: h.Tick})
 			} else {

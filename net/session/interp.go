@@ -1,6 +1,10 @@
 package session
 
-import "math"
+import (
+	"math"
+
+	"github.com/rtype/rtype/net/replication"
+)
 
 // interpSamples is how many position samples an entity keeps.
 const interpSamples = 16
@@ -16,7 +20,7 @@ type track struct {
 	s   [interpSamples]sample
 }
 
-// Interpolator keeps, per entity index, the recent server positions (tick-stamped) and answers
+// Interpolator keeps, per entity index (at most replication.MaxEntityIndex: 3.4 MB at most), the recent server positions (tick-stamped) and answers
 // where an entity is at a fractional render tick, interpolating between the two samples around
 // it and holding the newest one past the end (never extrapolating). Snapshot interpolation,
 // docs/PROTOCOL.md §5.
@@ -29,8 +33,11 @@ type Interpolator struct {
 // so nothing was sent) gets a copy of the previous position one snapshot earlier, so the entity
 // does not drift across the gap.
 func (ip *Interpolator) Add(index, gen, t uint32, x, y float32, gapTicks uint32) {
-	for int(index) >= len(ip.tracks) {
-		ip.tracks = append(ip.tracks, track{})
+	if index > replication.MaxEntityIndex {
+		return // no such entity in a mirror: the table is bounded by the mirror's limit
+	}
+	if int(index) >= len(ip.tracks) {
+		ip.tracks = append(ip.tracks, make([]track, int(index)+1-len(ip.tracks))...)
 	}
 	tr := &ip.tracks[index]
 	if tr.gen != gen {

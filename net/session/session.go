@@ -160,6 +160,29 @@ func (s *Session) shutdown(bye bool, reason string) {
 	})
 }
 
+// LobbyLost tells the session that the lobby connection to its server ended without the client
+// closing it (Client.LobbyLost): a silence of InterruptedAfter then ends the session.
+func (s *Session) LobbyLost() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.c.LobbyLost(s.now())
+}
+
+// WatchLobby calls LobbyLost when done is closed (a lobby.Client's Done) and lost, called then,
+// reports true (the connection was not closed by the client itself); it returns when the session
+// ends.
+func (s *Session) WatchLobby(done <-chan struct{}, lost func() bool) {
+	go func() {
+		select {
+		case <-done:
+			if lost() {
+				s.LobbyLost()
+			}
+		case <-s.done:
+		}
+	}()
+}
+
 // Wait blocks until every goroutine of the session has ended (after Done).
 func (s *Session) Wait() { s.wg.Wait() }
 

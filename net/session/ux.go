@@ -13,6 +13,17 @@ import (
 // or ServerTimeout ends the session.
 const InterruptedAfter = time.Second
 
+// LobbyLost tells the session, at now, that the lobby's TCP connection to the same server ended
+// without the client closing it (reset or closed by the server). A server killed outright resets
+// its TCP connections at once, while its UDP game just goes silent: from now on a silence of
+// InterruptedAfter (1 s) ends the session ("server gone") instead of ServerTimeout (10 s). A
+// game whose datagrams still come goes on.
+func (c *Client) LobbyLost(now time.Duration) {
+	if !c.lobbyLost {
+		c.lobbyLost, c.lobbyLostAt = true, now
+	}
+}
+
 // Silence is how long no datagram has come from the server, at now (0 before the first one).
 func (c *Client) Silence(now time.Duration) time.Duration {
 	if !c.haveTick {

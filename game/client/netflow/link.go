@@ -72,6 +72,9 @@ func (l *sessionLink) Stats() session.Stats         { return l.s.Stats() }
 func (l *sessionLink) Done() <-chan struct{}        { return l.s.Done() }
 func (l *sessionLink) Close() error                 { return l.s.Close() }
 func (l *sessionLink) RequestPause(p bool)          { l.s.RequestPause(p) }
+func (l *sessionLink) WatchLobby(done <-chan struct{}, lost func() bool) {
+	l.s.WatchLobby(done, lost)
+}
 func (l *sessionLink) Frame(fn func(f *Frame)) {
 	l.s.View(func(v *session.View) {
 		l.v = v

@@ -7,6 +7,7 @@ package netflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -357,6 +358,13 @@ func (n *Runner) Exec(c scene.Cmd) {
 			if err != nil {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvSessionFailed, Err: err}})
 				return
+			}
+			if w, ok := l.(interface {
+				WatchLobby(done <-chan struct{}, lost func() bool)
+			}); ok && lc != nil {
+				// A killed server resets the lobby connection at once: the session then ends
+				// after 1 s of silence instead of 10 (session.Client.LobbyLost).
+				w.WatchLobby(lc.Done(), func() bool { return !errors.Is(lc.Err(), lobby.ErrClosed) })
 			}
 			n.post(Reply{Ev: scene.Event{Kind: scene.EvSessionReady}, Link: l})
 		})

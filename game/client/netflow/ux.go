@@ -121,13 +121,30 @@ func (n *Runner) execRejoin(c scene.Cmd) {
 // ticketFile is the rejoin ticket's file in the settings directory.
 const ticketFile = "rejoin.json"
 
-// SaveTicket writes t to dir (the settings directory) for "Rejoin on next start".
+// SaveTicket writes t to dir (the settings directory) for "Rejoin on next start". The ticket
+// holds the session key: the file is readable by its owner only (mode 0600), also when it
+// replaces one an older client wrote 0644 (os.WriteFile keeps an existing file's mode): it is
+// written to a new file and renamed over the old one.
 func SaveTicket(dir string, t Ticket) error {
 	b, err := json.Marshal(t)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, ticketFile), b, 0o600)
+	f, err := os.CreateTemp(dir, ticketFile+".*") // mode 0600
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, ticketFile))
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
 }
 
 // LoadTicket reads the ticket saved in dir; ok is false when there is none or it has expired

@@ -1,6 +1,9 @@
 package netflow
 
 import (
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -76,5 +79,40 @@ func TestRejoinKeepsGameNames(t *testing.T) {
 	names, byOrder = GameNames(rejoined, true, Ticket{})
 	if n := SlotName(names, byOrder, 1, 0, "alice"); n != "Player 2" {
 		t.Errorf("slot 1 named %q without the ticket's names, want Player 2", n)
+	}
+}
+
+// The ticket holds the session key: its file is readable by its owner only, also when it
+// replaces a ticket file that was readable by everyone.
+func TestRejoinTicketFileIsPrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix permission bits")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, ticketFile)
+	if err := os.WriteFile(path, []byte("{}"), 0o644); err != nil { // an older client's file
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tk := Ticket{Code: "K7QF2", Slot: 1, Key: make([]byte, 16), Expires: time.Now().Add(time.Minute)}
+	for i := 0; i < 2; i++ {
+		if err := SaveTicket(dir, tk); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := fi.Mode().Perm(); m != 0o600 {
+			t.Errorf("save %d: ticket file mode %04o, want 0600", i, m)
+		}
+	}
+	if _, ok := LoadTicket(dir, time.Now()); !ok {
+		t.Error("the saved ticket does not load")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files in the settings directory, want the ticket alone", len(ents))
 	}
 }
