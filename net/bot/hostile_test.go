@@ -31,10 +31,10 @@ type hostileGame struct {
 	wg     sync.WaitGroup
 }
 
-func (g *hostileGame) Port() int                                                    { return int(g.conn.LocalAddr().(*net.UDPAddr).Port) }
-func (g *hostileGame) Done() <-chan struct{}                                        { return g.done }
-func (g *hostileGame) Result() uint8                                                { return 2 }
-func (g *hostileGame) Drop(uuid.UUID, bool)                                         {}
+func (g *hostileGame) Port() int                                    { return int(g.conn.LocalAddr().(*net.UDPAddr).Port) }
+func (g *hostileGame) Done() <-chan struct{}                        { return g.done }
+func (g *hostileGame) Result() uint8                                { return 2 }
+func (g *hostileGame) Drop(uuid.UUID, bool)                         {}
 func (g *hostileGame) StartGame(lobby.GameSpec) (lobby.Game, error) { return g, nil }
 
 func (g *hostileGame) run() {
