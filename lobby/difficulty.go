@@ -33,16 +33,8 @@ func (c *Core) setDifficulty(_ time.Duration, cs *connState, cmd Command) {
 		c.reply(cs, CodeWrongRequest, fmt.Sprintf("unknown difficulty %q (easy, normal or hard)", cmd.Args[0]))
 		return
 	}
-	l := cs.lobby
-	switch {
-	case l == nil:
-		c.reply(cs, CodeWrongRequest, "not in a lobby")
-		return
-	case l.running():
-		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is running a game")
-		return
-	case len(l.members) == 0 || l.members[0] != cs:
-		c.reply(cs, CodeWrongRequest, "only the lobby owner ("+l.ownerName()+") may change the difficulty")
+	l := c.ownWaitingLobby(cs, "is running a game", "change the difficulty")
+	if l == nil {
 		return
 	}
 	c.reply(cs, CodeOK, "OK")

@@ -58,6 +58,25 @@ type Starter interface {
 	StartGame(spec GameSpec) (Game, error)
 }
 
+// ownWaitingLobby returns the lobby cs owns when it is waiting, the lobby an owner's command
+// (START, SET_STAGE, SET_DIFFICULTY) acts on; otherwise it answers the refusal ("not in a
+// lobby", "lobby <code> <running>", "only the lobby owner (<name>) may <action>") and returns
+// nil.
+func (c *Core) ownWaitingLobby(cs *connState, running, action string) *lobbyState {
+	l := cs.lobby
+	switch {
+	case l == nil:
+		c.reply(cs, CodeWrongRequest, "not in a lobby")
+	case l.running():
+		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" "+running)
+	case len(l.members) == 0 || l.members[0] != cs:
+		c.reply(cs, CodeWrongRequest, "only the lobby owner ("+l.ownerName()+") may "+action)
+	default:
+		return l
+	}
+	return nil
+}
+
 // start answers START <uuid>; (docs/PROTOCOL.md §2.4.4): the owner's lobby hands its game to
 // the Starter; on success 200 OK to the owner, then START (port, token, key) to each player
 // and SPECTATE to each spectator.
@@ -66,16 +85,9 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 		c.reply(cs, CodeWrongRequest, "START takes no arguments")
 		return
 	}
-	l := cs.lobby
+	l := c.ownWaitingLobby(cs, "is already running a game", "start the game")
 	switch {
 	case l == nil:
-		c.reply(cs, CodeWrongRequest, "not in a lobby")
-		return
-	case l.running():
-		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is already running a game")
-		return
-	case len(l.members) == 0 || l.members[0] != cs:
-		c.reply(cs, CodeWrongRequest, "only the lobby owner ("+l.ownerName()+") may start the game")
 		return
 	case c.cfg.Starter == nil:
 		c.reply(cs, CodeWrongRequest, "no game server available")

@@ -444,21 +444,20 @@ var menuStates = []struct {
 
 // setLives sets the lives of slot's ship in a hand-filled world.
 func setLives(lw *netflow.LocalWorld, slot int, lives uint8) {
-	lw.W.Each(func(e ecs.Entity) {
-		if p := lw.C.Player.Get(e); p != nil && int(p.Slot) == slot {
-			q := *p
-			q.Lives = lives
-			lw.C.Player.Set(e, q)
-		}
-	})
+	setPlayer(lw, slot, func(p *game.Player) { p.Lives = lives })
 }
 
 // setFlags sets the Player flags of slot's ship in a hand-filled world.
 func setFlags(lw *netflow.LocalWorld, slot int, flags uint8) {
+	setPlayer(lw, slot, func(p *game.Player) { p.Flags = flags })
+}
+
+// setPlayer changes the Player record of slot's ship in a hand-filled world.
+func setPlayer(lw *netflow.LocalWorld, slot int, change func(*game.Player)) {
 	lw.W.Each(func(e ecs.Entity) {
 		if p := lw.C.Player.Get(e); p != nil && int(p.Slot) == slot {
 			q := *p
-			q.Flags = flags
+			change(&q)
 			lw.C.Player.Set(e, q)
 		}
 	})
