@@ -342,6 +342,12 @@ var menuStates = []struct {
 		a.members, a.membersAt, a.roomStage = []string{"alice", "bob", "carol"}, 1<<30, "short"
 		a.m.Stages = []string{"stage1", "short"}
 	}},
+	{"room-difficulty", func(a *app) {
+		a.m.Scene, a.m.Code, a.menu = scene.Room, "K7QF2", 1
+		a.members, a.membersAt, a.roomStage, a.roomLevel = []string{"alice", "bob"}, 1<<30, "stage1", game.DifficultyEasy
+		a.m.Stages = []string{"stage1", "stage2", "short"}
+		a.net.SetName("alice")
+	}},
 	{"room-chat", func(a *app) {
 		a.m.Scene, a.m.Code, a.menu = scene.Room, "K7QF2", 0
 		a.members, a.membersAt, a.roomStage = []string{"alice", "Pilot-3F2A", "carol"}, 1<<30, "short"
