@@ -137,18 +137,19 @@ func Run(ctx context.Context, cfg Config) error {
 
 // app is the ebiten.Game.
 type app struct {
-	pads []ebiten.GamepadID // reused by steerWhileTyping
-	cfg  Config
-	ctx  context.Context
-	log  *slog.Logger
-	set  settings.Settings
-	m    *scene.Machine
-	net  *netflow.Runner
-	ui   *ui
-	snd  *sfx.Player
-	in   input.System
-	h    *input.Handler
-	keys input.Keymap
+	pads       []ebiten.GamepadID // reused by steerWhileTyping
+	wasFocused bool               // the window had the focus last frame (focusPause)
+	cfg        Config
+	ctx        context.Context
+	log        *slog.Logger
+	set        settings.Settings
+	m          *scene.Machine
+	net        *netflow.Runner
+	ui         *ui
+	snd        *sfx.Player
+	in         input.System
+	h          *input.Handler
+	keys       input.Keymap
 
 	canvas    *ebiten.Image // offscreen 1920×1080 frame, only for screenshots (Config.viaCanvas, Screenshot)
 	viaCanvas bool          // this frame is drawn into canvas
@@ -487,6 +488,12 @@ func (a *app) updateGame(chatKeys bool) {
 		a.handle(scene.Event{Kind: scene.EvMenu}) // opens or closes the menu, asks for a pause
 		a.pauseSel = 0
 	}
+	focused := ebiten.IsFocused()
+	if focusPause(a.wasFocused, focused, len(a.ux.names) == 1 && !a.m.Spectator, a.m.MenuOpen, a.cfg.Autoplay) {
+		a.handle(scene.Event{Kind: scene.EvMenu}) // a lone player's game pauses when the window loses focus
+		a.pauseSel = 0
+	}
+	a.wasFocused = focused
 	var b game.Buttons
 	switch {
 	case chatKeys && !a.cfg.Autoplay:

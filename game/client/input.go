@@ -155,3 +155,11 @@ func steerWhileTyping(pads []ebiten.GamepadID) uint8 {
 		return false
 	})
 }
+
+// focusPause reports whether the in-game menu opens by itself this frame: a solo player's window
+// lost the focus (it had it last frame), the menu is closed and no autopilot flies. Opening the
+// menu asks the server to pause a lone player's game (docs/PROTOCOL.md §5.11). A window that never
+// had the focus (a headless display) never pauses.
+func focusPause(wasFocused, focused, solo, menuOpen, autoplay bool) bool {
+	return wasFocused && !focused && solo && !menuOpen && !autoplay
+}
