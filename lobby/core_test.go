@@ -966,3 +966,30 @@ func TestCoreDifficulty(t *testing.T) {
 		t.Fatalf("SET_DIFFICULTY while running: %q", got)
 	}
 }
+
+// Names are unique within a lobby, look-alikes included: a second "alice" (or "ALICE", "aIice",
+// "a1ice") is refused with a clear reason, as a player or as a spectator; the same name in
+// another lobby is fine.
+func TestCoreNamesUniqueInLobby(t *testing.T) {
+	v := newVLobby(t, ServerConfig{})
+	a := v.player("192.0.2.1", "alice")
+	code := a.ok(CmdJoinLobby, "")
+	for i, name := range []string{"alice", "ALICE", "aIice", "a1ice"} {
+		c := v.player("192.0.2."+strconv.Itoa(10+i), name)
+		if got := c.fail(CmdJoinLobby, code); got != "the name "+name+" is taken in lobby "+code+": choose another name" {
+			t.Errorf("%s joining alice's lobby: %q", name, got)
+		}
+		if i == 0 {
+			c.ok(CmdJoinLobby, "") // its own lobby: fine
+		}
+	}
+	b := v.player("192.0.2.30", "bob")
+	b.ok(CmdJoinLobby, code)
+	a.ok(CmdStart)
+	if got := v.player("192.0.2.31", "B0B").fail(CmdJoinLobby, code); !strings.Contains(got, "is taken") {
+		t.Errorf("a look-alike spectator: %q", got)
+	}
+	if got := v.player("192.0.2.32", "carol").ok(CmdJoinLobby, code); got != code {
+		t.Errorf("carol spectating: %q", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -99,6 +100,9 @@ func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
 			return
 		case l == cs.lobby:
 			c.reply(cs, CodeOK, code) // already a member: nothing changes
+			return
+		case l.nameTaken(cs.name):
+			c.reply(cs, CodeWrongRequest, "the name "+cs.name+" is taken in lobby "+code+": choose another name")
 			return
 		case l.running():
 			c.spectate(cs, l)
@@ -254,4 +258,37 @@ func (c *Core) newCode() (string, error) {
 		}
 	}
 	return "", errors.New("lobby: no free code")
+}
+
+// nameTaken reports whether a member or spectator of l already goes by name, or by one that
+// looks the same (NameKey): names are unique within a lobby, so that nobody can pass for
+// another player in its chat and member list.
+func (l *lobbyState) nameTaken(name string) bool {
+	k := NameKey(name)
+	for _, m := range l.members {
+		if NameKey(m.name) == k {
+			return true
+		}
+	}
+	for _, m := range l.spectators {
+		if NameKey(m.name) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// NameKey folds a player name (ValidName: [A-Za-z0-9_-]) to what it looks like: case, and the
+// look-alikes I, l, 1 and O, 0, do not tell names apart ("alice", "ALICE" and "aIice" are one).
+func NameKey(name string) string {
+	b := []byte(strings.ToLower(name))
+	for i, c := range b {
+		switch c {
+		case 'i', '1':
+			b[i] = 'l'
+		case '0':
+			b[i] = 'o'
+		}
+	}
+	return string(b)
 }
