@@ -257,6 +257,9 @@ func (g *Game) Drop(now time.Duration, id uuid.UUID, left bool) {
 	}
 	for _, p := range g.peers {
 		if p.member.UUID == id && !p.gone {
+			if !p.bound {
+				g.noHere(p) // a client that gave up waiting for WELCOME closes its lobby connection first
+			}
 			if left {
 				g.dropPeer(p, reason, true, why)
 			} else {

@@ -43,3 +43,27 @@ func TestNoHereLoggedOncePerGame(t *testing.T) {
 		}
 	}
 }
+
+// A client that gives up waiting for WELCOME (its UDP is blocked) closes its lobby connection
+// before the server's HERE timeout: the host still gets the warning.
+func TestNoHereLoggedWhenTheClientGivesUp(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	stage, err := game.LoadStage("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := members(1)
+	g, err := NewGame(GameConfig{Code: "TEST", Members: ms, Stage: stage, Seed: 1, HereTimeout: 20 * time.Second, Logger: log}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for now := time.Duration(0); now < time.Second; now += TickPeriod {
+		g.Tick(now)
+		g.Outbox().Reset()
+	}
+	g.Drop(time.Second, ms[0].UUID, false)
+	if !strings.Contains(buf.String(), "never said HERE") {
+		t.Fatalf("no warning for a player whose HERE never came before its lobby connection closed:\n%s", buf.String())
+	}
+}

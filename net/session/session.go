@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -84,6 +85,11 @@ func DialSocket(ctx context.Context, cfg Config, sock transport.Socket, server n
 		select {
 		case <-ctx.Done():
 			s.shutdown(false, "")
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				// the caller's deadline ran out waiting for WELCOME: say so (which UDP port did
+				// not answer), not only "deadline exceeded"
+				return nil, errors.Join(s.noWelcome(), ctx.Err())
+			}
 			return nil, ctx.Err()
 		case <-deadline.C:
 			s.shutdown(false, "")
