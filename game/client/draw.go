@@ -776,7 +776,7 @@ func (h *hudText) rttOf(ms float64) string {
 var (
 	hudFree     = [game.MaxPlayers]string{"1P  ---", "2P  ---", "3P  ---", "4P  ---"}
 	livesText   = [...]string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x9+"}
-	hudBarCol   = color.RGBA{0, 0, 0, 90}
+	hudBarCol   = color.RGBA{0, 0, 0, 215} // nearly opaque: ships stay above it (game.ShipMaxY); what is below shows only faintly
 	hudPlateCol = color.RGBA{0, 0, 0, 150} // behind the top HUD texts
 	hudFreeCol  = color.RGBA{90, 90, 110, 255}
 	beamCol     = color.RGBA{150, 190, 255, 255}
