@@ -488,12 +488,14 @@ func (a *app) updateGame(chatKeys bool) {
 		a.handle(scene.Event{Kind: scene.EvMenu}) // opens or closes the menu, asks for a pause
 		a.pauseSel = 0
 	}
-	focused := ebiten.IsFocused()
-	if focusPause(a.wasFocused, focused, len(a.ux.names) == 1 && !a.m.Spectator, a.m.MenuOpen, a.cfg.Autoplay) {
-		a.handle(scene.Event{Kind: scene.EvMenu}) // a lone player's game pauses when the window loses focus
-		a.pauseSel = 0
+	if a.frameN%focusPollFrames == 0 { // ebiten.IsFocused is a main-thread call that allocates: once a second
+		focused := ebiten.IsFocused()
+		if focusPause(a.wasFocused, focused, len(a.ux.names) == 1 && !a.m.Spectator, a.m.MenuOpen, a.cfg.Autoplay) {
+			a.handle(scene.Event{Kind: scene.EvMenu}) // a lone player's game pauses when the window loses focus
+			a.pauseSel = 0
+		}
+		a.wasFocused = focused
 	}
-	a.wasFocused = focused
 	var b game.Buttons
 	switch {
 	case chatKeys && !a.cfg.Autoplay:

@@ -156,6 +156,9 @@ func steerWhileTyping(pads []ebiten.GamepadID) uint8 {
 	})
 }
 
+// focusPollFrames is how often (frames) the client looks at the window's focus (focusPause).
+const focusPollFrames = 60
+
 // focusPause reports whether the in-game menu opens by itself this frame: a solo player's window
 // lost the focus (it had it last frame), the menu is closed and no autopilot flies. Opening the
 // menu asks the server to pause a lone player's game (docs/PROTOCOL.md §5.11). A window that never
