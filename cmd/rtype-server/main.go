@@ -158,13 +158,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "rtype-server: -log-format must be text or json")
 		os.Exit(2)
 	}
-	p := *udpPort
+	p, from := *udpPort, "-udp-port"
 	if p == "" {
-		p = addrPort
+		p, from = addrPort, "the port of -addr" // the UDP port defaults to the lobby's
 	}
 	n, err := strconv.Atoi(p)
 	if err != nil || n < 0 || n > 65535 {
-		fmt.Fprintf(os.Stderr, "rtype-server: -udp-port %q is not a port number\n", p)
+		fmt.Fprintf(os.Stderr, "rtype-server: %s %q is not a port number (0..65535)\n", from, p)
 		os.Exit(2)
 	}
 	cfg.UDPPort = n
