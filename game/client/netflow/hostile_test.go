@@ -11,11 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
-	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/session"
 	"github.com/rtype/rtype/net/wire"
 )
@@ -66,18 +63,7 @@ func startFakeInstance(t *testing.T) *fakeInstance {
 // The client leaves the game within about a second (the lobby's reset shortens the session's
 // 10 s timeout), on real sockets end to end.
 func TestKilledServerNoticedSoon(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &fakeGame{done: make(chan struct{})}
-	srv := lobby.NewServer(lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 8, IdleTimeout: time.Minute, Starter: g,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); srv.Serve(ctx, ln) }()
-	defer func() { close(g.done); cancel(); wg.Wait() }()
+	addr, cancel := startKillableLobby(t)
 	inst := startFakeInstance(t)
 
 	n := NewRunner(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), "tester", "")
@@ -92,7 +78,7 @@ func TestKilledServerNoticedSoon(t *testing.T) {
 		return link, nil
 	}
 	defer n.Close()
-	m := scene.New(ln.Addr().String(), scene.Auto{On: true, Start: true})
+	m := scene.New(addr, scene.Auto{On: true, Start: true})
 	for _, c := range m.Begin() {
 		n.Exec(c)
 	}

@@ -28,6 +28,13 @@ func (g *fakeGame) StartGame(lobby.GameSpec) (lobby.Game, error) { return g, nil
 
 // startLobby runs a real lobby.Server on a free port with a fake game starter.
 func startLobby(t *testing.T) string {
+	addr, _ := startKillableLobby(t)
+	return addr
+}
+
+// startKillableLobby is startLobby that also returns kill, which ends the server's connections
+// at once (as a killed process's do); the test's cleanup stops it either way.
+func startKillableLobby(t *testing.T) (addr string, kill func()) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -41,7 +48,7 @@ func startLobby(t *testing.T) string {
 	wg.Add(1)
 	go func() { defer wg.Done(); srv.Serve(ctx, ln) }()
 	t.Cleanup(func() { close(g.done); cancel(); wg.Wait() })
-	return ln.Addr().String()
+	return ln.Addr().String(), cancel
 }
 
 // drive runs the scene machine with the Runner like Update does, until the scene is want.
