@@ -3,6 +3,7 @@ package replay
 import (
 	"testing"
 
+	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
 )
 
@@ -68,3 +69,5 @@ func mustDecode(tb testing.TB, b []byte) *Replay {
 	}
 	return r
 }
+
+func ecsTick(t uint32) ecs.Tick { return ecs.Tick(t) }

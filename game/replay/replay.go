@@ -211,19 +211,19 @@ func appendEvent(b []byte, ev *Event, last ecs.Tick) []byte {
 
 // appendTrailer appends the results and the CRC-32 of everything before it.
 func appendTrailer(b []byte, res game.Result, over bool, stats []game.PlayerStats) []byte {
-	b = append(b, byte(res), flag(over))
+	b = append(b, byte(res), boolByte(over))
 	for i := range stats {
 		st := &stats[i]
 		for _, v := range [...]uint32{st.Score, uint32(st.Kills), uint32(st.Deaths), uint32(st.BeamHits), st.Shots, st.Hits,
 			uint32(st.Lives), uint32(st.Continues), uint32(st.ExtraLives)} {
 			b = binary.AppendUvarint(b, uint64(v))
 		}
-		b = append(b, flag(st.Present))
+		b = append(b, boolByte(st.Present))
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
-func flag(v bool) byte {
+func boolByte(v bool) byte {
 	if v {
 		return 1
 	}
@@ -347,6 +347,9 @@ func (d *decoder) uvarint(what string, maxV uint64) uint64 {
 		return 0
 	case n < 0:
 		d.fail(ErrCorrupt, "%s: varint overflows 64 bits", what)
+		return 0
+	case n > 1 && d.b[d.off+n-1] == 0:
+		d.fail(ErrCorrupt, "%s: varint not in its shortest form", what)
 		return 0
 	case v > maxV:
 		d.fail(ErrCorrupt, "%s %d: more than %d", what, v, maxV)
