@@ -53,7 +53,10 @@ func (g *botGame) run(ticks int) {
 // encode ends the recording now.
 func (g *botGame) encode(tb testing.TB) []byte {
 	tb.Helper()
-	_, res := g.sim.Over()
+	res := game.ResultAborted // stopped
+	if over, r := g.sim.Over(); over {
+		res = r
+	}
 	b := g.rec.Encode(g.sim, res)
 	if b == nil {
 		tb.Fatal("Encode: nil")
