@@ -393,6 +393,9 @@ func (d *decoder) header(h *Header) error {
 	if d.err == nil && (players < 1 || players > game.MaxPlayers) {
 		d.fail(ErrCorrupt, "%d players (want 1..%d)", players, game.MaxPlayers)
 	}
+	if d.err == nil && game.Difficulty(diff) >= game.NumDifficulties {
+		d.fail(ErrCorrupt, "difficulty %d (this build has %d levels)", diff, game.NumDifficulties)
+	}
 	h.Players, h.Difficulty = int(players), game.Difficulty(diff)
 	h.Section = int(d.uvarint("section", 255))
 	if d.err != nil {
