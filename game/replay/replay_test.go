@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"slices"
 	"strings"
 	"testing"
 
@@ -313,4 +314,34 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Toggles are relative to the slot's last input event, not to the Sim's buttons: after a
+// suspension zeroed them, the same buttons again are a full input event that replays right.
+func TestInputAfterSuspension(t *testing.T) {
+	g := newBotGame(t, "short", 1, 1)
+	up := game.Input{Buttons: game.BtnUp}
+	g.sim.SetInput(0, up)
+	g.sim.Step()
+	g.sim.SetInput(0, game.Input{Buttons: game.BtnUp | game.BtnFire}) // a toggle
+	g.sim.Step()
+	g.sim.SuspendPlayer(0)
+	g.sim.Step()
+	g.sim.ResumePlayer(0)
+	g.sim.SetInput(0, game.Input{Buttons: game.BtnUp | game.BtnFire}) // the Sim held 0
+	g.sim.Step()
+	b := g.encode(t)
+	r := mustDecode(t, b)
+	var ins []game.Buttons
+	for _, ev := range r.Events {
+		if ev.Kind == EventInput {
+			ins = append(ins, ev.Buttons)
+		}
+	}
+	if want := []game.Buttons{game.BtnUp, game.BtnUp | game.BtnFire, game.BtnUp | game.BtnFire}; !slices.Equal(ins, want) {
+		t.Fatalf("inputs %v, want %v", ins, want)
+	}
+	if err := Verify(r); err != nil {
+		t.Fatal(err)
+	}
 }
