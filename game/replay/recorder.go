@@ -7,8 +7,9 @@ import (
 	"github.com/rtype/rtype/game"
 )
 
-// RecorderBuffer is the capacity a Recorder's buffer starts with: a 4-player game's events for
-// about ten minutes (docs/BENCHMARKS.md), so recording does not allocate while the game runs.
+// RecorderBuffer is the capacity a Recorder's buffer starts with: about eight minutes of four
+// autopilot players (6.3 KB a minute, docs/BENCHMARKS.md), a whole stage of human players, so
+// recording does not allocate while the game runs (a longer game doubles it, rarely).
 const RecorderBuffer = 48 << 10
 
 // Recorder records a game as it is played: set it on the Sim (game.Sim.SetRecorder) before the
