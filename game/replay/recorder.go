@@ -29,7 +29,7 @@ var _ game.Recorder = (*Recorder)(nil)
 // NewRecorder starts the replay of a game with header h (NewHeader).
 func NewRecorder(h Header) *Recorder {
 	buf := make([]byte, 0, RecorderBuffer+len(h.StageData))
-	return &Recorder{buf: AppendHeader(buf, &h), players: h.Players}
+	return &Recorder{buf: appendHeader(buf, &h), players: h.Players}
 }
 
 // Op records a call into the Sim (game.Recorder).

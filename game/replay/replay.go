@@ -149,7 +149,7 @@ var (
 
 // Encode returns the file bytes of r (docs/REPLAY.md). r.Events must end with EventEnd.
 func Encode(r *Replay) []byte {
-	b := AppendHeader(make([]byte, 0, 256+len(r.StageData)+2*len(r.Events)), &r.Header)
+	b := appendHeader(make([]byte, 0, 256+len(r.StageData)+2*len(r.Events)), &r.Header)
 	var st stream
 	for i := range r.Events {
 		b = st.appendEvent(b, &r.Events[i])
@@ -157,8 +157,8 @@ func Encode(r *Replay) []byte {
 	return appendTrailer(b, r.Result, r.SimOver, r.Stats)
 }
 
-// AppendHeader appends the header's bytes (magic to names) to b.
-func AppendHeader(b []byte, h *Header) []byte {
+// appendHeader appends the header's bytes (magic to names) to b.
+func appendHeader(b []byte, h *Header) []byte {
 	b = append(b, Magic...)
 	b = append(b, FormatVersion)
 	b = binary.AppendUvarint(b, uint64(h.SimVersion))
