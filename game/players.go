@@ -68,6 +68,7 @@ func (s *Sim) SuspendPlayer(slot int) bool {
 	if slot < 0 || slot >= MaxPlayers || s.ships[slot] == ecs.Nil {
 		return false
 	}
+	s.record(OpSuspend, slot, 0)
 	e := s.ships[slot]
 	pl := *s.c.Player.Get(e)
 	pl.ChargeFrom = 0
@@ -93,6 +94,7 @@ func (s *Sim) ResumePlayer(slot int) ecs.Entity {
 	if !s.Suspended(slot) {
 		return ecs.Nil
 	}
+	s.record(OpResume, slot, 0)
 	pl := s.away[slot].player
 	s.away[slot] = awaySlot{}
 	e := s.w.Create()

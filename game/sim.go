@@ -168,6 +168,8 @@ type Sim struct {
 	deaths  []int
 	probes  []probe
 	hashBuf []byte
+
+	rec Recorder // SetRecorder (record.go)
 }
 
 type bulletReq struct {
@@ -297,7 +299,11 @@ func (s *Sim) SetInput(slot int, in Input) {
 	if slot < 0 || slot >= MaxPlayers {
 		return
 	}
-	s.inputs[slot] = in.Buttons & (BtnUp | BtnDown | BtnLeft | BtnRight | BtnFire | BtnForce)
+	b := in.Buttons & (BtnUp | BtnDown | BtnLeft | BtnRight | BtnFire | BtnForce)
+	if b != s.inputs[slot] {
+		s.inputs[slot] = b
+		s.record(OpInput, slot, b)
+	}
 }
 
 // PlayerEntity returns the ship of slot, or ecs.Nil if the slot is empty
@@ -317,6 +323,7 @@ func (s *Sim) RemovePlayer(slot int) {
 		return
 	}
 	if s.away[slot].valid { // suspended: its record goes
+		s.record(OpRemove, slot, 0)
 		s.removed[slot].Score = s.away[slot].player.Score
 		s.away[slot] = awaySlot{}
 		return
@@ -324,6 +331,7 @@ func (s *Sim) RemovePlayer(slot int) {
 	if s.ships[slot] == ecs.Nil {
 		return
 	}
+	s.record(OpRemove, slot, 0)
 	e := s.ships[slot]
 	s.removed[slot].Score = s.c.Player.Get(e).Score
 	if sh := s.c.Ship.Get(e); sh != nil {
@@ -367,6 +375,9 @@ func (s *Sim) Step() {
 	s.sysScroll()
 	s.sysCleanup()
 	s.sysEnd()
+	if s.rec != nil {
+		s.rec.Stepped(s)
+	}
 }
 
 func (s *Sim) emit(ev Event) { s.events = append(s.events, ev) }

@@ -31,6 +31,20 @@ type Stage struct {
 	Terrain     Terrain // ceiling, floor and structures (empty: open space)
 
 	spawns []spawnEntry // waves expanded to one entry per enemy, sorted by At
+	source []byte       // the file ParseStage read (Source)
+}
+
+// Source returns the stage file this Stage was parsed from (ParseStage, LoadStage), or nil for a
+// Stage built in code. Do not modify it.
+func (st *Stage) Source() []byte { return st.source }
+
+// Hash returns StageHash of the stage's file (Source): the stable name of the stage definition
+// that replays and the lobby protocol carry; "" for a Stage built in code.
+func (st *Stage) Hash() string {
+	if st.source == nil {
+		return ""
+	}
+	return StageHash(st.source)
 }
 
 // Section is a music section starting at scroll position At (px).
@@ -269,6 +283,7 @@ func ParseStage(file string, data []byte) (*Stage, error) {
 	if v.err != nil {
 		return nil, v.err
 	}
+	st.source = bytes.Clone(data)
 	return st, nil
 }
 

@@ -13,8 +13,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rtype/rtype/buildinfo"
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/replication"
 	"github.com/rtype/rtype/net/schema"
@@ -27,7 +29,12 @@ type GameConfig struct {
 	Code    string         // lobby code (logs)
 	Members []lobby.Member // the players, slot = index (1..game.MaxPlayers)
 	Stage   *game.Stage
-	Seed    uint64
+	// StageName is the stage's name in the server's catalogue ("stage1", a -stage file's base
+	// name): the replay names the stage by it (replay.NewHeader).
+	StageName string
+	// StartTime is when the game starts, Unix seconds (the replay's Time; 0: unknown).
+	StartTime int64
+	Seed      uint64
 	// Difficulty is the level the lobby chose (zero: Normal).
 	Difficulty game.Difficulty
 	// Section is the section a practice game starts at (game.Config.Section; 0: the start).
@@ -56,6 +63,7 @@ type Game struct {
 	cfg     GameConfig
 	log     *slog.Logger
 	sim     *game.Sim
+	rec     *replay.Recorder // every game is recorded (Replay)
 	tracker *replication.Tracker
 	peers   []*peer
 	now     time.Duration // time of the Receive or Tick being handled
@@ -163,7 +171,16 @@ func NewGame(cfg GameConfig, now time.Duration) (*Game, error) {
 		return nil, fmt.Errorf("instance: challenge secret: %w", err)
 	}
 	g.nonceMAC = hmac.New(sha256.New, secret[:])
-	g.sim = game.NewSim(game.Config{Seed: cfg.Seed, Players: len(cfg.Members), Stage: cfg.Stage, Difficulty: cfg.Difficulty, Section: cfg.Section})
+	simCfg := game.Config{Seed: cfg.Seed, Players: len(cfg.Members), Stage: cfg.Stage, Difficulty: cfg.Difficulty, Section: cfg.Section}
+	g.sim = game.NewSim(simCfg)
+	names := make([]string, len(cfg.Members))
+	for i, m := range cfg.Members {
+		names[i] = m.Name
+	}
+	h := replay.NewHeader(simCfg, cfg.StageName, names)
+	h.Protocol, h.Build, h.Time = wire.Version, buildinfo.Get(), cfg.StartTime
+	g.rec = replay.NewRecorder(h)
+	g.sim.SetRecorder(g.rec)
 	g.tracker = schema.NewTracker(g.sim)
 	g.sim.World().ClearEvents()
 	for i, mem := range cfg.Members {
@@ -199,6 +216,16 @@ func (g *Game) noHere(p *peer) {
 
 // Sim is the game's simulation (tests and benchmarks read and change it between calls).
 func (g *Game) Sim() *game.Sim { return g.sim }
+
+// Replay returns the replay file (docs/REPLAY.md) of the game: complete once it is over (Over),
+// else the game so far, ended as aborted. nil for a game too long to record (replay.MaxTicks).
+func (g *Game) Replay() []byte {
+	res := game.ResultAborted
+	if g.over {
+		res = g.result
+	}
+	return g.rec.Encode(g.sim, res)
+}
 
 // Over reports whether the game has ended (GAME_END sent) and how.
 func (g *Game) Over() (bool, game.Result) { return g.over, g.result }

@@ -238,7 +238,8 @@ func (m *Manager) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
 	}
 	id := m.nextID.Add(1)
 	log := m.log.With("lobby", code, "instance", id)
-	g, err := NewGame(GameConfig{Code: code, Members: members, Stage: stage, Difficulty: spec.Difficulty, Seed: m.cfg.Seed(),
+	g, err := NewGame(GameConfig{Code: code, Members: members, Stage: stage, StageName: stageName, StartTime: time.Now().Unix(),
+		Difficulty: spec.Difficulty, Seed: m.cfg.Seed(),
 		SilenceTimeout: m.cfg.SilenceTimeout, HereTimeout: m.cfg.HereTimeout, RejoinWindow: m.cfg.RejoinWindow, Logger: log, Challenges: m.challenges}, m.now())
 	if err != nil {
 		return nil, err
@@ -880,6 +881,13 @@ func (in *Instance) Drops() Drops {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.g.Drops()
+}
+
+// Replay returns the game's replay file (Game.Replay): complete once the game has ended (Done).
+func (in *Instance) Replay() []byte {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.g.Replay()
 }
 
 // View runs fn with the server world under the instance lock (tests compare mirrors with it).

@@ -202,6 +202,7 @@ func (g *Game) requestPause(p *peer, paused bool) {
 		}
 	}
 	g.userPaused = paused
+	g.rec.Pause(g.sim.Tick(), p.slot, paused)
 	g.log.Info("game paused by its only player", "paused", paused, "name", p.member.Name)
 	var v uint8
 	if paused {

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/wire"
 )
 
 // StartGame plays the stage the lobby names, resolved through Config.Stages; an unknown name
@@ -43,6 +45,14 @@ func TestStartGamePlaysTheLobbysStage(t *testing.T) {
 		g.(*Instance).View(func(s *game.Sim) { got = s.Stage() })
 		if got != want {
 			t.Errorf("stage %q: the game plays %q, want %q", name, got.Name, want.Name)
+		}
+		// Its replay names the stage by the lobby's name; an embedded stage is not copied in.
+		r, err := replay.Decode(g.(*Instance).Replay())
+		if err != nil {
+			t.Fatalf("stage %q: replay: %v", name, err)
+		}
+		if r.Stage != name || r.StageHash != want.Hash() || (name != "") != (r.StageData == nil) || r.Protocol != wire.Version {
+			t.Errorf("stage %q: replay header stage %q hash %s, %d bytes of stage data, protocol %d", name, r.Stage, r.StageHash, len(r.StageData), r.Protocol)
 		}
 	}
 	if _, err := m.StartGame(lobby.GameSpec{Code: "NOPE", Stage: "nosuch", Members: members(1)}); err == nil || !strings.Contains(err.Error(), `unknown stage "nosuch"`) {

@@ -1,0 +1,75 @@
+package replay
+
+import (
+	"testing"
+
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game"
+)
+
+// botGame is a game played by game.Autopilot in every slot, recorded.
+type botGame struct {
+	sim *game.Sim
+	rec *Recorder
+	st  *game.Stage
+}
+
+func newBotGame(tb testing.TB, stage string, players int, seed uint64) *botGame {
+	f, err := game.EmbeddedStageFile(stage)
+	if err != nil {
+		panic(err) // the embedded stages are part of the build
+	}
+	names := []string{"ann", "bob", "cyd", "dee"}[:players]
+	cfg := game.Config{Seed: seed, Players: players, Stage: f.Stage}
+	h := NewHeader(cfg, stage, names)
+	h.Protocol, h.Build, h.Time = 3, "test", 1764633600
+	g := &botGame{sim: game.NewSim(cfg), rec: NewRecorder(h), st: f.Stage}
+	g.sim.SetRecorder(g.rec)
+	return g
+}
+
+// tick sets every present slot's autopilot input, then steps.
+func (g *botGame) tick() {
+	s := g.sim
+	for slot := 0; slot < game.MaxPlayers; slot++ {
+		if e := s.PlayerEntity(slot); e != 0 {
+			s.SetInput(slot, game.Autopilot(s.World(), s.Components(), &g.st.Terrain, e, s.Tick()))
+		}
+	}
+	s.Step()
+	s.World().ClearEvents()
+}
+
+func (g *botGame) run(ticks int) {
+	for i := 0; i < ticks; i++ {
+		if over, _ := g.sim.Over(); over {
+			return
+		}
+		g.tick()
+	}
+}
+
+// encode ends the recording now.
+func (g *botGame) encode(tb testing.TB) []byte {
+	tb.Helper()
+	res := game.ResultAborted // stopped
+	if over, r := g.sim.Over(); over {
+		res = r
+	}
+	b := g.rec.Encode(g.sim, res)
+	if b == nil {
+		tb.Fatal("Encode: nil")
+	}
+	return b
+}
+
+func mustDecode(tb testing.TB, b []byte) *Replay {
+	tb.Helper()
+	r, err := Decode(b)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+func ecsTick(t uint32) ecs.Tick { return ecs.Tick(t) }
