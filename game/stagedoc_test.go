@@ -189,6 +189,12 @@ func withKey(t *testing.T, doc []byte, path string, val any, remove bool) (data 
 	return b, concrete
 }
 
+// sameStage compares what two files made of a stage (not which bytes they were).
+func sameStage(a, b *Stage) bool {
+	return reflect.DeepEqual([]any{a.Name, a.ScrollSpeed, a.Sections, a.Waves, a.Boss, a.Terrain, a.Enemies()},
+		[]any{b.Name, b.ScrollSpeed, b.Sections, b.Waves, b.Boss, b.Terrain, b.Enemies()})
+}
+
 func TestStageDocExample(t *testing.T) {
 	sec := stageDoc(t)
 	rows := stageDocRows(t, sec)
@@ -274,7 +280,7 @@ func TestStageDocExample(t *testing.T) {
 			set, _ := withKey(t, example, r.key, v, false)
 			a, err1 := ParseStage("example", set)
 			b, err2 := ParseStage("example", data)
-			if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
+			if err1 != nil || err2 != nil || !sameStage(a, b) {
 				t.Errorf("%s: the default %s does not parse as the key left out (%v, %v)", r.key, r.def, err1, err2)
 			}
 		}
