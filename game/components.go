@@ -8,7 +8,7 @@ import (
 	"github.com/rtype/rtype/ecs"
 )
 
-// Wire ids of the replicated components (docs/DESIGN.md "Component list v2").
+// Wire ids of the replicated components (docs/PROTOCOL.md §4, "Component list v3").
 const (
 	CompPosition ecs.ComponentID = 1
 	CompVelocity ecs.ComponentID = 2

@@ -9,7 +9,7 @@ import (
 	"github.com/rtype/rtype/ecs"
 )
 
-// Wire layouts of docs/DESIGN.md "Component list v2", written out by hand.
+// Wire layouts of docs/PROTOCOL.md §4 "Component list v3", written out by hand.
 func TestReplicatedWireLayout(t *testing.T) {
 	w := ecs.NewWorld()
 	c := RegisterComponents(w)

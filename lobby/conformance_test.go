@@ -2,11 +2,13 @@ package lobby
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,7 +38,7 @@ var (
 	unescaper     = strings.NewReplacer(`\r\n`, "\r\n", `\n`, "\n")
 	gameEndsRE    = regexp.MustCompile(`^the game ends with result ([0-9]+)$`)
 	closesRE      = regexp.MustCompile(`^([A-Z]) closes its connection$`)
-	dropsRE       = regexp.MustCompile(`^the game drops <(UUID-[A-Z0-9]+)>$`)
+	dropsRE       = regexp.MustCompile(`^the game (drops|loses) <(UUID-[A-Z0-9]+)>$`)
 	playsRE       = regexp.MustCompile(`^the game plays ([A-Za-z0-9_-]+)$`)
 	broadcastRE   = regexp.MustCompile(`^the operator broadcasts "(.*)"$`)
 )
@@ -146,11 +148,92 @@ func TestDocExamplesConformance(t *testing.T) {
 	}
 }
 
+// conformanceStarter starts the games of the replayed server: fakeGames that, like the
+// reference server's (net/instance.Instance), accept spectators (lobby.Spectatable) and let a
+// lost player rejoin (lobby.Rejoiner), so that the examples show what a client of the reference
+// server sees.
+type conformanceStarter struct {
+	*fakeStarter
+	mu    sync.Mutex
+	games []*conformanceGame
+}
+
+func (s *conformanceStarter) StartGame(spec GameSpec) (Game, error) {
+	g, err := s.fakeStarter.StartGame(spec)
+	if err != nil {
+		return nil, err
+	}
+	cg := &conformanceGame{fakeGame: g.(*fakeGame), slots: map[uuid.UUID]int{}, away: map[int]bool{}, left: map[uuid.UUID]bool{}}
+	for _, m := range spec.Members {
+		cg.slots[m.UUID] = m.Slot
+	}
+	s.mu.Lock()
+	s.games = append(s.games, cg)
+	s.mu.Unlock()
+	return cg, nil
+}
+
+func (s *conformanceStarter) last(t *testing.T) *conformanceGame {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.games) == 0 {
+		t.Fatal("no game was started")
+	}
+	return s.games[len(s.games)-1]
+}
+
+// conformanceGame is a fakeGame with spectators and rejoins: a player whose lobby connection
+// closed (Drop with left false) leaves its slot waiting for a rejoin, one who left does not.
+type conformanceGame struct {
+	*fakeGame
+	mu    sync.Mutex
+	slots map[uuid.UUID]int // user -> slot
+	away  map[int]bool      // slots waiting for a rejoin
+	left  map[uuid.UUID]bool
+}
+
+var (
+	_ Rejoiner    = (*conformanceGame)(nil)
+	_ Spectatable = (*conformanceGame)(nil)
+)
+
+func (g *conformanceGame) Drop(id uuid.UUID, left bool) {
+	g.mu.Lock()
+	g.left[id] = left
+	if slot, ok := g.slots[id]; ok && !left {
+		g.away[slot] = true
+	}
+	g.mu.Unlock()
+	g.fakeGame.Drop(id, left)
+}
+
+func (g *conformanceGame) Rejoin(m Member) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.away[m.Slot] {
+		return errors.New("slot not waiting for a rejoin")
+	}
+	delete(g.away, m.Slot)
+	g.slots[m.UUID] = m.Slot
+	return nil
+}
+
+func (g *conformanceGame) Spectate(Member) error { return nil }
+
+// wasLeft reports how the lobby dropped id: true for LEAVE (or joining elsewhere), false for a
+// closed connection.
+func (g *conformanceGame) wasLeft(id uuid.UUID) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.left[id]
+}
+
 type replayer struct {
 	t      *testing.T
 	path   string
 	addr   string
-	st     *fakeStarter
+	st     *conformanceStarter
 	srv    *Server
 	conns  map[byte]*raw
 	closed map[byte]bool
@@ -159,7 +242,7 @@ type replayer struct {
 
 func replayExchange(t *testing.T, path string, ex exchange) {
 	srvID := uuid.New()
-	st := newFakeStarter()
+	st := &conformanceStarter{fakeStarter: newFakeStarter()}
 	srv, addr := startServer(t, ServerConfig{ServerUUID: srvID, Starter: st, Stages: conformanceStages(t)})
 	r := &replayer{
 		t: t, path: path, addr: addr, st: st, srv: srv,
@@ -294,11 +377,15 @@ func (r *replayer) action(s exchangeStep) {
 		return
 	}
 	if m := dropsRE.FindStringSubmatch(s.text); m != nil {
-		v, ok := r.vals[m[1]]
+		v, ok := r.vals[m[2]]
 		if !ok {
-			t.Fatalf("%s: <%s> not bound", r.where(s), m[1])
+			t.Fatalf("%s: <%s> not bound", r.where(s), m[2])
 		}
-		expectDrop(t, r.st.lastGame(t), uuid.MustParse(v))
+		id := uuid.MustParse(v)
+		expectDrop(t, r.st.lastGame(t), id)
+		if left := r.st.last(t).wasLeft(id); left != (m[1] == "drops") {
+			t.Fatalf("%s: the game was told left=%v", r.where(s), left)
+		}
 		return
 	}
 	if m := broadcastRE.FindStringSubmatch(s.text); m != nil {

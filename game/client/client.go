@@ -1,5 +1,5 @@
-// Package client is the Ebitengine desktop client of rtype, the only code in the repository that
-// imports ebiten. Run opens a resizable window whose logical screen is the 1920×1080 virtual
+// Package client is the Ebitengine desktop client of rtype; it and its subpackage sfx (ebiten's
+// audio) are the only code in the repository that imports ebiten. Run opens a resizable window whose logical screen is the 1920×1080 virtual
 // playfield (letterboxed by ebiten), runs the scene flow of game/client/scene (title, connect,
 // lobby browser, lobby room, game, results, connection lost, settings), talks to the TCP lobby
 // (package lobby) and the UDP game instance (package net/session) on goroutines so Update never

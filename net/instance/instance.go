@@ -7,6 +7,34 @@
 // GAME_END (aborted) and is logged, and a slow game only falls behind itself; the others carry
 // on. The reader limits each source address's rate (RateLimiter) and counts every datagram it or a
 // game drops, by reason (Manager.Drops).
+//
+// # The schedule
+//
+// The Manager's schedule divides the tick into Slots phases and puts each new game in the least
+// loaded of the first ⌈games/GamesPerSlot⌉, so games fall due spread over the period and an idle
+// server wakes only for the slots that have games; a worker gathers what the games it ran send
+// and writes it in sendmmsg batches across games; the reader sleeps up to ReadCoalesce between
+// reads that did not fill a batch and yields after a full one. On Linux, recvmmsg and sendmmsg
+// are raw system calls on the non-blocking socket (net/transport's mmsg_linux.go: a plain call of
+// more than 20 µs loses its P to a second thread, which a one-core server then time-slices in
+// milliseconds), and a timerfd in the runtime's poller wakes it at each slot's moment
+// (waker_linux.go: epoll_wait's timeout counts whole milliseconds). While every worker is held by
+// a tick longer than StuckTick, the schedule adds a worker (at most MaxExtraWorkers), so such a
+// game never stalls the others. Manager.Stats (tick lateness per game tick, overruns, extra
+// workers, process CPU) is logged when the runtime stops.
+//
+// # Peers
+//
+// Per-peer state (address, endpoint, byte and datagram counters, the session key's wire.Prover,
+// the newest nonce that moved it) lives in the Game's peer record. A session moves to a new
+// address only with a valid RESPONSE to the Game's CHALLENGE (docs/PROTOCOL.md §5.9; nonces are
+// stateless, an HMAC under a per-game secret naming the address and the time). Every drop is
+// counted by reason (DropReasons: wire.Reasons, then unknown_token, ended, rate, address,
+// response, gone, panic) in the Game and in the Manager, which sums them for metrics
+// (Manager.Drops) and logs them sampled (the first per reason per second, then a count). The
+// Manager's reader rate-limits each source address before validating anything (RateLimiter: a
+// cell-rate table of hashed buckets, fixed memory, 0 allocs) and recovers a panic in a game's
+// datagram handling as its workers do in a tick: that game ends aborted, the others go on.
 package instance
 
 import (

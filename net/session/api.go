@@ -2,7 +2,47 @@
 // sends tick-stamped inputs, answers nothing, measures RTT with PING, applies ENTITY / DEL_ENT /
 // DEL_COMP into a mirror ecs.World and exposes a render view with interpolated remote entities and
 // the predicted local ship. It is shared by the bot (net/bot) and the Ebitengine client
-// (game/client) and never imports ebiten.
+// (game/client) and never imports ebiten. Client is the pure core (Receive, Tick and View take
+// the time; what it sends goes to a transport.Outbox); Session runs it over a UDP socket in real
+// time (Dial, SetInput, View, Events, Stats, Done, Close: api.go, session.go, dial.go).
+//
+// # The client's view of the world
+//
+// The local ship is predicted: each 60 Hz input tick runs game.MoveShip on the held buttons; a
+// Position received for it at server tick T rewinds to that state and replays the inputs stamped
+// after T (reconciliation); a difference up to 64 px is smoothed over about 6 frames.
+//
+// Every other entity is drawn at RenderTick = newest server tick − interpolation delay (at least
+// 6 ticks, more with jitter), between the two samples around it; samples come from received
+// Positions and from dead reckoning (replication.Mirror.Advance) at every newer server tick. An
+// entity whose first sample is later than RenderTick is not drawn yet (spawns appear at their
+// moment on that timeline). Deletions likewise: a DEL_ENT tombstones the entity at once
+// (replication.Mirror.Bury: no ENTITY changes it, no more dead reckoning) but it stays in the
+// mirror, drawn at its last samples, until the render timeline reaches the DEL_ENT's tick; then
+// it is removed (also for clients that draw nothing, and for everything at GAME_END). An enemy
+// thus disappears on screen at the moment its explosion appears.
+//
+// Own shots without delay (ownshots.go): the local player's normal shots and charged beams are
+// predicted. Each input tick runs the server's fire rules on the stamped buttons (press edge,
+// the cooldown tracked locally, the held count for the beam's level; a Force attached in front
+// fires a laser instead: not predicted, nor are Bit shots, missiles and detached-Force volleys)
+// and records the tick T, the spawn position from game.NormalShotAt or game.BeamAt at the
+// predicted ship, and the speed; at input tick t the shot is at x0 + vx·(t−T+1)/60 (it moves
+// once in its own tick, as on the server). Nothing on the wire changes: a new entity of those
+// kinds is matched, after its datagram is applied, with the nearest unconfirmed prediction of
+// its kind within 24 px (per axis) at the datagram's tick. A matched entity is drawn on the
+// predicted timeline — its Position (at the newest server tick) moved by its Velocity to the
+// input tick — plus the hand-over offset, decaying ×0.6 per tick; its DEL_ENT removes it at once
+// (it hit something). A prediction unmatched after RTT + interpolation delay + 12 ticks of
+// server time fades out over 9 ticks (150 ms) and is dropped. Records live in a fixed array (none
+// allocated). The renderer gets the unconfirmed ones as View.PredictedShots and asks View.OwnShot
+// to play a shot's sound on the press, not again at the hand-over. Known limit: own shots are
+// drawn about one RTT + interpolation delay ahead of the enemies they hit (the enemies are in the
+// interpolated past), so a shot disappears that far past its target.
+//
+// Entities that leave the field are deleted by the client itself (docs/PROTOCOL.md §5.6); an
+// attached Force is placed from its ship every tick (§5.7), a crawling laser on the terrain
+// (§5.8); Size follows from Kind (game.Components.DeriveFromKind, §4.1).
 package session
 
 import (

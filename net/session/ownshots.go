@@ -7,8 +7,8 @@ import (
 	"github.com/rtype/rtype/game"
 )
 
-// Own shots without delay (docs/DESIGN.md, client view). The local player's normal shots
-// (KindPlayerBullet ShotNormal) and charged beams (KindBeam) are predicted on the press (release)
+// Own shots without delay (the package doc: "The client's view of the world"). The local
+// player's normal shots (KindPlayerBullet ShotNormal) and charged beams (KindBeam) are predicted on the press (release)
 // tick at the predicted ship's nose, on the predicted timeline (the ship's: input tick inTick).
 // When the server's spawn of that shot arrives it is matched by kind and by position at the
 // spawn's tick, and from then on the server's entity is drawn on the predicted timeline

@@ -1,6 +1,6 @@
 package wire
 
-// Component ids of component list v2 (docs/PROTOCOL.md §4, docs/DESIGN.md).
+// Component ids of component list v3 (docs/PROTOCOL.md §4).
 const (
 	CompPosition uint16 = 1 // x f32, y f32: virtual px, centre (8 bytes)
 	CompVelocity uint16 = 2 // vx f32, vy f32: px/s (8 bytes)

@@ -1,7 +1,7 @@
 // Package wire is the byte-level codec of rtype's UDP game protocol: the
-// 22-byte datagram header and the size-prefixed commands 1..17 of seed 004 §3
-// plus our extensions, exactly as specified in docs/PROTOCOL.md §3–§4 and the
-// "UDP wire" section of docs/DESIGN.md.
+// 22-byte datagram header and the size-prefixed commands 1..MaxCmd (those of
+// seed 004 §3 plus our extensions), exactly as specified in docs/PROTOCOL.md
+// §3–§4.
 //
 // All integers are little-endian. Every Append appends to the caller's buffer
 // and never allocates when the buffer has the capacity; every Parse and

@@ -126,7 +126,7 @@ func DefaultGamepad() Bindings {
 	}
 }
 
-// Button bits, identical to game.BtnUp..game.BtnForce (docs/DESIGN.md "game API"); the client
+// Button bits, identical to game.BtnUp..game.BtnForce (game.Buttons); the client
 // converts with game.Buttons(bits) and a test checks the values match.
 const (
 	BtnUp    uint8 = 1

@@ -37,7 +37,7 @@ func TestButtonsEightWay(t *testing.T) {
 }
 
 func TestButtonBitsMatchDesign(t *testing.T) {
-	// docs/DESIGN.md: bit0 up, bit1 down, bit2 left, bit3 right, bit4 fire, bit5 force.
+	// game.Buttons: bit0 up, bit1 down, bit2 left, bit3 right, bit4 fire, bit5 force.
 	want := []uint8{1, 2, 4, 8, 16, 32}
 	got := []uint8{BtnUp, BtnDown, BtnLeft, BtnRight, BtnFire, BtnForce}
 	for i := range want {

@@ -1,0 +1,341 @@
+package docs
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/rtype/rtype"
+
+// goCmd returns the go command with args, to run in the module root with env added to the
+// environment.
+func goCmd(t *testing.T, env []string, args ...string) *exec.Cmd {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal("no go command on PATH to list the packages with")
+	}
+	cmd := exec.Command(gobin, args...)
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), env...)
+	return cmd
+}
+
+// goList runs go list with args in the module root and returns its output lines.
+func goList(t *testing.T, env []string, args ...string) []string {
+	t.Helper()
+	out, err := goCmd(t, env, append([]string{"list"}, args...)...).Output()
+	if err != nil {
+		msg := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		t.Fatalf("go list %v: %v\n%s", args, err, msg)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// trackSources reads go.mod, go.sum and every Go file of the module. The go command the tests
+// run is another process, whose reads go test cannot see: reading them here makes a change of
+// any package (a new one, a new import) rerun these tests instead of reusing a cached pass.
+func trackSources(t *testing.T) {
+	t.Helper()
+	for _, f := range []string{"../go.mod", "../go.sum"} {
+		if _, err := os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); path != ".." && (strings.HasPrefix(n, ".") || n == "testdata") {
+				return filepath.SkipDir
+			}
+			if path != ".." {
+				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+					return filepath.SkipDir // another module
+				}
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".go") {
+			_, err = os.ReadFile(path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func rel(importPath string) string {
+	if importPath == module {
+		return "."
+	}
+	return strings.TrimPrefix(importPath, module+"/")
+}
+
+func design(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("DESIGN.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// block returns the lines of DESIGN.md's fenced block ```name.
+func block(t *testing.T, doc, name string) []string {
+	t.Helper()
+	m := regexp.MustCompile("(?ms)^```" + name + "\n(.*?)^```").FindStringSubmatch(doc)
+	if m == nil {
+		t.Fatalf("DESIGN.md has no ```%s block", name)
+	}
+	return strings.Split(strings.TrimRight(m[1], "\n"), "\n")
+}
+
+// mapEntries returns the paths the package map names (the first word of each line that does
+// not start with a space).
+func mapEntries(t *testing.T, doc string) []string {
+	var out []string
+	for _, l := range block(t, doc, "packages") {
+		if l == "" || l[0] == ' ' {
+			continue
+		}
+		out = append(out, strings.Fields(l)[0])
+	}
+	return out
+}
+
+// TestDesignPackageMap: the map lists every package of `go list ./...` once, and each of its
+// other entries (a directory with "/" or a file) exists and is not a package.
+func TestDesignPackageMap(t *testing.T) {
+	trackSources(t)
+	pkgs := map[string]bool{}
+	for _, p := range goList(t, nil, "./...") {
+		pkgs[rel(p)] = true
+	}
+	listed := map[string]bool{}
+	for _, e := range mapEntries(t, design(t)) {
+		if listed[e] {
+			t.Errorf("the map lists %s twice", e)
+		}
+		listed[e] = true
+		if pkgs[e] {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join("..", strings.TrimSuffix(e, "/")))
+		switch {
+		case err != nil:
+			t.Errorf("the map lists %s, which is neither a package of go list ./... nor a path: %v", e, err)
+		case fi.IsDir() != strings.HasSuffix(e, "/"):
+			t.Errorf("the map lists %s: a directory that is no package ends with /, a file does not", e)
+		}
+	}
+	var missing []string
+	for p := range pkgs {
+		if !listed[p] {
+			missing = append(missing, p)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("packages of go list ./... missing from DESIGN.md's map: %v", missing)
+	}
+}
+
+// links returns the ```links block as key -> package paths.
+func links(t *testing.T, doc string) map[string][]string {
+	out := map[string][]string{}
+	for _, l := range block(t, doc, "links") {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			t.Fatalf("links line %q: want key: packages", l)
+		}
+		out[k] = strings.Fields(v)
+		sort.Strings(out[k])
+	}
+	return out
+}
+
+func isEbiten(p string) bool {
+	return p == "github.com/hajimehoshi/ebiten/v2" || strings.HasPrefix(p, "github.com/hajimehoshi/ebiten/v2/")
+}
+
+// TestDesignLinks checks the ```links block of DESIGN.md against go list.
+func TestDesignLinks(t *testing.T) {
+	trackSources(t)
+	l := links(t, design(t))
+	for _, k := range []string{"ebiten-imports", "ebiten-links", "cgo-free", "no-game", "game-deps"} {
+		if len(l[k]) == 0 {
+			t.Errorf("the links block has no %s line", k)
+		}
+	}
+	// ebiten-imports: exactly the packages that import an ebiten package themselves.
+	var imp []string
+	for _, line := range goList(t, nil, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...") {
+		f := strings.Fields(line)
+		if slices.ContainsFunc(f[1:], isEbiten) {
+			imp = append(imp, rel(f[0]))
+		}
+	}
+	sort.Strings(imp)
+	if !slices.Equal(imp, l["ebiten-imports"]) {
+		t.Errorf("packages importing ebiten: %v, DESIGN.md says %v", imp, l["ebiten-imports"])
+	}
+	// ebiten-links: exactly the packages that link one.
+	var linked []string
+	for _, line := range goList(t, nil, "-deps", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./...") {
+		f := strings.Fields(line)
+		if strings.HasPrefix(f[0], module) && slices.ContainsFunc(f[1:], isEbiten) {
+			linked = append(linked, rel(f[0]))
+		}
+	}
+	sort.Strings(linked)
+	if !slices.Equal(linked, l["ebiten-links"]) {
+		t.Errorf("packages linking ebiten: %v, DESIGN.md says %v", linked, l["ebiten-links"])
+	}
+	for _, p := range l["ebiten-links"] {
+		if p != "cmd/rtype-client" && p != "game/client" && !strings.HasPrefix(p, "game/client/") {
+			t.Errorf("%s links ebiten: only game/client/... and the client binary may", p)
+		}
+	}
+	// cgo-free: each builds with CGO_ENABLED=0 (go build of several packages discards the
+	// results; it type-checks and compiles them as make build does).
+	args := []string{"build"}
+	for _, p := range l["cgo-free"] {
+		args = append(args, "./"+p)
+	}
+	if out, err := goCmd(t, []string{"CGO_ENABLED=0"}, args...).CombinedOutput(); err != nil {
+		t.Errorf("CGO_ENABLED=0 go build %v: %v\n%s", l["cgo-free"], err, out)
+	}
+	// no-game and game-deps: the repository packages each links.
+	deps := func(p string) []string {
+		var out []string
+		for _, d := range goList(t, nil, "-deps", "./"+p) {
+			if strings.HasPrefix(d, module+"/") && d != module+"/"+p {
+				out = append(out, rel(d))
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	for _, p := range l["no-game"] {
+		if slices.Contains(deps(p), "game") {
+			t.Errorf("%s links package game: DESIGN.md says it knows no game", p)
+		}
+	}
+	if got := deps("game"); !slices.Equal(got, l["game-deps"]) {
+		t.Errorf("game links %v of the repository, DESIGN.md says %v", got, l["game-deps"])
+	}
+}
+
+// exported returns the exported top-level names of the package in dir (types, funcs, vars,
+// consts) and its methods as "Type.Method", from its non-test sources.
+func exported(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	fset := token.NewFileSet()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range af.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					out[d.Name.Name] = true
+					continue
+				}
+				rt := d.Recv.List[0].Type
+				if s, ok := rt.(*ast.StarExpr); ok {
+					rt = s.X
+				}
+				if ix, ok := rt.(*ast.IndexExpr); ok {
+					rt = ix.X
+				}
+				if id, ok := rt.(*ast.Ident); ok {
+					out[id.Name+"."+d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						out[s.Name.Name] = true
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							out[n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestDesignIdentifiers: every `pkg.Name` and `pkg.Type.Method` that DESIGN.md writes in
+// code spans, with pkg the name of a package of the module (not a command; names two packages
+// share are not checked), exists in that package.
+func TestDesignIdentifiers(t *testing.T) {
+	trackSources(t)
+	doc := design(t)
+	dirs := map[string]string{} // package name -> directory
+	for _, line := range goList(t, nil, "-f", "{{.Name}} {{.Dir}}", "./...") {
+		name, dir, _ := strings.Cut(line, " ")
+		if name != "main" {
+			if _, dup := dirs[name]; dup {
+				dirs[name] = "" // ambiguous: not checked
+				continue
+			}
+			dirs[name] = dir
+		}
+	}
+	names := map[string]map[string]bool{}
+	ident := regexp.MustCompile(`\b([a-z][a-z0-9]*)\.([A-Z][A-Za-z0-9_]*)(?:\.([A-Z][A-Za-z0-9_]*))?`)
+	n := 0
+	for _, span := range regexp.MustCompile("`[^`\n]+`").FindAllString(doc, -1) {
+		for _, m := range ident.FindAllStringSubmatch(span, -1) {
+			dir, ok := dirs[m[1]]
+			if !ok || dir == "" {
+				continue
+			}
+			if names[dir] == nil {
+				names[dir] = exported(t, dir)
+			}
+			n++
+			name := m[2]
+			if m[3] != "" {
+				name += "." + m[3] // a method: DESIGN.md names no struct field this way
+			}
+			if !names[dir][name] {
+				t.Errorf("DESIGN.md names %s, which package %s does not declare", m[0], m[1])
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("DESIGN.md names %d identifiers in code spans; the test expects the map's claims to name at least 20", n)
+	}
+}
