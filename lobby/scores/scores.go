@@ -14,6 +14,11 @@ package scores
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -153,4 +158,44 @@ type PartRangeError struct{ Parts int }
 
 func (e *PartRangeError) Error() string {
 	return fmt.Sprintf("scores: replay part out of range: the replay has parts 0..%d", e.Parts-1)
+}
+
+// DefaultDataDir is the data directory of a server started without -data: $XDG_DATA_HOME/rtype,
+// else ~/.local/share/rtype on Linux and the other Unixes, the per-user configuration directory
+// elsewhere (macOS ~/Library/Application Support/rtype, Windows %AppData%\rtype).
+func DefaultDataDir() (string, error) {
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "rtype"), nil
+	}
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		d, err := os.UserConfigDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(d, "rtype"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "share", "rtype"), nil
+}
+
+// ParseSize reads a byte count: a decimal number with an optional suffix K, M, G or T (powers of
+// 1024; KB, MB, GB, TB, KiB... are the same), e.g. "500M", "20G"; "0" is no limit.
+func ParseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "IB"), "B")
+	mult := int64(1)
+	if n := len(t); n > 0 {
+		if i := strings.IndexByte("KMGT", t[n-1]); i >= 0 {
+			mult = int64(1) << (10 * (i + 1))
+			t = t[:n-1]
+		}
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v < 0 || v > (1<<62)/mult {
+		return 0, fmt.Errorf("size %q: want a number of bytes, optionally with K, M, G or T", s)
+	}
+	return v * mult, nil
 }
