@@ -153,6 +153,26 @@ func BenchmarkGamesAt100k(b *testing.B) {
 					}
 				})
 			}
+			// The own-best filter as a correlated EXISTS (what Games used first): the baseline of
+			// own-best's ratio.
+			b.Run("own-best-exists", func(b *testing.B) {
+				q := s.dialect.rebind(`SELECT g.id FROM games g WHERE g.result <> 2 AND EXISTS (SELECT 1 FROM game_slots n
+					WHERE n.game_id = g.id AND n.name = ?) ORDER BY g.score DESC, g.ended_at, g.id LIMIT 10 OFFSET 0`)
+				for b.Loop() {
+					rows, err := s.db.Query(q, "pilot42")
+					if err != nil {
+						b.Fatal(err)
+					}
+					n := 0
+					for rows.Next() {
+						n++
+					}
+					rows.Close()
+					if n == 0 {
+						b.Fatal("no game")
+					}
+				}
+			})
 		})
 	}
 }

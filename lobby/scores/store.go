@@ -234,7 +234,10 @@ func (s *Store) Games(ctx context.Context, q Query) ([]Record, error) {
 		args = append(args, q.Since.UTC().UnixMilli())
 	}
 	if q.Name != "" {
-		where = append(where, "EXISTS (SELECT 1 FROM game_slots n WHERE n.game_id = g.id AND n.name = ?)")
+		// IN, not a correlated EXISTS: both databases then start from the name index (a player
+		// has few games among many), instead of checking every ranked game (SQLite: 640 ms → 0.4 ms
+		// at 100k games, docs/BENCHMARKS.md).
+		where = append(where, "g.id IN (SELECT n.game_id FROM game_slots n WHERE n.name = ?)")
 		args = append(args, q.Name)
 	}
 	sqlq := "SELECT " + gameColumns + " FROM games g"
