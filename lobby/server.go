@@ -157,6 +157,7 @@ func (s *Server) do(fn func(now time.Duration)) {
 
 // dispatch carries out the Core's outbox (called with s.mu held).
 func (s *Server) dispatch() {
+	var refused []Out
 	for _, o := range s.core.Outbox() {
 		switch {
 		case o.Game != nil:
@@ -165,7 +166,11 @@ func (s *Server) dispatch() {
 				go s.watch(s.ctx, o.Game)
 			}
 		case o.Request != nil:
-			if s.ctx != nil && s.cfg.Hall != nil {
+			switch {
+			case s.ctx == nil || s.cfg.Hall == nil: // not served: the Core's deadline answers
+			case s.closing:
+				refused = append(refused, o) // Serve waits for the asks already: none may start
+			default:
 				s.askWG.Add(1) // Serve waits for them after the watchers (their ctx is cancelled)
 				go s.ask(s.ctx, o.Conn, *o.Request)
 			}
@@ -183,6 +188,13 @@ func (s *Server) dispatch() {
 		}
 	}
 	s.core.ResetOutbox()
+	for _, o := range refused {
+		s.core.Answered(s.now(), o.Conn, o.Request.ID, Answer{Err: errors.New("the server is shutting down")})
+	}
+	if len(refused) > 0 {
+		s.dispatch()
+		return
+	}
 	if s.core.NextDeadline() < s.armed {
 		select {
 		case s.kick <- struct{}{}:

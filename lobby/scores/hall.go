@@ -92,6 +92,10 @@ type Hall struct {
 	quit   chan struct{}
 	done   chan struct{}
 	closed sync.Once
+	// ctx bounds the recorder's database and file work; Close cancels it once its own ctx is
+	// done, so that a database that hangs does not hold Close.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu         sync.Mutex
 	queue      []job
@@ -135,7 +139,9 @@ func Open(ctx context.Context, cfg Config) (*Hall, error) {
 	}
 	h := &Hall{cfg: cfg, log: cfg.Logger, store: st, dir: dir, kick: make(chan struct{}, 1), quit: make(chan struct{}),
 		done: make(chan struct{}), pending: map[uuid.UUID]bool{}, warn: sampler{every: FailureLogEvery}}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
 	if err := h.sweep(ctx); err != nil {
+		h.cancel()
 		st.Close()
 		return nil, err
 	}
@@ -206,7 +212,7 @@ func (h *Hall) Stats() Stats {
 // the recorder and closes the database.
 func (h *Hall) Close(ctx context.Context) error {
 	h.closed.Do(func() {
-		stop := context.AfterFunc(ctx, func() { close(h.quit) })
+		stop := context.AfterFunc(ctx, func() { close(h.quit); h.cancel() })
 		h.mu.Lock()
 		h.queue = append(h.queue, job{}) // the end marker
 		h.mu.Unlock()
@@ -218,6 +224,7 @@ func (h *Hall) Close(ctx context.Context) error {
 		if stop() {
 			close(h.quit)
 		}
+		h.cancel()
 		h.mu.Lock()
 		for _, j := range h.queue {
 			if j.rec.ID != uuid.Nil {
@@ -250,7 +257,7 @@ func (h *Hall) run() {
 			case <-time.After(time.Hour): // age-based retention of a quiet server
 			}
 			if h.cfg.Now().Sub(lastPrune) >= time.Hour {
-				h.prune(context.Background())
+				h.prune(h.ctx)
 				lastPrune = h.cfg.Now()
 			}
 			continue
@@ -267,7 +274,7 @@ func (h *Hall) run() {
 		delete(h.pending, j.rec.ID)
 		h.st.Queued = len(h.queue)
 		h.mu.Unlock()
-		h.prune(context.Background())
+		h.prune(h.ctx)
 		lastPrune = h.cfg.Now()
 	}
 }
@@ -331,14 +338,14 @@ func (h *Hall) storeJob(j job) bool {
 }
 
 func (h *Hall) pingOK() bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(h.ctx, 2*time.Second)
 	defer cancel()
 	return h.store.Ping(ctx) == nil
 }
 
 // storeOnce writes j's replay (when it has one), then commits its row.
 func (h *Hall) storeOnce(j job) error {
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	ctx, cancel := context.WithTimeout(h.ctx, storeTimeout)
 	defer cancel()
 	if len(j.replay) > 0 {
 		if err := writeAtomic(h.dir, j.rec.ID.String()+ReplayExt, j.replay); err != nil {
