@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -245,4 +246,32 @@ func indexStr(s, sub string) int {
 		}
 	}
 	return -1
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "1234": 1234, "500M": 500 << 20, "20G": 20 << 30, "2t": 2 << 40, "64KiB": 64 << 10, "3MB": 3 << 20} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "1.5G", "G", "12X", "99999999999T"} {
+		if _, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) accepted it", in)
+		}
+	}
+}
+
+func TestDefaultDataDir(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", "/srv/data")
+	if d, err := DefaultDataDir(); err != nil || d != "/srv/data/rtype" {
+		t.Fatalf("with XDG_DATA_HOME: %q %v", d, err)
+	}
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		return // the per-user configuration directory there
+	}
+	t.Setenv("XDG_DATA_HOME", "relative") // not absolute: ignored (XDG Base Directory spec)
+	t.Setenv("HOME", "/home/pilot")
+	if d, err := DefaultDataDir(); err != nil || d != "/home/pilot/.local/share/rtype" {
+		t.Fatalf("without XDG_DATA_HOME: %q %v", d, err)
+	}
 }

@@ -17,8 +17,27 @@ import (
 )
 
 // hallCloseTimeout bounds the time Run waits at shutdown for the finished games still queued
-// (the games aborted by the shutdown among them) to be stored.
-const hallCloseTimeout = 10 * time.Second
+// (the games aborted by the shutdown among them) to be stored; hallCloseFailing when recording
+// is failing already (the disk or the database is gone: waiting would only delay the exit).
+const (
+	hallCloseTimeout = 5 * time.Second
+	hallCloseFailing = 500 * time.Millisecond
+)
+
+// closeHall stores what it can of the queue and closes the hall of fame.
+func closeHall(h *scores.Hall, log *slog.Logger) {
+	d := hallCloseTimeout
+	if h.Stats().Failing {
+		d = hallCloseFailing
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	before := h.Stats().Dropped
+	h.Close(ctx)
+	if lost := h.Stats().Dropped - before; lost > 0 {
+		log.Warn("hall of fame closed with finished games not stored", "games", lost)
+	}
+}
 
 // openHall opens the hall of fame cfg asks for (nil when -db is off).
 func openHall(ctx context.Context, cfg Config, log *slog.Logger) (*scores.Hall, error) {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -85,6 +87,64 @@ func TestHallOfFameEndToEnd(t *testing.T) {
 	m := scrape(t, <-metricsAddr)
 	if m["rtype_scores_games_recorded_total"] != 1 || m["rtype_scores_replay_bytes"] != float64(len(replay)) || m["rtype_scores_failing"] != 0 {
 		t.Fatalf("metrics: recorded %v, bytes %v, failing %v", m["rtype_scores_games_recorded_total"], m["rtype_scores_replay_bytes"], m["rtype_scores_failing"])
+	}
+}
+
+// TestHallDiskGoneGamesGoOn: the data directory becomes unusable under a running server (its
+// replays folder replaced by a file: what a full or read-only disk looks like to the recorder,
+// even as root): the game still ends normally for its players (GAME_ID, END), the lobby still
+// answers, and the log says once that recording stopped.
+func TestHallDiskGoneGamesGoOn(t *testing.T) {
+	t.Parallel()
+	log, logs := newLogCapture(t)
+	dir := t.TempDir()
+	addr, _, stop := startServerTB(t, Config{Stage: "short", Logger: log, DataDir: dir, DB: "sqlite",
+		Replays: func(*instance.Instance) []byte { return []byte("replay") }})
+	defer stop()
+	rd := filepath.Join(dir, "replays")
+	if err := os.RemoveAll(rd); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rd, []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for round := range 2 {
+		a := &manualPlayer{}
+		a.lc, a.uid = dialLobby(t, ctx, addr, "alice")
+		w, _ := dialLobby(t, ctx, addr, "wendy")
+		code, err := a.lc.Join("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.lc.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if a.st, err = a.lc.WaitStart(ctx); err != nil {
+			t.Fatal(err)
+		}
+		a.play(t, ctx)
+		if _, err := w.Join(code); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+		a.close()
+		if res, err := w.WaitEnd(ctx); err != nil || res != 2 {
+			t.Fatalf("round %d: END %d %v", round, res, err)
+		}
+		if _, err := w.RecentGames(0, ""); err != nil { // the database works: the row waits behind its file
+			t.Fatalf("round %d: GET_GAMES: %v", round, err)
+		}
+		w.Close()
+	}
+	if !waitFor(10*time.Second, func() bool {
+		return len(logs.find("game recording stopped: cannot store finished games (they wait in memory and are stored once this works again; games go on)")) > 0
+	}) {
+		t.Fatal("no 'recording stopped' line")
+	}
+	if n := len(logs.find("game recording stopped: cannot store finished games (they wait in memory and are stored once this works again; games go on)")); n != 1 {
+		t.Fatalf("%d 'recording stopped' lines for 2 games, want 1 (one a minute)", n)
 	}
 }
 

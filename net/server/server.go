@@ -142,11 +142,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("hall of fame: %w", err)
 	}
 	if hall != nil {
-		defer func() {
-			cctx, cancel := context.WithTimeout(context.Background(), hallCloseTimeout)
-			defer cancel()
-			hall.Close(cctx)
-		}()
+		defer closeHall(hall, log)
 	}
 	k := &keeper{hall: hall, replays: cfg.Replays, specs: map[*instance.Instance]lobby.GameSpec{}}
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
