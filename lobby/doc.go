@@ -9,10 +9,13 @@
 //     server pushes, ParseResponse/AppendResponse for responses,
 //     ParseLobbies/AppendLobbies for the GET_LOBBIES body;
 //   - Core, the server's protocol core: a state machine fed connection
-//     events and lines with the time (Open, Line, Closed, Tick, GameEnded),
-//     which leaves the lines to send in its Outbox and hands games to a
-//     Starter (net/instance.Manager); its rules are tested in virtual time;
+//     events and lines with the time (Open, Line, Closed, Tick, GameEnded,
+//     Answered), which leaves the lines to send in its Outbox, hands games to a
+//     Starter (net/instance.Manager) and asks its runtime the hall-of-fame
+//     questions (Out.Request: it never waits for the database, hall.go); its
+//     rules are tested in virtual time;
 //   - Server, its runtime: it accepts connections, reads and writes lines,
-//     runs the timers and watches the games;
+//     runs the timers, watches the games and puts the Core's requests to its
+//     Hall (lobby/scores) on goroutines;
 //   - Client, used by net/bot and game/client.
 package lobby

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rtype/rtype/buildinfo"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/server"
 )
@@ -92,6 +93,11 @@ func main() {
 	flag.StringVar(&cfg.Stage, "stage", env("RTYPE_STAGE", "stage1"), "default stage of new lobbies: an embedded stage (stage1, short, ...) or a path to a stage JSON file, which is then offered too; lobbies may choose any offered stage (env RTYPE_STAGE)")
 	flag.IntVar(&cfg.UDPRate, "udp-rate", envInt("RTYPE_UDP_RATE", instance.DefaultRateLimit), "datagrams per second each source address (IP and port) may send to the game port, in bursts of twice as many; the excess is dropped; negative = no limit (env RTYPE_UDP_RATE)")
 	flag.StringVar(&cfg.NetSim, "netsim", env("RTYPE_NETSIM", ""), `simulate a bad network on game sockets, e.g. "lat=75ms,jitter=10ms,loss=5%,dup=1%" (env RTYPE_NETSIM)`)
+	dataDir, dataErr := scores.DefaultDataDir()
+	flag.StringVar(&cfg.DataDir, "data", env("RTYPE_DATA", dataDir), "data directory: the hall of fame's SQLite database (rtype.db) and the replays (replays/); README \"Where the data lives\" (env RTYPE_DATA)")
+	flag.StringVar(&cfg.DB, "db", env("RTYPE_DB", "sqlite"), "hall of fame database: sqlite (DIR/rtype.db of -data), sqlite:PATH, a postgres://user:password@host/db URL, or off (no game kept) (env RTYPE_DB)")
+	flag.IntVar(&cfg.KeepDays, "keep-days", envInt("RTYPE_KEEP_DAYS", 0), "remove the replays of games older than this many days (the 10 best of each stage and player count stay; scores are never removed); 0 = keep (env RTYPE_KEEP_DAYS)")
+	keepBytes := flag.String("keep-bytes", env("RTYPE_KEEP_BYTES", "0"), "remove the oldest replays while they take more than this, e.g. 500M or 20G (the 10 best of each stage and player count stay); 0 = no limit (env RTYPE_KEEP_BYTES)")
 	flag.StringVar(&logFormat, "log-format", env("RTYPE_LOG_FORMAT", "text"), "log format: text or json (env RTYPE_LOG_FORMAT)")
 	flag.StringVar(&logLevel, "log-level", env("RTYPE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env RTYPE_LOG_LEVEL)")
 	version := flag.Bool("version", false, "print the version and exit (not configuration: no env)")
@@ -100,6 +106,19 @@ func main() {
 	if *version {
 		fmt.Println(buildinfo.String("rtype-server"))
 		return
+	}
+	var err error
+	if cfg.KeepBytes, err = scores.ParseSize(*keepBytes); err != nil {
+		fmt.Fprintln(os.Stderr, "rtype-server: -keep-bytes:", err)
+		os.Exit(2)
+	}
+	if cfg.KeepDays < 0 {
+		fmt.Fprintln(os.Stderr, "rtype-server: -keep-days must be 0 (keep) or more")
+		os.Exit(2)
+	}
+	if cfg.DataDir == "" && cfg.DB != "off" {
+		fmt.Fprintf(os.Stderr, "rtype-server: no data directory (%v): give -data DIR, or -db off\n", dataErr)
+		os.Exit(2)
 	}
 	tok, err := adminToken(*tokenFile)
 	if err != nil {

@@ -31,7 +31,16 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The servers these tests start keep their hall of fame (-db sqlite, the default) in the
+	// default data directory under XDG_DATA_HOME: a temporary one, not the user's.
+	data, err := os.MkdirTemp("", "rtype-server-data-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_DATA_HOME", data)
 	code := m.Run()
+	os.RemoveAll(data)
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}

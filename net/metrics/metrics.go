@@ -17,6 +17,7 @@ import (
 
 	"github.com/rtype/rtype/buildinfo"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/net/instance"
 )
 
@@ -38,6 +39,50 @@ func New(lob *lobby.Server, mgr *instance.Manager) *Registry {
 	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&lobbyCollector{lob: lob}, r.games, build)
 	return r
+}
+
+// WatchHall adds the hall of fame's figures (lobby/scores.Hall.Stats, read at each scrape):
+// games recorded, record failures, games not kept, replays pruned, the queue and the replay
+// bytes stored.
+func (r *Registry) WatchHall(stats func() scores.Stats) {
+	r.reg.MustRegister(&hallCollector{stats: stats})
+}
+
+var (
+	descRecorded   = desc("rtype_scores_games_recorded_total", "Finished games stored in the hall of fame (row committed, replay file written).")
+	descRecFail    = desc("rtype_scores_record_failures_total", "Failed attempts to store a finished game (the database or the data directory failed; each retry counts).")
+	descRecDropped = desc("rtype_scores_games_dropped_total", "Finished games not kept: the recording queue was full, or the database refused the game.")
+	descPruned     = desc("rtype_scores_replays_pruned_total", "Replay files removed by retention (-keep-days, -keep-bytes).")
+	descRecQueue   = desc("rtype_scores_queue", "Finished games waiting to be stored.")
+	descRecBytes   = desc("rtype_scores_replay_bytes", "Bytes of the replay files kept in the data directory.")
+	descRecFailing = desc("rtype_scores_failing", "1 while recording is stopped (the latest attempt to store a game failed), else 0.")
+)
+
+type hallCollector struct{ stats func() scores.Stats }
+
+func (c *hallCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descRecorded, descRecFail, descRecDropped, descPruned, descRecQueue, descRecBytes, descRecFailing} {
+		ch <- d
+	}
+}
+
+func (c *hallCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.stats()
+	counter := func(d *prometheus.Desc, v uint64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v))
+	}
+	gauge := func(d *prometheus.Desc, v float64) { ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v) }
+	counter(descRecorded, st.Recorded)
+	counter(descRecFail, st.Failures)
+	counter(descRecDropped, st.Dropped)
+	counter(descPruned, st.Pruned)
+	gauge(descRecQueue, float64(st.Queued))
+	gauge(descRecBytes, float64(st.ReplayBytes))
+	failing := 0.0
+	if st.Failing {
+		failing = 1
+	}
+	gauge(descRecFailing, failing)
 }
 
 // GameEnded adds the final figures of an ended game to the runtime's totals.

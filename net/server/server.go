@@ -68,6 +68,18 @@ type Config struct {
 	// RejoinWindow keeps a lost player's slot for a rejoin (0 = instance.RejoinWindow, 60 s).
 	RejoinWindow time.Duration
 	Logger       *slog.Logger
+	// DataDir is the data directory: the SQLite database (rtype.db) and the replays (replays/)
+	// of the hall of fame (README "Where the data lives").
+	DataDir string
+	// DB is the hall of fame's database: "sqlite" (DataDir/rtype.db), "sqlite:PATH", a
+	// "postgres://" URL, or "" / "off": none (no game is kept; GET_SCORES gets 500).
+	DB string
+	// KeepDays and KeepBytes are the replays' retention (0: no limit; scores.Config).
+	KeepDays  int
+	KeepBytes int64
+	// Replays, when set, returns an ended game's replay file, kept with its record (nil: the
+	// instance's own recording, instance.Instance.Replay; tests replace it).
+	Replays func(in *instance.Instance) []byte
 	// OnGameEnd, when set, is called with each instance after its game ended (tests).
 	OnGameEnd func(in *instance.Instance)
 	// Ready, when set, receives the bound lobby address once listening (tests use port 0).
@@ -119,12 +131,30 @@ func Run(ctx context.Context, cfg Config) error {
 			return fmt.Errorf("metrics address: %w", err)
 		}
 	}
+	hall, err := openHall(ctx, cfg, log)
+	if err != nil {
+		ln.Close()
+		for _, l := range []net.Listener{adminLn, metricsLn} {
+			if l != nil {
+				l.Close()
+			}
+		}
+		return fmt.Errorf("hall of fame: %w", err)
+	}
+	if hall != nil {
+		defer closeHall(hall, log)
+	}
+	k := &keeper{hall: hall, replays: cfg.Replays, specs: map[*instance.Instance]lobby.GameSpec{}}
+	if k.replays == nil {
+		k.replays = (*instance.Instance).Replay // every game's replay is kept with its record
+	}
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
 	mgr, err := instance.NewManager(instance.Config{
 		Host: cfg.UDPHost, Port: cfg.UDPPort, PublicPort: publicPort, Stages: stages.Stage,
 		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, RateLimit: cfg.UDPRate, RejoinWindow: cfg.RejoinWindow, Logger: log,
 		OnGameEnd: func(in *instance.Instance) {
 			reg.GameEnded(in)
+			k.gameEnded(in)
 			if cfg.OnGameEnd != nil {
 				cfg.OnGameEnd(in)
 			}
@@ -144,10 +174,18 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr(), mgr)
 	}
-	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: mgr, Logger: log,
+	k.mgr = mgr
+	var lh lobby.Hall // a nil *scores.Hall must stay a nil interface
+	if hall != nil {
+		lh = hall
+	}
+	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: k, Hall: lh, Logger: log,
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
 		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
 	reg = metrics.New(srv, mgr)
+	if hall != nil {
+		reg.WatchHall(hall.Stats)
+	}
 	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, Ready: func() bool { return ctx.Err() == nil }}
 	if metricsLn != nil {
 		hs := &http.Server{Handler: MetricsHandler(reg, hcfg), ReadHeaderTimeout: 5 * time.Second}

@@ -1,0 +1,111 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // -db postgres://...
+	_ "modernc.org/sqlite"             // -db sqlite (the default)
+
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/scores"
+	"github.com/rtype/rtype/net/instance"
+)
+
+// hallCloseTimeout bounds the time Run waits at shutdown for the finished games still queued
+// (the games aborted by the shutdown among them) to be stored; hallCloseFailing when recording
+// is failing already (the disk or the database is gone: waiting would only delay the exit).
+const (
+	hallCloseTimeout = 5 * time.Second
+	hallCloseFailing = 500 * time.Millisecond
+)
+
+// closeHall stores what it can of the queue and closes the hall of fame.
+func closeHall(h *scores.Hall, log *slog.Logger) {
+	d := hallCloseTimeout
+	if h.Stats().Failing {
+		d = hallCloseFailing
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	before := h.Stats().Dropped
+	h.Close(ctx)
+	if lost := h.Stats().Dropped - before; lost > 0 {
+		log.Warn("hall of fame closed with finished games not stored", "games", lost)
+	}
+}
+
+// openHall opens the hall of fame cfg asks for (nil when -db is off).
+func openHall(ctx context.Context, cfg Config, log *slog.Logger) (*scores.Hall, error) {
+	if cfg.DB == "" || cfg.DB == "off" {
+		return nil, nil
+	}
+	if cfg.DataDir == "" {
+		return nil, fmt.Errorf("-db %s needs a data directory (-data)", cfg.DB)
+	}
+	d, dsn, err := scores.ParseDB(cfg.DB, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return scores.Open(octx, scores.Config{Dir: cfg.DataDir, Dialect: d, DSN: dsn, KeepDays: cfg.KeepDays, KeepBytes: cfg.KeepBytes, Logger: log})
+}
+
+// keeper starts games through the Manager and remembers each one's spec, so that at its end the
+// game is handed to the hall of fame with its id, stage, level and players (OnGameEnd).
+type keeper struct {
+	mgr     *instance.Manager
+	hall    *scores.Hall
+	replays func(*instance.Instance) []byte
+
+	mu    sync.Mutex
+	specs map[*instance.Instance]lobby.GameSpec
+}
+
+// StartGame implements lobby.Starter.
+func (k *keeper) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
+	g, err := k.mgr.StartGame(spec)
+	if in, ok := g.(*instance.Instance); ok && err == nil {
+		k.mu.Lock()
+		k.specs[in] = spec
+		k.mu.Unlock()
+	}
+	return g, err
+}
+
+// gameEnded hands the ended game in to the hall of fame (it never waits: Hall.Record queues).
+func (k *keeper) gameEnded(in *instance.Instance) {
+	k.mu.Lock()
+	spec, ok := k.specs[in]
+	delete(k.specs, in)
+	k.mu.Unlock()
+	if !ok || k.hall == nil {
+		return
+	}
+	var replay []byte
+	if k.replays != nil {
+		replay = k.replays(in)
+	}
+	k.hall.Record(GameRecord(spec, in), replay)
+}
+
+// GameRecord is the hall-of-fame record of the ended game in started from spec: every slot's
+// figures from the simulation (game.Sim.Stats), the game's result and length in ticks.
+func GameRecord(spec lobby.GameSpec, in *instance.Instance) scores.Record {
+	r := scores.Record{ID: spec.ID, Stage: spec.Stage, Difficulty: spec.Difficulty, Result: game.Result(in.Result()),
+		Ended: time.Now().UTC()}
+	in.View(func(sim *game.Sim) {
+		r.Ticks = uint32(sim.Tick())
+		for _, m := range spec.Members {
+			st := sim.Stats(m.Slot)
+			r.Slots = append(r.Slots, scores.Slot{Name: m.Name, Score: st.Score, Kills: st.Kills, Deaths: st.Deaths,
+				Continued: st.Continues > 0, Left: !st.Present})
+		}
+	})
+	return r
+}
