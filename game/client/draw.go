@@ -330,6 +330,9 @@ func (a *app) drawGameUI(dst surface) {
 		slot := int(it.player.Slot) % game.MaxPlayers
 		u.text(dst, slotTags[slot], u.small, float64(tx), float64(ty), alignEnd, art.SlotColors[slot])
 	}
+	if a.set.ColourBlind {
+		a.drawCrystalNames(dst)
+	}
 	a.drawHUD(dst)
 	if a.showStats {
 		a.drawStats(dst)
@@ -337,6 +340,40 @@ func (a *app) drawGameUI(dst surface) {
 	a.drawNotices(dst)
 	if a.m.MenuOpen {
 		a.drawPause(dst)
+	}
+}
+
+// shipAlpha is a ship's opacity at frame: an invulnerable (respawned) ship blinks at 7.5 Hz, or
+// with reduced flashing (calm) is steadily faded.
+func shipAlpha(invulnerable, calm bool, frame int) float32 {
+	switch {
+	case !invulnerable:
+		return 1
+	case calm:
+		return 0.55
+	case (frame/4)%2 == 0:
+		return 0.3
+	}
+	return 1
+}
+
+// reducedFlashScale scales hit flashes under the reduced-flashing setting.
+const reducedFlashScale = 0.3
+
+// crystalNames label the laser crystals by colour under the colour-blind palette (the words the
+// How to play screen uses), indexed by game.PowerRed, PowerBlue, PowerYellow.
+var crystalNames = [...]string{game.PowerRed: "red", game.PowerBlue: "blue", game.PowerYellow: "yellow"}
+
+// drawCrystalNames writes each laser crystal's colour under it (the colour-blind palette): the
+// other capsules carry their letter already.
+func (a *app) drawCrystalNames(dst surface) {
+	u := a.ui
+	for i := range a.draw.items {
+		it := &a.draw.items[i]
+		if it.kind.Kind != game.KindPowerUp || int(it.kind.Variant) >= len(crystalNames) {
+			continue
+		}
+		u.text(dst, crystalNames[it.kind.Variant], u.small, float64(it.x), float64(it.y+it.h/2+6), alignCenter, white)
 	}
 }
 
@@ -486,6 +523,10 @@ func (a *app) turretFrame(x, y, flip float32) int {
 
 func (a *app) drawItem(p painter, sp *sprites, it *item) {
 	flash := a.tracker.Flash(it.e)
+	calm := a.set.ReducedFlash
+	if calm {
+		flash *= reducedFlashScale
+	}
 	v := int(it.kind.Variant)
 	s := sp.scale
 	clock := a.frameN
@@ -497,9 +538,9 @@ func (a *app) drawItem(p painter, sp *sprites, it *item) {
 		}
 		slot := int(it.player.Slot) % 4
 		img := sp.ship[slot][min(bankFrame(it.vy), len(sp.ship[slot])-1)]
-		alpha := float32(1)
-		if it.player.Flags&game.PlayerInvulnerable != 0 && (a.frameN/4)%2 == 0 { // respawn blink
-			alpha, flash = 0.3, 0
+		alpha := shipAlpha(it.player.Flags&game.PlayerInvulnerable != 0, calm, a.frameN)
+		if alpha < 1 {
+			flash = 0
 		}
 		fl := frameAt(sp.flame, clock, 3, seed)
 		fw := float32(fl.Bounds().Dx()) * s
@@ -509,6 +550,9 @@ func (a *app) drawItem(p painter, sp *sprites, it *item) {
 			k := float32(it.charge) / 255
 			r := 16 + 50*k
 			pulse := 0.8 + 0.2*float32(math.Sin(float64(a.frameN)/2))
+			if calm {
+				pulse = 1
+			}
 			p.tinted(sp.glow, it.x+it.w*0.62, it.y, r*pulse, r*pulse, color.RGBA{120, 190, 255, 255}, 0.5+0.5*k, true)
 		}
 	case game.KindForce:
@@ -532,6 +576,9 @@ func (a *app) drawItem(p painter, sp *sprites, it *item) {
 		lv := min(max(v, 1), 3)
 		p.frame(frameAt(sp.beam[lv], clock, 2, 0), it.x, it.y, s, s, 1-it.fade, 0)
 	case game.KindEnemyBullet:
+		if a.set.ColourBlind { // a white ring: visible on any scenery without telling pink from red
+			p.tinted(sp.glow, it.x, it.y, it.w*2.4, it.h*2.4, color.RGBA{255, 255, 255, 255}, 0.85, true)
+		}
 		p.frame(frameAt(sp.ebullet[v%2], clock, 4, seed), it.x, it.y, s, s, 1, 0)
 	case game.KindEnemy:
 		fr := sp.enemy[v%len(sp.enemy)]
@@ -566,7 +613,11 @@ func (a *app) drawItem(p painter, sp *sprites, it *item) {
 			if a.frameN-a.weakChangedAt < 8 {
 				f = 1 // opening
 			}
-			p.tinted(sp.glow, it.x, it.y, it.w*2, it.w*2, color.RGBA{255, 60, 40, 255}, 0.35+0.2*float32(math.Sin(float64(a.frameN)/4)), true)
+			glow := 0.35 + 0.2*float32(math.Sin(float64(a.frameN)/4))
+			if calm { // open and steady: no 5 Hz frame flicker, no pulse
+				f, glow = 2, 0.45
+			}
+			p.tinted(sp.glow, it.x, it.y, it.w*2, it.w*2, color.RGBA{255, 60, 40, 255}, glow, true)
 		} else if a.frameN-a.weakChangedAt < 8 {
 			f = 1 // closing
 		}

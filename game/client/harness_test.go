@@ -140,6 +140,9 @@ func harnessMain(mode string) int {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	dir, _ := os.MkdirTemp("", "rtype-client-harness")
 	defer os.RemoveAll(dir)
+	if d := os.Getenv("RTYPE_CONFIG_DIR"); d != "" {
+		dir = d // its rtype/settings.json (a shot with the accessibility settings on)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	switch mode {

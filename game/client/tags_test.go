@@ -97,3 +97,28 @@ func TestTextLoopsEnd(t *testing.T) {
 		}
 	}
 }
+
+// A respawned ship blinks; with reduced flashing it is steadily faded instead (no frame-to-frame
+// change in opacity), and a ship that is not invulnerable is always opaque.
+func TestShipAlphaReducedFlash(t *testing.T) {
+	changes := map[bool]int{}
+	for _, calm := range []bool{false, true} {
+		prev := shipAlpha(true, calm, 0)
+		for f := 1; f < 120; f++ {
+			a := shipAlpha(true, calm, f)
+			if a != prev {
+				changes[calm]++
+			}
+			prev = a
+			if shipAlpha(false, calm, f) != 1 {
+				t.Fatalf("calm=%v frame %d: a ship that is not invulnerable is not opaque", calm, f)
+			}
+		}
+	}
+	if changes[false] < 20 {
+		t.Errorf("the respawn blink changed opacity %d times in 2 s, want ≥ 20 (7.5 Hz)", changes[false])
+	}
+	if changes[true] != 0 || shipAlpha(true, true, 0) >= 1 {
+		t.Errorf("reduced flashing: opacity changed %d times (want 0), alpha %v (want < 1)", changes[true], shipAlpha(true, true, 0))
+	}
+}

@@ -193,8 +193,12 @@ func (a *app) back(typing bool) bool {
 	return a.justPressed(controls.Back) || a.justPressed(controls.Menu)
 }
 
-// settings rows: fullscreen, music, effects, then keyboard and gamepad bindings, reset, back.
-func settingsRows() int { return 3 + 2*int(controls.NumActions) + 2 }
+// generalRows are the settings rows before the bindings: fullscreen, music, effects, the
+// colour-blind palette and reduced flashing.
+const generalRows = 5
+
+// settings rows: the general rows, then keyboard and gamepad bindings, reset, back.
+func settingsRows() int { return generalRows + 2*int(controls.NumActions) + 2 }
 
 func (a *app) updateMenus() {
 	m := a.m
@@ -411,7 +415,11 @@ func (a *app) updateSettings() {
 	case a.menu == 0:
 		a.set.Fullscreen = !a.set.Fullscreen
 		ebiten.SetFullscreen(a.set.Fullscreen)
-	case a.menu >= 3 && a.menu < rows-2:
+	case a.menu == 3:
+		a.set.ColourBlind = !a.set.ColourBlind
+	case a.menu == 4:
+		a.set.ReducedFlash = !a.set.ReducedFlash
+	case a.menu >= generalRows && a.menu < rows-2:
 		a.rebind = a.menu
 		a.scanner = input.NewKeyScanner(a.h)
 	case a.menu == rows-2:
@@ -426,7 +434,7 @@ func (a *app) updateSettings() {
 
 // bindingRow returns the action and whether the row is a gamepad binding.
 func bindingRow(row int) (controls.Action, bool) {
-	i := row - 3
+	i := row - generalRows
 	n := int(controls.NumActions)
 	return controls.Action(i % n), i >= n
 }
@@ -662,6 +670,8 @@ func (a *app) drawSettings(dst surface) {
 		{"Fullscreen: " + onOff(a.set.Fullscreen), ""},
 		{fmt.Sprintf("Music volume: < %.0f%% >", a.set.MusicVolume*100), ""},
 		{fmt.Sprintf("Effects volume: < %.0f%% >", a.set.EffectsVolume*100), ""},
+		{"Colour-blind palette: " + onOff(a.set.ColourBlind), "crystal names, bullet rings"},
+		{"Reduced flashing: " + onOff(a.set.ReducedFlash), "no blinking, soft hit flashes"},
 	}
 	for _, pad := range []bool{false, true} {
 		for act := controls.Action(0); act < controls.NumActions; act++ {
@@ -693,9 +703,9 @@ func (a *app) drawSettings(dst surface) {
 			col = u.selCol
 		}
 		x, y := 100.0, 150+float64(i)*40
-		if i >= 3+n && i < 3+2*n {
+		if i >= generalRows+n && i < generalRows+2*n {
 			x, y = 1000, 150+float64(i-n)*40
-		} else if i >= 3+2*n {
+		} else if i >= generalRows+2*n {
 			x, y = 100, 150+float64(i-n)*40
 		}
 		if i == a.menu && i == a.rebind {

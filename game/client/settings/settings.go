@@ -33,6 +33,11 @@ type Settings struct {
 	EffectsVolume float64 `json:"effects_volume"` // 0..1 linear gain
 	ServerAddr    string  `json:"server_addr"`    // lobby "host:port", remembered from the connect screen
 	Name          string  `json:"name"`           // player name sent in AUTHENTICATE (1..16 of [A-Za-z0-9_-])
+	// ColourBlind names the laser crystals ("red", "blue", "yellow" under them) and rings the
+	// enemy bullets in white, so neither depends on telling red, pink and yellow apart.
+	ColourBlind bool `json:"colour_blind"`
+	// ReducedFlash draws no blinking (a respawned ship is steadily faded) and soft hit flashes.
+	ReducedFlash bool `json:"reduced_flash"`
 	// Keyboard and Gamepad map action names (controls.Action.String) to ebitengine-input key
 	// names ("left", "space", "gamepad_a"...).
 	Keyboard controls.Bindings `json:"keyboard"`

@@ -23,6 +23,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	s := Default()
 	s.Fullscreen = true
+	s.ColourBlind, s.ReducedFlash = true, true
 	s.MusicVolume = 0.25
 	s.EffectsVolume = 0
 	s.ServerAddr = "10.0.0.7:5000"
