@@ -220,11 +220,13 @@ func (a *app) updateMenus() {
 			case 0:
 				a.handle(scene.Event{Kind: scene.EvPlay})
 			case 1:
-				a.handle(scene.Event{Kind: scene.EvOpenControls})
+				a.handle(scene.Event{Kind: scene.EvOpenReplays})
 			case 2:
+				a.handle(scene.Event{Kind: scene.EvOpenControls})
+			case 3:
 				a.rebind = -1
 				a.handle(scene.Event{Kind: scene.EvOpenSettings})
-			case 3:
+			case 4:
 				a.handle(scene.Event{Kind: scene.EvQuit})
 			}
 		}
@@ -232,6 +234,8 @@ func (a *app) updateMenus() {
 		if a.back(false) || a.confirm(false) {
 			a.handle(scene.Event{Kind: scene.EvBack})
 		}
+	case scene.Replays:
+		a.updateReplays()
 	case scene.Connect:
 		a.nav(2, true)
 		if a.menu == 0 {
@@ -632,6 +636,8 @@ func (a *app) drawMenus(dst surface) {
 		a.drawSettings(dst)
 	case scene.Controls:
 		a.drawControls(dst)
+	case scene.Replays:
+		a.drawReplays(dst)
 	}
 }
 

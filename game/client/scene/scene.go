@@ -34,9 +34,11 @@ const (
 	Lost               // connection lost: reason, back to menu
 	Settings           // fullscreen, volumes, bindings
 	Controls           // how to play: the keys in effect and what the game's things do
+	Replays            // the replays kept on this computer: watch one
+	Watching           // a replay plays (pause, speed, seek, whose ship the HUD follows)
 )
 
-var idNames = [...]string{"title", "connect", "browser", "room", "playing", "results", "lost", "settings", "controls"}
+var idNames = [...]string{"title", "connect", "browser", "room", "playing", "results", "lost", "settings", "controls", "replays", "watching"}
 
 func (id ID) String() string {
 	if int(id) < len(idNames) {
@@ -87,7 +89,24 @@ const (
 	// user (later additions)
 	EvOpenControls  // title: How to play
 	EvSetDifficulty // room: the owner picks Level (SET_DIFFICULTY); a refusal comes as EvStageFailed
+	EvOpenReplays   // title: Replays
+	EvWatch         // replays (or -replay FILE at start): watch the replay file Path
+	EvReplayList    // the kept replays were listed: Replays (Err when the folder could not be read)
+	EvWatchReady    // the replay of EvWatch is open and plays
+	EvWatchFailed   // the replay could not be opened: Err
 )
+
+// ReplayInfo is one row of the Replays screen: a replay file and what its header says.
+type ReplayInfo struct {
+	Path       string
+	Stage      string
+	Difficulty game.Difficulty
+	Names      []string // by slot
+	Time       int64    // Unix seconds the game started (0: unknown)
+	Ticks      int      // length (60 Hz ticks)
+	Result     game.Result
+	Score      uint32 // the best score of the game
+}
 
 // Lobby is one row of the lobby browser (GET_LOBBIES).
 type Lobby struct {
@@ -123,6 +142,9 @@ type Event struct {
 	// Spectator: the game starting is watched without a ship (EvGameStarting from a SPECTATE
 	// push: JOIN_LOBBY to a running lobby, docs/PROTOCOL.md §2.4.3).
 	Spectator bool
+	// Path is the replay file to watch (EvWatch); Replays the kept replays (EvReplayList).
+	Path    string
+	Replays []ReplayInfo
 }
 
 // CmdKind is a side effect the client must run (network calls in goroutines).
@@ -146,11 +168,14 @@ const (
 	CmdPause                            // ask the server to pause (Paused) or resume the game (Runner.RequestPause); reply nothing
 	CmdClearTicket                      // forget the saved rejoin ticket (rejoined, or the game ended)
 	CmdSetDifficulty                    // SET_DIFFICULTY Level; reply nothing (a DIFFICULTY push) or EvStageFailed
+	CmdListReplays                      // list the replays kept on this computer; reply EvReplayList
+	CmdOpenReplay                       // open the replay file Path for watching; reply EvWatchReady / EvWatchFailed
+	CmdCloseReplay                      // stop watching
 )
 
 var cmdNames = [...]string{"", "dial-lobby", "list-lobbies", "join", "start", "wait-start", "leave",
 	"dial-session", "close-session", "disconnect", "save-settings", "quit", "set-stage", "rejoin", "pause",
-	"clear-ticket", "set-difficulty"}
+	"clear-ticket", "set-difficulty", "list-replays", "open-replay", "close-replay"}
 
 func (k CmdKind) String() string {
 	if int(k) < len(cmdNames) {
@@ -175,6 +200,8 @@ type Cmd struct {
 	Stage, StageHash string
 	// Level is the difficulty level to set (CmdSetDifficulty).
 	Level string
+	// Path is the replay file to open (CmdOpenReplay).
+	Path string
 }
 
 // ResultsGuardTicks is how long (60 Hz ticks) the results screen ignores confirm and back, so
@@ -224,6 +251,10 @@ type Machine struct {
 	refreshIn    int    // browser: ticks to the next automatic refresh
 	quietList    bool   // the pending list request is an automatic refresh (no spinner)
 	lobbyLost    string // the lobby connection failed during the game: why, in player words (shown with the results)
+	watchFrom    ID     // the scene a replay was opened from (Watching goes back to it)
+
+	// Replays are the kept replays (scene Replays), newest first.
+	Replays []ReplayInfo
 }
 
 // New returns a machine on the title screen.
@@ -309,6 +340,11 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			m.Scene, m.settingsFrom = Settings, Title
 		case EvOpenControls:
 			m.Scene = Controls
+		case EvOpenReplays:
+			m.Scene, m.Busy, m.Error, m.Replays, m.watchFrom = Replays, "Loading replays", "", nil, Replays
+			return []Cmd{{Kind: CmdListReplays}}
+		case EvWatch:
+			return m.watch(ev.Path)
 		case EvRejoin:
 			return m.rejoin(ev)
 		case EvConnected:
@@ -317,6 +353,39 @@ func (m *Machine) Handle(ev Event) []Cmd {
 	case Controls:
 		if ev.Kind == EvBack || ev.Kind == EvContinue {
 			m.Scene = Title
+		}
+	case Replays:
+		switch ev.Kind {
+		case EvReplayList:
+			m.Replays = ev.Replays
+			if m.Busy == "Loading replays" {
+				m.Busy = ""
+			}
+			if ev.Err != nil {
+				m.Error = "Could not read the replays folder: " + ev.Err.Error()
+			}
+		case EvWatch:
+			if m.Busy == "" {
+				return m.watch(ev.Path)
+			}
+		case EvWatchReady:
+			m.Scene, m.Busy, m.Error, m.MenuOpen = Watching, "", "", false
+		case EvWatchFailed:
+			// said on the Replays screen, whose list comes with it (also for -replay FILE)
+			m.Busy, m.watchFrom, m.Error = "", Replays, "Cannot play this replay: "+ev.Err.Error()
+			return []Cmd{{Kind: CmdListReplays}}
+		case EvBack:
+			m.Scene, m.Busy, m.Error = Title, "", ""
+		}
+	case Watching:
+		if ev.Kind == EvBack {
+			m.Scene = m.watchFrom
+			cmds := []Cmd{{Kind: CmdCloseReplay}}
+			if m.Scene == Replays {
+				m.Busy = "Loading replays"
+				cmds = append(cmds, Cmd{Kind: CmdListReplays})
+			}
+			return cmds
 		}
 	case Settings:
 		if ev.Kind == EvBack || ev.Kind == EvContinue {
@@ -535,6 +604,17 @@ func (m *Machine) Handle(ev Event) []Cmd {
 		}
 	}
 	return nil
+}
+
+// watch opens the replay file path from the current scene (Title or Replays); Watching goes
+// back there. The open is shown on the Replays screen ("Opening replay"): a failure is said there.
+func (m *Machine) watch(path string) []Cmd {
+	if path == "" {
+		return nil
+	}
+	m.watchFrom = m.Scene
+	m.Scene, m.Busy, m.Error = Replays, "Opening replay", ""
+	return []Cmd{{Kind: CmdOpenReplay, Path: path}}
 }
 
 // rejoin dials the lobby server of a lost game's ticket (ev: Addr, Code, Slot, Key); once

@@ -282,3 +282,52 @@ func TestControlsScreen(t *testing.T) {
 	expect(t, m, m.Handle(Event{Kind: EvOpenControls}), Controls)
 	expect(t, m, m.Handle(Event{Kind: EvBack}), Title)
 }
+
+// Title → Replays lists the kept replays; watching one and going back returns to the list (listed
+// again); a replay that cannot be played is said on the Replays screen; -replay FILE at start
+// watches from the title and goes back to it.
+func TestReplaysFlow(t *testing.T) {
+	m := New("127.0.0.1:4242", Auto{})
+	cmds := m.Handle(Event{Kind: EvOpenReplays})
+	if m.Scene != Replays || len(cmds) != 1 || cmds[0].Kind != CmdListReplays || m.Busy == "" {
+		t.Fatalf("open replays: scene %v cmds %v busy %q", m.Scene, cmds, m.Busy)
+	}
+	rows := []ReplayInfo{{Path: "/r/a.rtr", Stage: "stage1"}}
+	m.Handle(Event{Kind: EvReplayList, Replays: rows})
+	if len(m.Replays) != 1 || m.Busy != "" {
+		t.Fatalf("list: %d rows, busy %q", len(m.Replays), m.Busy)
+	}
+	cmds = m.Handle(Event{Kind: EvWatch, Path: "/r/a.rtr"})
+	if len(cmds) != 1 || cmds[0].Kind != CmdOpenReplay || cmds[0].Path != "/r/a.rtr" {
+		t.Fatalf("watch: %v", cmds)
+	}
+	m.Handle(Event{Kind: EvWatchReady})
+	if m.Scene != Watching {
+		t.Fatalf("ready: scene %v", m.Scene)
+	}
+	cmds = m.Handle(Event{Kind: EvBack})
+	if m.Scene != Replays || len(cmds) != 2 || cmds[0].Kind != CmdCloseReplay || cmds[1].Kind != CmdListReplays {
+		t.Fatalf("back from watching: scene %v cmds %v", m.Scene, cmds)
+	}
+	m.Handle(Event{Kind: EvReplayList, Replays: rows})
+	m.Handle(Event{Kind: EvWatch, Path: "/r/bad.rtr"})
+	cmds = m.Handle(Event{Kind: EvWatchFailed, Err: errors.New("simulation version 1, this build plays 2")})
+	if m.Scene != Replays || !strings.Contains(m.Error, "version") || len(cmds) != 1 || cmds[0].Kind != CmdListReplays {
+		t.Fatalf("failed: scene %v error %q cmds %v", m.Scene, m.Error, cmds)
+	}
+	m.Handle(Event{Kind: EvBack})
+	if m.Scene != Title {
+		t.Fatalf("back from replays: %v", m.Scene)
+	}
+
+	// -replay FILE: from the title straight to Watching, and back to the title
+	m = New("", Auto{})
+	m.Handle(Event{Kind: EvWatch, Path: "/tmp/friend.rtr"})
+	m.Handle(Event{Kind: EvWatchReady})
+	if m.Scene != Watching {
+		t.Fatalf("-replay: scene %v", m.Scene)
+	}
+	if cmds := m.Handle(Event{Kind: EvBack}); m.Scene != Title || len(cmds) != 1 || cmds[0].Kind != CmdCloseReplay {
+		t.Fatalf("-replay back: scene %v cmds %v", m.Scene, cmds)
+	}
+}
