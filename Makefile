@@ -11,7 +11,7 @@ BUILDFLAGS = -trimpath -ldflags "-X github.com/rtype/rtype/buildinfo.Version=$(V
 
 # Debian packages: client build (cgo: X11, GL, ALSA) and headless tests (Xvfb).
 DEB_BUILD := gcc pkg-config libx11-dev libxrandr-dev libxcursor-dev libxinerama-dev libxi-dev libxxf86vm-dev libgl-dev libasound2-dev
-DEB_TEST  := xvfb xauth libgl1-mesa-dri xdotool
+DEB_TEST  := xvfb xauth libgl1-mesa-dri xdotool postgresql
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Packages whose test binaries import ebiten: they need a display (run under Xvfb).

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/lobby/scores"
 )
 
 // ErrClosed is returned by Client methods after Close.
@@ -107,6 +108,7 @@ type Client struct {
 	level     game.Difficulty // latest DIFFICULTY push for lobby stageCode (Normal without one)
 	starts    []StartInfo
 	ends      []uint8
+	gameID    uuid.UUID     // latest GAME_ID push
 	msgs      []Message     // CHAT and BROADCAST pushes not yet taken by Messages
 	notice    string        // body of the latest unsolicited non-200 response
 	notify    chan struct{} // closed and replaced on every push and on failure
@@ -470,6 +472,101 @@ func (c *Client) WaitEnd(ctx context.Context) (uint8, error) {
 	}
 }
 
+// LastGameID is the id of the latest game the server said it keeps (the GAME_ID push, sent just
+// before END: after WaitEnd it names the game that ended), uuid.Nil if none: FetchReplay takes
+// it. A server that keeps no hall of fame (-db off) sends no GAME_ID.
+func (c *Client) LastGameID() uuid.UUID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gameID
+}
+
+// ScoresQuery selects one page of the hall of fame (GET_SCORES, docs/PROTOCOL.md §2.4.12).
+type ScoresQuery struct {
+	Stage   string // "" every stage
+	Players int    // 0 every player count, else 1..4
+	Page    int    // 0 first; scores.PageSize games a page
+	Today   bool   // games of the server's current UTC day only (else all time)
+	Name    string // "" every player; else the games with a slot of that name (a player's own best)
+}
+
+// args is the GET_SCORES arguments of q, trailing empty ones left out.
+func (q ScoresQuery) args() []string {
+	a := []string{q.Stage, "", "", "", q.Name}
+	if q.Players > 0 {
+		a[1] = strconv.Itoa(q.Players)
+	}
+	if q.Page > 0 {
+		a[2] = strconv.Itoa(q.Page)
+	}
+	if q.Today {
+		a[3] = "today"
+	}
+	for len(a) > 0 && a[len(a)-1] == "" {
+		a = a[:len(a)-1]
+	}
+	return a
+}
+
+// Scores sends GET_SCORES: one page of the hall of fame, the best first (a page shorter than
+// scores.PageSize is the last).
+func (c *Client) Scores(q ScoresQuery) ([]GameEntry, error) {
+	return c.games(CmdGetScores, q.args()...)
+}
+
+// RecentGames sends GET_GAMES: one page of the finished games, the newest first (of player name
+// only, unless "").
+func (c *Client) RecentGames(page int, name string) ([]GameEntry, error) {
+	var a []string
+	switch {
+	case name != "":
+		a = []string{strconv.Itoa(page), name}
+	case page > 0:
+		a = []string{strconv.Itoa(page)}
+	}
+	return c.games(CmdGetGames, a...)
+}
+
+func (c *Client) games(cmd string, args ...string) ([]GameEntry, error) {
+	r, err := c.request(cmd, args...)
+	if err != nil {
+		return nil, err
+	}
+	es, err := ParseGameEntries(r.Body)
+	if err != nil {
+		return nil, c.fail(fmt.Errorf("%w: %s: %v", ErrProtocol, cmd, err))
+	}
+	return es, nil
+}
+
+// FetchReplay downloads the replay of game id with GET_REPLAY (parts 0..parts-1, docs/PROTOCOL.md
+// §2.4.14). A malformed body is a protocol violation (the connection is closed); a server that
+// has no such replay answers 500 (a *ResponseError).
+func (c *Client) FetchReplay(id uuid.UUID) ([]byte, error) {
+	var out []byte
+	parts := 1
+	for i := 0; i < parts; i++ {
+		r, err := c.request(CmdGetReplay, id.String(), strconv.Itoa(i))
+		if err != nil {
+			return nil, err
+		}
+		n, data, err := ParseReplayPart(r.Body)
+		if err != nil {
+			return nil, c.fail(fmt.Errorf("%w: GET_REPLAY %s part %d: %v", ErrProtocol, id, i, err))
+		}
+		if i == 0 {
+			parts = n
+		} else if n != parts {
+			return nil, fmt.Errorf("lobby: replay %s: part %d says %d parts, part 0 said %d", id, i, n, parts)
+		}
+		if i < parts-1 && len(data) != scores.ReplayPartBytes {
+			return nil, fmt.Errorf("lobby: replay %s: part %d has %d bytes, want %d", id, i, len(data), scores.ReplayPartBytes)
+		}
+		out = append(out, data...)
+	}
+	return out, nil
+}
+
 // Members returns the latest MEMBERS push: the lobby code and the member
 // names in join order (first = owner). Both are empty outside a lobby.
 func (c *Client) Members() (code string, names []string) {
@@ -705,13 +802,22 @@ func (c *Client) dispatch(line []byte) error {
 		}
 	case PushEnd:
 		var res uint64
-		if len(cmd.Args) == 1 {
+		if len(cmd.Args) >= 1 { // fields after the result: a later extension, ignored
 			res, err = strconv.ParseUint(cmd.Args[0], 10, 8)
 		}
-		if len(cmd.Args) != 1 || err != nil {
+		if len(cmd.Args) < 1 || err != nil {
 			return fmt.Errorf("%w: bad END push %q", ErrProtocol, line)
 		}
 		c.ends = appendBounded(c.ends, uint8(res))
+	case PushGameID:
+		if len(cmd.Args) < 1 {
+			return fmt.Errorf("%w: bad GAME_ID push %q", ErrProtocol, line)
+		}
+		id, err := uuid.Parse(cmd.Args[0])
+		if err != nil || id.String() != cmd.Args[0] {
+			return fmt.Errorf("%w: bad GAME_ID push %q", ErrProtocol, line)
+		}
+		c.gameID = id
 	default:
 		return nil // unknown push: ignored (forward compatibility)
 	}

@@ -23,4 +23,7 @@ var commands = map[string]command{
 	CmdSetDifficulty: {true, (*Core).setDifficulty}, // difficulty.go
 	CmdStart:         {true, (*Core).start},         // games.go
 	CmdRejoin:        {true, (*Core).rejoin},        // rejoin.go
+	CmdGetScores:     {true, (*Core).getScores},     // hall.go
+	CmdGetGames:      {true, (*Core).getGames},      // hall.go
+	CmdGetReplay:     {true, (*Core).getReplay},     // hall.go
 }

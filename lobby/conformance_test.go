@@ -2,8 +2,10 @@ package lobby
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,6 +15,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/lobby/scores"
+
+	_ "modernc.org/sqlite" // the examples' hall of fame
 )
 
 // The byte-for-byte examples of docs/PROTOCOL.md §2 (the lobby section) are
@@ -127,7 +132,7 @@ func TestDocExamplesCover(t *testing.T) {
 	}
 	for _, want := range []string{">AUTHENTICATE", ">GET_LOBBIES", ">JOIN_LOBBY", ">START", ">LEAVE",
 		">GET_STAGES", ">SET_STAGE", ">GET_STAGE", ">CHAT", "<200", "<401", "<500", "<START", "<MEMBERS", "<END", "<STAGE",
-		"<CHAT", "<BROADCAST"} {
+		"<CHAT", "<BROADCAST", ">GET_SCORES", ">GET_GAMES", ">GET_REPLAY", "<GAME_ID"} {
 		if !seen[want] {
 			t.Errorf("%s: no example with %q", path, want)
 		}
@@ -139,9 +144,10 @@ func TestDocExamplesConformance(t *testing.T) {
 	if len(exs) < 6 {
 		t.Fatalf("%s: found %d lobby-exchange blocks, want at least 6", path, len(exs))
 	}
+	hall := conformanceHall(t)
 	for _, ex := range exs {
 		t.Run(fmt.Sprintf("line%d", ex.line), func(t *testing.T) {
-			replayExchange(t, path, ex)
+			replayExchange(t, path, ex, hall)
 		})
 	}
 }
@@ -157,10 +163,10 @@ type replayer struct {
 	vals   map[string]string // placeholder name -> bound value
 }
 
-func replayExchange(t *testing.T, path string, ex exchange) {
+func replayExchange(t *testing.T, path string, ex exchange, hall Hall) {
 	srvID := uuid.New()
 	st := newFakeStarter()
-	srv, addr := startServer(t, ServerConfig{ServerUUID: srvID, Starter: st, Stages: conformanceStages(t)})
+	srv, addr := startServer(t, ServerConfig{ServerUUID: srvID, Starter: st, Stages: conformanceStages(t), Hall: hall})
 	r := &replayer{
 		t: t, path: path, addr: addr, st: st, srv: srv,
 		conns:  map[byte]*raw{},
@@ -211,6 +217,8 @@ func (r *replayer) fill(s exchangeStep) string {
 func placeholderPattern(name string) (string, bool) {
 	switch {
 	case strings.HasPrefix(name, "UUID"):
+		return `[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}`, true
+	case strings.HasPrefix(name, "GAME"):
 		return `[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}`, true
 	case strings.HasPrefix(name, "CODE"):
 		return `[` + CodeAlphabet + `]{5}`, true
@@ -316,4 +324,49 @@ func (r *replayer) action(s exchangeStep) {
 		return
 	}
 	t.Fatalf("%s: unknown action %q", r.where(s), s.text)
+}
+
+// conformanceHall is the hall of fame of the examples' server (docs/PROTOCOL.md §2.4.12): a
+// real one, on SQLite in a temporary directory, keeping three finished games, the first with
+// the replay testdata/lobby/tiny-replay.bin.
+func conformanceHall(t *testing.T) *scores.Hall {
+	t.Helper()
+	dir := t.TempDir()
+	h, err := scores.Open(context.Background(), scores.Config{Dir: dir, Dialect: scores.SQLite, DSN: filepath.Join(dir, "rtype.db"), Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	replay, err := os.ReadFile("../testdata/lobby/tiny-replay.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	games := []struct {
+		rec    scores.Record
+		replay []byte
+	}{
+		{scores.Record{ID: uuid.MustParse("0b7e1c6a-5a38-4a7e-9c1e-3d1f2a4b5c6d"), Stage: "stage1", Difficulty: game.DifficultyNormal,
+			Result: game.ResultVictory, Ticks: 11400, Ended: at("2025-03-14T09:26:53Z"), Slots: []scores.Slot{
+				{Name: "alice", Score: 12000, Kills: 80, Deaths: 1}, {Name: "bob", Score: 9000, Kills: 61, Deaths: 3, Continued: true}}}, replay},
+		{scores.Record{ID: uuid.MustParse("5f0c2d8e-7b1a-4c3d-8e9f-a0b1c2d3e4f5"), Stage: "stage1", Difficulty: game.DifficultyHard,
+			Result: game.ResultDefeat, Ticks: 7260, Ended: at("2025-03-15T18:02:11Z"), Slots: []scores.Slot{
+				{Name: "alice", Score: 15000, Kills: 95, Deaths: 3}}}, nil},
+		{scores.Record{ID: uuid.MustParse("9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"), Stage: "short", Difficulty: game.DifficultyEasy,
+			Result: game.ResultAborted, Ticks: 1800, Ended: at("2025-03-16T20:45:00Z"), Slots: []scores.Slot{
+				{Name: "carol", Score: 300, Kills: 4, Deaths: 0, Left: true}}}, nil},
+	}
+	for _, g := range games {
+		if !h.Record(g.rec, g.replay) {
+			t.Fatal("the hall refused a game")
+		}
+	}
+	eventually(t, "the examples' games stored", func() bool { return h.Stats().Recorded == uint64(len(games)) })
+	return h
 }

@@ -20,11 +20,15 @@ type ConnID uint64
 // line, CRLF included), then, when Close is set, flush what is queued for the connection and
 // close it; or, when Game is set, watch that game, which the Core has just started, and call
 // GameEnded once it is over. Outs of one connection are in the order they must reach it.
+//
+// When Request is set, the runtime asks its Hall that question for connection Conn (on a
+// goroutine, at most HallTimeout) and hands the answer back with Answered (hall.go).
 type Out struct {
-	Conn  ConnID
-	Line  []byte
-	Close bool
-	Game  Game
+	Conn    ConnID
+	Line    []byte
+	Close   bool
+	Game    Game
+	Request *Request
 }
 
 // Core is the lobby's protocol core (docs/PROTOCOL.md §2): the connections, their users,
@@ -58,6 +62,9 @@ type Core struct {
 	stats  counters
 	bursts burstLog
 	out    []Out
+
+	asked uint64   // hall-of-fame requests so far (Request.ID)
+	asks  []askDue // requests waiting for Answered, by due time (hall.go)
 }
 
 // lobbyState is one lobby: waiting for its owner's START, or running a game.
@@ -69,6 +76,7 @@ type lobbyState struct {
 	difficulty game.Difficulty
 	members    []*connState // join order; members[0] is the owner
 	game       Game         // the running game (nil: waiting)
+	gameID     uuid.UUID    // the running (or last) game's id (GameSpec.ID)
 	// slots are the running game's players by slot (token and session key of the latest
 	// START or rejoin of each slot): REJOIN checks its proof against them (rejoin.go).
 	slots []Member
@@ -98,6 +106,10 @@ type connState struct {
 	lobby  *lobbyState
 	// watchToken is the session token of the spectator's latest SPECTATE (SpectatorsGone).
 	watchToken uint32
+	// waiting is the hall-of-fame request waiting for its answer; held the lines the
+	// connection sent meanwhile, handled after it (hall.go).
+	waiting *ask
+	held    [][]byte
 }
 
 // NewCore returns a Core for cfg (see ServerConfig for the defaults) at time now.
@@ -149,6 +161,10 @@ func (c *Core) Line(now time.Duration, id ConnID, line []byte) {
 		return
 	}
 	cs.refused = 0
+	if cs.waiting != nil {
+		c.hold(cs, line) // answered in order, after the hall of fame's answer
+		return
+	}
 	c.handle(now, cs, line)
 	if cs.lastCode == CodeOK && cs.authed && c.conns[id] == cs {
 		// Only a valid command from an authenticated user restarts the idle timer.
@@ -200,6 +216,7 @@ func (c *Core) Stop() { c.stopping = true }
 // Tick closes the connections whose auth or idle deadline is past at now and reports the
 // limit-log bursts that ended. The runtime calls it at NextDeadline (earlier is harmless).
 func (c *Core) Tick(now time.Duration) {
+	c.expireAsks(now)
 	for len(c.timers) > 0 && c.timers[0].at <= now {
 		e := heap.Pop(&c.timers).(timer)
 		cs := c.conns[e.id]
@@ -229,14 +246,18 @@ func (c *Core) Tick(now time.Duration) {
 
 // NextDeadline is when the Core next needs Tick.
 func (c *Core) NextDeadline() time.Duration {
+	next := c.nextFlush
+	if a := c.nextAsk(); a != 0 {
+		next = min(next, a)
+	}
 	for len(c.timers) > 0 {
 		e := c.timers[0]
 		if cs := c.conns[e.id]; cs != nil && cs.deadline == e.at {
-			return min(e.at, c.nextFlush)
+			return min(e.at, next)
 		}
 		heap.Pop(&c.timers)
 	}
-	return c.nextFlush
+	return next
 }
 
 // setDeadline arms cs's timer for d after now (d <= 0: no deadline).

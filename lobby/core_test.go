@@ -93,6 +93,7 @@ type vlobby struct {
 	next  ConnID
 	conns map[ConnID]*vconn
 	games []Game // handed over by the Core (Out.Game)
+	reqs  []Out  // hall-of-fame requests left by the Core (Out.Request)
 }
 
 // vconn is one virtual connection: the lines the Core sent it, and whether it closed it.
@@ -126,6 +127,10 @@ func (v *vlobby) collect() {
 	for _, o := range v.core.Outbox() {
 		if o.Game != nil {
 			v.games = append(v.games, o.Game)
+			continue
+		}
+		if o.Request != nil {
+			v.reqs = append(v.reqs, o)
 			continue
 		}
 		c := v.conns[o.Conn]

@@ -45,6 +45,9 @@ type Game interface {
 // GameSpec is everything a lobby decides about the game it starts: what the game runtime needs
 // to run it. A new lobby setting is a field here.
 type GameSpec struct {
+	// ID is the game's id (random, crypto/rand): the id of its record and replay in the hall of
+	// fame, and of the GAME_ID push at its end (docs/PROTOCOL.md §2.5.9).
+	ID         uuid.UUID
 	Code       string          // the lobby's code (logs)
 	Stage      string          // the lobby's stage, one of ServerConfig.Stages
 	Difficulty game.Difficulty // the level the owner chose (SET_DIFFICULTY)
@@ -109,7 +112,12 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 			return
 		}
 	}
-	g, err := c.cfg.Starter.StartGame(GameSpec{Code: l.code, Stage: l.stage.Name, Difficulty: l.difficulty,
+	gameID, err := uuid.NewRandom()
+	if err != nil {
+		c.reply(cs, CodeWrongRequest, "cannot generate a game id")
+		return
+	}
+	g, err := c.cfg.Starter.StartGame(GameSpec{ID: gameID, Code: l.code, Stage: l.stage.Name, Difficulty: l.difficulty,
 		Members: append([]Member(nil), members...)})
 	if err == nil && g == nil {
 		err = errors.New("starter returned no game")
@@ -120,7 +128,7 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 		return
 	}
 	port := g.Port()
-	l.game = g
+	l.game, l.gameID = g, gameID
 	l.slots = members
 	c.out = append(c.out, Out{Game: g})
 	c.reply(cs, CodeOK, "OK")
@@ -129,7 +137,7 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 		c.push(m, PushStart, ps, strconv.FormatUint(uint64(members[i].Token), 10), hex.EncodeToString(members[i].Key[:]))
 	}
 	c.startSpectators(l, g, ps)
-	c.log.Info("lobby started", "code", l.code, "stage", l.stage.Name, "difficulty", l.difficulty.String(), "players", len(l.members), "port", port, "user", cs.user.String())
+	c.log.Info("lobby started", "code", l.code, "game", gameID.String(), "stage", l.stage.Name, "difficulty", l.difficulty.String(), "players", len(l.members), "port", port, "user", cs.user.String())
 }
 
 // GameEnded tells the Core that game g (handed to the runtime in an Out) is over with result
@@ -158,6 +166,9 @@ func (c *Core) GameEnded(now time.Duration, g Game, result uint8) {
 	for _, m := range append(append([]*connState(nil), l.members...), l.spectators...) {
 		if c.cfg.IdleTimeout > 0 {
 			c.setDeadline(m, now, c.cfg.IdleTimeout) // suspended during the game: restarted now
+		}
+		if c.cfg.Hall != nil {
+			c.push(m, PushGameID, l.gameID.String()) // the game is kept: its record and replay
 		}
 		c.push(m, PushEnd, r)
 	}

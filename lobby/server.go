@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/lobby/scores"
 )
 
 // Defaults applied to zero ServerConfig fields.
@@ -46,6 +47,10 @@ type ServerConfig struct {
 	// Stages are the stages lobbies may play (GET_STAGES, GET_STAGE); a new lobby plays
 	// Stages.Default() unless its creator names another.
 	Stages *game.StageCatalogue
+	// Hall, when set, is the hall of fame GET_SCORES, GET_GAMES and GET_REPLAY read, and the
+	// server keeps every finished game (it pushes GAME_ID before END); nil: those commands get
+	// 500 (-db off).
+	Hall Hall
 }
 
 func (cfg ServerConfig) withDefaults() ServerConfig {
@@ -108,6 +113,7 @@ type Server struct {
 
 	wg      sync.WaitGroup // connection goroutines
 	watchWG sync.WaitGroup // watch goroutines
+	askWG   sync.WaitGroup // hall-of-fame requests (ask)
 }
 
 // conn is one client connection's I/O.
@@ -157,6 +163,11 @@ func (s *Server) dispatch() {
 			if s.ctx != nil && !s.closing {
 				s.watchWG.Add(1) // never once Serve waits for the watchers
 				go s.watch(s.ctx, o.Game)
+			}
+		case o.Request != nil:
+			if s.ctx != nil && s.cfg.Hall != nil {
+				s.askWG.Add(1) // Serve waits for them after the watchers (their ctx is cancelled)
+				go s.ask(s.ctx, o.Conn, *o.Request)
 			}
 		default:
 			c := s.conns[o.Conn]
@@ -216,6 +227,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.core.Stop()
 	s.mu.Unlock()
 	s.watchWG.Wait()
+	s.askWG.Wait()
 	s.mu.Lock()
 	for _, c := range s.conns {
 		c.nc.SetReadDeadline(time.Now()) // the reader stops, the writer flushes, then the connection closes
@@ -291,6 +303,25 @@ wait:
 	}
 	res := g.Result()
 	s.do(func(now time.Duration) { s.core.GameEnded(now, g, res) })
+}
+
+// ask puts request r of connection conn to the Hall (at most HallTimeout, less once ctx is
+// cancelled) and hands the answer to the Core.
+func (s *Server) ask(ctx context.Context, conn ConnID, r Request) {
+	defer s.askWG.Done()
+	ctx, cancel := context.WithTimeout(ctx, HallTimeout)
+	defer cancel()
+	var a Answer
+	if r.Games != nil {
+		q := *r.Games
+		if r.Today {
+			q.Since = scores.StartOfDay(time.Now())
+		}
+		a.Games, a.Err = s.cfg.Hall.Games(ctx, q)
+	} else {
+		a.Parts, a.Data, a.Err = s.cfg.Hall.ReplayPart(ctx, r.Replay, r.Part)
+	}
+	s.do(func(now time.Duration) { s.core.Answered(now, conn, r.ID, a) })
 }
 
 // serveConn reads c's lines and hands them to the Core until the connection fails or closes.

@@ -1,0 +1,156 @@
+// Package scores keeps every finished game: the hall of fame (docs/PROTOCOL.md §2.4.12 to
+// §2.4.14, README "Where the data lives"). A Store is the database over database/sql — SQLite
+// (modernc.org/sqlite, pure Go, WAL) by default, PostgreSQL (github.com/jackc/pgx/v5/stdlib)
+// for hosts that run one — with one schema and versioned migrations applied at Open. A Hall is
+// its runtime: it takes finished games from the game runtime without ever blocking it (a bounded
+// queue and one goroutine), writes each replay atomically under the data directory, then
+// commits the game's row, prunes old replays, and answers the lobby's queries.
+//
+// The package registers no database driver: the binary that opens a Store imports
+// modernc.org/sqlite and github.com/jackc/pgx/v5/stdlib (net/server does), so that programs
+// that only read the types (the lobby client) link neither.
+package scores
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/game"
+)
+
+// PageSize is how many games one page of a query holds (GET_SCORES and GET_GAMES answer one
+// page: docs/PROTOCOL.md §2.4.12).
+const PageSize = 10
+
+// ReplayPartBytes is the most replay bytes one GET_REPLAY part carries (before base64), the
+// size of a GET_STAGE part (docs/PROTOCOL.md §2.4.14).
+const ReplayPartBytes = 2048
+
+// MaxReplayParts bounds the parts of one replay (part numbers have at most 4 digits).
+const MaxReplayParts = 4096
+
+// MaxReplayBytes is the largest replay a Hall keeps (8 MiB: a 4-player game of hours); a game
+// with a larger replay is kept without it.
+const MaxReplayBytes = ReplayPartBytes * MaxReplayParts
+
+// ReplayExt is the extension of the replay files under the data directory's replays/ folder.
+const ReplayExt = ".rtr"
+
+// Slot is one player's figures in a finished game (game.Sim.Stats at the end).
+type Slot struct {
+	Name      string // the player name at the start (lobby AUTHENTICATE)
+	Score     uint32
+	Kills     uint16
+	Deaths    uint8
+	Continued bool // the slot took a continue: its score is marked
+	Left      bool // the slot was gone at the end (left, or its rejoin window passed)
+}
+
+// Record is one finished game.
+type Record struct {
+	ID         uuid.UUID // the game id (lobby.GameSpec.ID), also the replay's id
+	Stage      string
+	Difficulty game.Difficulty
+	Result     game.Result
+	Ticks      uint32    // the game's length in ticks (game.TickRate a second)
+	Ended      time.Time // when it ended (kept in UTC to the millisecond)
+	Slots      []Slot    // by slot: len(Slots) is the player count, 1..game.MaxPlayers
+	// ReplayBytes is the size of the kept replay file; 0: none (not recorded, or pruned).
+	ReplayBytes int64
+}
+
+// Players is the player count of the game.
+func (r *Record) Players() int { return len(r.Slots) }
+
+// Score is the game's score in the hall of fame: the sum of its slots' scores (a co-op team's).
+func (r *Record) Score() uint64 {
+	var s uint64
+	for _, sl := range r.Slots {
+		s += uint64(sl.Score)
+	}
+	return s
+}
+
+// Kills is the sum of the slots' kills.
+func (r *Record) Kills() int {
+	n := 0
+	for _, sl := range r.Slots {
+		n += int(sl.Kills)
+	}
+	return n
+}
+
+// Continued reports whether a slot took a continue (the score is marked).
+func (r *Record) Continued() bool {
+	for _, sl := range r.Slots {
+		if sl.Continued {
+			return true
+		}
+	}
+	return false
+}
+
+// Check reports what makes r unfit to keep.
+func (r *Record) Check() error {
+	switch {
+	case r.ID == uuid.Nil:
+		return errors.New("scores: record without a game id")
+	case !game.ValidStageName(r.Stage):
+		return fmt.Errorf("scores: record %s: invalid stage name %q", r.ID, r.Stage)
+	case len(r.Slots) < 1 || len(r.Slots) > game.MaxPlayers:
+		return fmt.Errorf("scores: record %s: %d players (want 1..%d)", r.ID, len(r.Slots), game.MaxPlayers)
+	case r.Result > game.ResultAborted:
+		return fmt.Errorf("scores: record %s: result %d", r.ID, r.Result)
+	}
+	for i, s := range r.Slots {
+		if len(s.Name) < 1 || len(s.Name) > 16 {
+			return fmt.Errorf("scores: record %s: slot %d: name %q is not 1..16 characters", r.ID, i, s.Name)
+		}
+	}
+	return nil
+}
+
+// Order is how a Query sorts the games.
+type Order uint8
+
+const (
+	// Best: the hall of fame: the highest Score first (earlier games first among equals); aborted
+	// games are not ranked.
+	Best Order = iota
+	// Recent: every finished game, aborted ones included, the newest first.
+	Recent
+)
+
+// Query selects one page of games.
+type Query struct {
+	Order   Order
+	Stage   string    // "" every stage
+	Players int       // 0 every player count, else 1..game.MaxPlayers
+	Since   time.Time // zero: all time; else games that ended at or after it (today: StartOfDay)
+	Name    string    // "" every game; else the games with a slot of that player name
+	Page    int       // 0 first: games Page*PageSize .. Page*PageSize+PageSize-1
+}
+
+// StartOfDay is the start of t's day in UTC, the Since of a "today" query.
+func StartOfDay(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// Errors of a Hall's replay lookups.
+var (
+	// ErrNoReplay: the server keeps no replay of that id (never recorded, or pruned).
+	ErrNoReplay = errors.New("scores: no such replay")
+	// ErrPending: the game has ended and its replay is queued, not written yet: ask again.
+	ErrPending = errors.New("scores: replay not written yet")
+)
+
+// PartRangeError is a replay part number past the replay's last part.
+type PartRangeError struct{ Parts int }
+
+func (e *PartRangeError) Error() string {
+	return fmt.Sprintf("scores: replay part out of range: the replay has parts 0..%d", e.Parts-1)
+}

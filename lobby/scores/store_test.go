@@ -1,0 +1,248 @@
+package scores
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/game"
+)
+
+// backend is a real database a test opens Stores on.
+type backend struct {
+	name string
+	open func(t *testing.T) (Dialect, string) // a fresh, empty database
+}
+
+// backends are SQLite (a file in t.TempDir) and PostgreSQL (a new database on the server this
+// test binary started): every store test runs on both.
+func backends() []backend {
+	return []backend{
+		{"sqlite", func(t *testing.T) (Dialect, string) { return SQLite, filepath.Join(t.TempDir(), "rtype.db") }},
+		{"postgres", func(t *testing.T) (Dialect, string) { return Postgres, sharedPG(t).newDB(t) }},
+	}
+}
+
+func eachBackend(t *testing.T, fn func(t *testing.T, d Dialect, dsn string)) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			d, dsn := b.open(t)
+			fn(t, d, dsn)
+		})
+	}
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+func openStore(t *testing.T, d Dialect, dsn string) *Store {
+	t.Helper()
+	s, err := OpenStore(ctx(t), d, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+var day0 = time.Date(2026, 3, 14, 9, 26, 53, 589_000_000, time.UTC)
+
+// rec is a game of the given stage, slots' scores and result, ended at day0 + at.
+func rec(stage string, at time.Duration, result game.Result, scores ...uint32) Record {
+	r := Record{ID: uuid.New(), Stage: stage, Difficulty: game.DifficultyNormal, Result: result, Ticks: 3600, Ended: day0.Add(at)}
+	for i, s := range scores {
+		r.Slots = append(r.Slots, Slot{Name: fmt.Sprintf("p%d", i), Score: s, Kills: uint16(s / 100), Deaths: 1})
+	}
+	return r
+}
+
+func ids(rs []Record) []uuid.UUID {
+	out := make([]uuid.UUID, len(rs))
+	for i, r := range rs {
+		out[i] = r.ID
+	}
+	return out
+}
+
+func wantIDs(t *testing.T, what string, got []Record, want ...Record) {
+	t.Helper()
+	g, w := ids(got), ids(want)
+	if fmt.Sprint(g) != fmt.Sprint(w) {
+		t.Fatalf("%s: got %d games %v, want %d %v", what, len(g), g, len(w), w)
+	}
+}
+
+func TestStoreRoundTrip(t *testing.T) {
+	eachBackend(t, func(t *testing.T, d Dialect, dsn string) {
+		s := openStore(t, d, dsn)
+		r := Record{ID: uuid.New(), Stage: "stage1", Difficulty: game.DifficultyHard, Result: game.ResultVictory, Ticks: 4_000_000_000,
+			Ended: day0, ReplayBytes: 12345, Slots: []Slot{
+				{Name: "alice", Score: 4_000_000_000, Kills: 65535, Deaths: 255, Continued: true},
+				{Name: "bob-2", Score: 10, Kills: 1, Deaths: 0, Left: true},
+			}}
+		if err := s.Add(ctx(t), &r); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Add(ctx(t), &r); err != nil { // a retry: no error, no second row
+			t.Fatalf("second Add of the same game: %v", err)
+		}
+		got, ok, err := s.Game(ctx(t), r.ID)
+		if err != nil || !ok {
+			t.Fatalf("Game: %v %v", ok, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(r) {
+			t.Fatalf("round trip:\n got %+v\nwant %+v", got, r)
+		}
+		all, err := s.Games(ctx(t), Query{Order: Recent})
+		if err != nil || len(all) != 1 {
+			t.Fatalf("Recent after two Adds of one game: %d games, %v", len(all), err)
+		}
+		if _, ok, err := s.Game(ctx(t), uuid.New()); ok || err != nil {
+			t.Fatalf("Game of an unknown id: %v %v", ok, err)
+		}
+		bad := r
+		bad.ID, bad.Slots = uuid.New(), nil
+		if err := s.Add(ctx(t), &bad); err == nil {
+			t.Fatal("Add of a game without players succeeded")
+		}
+	})
+}
+
+func TestStoreQueries(t *testing.T) {
+	eachBackend(t, func(t *testing.T, d Dialect, dsn string) {
+		s := openStore(t, d, dsn)
+		yesterday := -24 * time.Hour
+		a := rec("stage1", yesterday, game.ResultVictory, 9000)     // best solo, yesterday
+		b := rec("stage1", 0, game.ResultDefeat, 5000)              // today
+		c := rec("stage1", time.Minute, game.ResultDefeat, 5000)    // same score, later: after b
+		e := rec("stage1", 2*time.Minute, game.ResultAborted, 9999) // aborted: never ranked
+		f := rec("short", 3*time.Minute, game.ResultDefeat, 1, 20000)
+		g := rec("stage1", 4*time.Minute, game.ResultDefeat, 3000, 3000)
+		f.Slots[1].Name = "alice"
+		b.Slots[0].Name = "alice"
+		for _, r := range []Record{a, b, c, e, f, g} {
+			if err := s.Add(ctx(t), &r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		q := func(q Query) []Record {
+			t.Helper()
+			rs, err := s.Games(ctx(t), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rs
+		}
+		wantIDs(t, "best, every stage", q(Query{}), f, a, g, b, c)
+		wantIDs(t, "best stage1", q(Query{Stage: "stage1"}), a, g, b, c)
+		wantIDs(t, "best stage1 solo", q(Query{Stage: "stage1", Players: 1}), a, b, c)
+		wantIDs(t, "best stage1 solo today", q(Query{Stage: "stage1", Players: 1, Since: StartOfDay(day0)}), b, c)
+		wantIDs(t, "best duo", q(Query{Players: 2}), f, g)
+		wantIDs(t, "alice's best", q(Query{Name: "alice"}), f, b)
+		wantIDs(t, "alice's best stage1", q(Query{Name: "alice", Stage: "stage1"}), b)
+		wantIDs(t, "nobody's", q(Query{Name: "zed"}))
+		wantIDs(t, "recent", q(Query{Order: Recent}), g, f, e, c, b, a)
+		wantIDs(t, "recent page 1", q(Query{Order: Recent, Page: 1}))
+		wantIDs(t, "unknown stage", q(Query{Stage: "nope"}))
+	})
+}
+
+func TestStorePaging(t *testing.T) {
+	eachBackend(t, func(t *testing.T, d Dialect, dsn string) {
+		s := openStore(t, d, dsn)
+		var all []Record
+		for i := range 2*PageSize + 3 {
+			r := rec("stage1", time.Duration(i)*time.Second, game.ResultDefeat, uint32(1000-i))
+			all = append(all, r)
+			if err := s.Add(ctx(t), &r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for p, want := range [][]Record{all[:PageSize], all[PageSize : 2*PageSize], all[2*PageSize:], nil} {
+			got, err := s.Games(ctx(t), Query{Stage: "stage1", Page: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantIDs(t, fmt.Sprintf("page %d", p), got, want...)
+		}
+	})
+}
+
+func TestStoreMigrations(t *testing.T) {
+	eachBackend(t, func(t *testing.T, d Dialect, dsn string) {
+		s := openStore(t, d, dsn)
+		r := rec("stage1", 0, game.ResultDefeat, 1)
+		if err := s.Add(ctx(t), &r); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		s = openStore(t, d, dsn) // migrations again: nothing to do, the data stays
+		var v int
+		if err := s.DB().QueryRow(`SELECT version FROM schema_version`).Scan(&v); err != nil || v != SchemaVersion() {
+			t.Fatalf("schema version %d (%v), want %d", v, err, SchemaVersion())
+		}
+		var n int
+		if err := s.DB().QueryRow(`SELECT COUNT(*) FROM schema_version`).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("schema_version has %d rows (%v), want 1", n, err)
+		}
+		if _, ok, _ := s.Game(ctx(t), r.ID); !ok {
+			t.Fatal("the game is gone after reopening")
+		}
+		if _, err := s.DB().Exec(`UPDATE schema_version SET version = 99`); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		_, err := OpenStore(ctx(t), d, dsn)
+		if !errors.Is(err, errNewerSchema) {
+			t.Fatalf("opening a newer schema: %v, want errNewerSchema", err)
+		}
+		t.Log(err)
+	})
+}
+
+func TestParseDB(t *testing.T) {
+	for _, c := range []struct {
+		spec    string
+		d       Dialect
+		dsn     string
+		wantErr bool
+	}{
+		{"", SQLite, "/data/rtype.db", false},
+		{"sqlite", SQLite, "/data/rtype.db", false},
+		{"sqlite:/var/lib/x.db", SQLite, "/var/lib/x.db", false},
+		{"postgres://u:pw@db/rtype", Postgres, "postgres://u:pw@db/rtype", false},
+		{"postgresql://db/rtype", Postgres, "postgresql://db/rtype", false},
+		{"mysql://u:pw@db", 0, "", true},
+		{"sqlite:", 0, "", true},
+		{"sqlite:/x?mode=ro", 0, "", true},
+	} {
+		d, dsn, err := ParseDB(c.spec, "/data")
+		if (err != nil) != c.wantErr || d != c.d || dsn != c.dsn {
+			t.Errorf("ParseDB(%q) = %v %q %v", c.spec, d, dsn, err)
+		}
+		if err != nil && containsStr(err.Error(), "pw") {
+			t.Errorf("ParseDB(%q): the error shows the password: %v", c.spec, err)
+		}
+	}
+}
+
+func containsStr(s, sub string) bool {
+	return len(sub) > 0 && len(s) >= len(sub) && indexStr(s, sub) >= 0
+}
+
+func indexStr(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return i
+		}
+	}
+	return -1
+}
