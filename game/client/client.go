@@ -342,6 +342,9 @@ func (a *app) exec(cmds []scene.Cmd) {
 			a.clearTicket()
 		case scene.CmdListReplays, scene.CmdOpenReplay, scene.CmdCloseReplay:
 			a.execReplay(c)
+		case scene.CmdFetchReplay, scene.CmdKeepReplay:
+			c.Path = a.replayDir() // where the client keeps replays
+			a.net.Exec(c)
 		default:
 			a.net.Exec(c)
 		}

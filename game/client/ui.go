@@ -222,11 +222,13 @@ func (a *app) updateMenus() {
 			case 1:
 				a.handle(scene.Event{Kind: scene.EvOpenReplays})
 			case 2:
-				a.handle(scene.Event{Kind: scene.EvOpenControls})
+				a.handle(scene.Event{Kind: scene.EvOpenHall})
 			case 3:
+				a.handle(scene.Event{Kind: scene.EvOpenControls})
+			case 4:
 				a.rebind = -1
 				a.handle(scene.Event{Kind: scene.EvOpenSettings})
-			case 4:
+			case 5:
 				a.handle(scene.Event{Kind: scene.EvQuit})
 			}
 		}
@@ -236,6 +238,8 @@ func (a *app) updateMenus() {
 		}
 	case scene.Replays:
 		a.updateReplays()
+	case scene.HallOfFame:
+		a.updateHall()
 	case scene.Connect:
 		a.nav(2, true)
 		if a.menu == 0 {
@@ -275,6 +279,10 @@ func (a *app) updateMenus() {
 		// F5 refreshes even while the join-code field has focus (R there is a letter of a code)
 		if inpututil.IsKeyJustPressed(ebiten.KeyF5) || (!typing && inpututil.IsKeyJustPressed(ebiten.KeyR)) {
 			a.handle(scene.Event{Kind: scene.EvRefresh})
+		}
+		if !typing && inpututil.IsKeyJustPressed(ebiten.KeyH) {
+			a.handle(scene.Event{Kind: scene.EvOpenHall})
+			return
 		}
 		// Left/Right choose the stage of the lobby to create (not while typing a code: A and D
 		// are letters of codes)
@@ -638,6 +646,8 @@ func (a *app) drawMenus(dst surface) {
 		a.drawControls(dst)
 	case scene.Replays:
 		a.drawReplays(dst)
+	case scene.HallOfFame:
+		a.drawHall(dst)
 	}
 }
 
