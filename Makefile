@@ -11,14 +11,14 @@ BUILDFLAGS = -trimpath -ldflags "-X github.com/rtype/rtype/buildinfo.Version=$(V
 
 # Debian packages: client build (cgo: X11, GL, ALSA) and headless tests (Xvfb).
 DEB_BUILD := gcc pkg-config libx11-dev libxrandr-dev libxcursor-dev libxinerama-dev libxi-dev libxxf86vm-dev libgl-dev libasound2-dev
-DEB_TEST  := xvfb xauth libgl1-mesa-dri xdotool postgresql
+DEB_TEST  := xvfb xauth libgl1-mesa-dri xdotool postgresql qemu-user
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Packages whose test binaries import ebiten: they need a display (run under Xvfb).
 EBITEN_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}}' ./... | grep -E ' github.com/hajimehoshi/ebiten/v2( |$$)' | cut -d' ' -f1)
 OTHER_PKGS  = $(filter-out $(EBITEN_PKGS),$(shell $(GO) list ./...))
 
-.PHONY: all deps build server client bot load play test vet test-go test-ebiten check-deps licenses bench fuzz dist clean
+.PHONY: all deps build server client bot load play test vet test-go test-ebiten test-arm64 check-deps licenses bench fuzz dist clean
 
 all: build
 
@@ -80,8 +80,13 @@ test-go:
 test-ebiten:
 	@if [ -n "$(strip $(EBITEN_PKGS))" ]; then $(XVFB) $(GO) test -race -tags display $(EBITEN_PKGS); fi
 
+# The golden replay on arm64 (cross-compiled, run under qemu-user): the simulation gives the same
+# hashes on both architectures (docs/REPLAY.md).
+test-arm64:
+	CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -exec qemu-aarch64 -run Golden ./game/replay
+
 test: deps
-	$(MAKE) vet check-deps test-go test-ebiten
+	$(MAKE) vet check-deps test-go test-ebiten test-arm64
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=1s $(OTHER_PKGS)

@@ -130,3 +130,22 @@ func TestStageTitle(t *testing.T) {
 		t.Errorf("StageTitle(cave) = %q, want the name", got)
 	}
 }
+
+// A parsed stage keeps its file (Stage.Source) and is named by its StageHash (Stage.Hash), the
+// same as the StageFile's; a Stage built in code has neither.
+func TestStageSourceAndHash(t *testing.T) {
+	f, err := EmbeddedStageFile("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := LoadStage("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(st.Source(), f.Data) || st.Hash() != f.Hash || f.Stage.Hash() != f.Hash {
+		t.Errorf("LoadStage(short): Hash %q, StageFile's %q", st.Hash(), f.Hash)
+	}
+	if (&Stage{}).Hash() != "" || (&Stage{}).Source() != nil {
+		t.Error("a Stage built in code has a hash")
+	}
+}

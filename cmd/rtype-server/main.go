@@ -69,6 +69,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "broadcast" {
 		os.Exit(broadcast(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "replay" {
+		os.Exit(replayCmd(os.Args[2:]))
+	}
 	var cfg server.Config
 	var logFormat, logLevel string
 	flag.StringVar(&cfg.Addr, "addr", env("RTYPE_ADDR", ":4242"), "TCP lobby address host:port (env RTYPE_ADDR)")
@@ -110,7 +113,7 @@ func main() {
 		}
 	}
 	if flag.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "rtype-server: unexpected argument %q: flags only (see -h); the one subcommand is \"broadcast\", first\n", flag.Arg(0))
+		fmt.Fprintf(os.Stderr, "rtype-server: unexpected argument %q: flags only (see -h); the subcommands are \"broadcast\" and \"replay\", first\n", flag.Arg(0))
 		os.Exit(2)
 	}
 	addrHost, addrPort, err := net.SplitHostPort(cfg.Addr)

@@ -3,6 +3,7 @@ package replay
 import (
 	"testing"
 
+	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
 )
 
@@ -14,10 +15,9 @@ type botGame struct {
 }
 
 func newBotGame(tb testing.TB, stage string, players int, seed uint64) *botGame {
-	tb.Helper()
 	f, err := game.EmbeddedStageFile(stage)
 	if err != nil {
-		tb.Fatal(err)
+		panic(err) // the embedded stages are part of the build
 	}
 	names := []string{"ann", "bob", "cyd", "dee"}[:players]
 	cfg := game.Config{Seed: seed, Players: players, Stage: f.Stage}
@@ -52,7 +52,10 @@ func (g *botGame) run(ticks int) {
 // encode ends the recording now.
 func (g *botGame) encode(tb testing.TB) []byte {
 	tb.Helper()
-	_, res := g.sim.Over()
+	res := game.ResultAborted // stopped
+	if over, r := g.sim.Over(); over {
+		res = r
+	}
 	b := g.rec.Encode(g.sim, res)
 	if b == nil {
 		tb.Fatal("Encode: nil")
@@ -68,3 +71,5 @@ func mustDecode(tb testing.TB, b []byte) *Replay {
 	}
 	return r
 }
+
+func ecsTick(t uint32) ecs.Tick { return ecs.Tick(t) }

@@ -7,8 +7,9 @@ import (
 	"github.com/rtype/rtype/game"
 )
 
-// RecorderBuffer is the capacity a Recorder's buffer starts with: a 4-player game's events for
-// about ten minutes (docs/BENCHMARKS.md), so recording does not allocate while the game runs.
+// RecorderBuffer is the capacity a Recorder's buffer starts with: about eight minutes of four
+// autopilot players (6.3 KB a minute, docs/BENCHMARKS.md), a whole stage of human players, so
+// recording does not allocate while the game runs (a longer game doubles it, rarely).
 const RecorderBuffer = 48 << 10
 
 // Recorder records a game as it is played: set it on the Sim (game.Sim.SetRecorder) before the
@@ -19,8 +20,8 @@ const RecorderBuffer = 48 << 10
 type Recorder struct {
 	buf      []byte // the header, then the events so far
 	players  int
-	last     ecs.Tick // the last event's tick
-	overflow bool     // past MaxTicks or MaxBytes: nothing more is recorded, Encode returns nil
+	st       stream // the last event's tick, the slots' last inputs
+	overflow bool   // past MaxTicks or MaxBytes: nothing more is recorded, Encode returns nil
 }
 
 var _ game.Recorder = (*Recorder)(nil)
@@ -28,7 +29,7 @@ var _ game.Recorder = (*Recorder)(nil)
 // NewRecorder starts the replay of a game with header h (NewHeader).
 func NewRecorder(h Header) *Recorder {
 	buf := make([]byte, 0, RecorderBuffer+len(h.StageData))
-	return &Recorder{buf: AppendHeader(buf, &h), players: h.Players}
+	return &Recorder{buf: appendHeader(buf, &h), players: h.Players}
 }
 
 // Op records a call into the Sim (game.Recorder).
@@ -75,12 +76,11 @@ func (r *Recorder) add(ev *Event) {
 	if r.overflow {
 		return
 	}
-	if ev.Tick < r.last || ev.Tick > MaxTicks || len(r.buf) > MaxBytes-(1<<20) {
+	if ev.Tick < r.st.last || ev.Tick > MaxTicks || len(r.buf) > MaxBytes-(1<<20) {
 		r.overflow = true
 		return
 	}
-	r.buf = appendEvent(r.buf, ev, r.last)
-	r.last = ev.Tick
+	r.buf = r.st.appendEvent(r.buf, ev)
 }
 
 // Len is the size in bytes of what is recorded so far.
@@ -90,7 +90,7 @@ func (r *Recorder) Len() int { return len(r.buf) }
 // and hash are the final ones, its Stats the results) and res how the game ended as its players
 // were told. The recording may go on. It returns nil for a game too long to record (MaxTicks).
 func (r *Recorder) Encode(s *game.Sim, res game.Result) []byte {
-	if r.overflow || s.Tick() < r.last {
+	if r.overflow || s.Tick() < r.st.last {
 		return nil
 	}
 	stats := make([]game.PlayerStats, r.players)
@@ -100,7 +100,8 @@ func (r *Recorder) Encode(s *game.Sim, res game.Result) []byte {
 	over, _ := s.Over()
 	b := make([]byte, len(r.buf), len(r.buf)+32+len(stats)*24)
 	copy(b, r.buf)
-	b = appendEvent(b, &Event{Tick: s.Tick(), Kind: EventEnd, Hash: s.Hash(), Entities: uint32(s.World().Len())}, r.last)
+	st := r.st // the recording may go on
+	b = st.appendEvent(b, &Event{Tick: s.Tick(), Kind: EventEnd, Hash: s.Hash(), Entities: uint32(s.World().Len())})
 	return appendTrailer(b, res, over, stats)
 }
 

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math/bits"
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
@@ -148,17 +149,16 @@ var (
 
 // Encode returns the file bytes of r (docs/REPLAY.md). r.Events must end with EventEnd.
 func Encode(r *Replay) []byte {
-	b := AppendHeader(make([]byte, 0, 256+len(r.StageData)+3*len(r.Events)), &r.Header)
-	var last ecs.Tick
+	b := appendHeader(make([]byte, 0, 256+len(r.StageData)+2*len(r.Events)), &r.Header)
+	var st stream
 	for i := range r.Events {
-		b = appendEvent(b, &r.Events[i], last)
-		last = r.Events[i].Tick
+		b = st.appendEvent(b, &r.Events[i])
 	}
 	return appendTrailer(b, r.Result, r.SimOver, r.Stats)
 }
 
-// AppendHeader appends the header's bytes (magic to names) to b.
-func AppendHeader(b []byte, h *Header) []byte {
+// appendHeader appends the header's bytes (magic to names) to b.
+func appendHeader(b []byte, h *Header) []byte {
 	b = append(b, Magic...)
 	b = append(b, FormatVersion)
 	b = binary.AppendUvarint(b, uint64(h.SimVersion))
@@ -187,22 +187,51 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// appendEvent appends ev, whose tick is at least last (the previous event's, 0 for the first):
-// a byte kind<<5 | slot<<3 | d, where d 0..6 is the tick delta and 7 says a uvarint delta-7
-// follows, then the kind's payload.
-func appendEvent(b []byte, ev *Event, last ecs.Tick) []byte {
-	d := uint32(ev.Tick - last)
-	head := byte(ev.Kind)<<5 | (ev.Slot&3)<<3
-	if d < 7 {
+// stream is the state events are encoded against: the previous event's tick and, per slot, the
+// buttons of its last input event (both zero at the start).
+type stream struct {
+	last ecs.Tick
+	held [game.MaxPlayers]game.Buttons
+}
+
+// Event head bytes (docs/REPLAY.md): a toggle is 0 | bit<<4 | slot<<2 | d, any other event
+// 1<<7 | kind<<4 | slot<<2 | d, where d 0..2 is the tick delta from the previous event and 3 says a
+// uvarint delta-3 follows.
+const (
+	headOther  = 0x80
+	deltaBits  = 3 // d == deltaBits: a uvarint follows
+	maxToggled = 5 // button bits 0..5
+)
+
+// appendEvent appends ev, whose tick is at least st.last: an input that flips one button of its
+// slot's last input is a toggle (one byte), any other event its head byte then its payload.
+func (st *stream) appendEvent(b []byte, ev *Event) []byte {
+	d := uint32(ev.Tick - st.last)
+	st.last = ev.Tick
+	slot := ev.Slot & 3
+	var head byte
+	toggle := false
+	if ev.Kind == EventInput {
+		x := ev.Buttons ^ st.held[slot]
+		st.held[slot] = ev.Buttons
+		if x != 0 && x&(x-1) == 0 {
+			head, toggle = byte(bits.TrailingZeros8(uint8(x)))<<4|slot<<2, true
+		}
+	}
+	if !toggle {
+		head = headOther | byte(ev.Kind)<<4 | slot<<2
+	}
+	if d < deltaBits {
 		b = append(b, head|byte(d))
 	} else {
-		b = append(b, head|7)
-		b = binary.AppendUvarint(b, uint64(d-7))
+		b = append(b, head|deltaBits)
+		b = binary.AppendUvarint(b, uint64(d-deltaBits))
 	}
-	switch ev.Kind {
-	case EventInput:
+	switch {
+	case toggle:
+	case ev.Kind == EventInput:
 		b = append(b, byte(ev.Buttons))
-	case EventCheckpoint, EventEnd:
+	case ev.Kind == EventCheckpoint || ev.Kind == EventEnd:
 		b = binary.LittleEndian.AppendUint64(b, ev.Hash)
 		b = binary.AppendUvarint(b, uint64(ev.Entities))
 	}
@@ -211,19 +240,19 @@ func appendEvent(b []byte, ev *Event, last ecs.Tick) []byte {
 
 // appendTrailer appends the results and the CRC-32 of everything before it.
 func appendTrailer(b []byte, res game.Result, over bool, stats []game.PlayerStats) []byte {
-	b = append(b, byte(res), flag(over))
+	b = append(b, byte(res), boolByte(over))
 	for i := range stats {
 		st := &stats[i]
 		for _, v := range [...]uint32{st.Score, uint32(st.Kills), uint32(st.Deaths), uint32(st.BeamHits), st.Shots, st.Hits,
 			uint32(st.Lives), uint32(st.Continues), uint32(st.ExtraLives)} {
 			b = binary.AppendUvarint(b, uint64(v))
 		}
-		b = append(b, flag(st.Present))
+		b = append(b, boolByte(st.Present))
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
-func flag(v bool) byte {
+func boolByte(v bool) byte {
 	if v {
 		return 1
 	}
@@ -255,9 +284,10 @@ func Decode(b []byte) (*Replay, error) {
 	if err := d.header(&r.Header); err != nil {
 		return nil, err
 	}
+	var st stream
 	var tick uint64
 	for {
-		ev, err := d.event(&r.Header, &tick)
+		ev, err := d.event(&r.Header, &st, &tick)
 		if err != nil {
 			return nil, err
 		}
@@ -348,6 +378,9 @@ func (d *decoder) uvarint(what string, maxV uint64) uint64 {
 	case n < 0:
 		d.fail(ErrCorrupt, "%s: varint overflows 64 bits", what)
 		return 0
+	case n > 1 && d.b[d.off+n-1] == 0:
+		d.fail(ErrCorrupt, "%s: varint not in its shortest form", what)
+		return 0
 	case v > maxV:
 		d.fail(ErrCorrupt, "%s %d: more than %d", what, v, maxV)
 		return 0
@@ -390,6 +423,9 @@ func (d *decoder) header(h *Header) error {
 	if d.err == nil && (players < 1 || players > game.MaxPlayers) {
 		d.fail(ErrCorrupt, "%d players (want 1..%d)", players, game.MaxPlayers)
 	}
+	if d.err == nil && game.Difficulty(diff) >= game.NumDifficulties {
+		d.fail(ErrCorrupt, "difficulty %d (this build has %d levels)", diff, game.NumDifficulties)
+	}
 	h.Players, h.Difficulty = int(players), game.Difficulty(diff)
 	h.Section = int(d.uvarint("section", 255))
 	if d.err != nil {
@@ -402,16 +438,20 @@ func (d *decoder) header(h *Header) error {
 	return d.err
 }
 
-// event reads one event; *tick is the previous event's tick.
-func (d *decoder) event(h *Header, tick *uint64) (Event, error) {
+// event reads one event; *tick is the previous event's tick, st the slots' last inputs.
+func (d *decoder) event(h *Header, st *stream, tick *uint64) (Event, error) {
 	start := d.off
 	head := d.byte("event")
 	if d.err != nil {
 		return Event{}, d.err
 	}
-	ev := Event{Kind: EventKind(head >> 5), Slot: head >> 3 & 3}
-	delta := uint64(head & 7)
-	if delta == 7 {
+	toggle := head&headOther == 0
+	ev := Event{Kind: EventKind(head >> 4 & 7), Slot: head >> 2 & 3}
+	if toggle {
+		ev.Kind = EventInput
+	}
+	delta := uint64(head & deltaBits)
+	if delta == deltaBits {
 		delta += d.uvarint("tick delta", MaxTicks)
 	}
 	*tick += delta
@@ -432,13 +472,30 @@ func (d *decoder) event(h *Header, tick *uint64) (Event, error) {
 			d.fail(ErrCorrupt, "%s event with slot bits %d", ev.Kind, ev.Slot)
 		}
 	}
-	switch ev.Kind {
-	case EventInput:
-		ev.Buttons = game.Buttons(d.byte("buttons"))
-		if d.err == nil && ev.Buttons&0xc0 != 0 {
-			d.fail(ErrCorrupt, "buttons %#x use the unused bits 6-7", ev.Buttons)
+	if d.err != nil {
+		return ev, d.err
+	}
+	switch {
+	case toggle:
+		bit := head >> 4 & 7
+		if bit > maxToggled {
+			d.off = start
+			d.fail(ErrCorrupt, "toggle of button bit %d (buttons have bits 0..%d)", bit, maxToggled)
 		}
-	case EventCheckpoint, EventEnd:
+		ev.Buttons = st.held[ev.Slot] ^ 1<<bit
+		st.held[ev.Slot] = ev.Buttons
+	case ev.Kind == EventInput:
+		ev.Buttons = game.Buttons(d.byte("buttons"))
+		x := ev.Buttons ^ st.held[ev.Slot]
+		switch {
+		case d.err != nil:
+		case ev.Buttons&0xc0 != 0:
+			d.fail(ErrCorrupt, "buttons %#x use the unused bits 6-7", ev.Buttons)
+		case x != 0 && x&(x-1) == 0:
+			d.fail(ErrCorrupt, "input event that changes one button (a toggle, in the shortest form)")
+		}
+		st.held[ev.Slot] = ev.Buttons
+	case ev.Kind == EventCheckpoint || ev.Kind == EventEnd:
 		if s := d.fixed(8, "hash"); s != nil {
 			ev.Hash = binary.LittleEndian.Uint64(s)
 		}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/replay"
-	"github.com/rtype/rtype/net/wire"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/wire"
 )
 
 // StartGame plays the stage the lobby names, resolved through Config.Stages; an unknown name
