@@ -42,6 +42,7 @@ import (
 	"github.com/rtype/rtype/game/client/controls"
 	"github.com/rtype/rtype/game/client/fx"
 	"github.com/rtype/rtype/game/client/netflow"
+	"github.com/rtype/rtype/game/client/playback"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/client/settings"
 	"github.com/rtype/rtype/game/client/sfx"
@@ -83,6 +84,9 @@ type Config struct {
 	// returns nil. The PNG is the frame drawn right after that tick.
 	Screenshot      string
 	ScreenshotAfter int
+	// Replay, when set, opens this replay file at start (rtype-client -replay FILE): the game
+	// it recorded plays on the Watching screen; Esc goes to the title.
+	Replay string
 	// Mute disables audio entirely (no device is opened).
 	Mute bool
 	// NetSim is passed to session.Config.NetSim ("lat=75ms,loss=5%").
@@ -163,6 +167,8 @@ type app struct {
 
 	// in game
 	link       netflow.Link
+	viewer     *playback.Viewer // the replay being watched (scene Watching)
+	local      chan func()      // results of the client's own goroutines (replay files), run in Update
 	tracker    *fx.Tracker
 	parts      fx.Particles
 	pauseSel   int
@@ -215,7 +221,7 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 		log = slog.Default()
 	}
 	set, err := settings.Load(cfg.ConfigDir)
-	a := &app{cfg: cfg, ctx: ctx, log: log, set: set, rebind: -1, epoch: time.Now()}
+	a := &app{cfg: cfg, ctx: ctx, log: log, set: set, rebind: -1, epoch: time.Now(), local: make(chan func(), 8)}
 	if err != nil {
 		log.Warn("settings", "err", err)
 		a.msg = err.Error()
@@ -294,6 +300,9 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 			a.loadTicket() // "Rejoin game …" on the title while a lost game keeps the slot
 		}
 		a.exec(a.m.Begin())
+		if cfg.Replay != "" && !auto.On {
+			a.handle(scene.Event{Kind: scene.EvWatch, Path: cfg.Replay})
+		}
 	}
 	return a, nil
 }
@@ -331,6 +340,11 @@ func (a *app) exec(cmds []scene.Cmd) {
 			a.net.RequestPause(c.Paused)
 		case scene.CmdClearTicket:
 			a.clearTicket()
+		case scene.CmdListReplays, scene.CmdOpenReplay, scene.CmdCloseReplay:
+			a.execReplay(c)
+		case scene.CmdFetchReplay, scene.CmdKeepReplay:
+			c.Path = a.replayDir() // where the client keeps replays
+			a.net.Exec(c)
 		default:
 			a.net.Exec(c)
 		}
@@ -406,12 +420,30 @@ func (a *app) Update() error {
 			done = true
 		}
 	}
+	for done := false; !done; {
+		select {
+		case fn := <-a.local:
+			fn()
+		default:
+			done = true
+		}
+	}
 	if a.m.Scene != a.last {
 		a.onEnter(a.m.Scene)
 		a.last = a.m.Scene
 	}
 	chatKeys := a.updateChat() // the chat field has the keyboard: no ship input, no menu keys
 	switch a.m.Scene {
+	case scene.Watching:
+		if !toggled {
+			a.updateWatch()
+		}
+		if a.m.Scene == scene.Watching && a.drawnN > 0 {
+			a.gameN++
+			if a.cfg.Screenshot != "" && a.gameN >= a.cfg.ScreenshotAfter {
+				a.shotReady = true
+			}
+		}
 	case scene.Playing:
 		a.updateGame(chatKeys)
 		if a.m.Scene == scene.Playing && a.drawnN > 0 {
@@ -633,7 +665,7 @@ func (a *app) compose(dst surface) int {
 	}
 	w := painter{a.world, xf{k: 1 / a.ui.sp.scale}}
 	n := 0
-	playing := a.m.Scene == scene.Playing && a.link != nil
+	playing := (a.m.Scene == scene.Playing || a.m.Scene == scene.Watching) && a.link != nil
 	if playing {
 		n = a.drawWorld(w)
 	} else {
@@ -647,7 +679,11 @@ func (a *app) compose(dst surface) int {
 	dst.DrawImage(a.world, op)
 	if playing {
 		a.drawGameUI(dst)
-		a.drawChatOverlay(dst)
+		if a.m.Scene == scene.Watching {
+			a.drawWatchOverlay(dst)
+		} else {
+			a.drawChatOverlay(dst)
+		}
 	} else {
 		a.drawMenus(dst)
 	}

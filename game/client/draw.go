@@ -914,6 +914,9 @@ func (a *app) drawHUDTop(dst surface) {
 		p.rect(bx, 24, bw*k, 22, color.RGBA{230, 40, 60, 255})
 		p.strokeRect(bx, 24, bw, 22, 2, color.RGBA{255, 160, 160, 255})
 	}
+	if a.m.Scene == scene.Watching {
+		return // no network: the replay overlay takes the top of the screen
+	}
 	st := a.link.Stats()
 	rtt := a.hud.rttOf(st.RTTMillis)
 	p.rect(Width-34-float32(u.textWidth(rtt, u.small)), 8, float32(u.textWidth(rtt, u.small))+28, 38, hudPlateCol)

@@ -220,11 +220,15 @@ func (a *app) updateMenus() {
 			case 0:
 				a.handle(scene.Event{Kind: scene.EvPlay})
 			case 1:
-				a.handle(scene.Event{Kind: scene.EvOpenControls})
+				a.handle(scene.Event{Kind: scene.EvOpenReplays})
 			case 2:
+				a.handle(scene.Event{Kind: scene.EvOpenHall})
+			case 3:
+				a.handle(scene.Event{Kind: scene.EvOpenControls})
+			case 4:
 				a.rebind = -1
 				a.handle(scene.Event{Kind: scene.EvOpenSettings})
-			case 3:
+			case 5:
 				a.handle(scene.Event{Kind: scene.EvQuit})
 			}
 		}
@@ -232,6 +236,10 @@ func (a *app) updateMenus() {
 		if a.back(false) || a.confirm(false) {
 			a.handle(scene.Event{Kind: scene.EvBack})
 		}
+	case scene.Replays:
+		a.updateReplays()
+	case scene.HallOfFame:
+		a.updateHall()
 	case scene.Connect:
 		a.nav(2, true)
 		if a.menu == 0 {
@@ -271,6 +279,10 @@ func (a *app) updateMenus() {
 		// F5 refreshes even while the join-code field has focus (R there is a letter of a code)
 		if inpututil.IsKeyJustPressed(ebiten.KeyF5) || (!typing && inpututil.IsKeyJustPressed(ebiten.KeyR)) {
 			a.handle(scene.Event{Kind: scene.EvRefresh})
+		}
+		if !typing && inpututil.IsKeyJustPressed(ebiten.KeyH) {
+			a.handle(scene.Event{Kind: scene.EvOpenHall})
+			return
 		}
 		// Left/Right choose the stage of the lobby to create (not while typing a code: A and D
 		// are letters of codes)
@@ -632,6 +644,10 @@ func (a *app) drawMenus(dst surface) {
 		a.drawSettings(dst)
 	case scene.Controls:
 		a.drawControls(dst)
+	case scene.Replays:
+		a.drawReplays(dst)
+	case scene.HallOfFame:
+		a.drawHall(dst)
 	}
 }
 

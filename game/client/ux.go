@@ -174,9 +174,9 @@ func (a *app) rejoin() {
 // titleItems is the title menu: a Rejoin item first while a saved ticket is valid.
 func (a *app) titleItems() []string {
 	if r := a.rejoinItem(); r != "" {
-		return []string{r, "Play", "How to play", "Settings", "Quit"}
+		return []string{r, "Play", "Replays", "Hall of fame", "How to play", "Settings", "Quit"}
 	}
-	return []string{"Play", "How to play", "Settings", "Quit"}
+	return []string{"Play", "Replays", "Hall of fame", "How to play", "Settings", "Quit"}
 }
 
 // lostItems is the lost screen's menu: Rejoin while the ticket is valid, then back.

@@ -30,6 +30,7 @@ type Flags struct {
 	NetSim     string
 	ConfigDir  string
 	Verbose    bool
+	Replay     string
 }
 
 // Parse parses the arguments (without the program name). When exit is true the program is done
@@ -52,6 +53,7 @@ func Parse(args []string, stdout, stderr io.Writer) (f Flags, code int, exit boo
 	fs.StringVar(&f.NetSim, "netsim", "", "simulate a bad link on the game socket, e.g. lat=75ms,jitter=10ms,loss=5%")
 	fs.StringVar(&f.ConfigDir, "config", "", "directory replacing the user config dir for rtype/settings.json")
 	fs.BoolVar(&f.Verbose, "v", false, "debug logging")
+	fs.StringVar(&f.Replay, "replay", "", "watch the replay FILE (a game kept by this client or sent by a friend: .rtr); Esc goes to the title")
 	version := fs.Bool("version", false, "print the version and exit (no display needed)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -70,6 +72,12 @@ func Parse(args []string, stdout, stderr io.Writer) (f Flags, code int, exit boo
 	if f.ShotAfter <= 0 {
 		fmt.Fprintln(stderr, "rtype-client: -screenshot-after must be > 0")
 		return f, 2, true
+	}
+	if f.Replay != "" {
+		if _, err := os.Stat(f.Replay); err != nil {
+			fmt.Fprintf(stderr, "rtype-client: -replay: %v\n", err)
+			return f, 2, true
+		}
 	}
 	fs.Visit(func(fl *flag.Flag) { f.ServerSet = f.ServerSet || fl.Name == "server" })
 	return f, 0, false

@@ -23,6 +23,7 @@ func TestParse(t *testing.T) {
 		{[]string{"-nosuch"}, 2, true, "flag provided but not defined"},
 		{[]string{"stray"}, 2, true, "unexpected arguments"},
 		{[]string{"-screenshot-after", "0"}, 2, true, "-screenshot-after"},
+		{[]string{"-replay", "/nonexistent/friend.rtr"}, 2, true, "-replay: stat /nonexistent/friend.rtr"},
 		{[]string{"-server", "[::1]:4242", "-mute"}, 0, false, ""},
 	} {
 		var out bytes.Buffer

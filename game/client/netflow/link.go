@@ -123,6 +123,16 @@ func NewLocalWorld() *LocalWorld {
 // Post queues a session event (e.g. GameEnd) as if the server had sent it.
 func (l *LocalWorld) Post(ev session.Event) { l.events <- ev }
 
+// TryPost queues ev unless the queue is full (then ev is dropped and TryPost reports false).
+func (l *LocalWorld) TryPost(ev session.Event) bool {
+	select {
+	case l.events <- ev:
+		return true
+	default:
+		return false
+	}
+}
+
 func (l *LocalWorld) SetInput(b game.Buttons)      { l.Input = b }
 func (l *LocalWorld) Events() <-chan session.Event { return l.events }
 func (l *LocalWorld) Stats() session.Stats {

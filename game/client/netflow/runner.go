@@ -241,6 +241,8 @@ func (n *Runner) Exec(c scene.Cmd) {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvConnectFailed, Err: fmt.Errorf("no answer to AUTHENTICATE: %w", context.DeadlineExceeded)}})
 			}
 		})
+	case scene.CmdGetScores, scene.CmdFetchReplay, scene.CmdKeepReplay:
+		n.execHall(c)
 	case scene.CmdListLobbies:
 		n.lobbyDo(func(lc *lobby.Client) {
 			ls, err := lc.Lobbies()

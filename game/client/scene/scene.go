@@ -25,18 +25,21 @@ type ID uint8
 
 // The scenes.
 const (
-	Title    ID = iota // main menu: Play, Settings, Quit
-	Connect            // type the lobby server address
-	Browser            // lobby list, join by code, create
-	Room               // lobby members, START
-	Playing            // in game
-	Results            // victory/defeat and scores
-	Lost               // connection lost: reason, back to menu
-	Settings           // fullscreen, volumes, bindings
-	Controls           // how to play: the keys in effect and what the game's things do
+	Title      ID = iota // main menu: Play, Settings, Quit
+	Connect              // type the lobby server address
+	Browser              // lobby list, join by code, create
+	Room                 // lobby members, START
+	Playing              // in game
+	Results              // victory/defeat and scores
+	Lost                 // connection lost: reason, back to menu
+	Settings             // fullscreen, volumes, bindings
+	Controls             // how to play: the keys in effect and what the game's things do
+	Replays              // the replays kept on this computer: watch one
+	Watching             // a replay plays (pause, speed, seek, whose ship the HUD follows)
+	HallOfFame           // the server's best and recent games (GET_SCORES, GET_GAMES): watch one
 )
 
-var idNames = [...]string{"title", "connect", "browser", "room", "playing", "results", "lost", "settings", "controls"}
+var idNames = [...]string{"title", "connect", "browser", "room", "playing", "results", "lost", "settings", "controls", "replays", "watching", "hall-of-fame"}
 
 func (id ID) String() string {
 	if int(id) < len(idNames) {
@@ -87,7 +90,61 @@ const (
 	// user (later additions)
 	EvOpenControls  // title: How to play
 	EvSetDifficulty // room: the owner picks Level (SET_DIFFICULTY); a refusal comes as EvStageFailed
+	EvOpenReplays   // title: Replays
+	EvWatch         // replays (or -replay FILE at start): watch the replay file Path
+	EvReplayList    // the kept replays were listed: Replays (Err when the folder could not be read)
+	EvWatchReady    // the replay of EvWatch is open and plays
+	EvWatchFailed   // the replay could not be opened: Err
+	EvOpenHall      // title or browser: Hall of fame
+	EvHallQuery     // hall of fame: show Hall (view, stage, players, page)
+	EvScores        // the hall of fame's page arrived: Games
+	EvScoresFailed  // GET_SCORES / GET_GAMES failed: Err
+	EvWatchGame     // hall of fame: watch game Code (its id): fetched, then watched
+	EvReplayFetched // the replay of EvWatchGame was downloaded to Path
+	EvFetchFailed   // the replay could not be downloaded: Err
 )
+
+// HallView is what the Hall of fame screen lists.
+type HallView uint8
+
+// The views, in the order Left/Right steps through them.
+const (
+	HallBest   HallView = iota // the best games of all time (GET_SCORES)
+	HallToday                  // the best games of the server's day (GET_SCORES …,today)
+	HallRecent                 // the newest games (GET_GAMES)
+	HallMine                   // this player's best games (GET_SCORES …,<name>)
+	NumHallViews
+)
+
+var hallViewNames = [...]string{"Best of all time", "Best today", "Recent games", "Your best"}
+
+func (v HallView) String() string {
+	if v < NumHallViews {
+		return hallViewNames[v]
+	}
+	return fmt.Sprintf("view(%d)", uint8(v))
+}
+
+// Hall is the Hall of fame's query: a view, a stage ("" every one), a player count (0 every
+// one) and a page (0 the first).
+type Hall struct {
+	View    HallView
+	Stage   string
+	Players int
+	Page    int
+}
+
+// ReplayInfo is one row of the Replays screen: a replay file and what its header says.
+type ReplayInfo struct {
+	Path       string
+	Stage      string
+	Difficulty game.Difficulty
+	Names      []string // by slot
+	Time       int64    // Unix seconds the game started (0: unknown)
+	Ticks      int      // length (60 Hz ticks)
+	Result     game.Result
+	Score      uint32 // the best score of the game
+}
 
 // Lobby is one row of the lobby browser (GET_LOBBIES).
 type Lobby struct {
@@ -123,6 +180,13 @@ type Event struct {
 	// Spectator: the game starting is watched without a ship (EvGameStarting from a SPECTATE
 	// push: JOIN_LOBBY to a running lobby, docs/PROTOCOL.md §2.4.3).
 	Spectator bool
+	// Path is the replay file to watch (EvWatch, EvReplayFetched); Replays the kept replays
+	// (EvReplayList).
+	Path    string
+	Replays []ReplayInfo
+	// Hall is the query to show (EvHallQuery); Games the page that came (EvScores).
+	Hall  Hall
+	Games []lobby.GameEntry
 }
 
 // CmdKind is a side effect the client must run (network calls in goroutines).
@@ -146,11 +210,18 @@ const (
 	CmdPause                            // ask the server to pause (Paused) or resume the game (Runner.RequestPause); reply nothing
 	CmdClearTicket                      // forget the saved rejoin ticket (rejoined, or the game ended)
 	CmdSetDifficulty                    // SET_DIFFICULTY Level; reply nothing (a DIFFICULTY push) or EvStageFailed
+	CmdListReplays                      // list the replays kept on this computer; reply EvReplayList
+	CmdOpenReplay                       // open the replay file Path for watching; reply EvWatchReady / EvWatchFailed
+	CmdCloseReplay                      // stop watching
+	CmdGetScores                        // the Hall of fame's page Hall; reply EvScores / EvScoresFailed
+	CmdFetchReplay                      // download the replay of game Code into the replays folder; reply EvReplayFetched / EvFetchFailed
+	CmdKeepReplay                       // download the replay of the game that just ended (GAME_ID) into the replays folder; no reply
 )
 
 var cmdNames = [...]string{"", "dial-lobby", "list-lobbies", "join", "start", "wait-start", "leave",
 	"dial-session", "close-session", "disconnect", "save-settings", "quit", "set-stage", "rejoin", "pause",
-	"clear-ticket", "set-difficulty"}
+	"clear-ticket", "set-difficulty", "list-replays", "open-replay", "close-replay", "get-scores",
+	"fetch-replay", "keep-replay"}
 
 func (k CmdKind) String() string {
 	if int(k) < len(cmdNames) {
@@ -175,6 +246,11 @@ type Cmd struct {
 	Stage, StageHash string
 	// Level is the difficulty level to set (CmdSetDifficulty).
 	Level string
+	// Path is the replay file to open (CmdOpenReplay); the replays folder (CmdFetchReplay,
+	// CmdKeepReplay: the client sets it).
+	Path string
+	// Hall is the Hall of fame's query (CmdGetScores).
+	Hall Hall
 }
 
 // ResultsGuardTicks is how long (60 Hz ticks) the results screen ignores confirm and back, so
@@ -224,6 +300,14 @@ type Machine struct {
 	refreshIn    int    // browser: ticks to the next automatic refresh
 	quietList    bool   // the pending list request is an automatic refresh (no spinner)
 	lobbyLost    string // the lobby connection failed during the game: why, in player words (shown with the results)
+	watchFrom    ID     // the scene a replay was opened from (Watching goes back to it)
+	hallFrom     ID     // the scene the Hall of fame was opened from (Title: its connection is its own)
+
+	// Replays are the kept replays (scene Replays), newest first.
+	Replays []ReplayInfo
+	// Hall is the Hall of fame's query shown, Games its page (scene HallOfFame).
+	Hall  Hall
+	Games []lobby.GameEntry
 }
 
 // New returns a machine on the title screen.
@@ -293,6 +377,11 @@ func (m *Machine) Handle(ev Event) []Cmd {
 		m.inSession, m.connected = false, false
 		return append(cmds, Cmd{Kind: CmdQuit})
 	}
+	if ev.Kind == EvLobbyLost && m.connected && m.Scene == Watching {
+		m.connected = false // a replay needs no lobby: watching goes on, Back goes to the title
+		m.watchFrom = Title
+		return nil
+	}
 	if ev.Kind == EvLobbyLost && m.connected && m.Scene != Playing {
 		msg := m.explain(ev.Err)
 		return m.lose(msg)
@@ -309,6 +398,13 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			m.Scene, m.settingsFrom = Settings, Title
 		case EvOpenControls:
 			m.Scene = Controls
+		case EvOpenReplays:
+			m.Scene, m.Busy, m.Error, m.Replays, m.watchFrom = Replays, "Loading replays", "", nil, Replays
+			return []Cmd{{Kind: CmdListReplays}}
+		case EvWatch:
+			return m.watch(ev.Path)
+		case EvOpenHall:
+			return m.openHall()
 		case EvRejoin:
 			return m.rejoin(ev)
 		case EvConnected:
@@ -318,6 +414,41 @@ func (m *Machine) Handle(ev Event) []Cmd {
 		if ev.Kind == EvBack || ev.Kind == EvContinue {
 			m.Scene = Title
 		}
+	case Replays:
+		switch ev.Kind {
+		case EvReplayList:
+			m.Replays = ev.Replays
+			if m.Busy == "Loading replays" {
+				m.Busy = ""
+			}
+			if ev.Err != nil {
+				m.Error = "Could not read the replays folder: " + ev.Err.Error()
+			}
+		case EvWatch:
+			if m.Busy == "" {
+				return m.watch(ev.Path)
+			}
+		case EvWatchReady:
+			m.Scene, m.Busy, m.Error, m.MenuOpen = Watching, "", "", false
+		case EvWatchFailed:
+			// said on the Replays screen, whose list comes with it (also for -replay FILE)
+			m.Busy, m.watchFrom, m.Error = "", Replays, "Cannot play this replay: "+ev.Err.Error()
+			return []Cmd{{Kind: CmdListReplays}}
+		case EvBack:
+			m.Scene, m.Busy, m.Error = Title, "", ""
+		}
+	case Watching:
+		if ev.Kind == EvBack {
+			m.Scene = m.watchFrom
+			cmds := []Cmd{{Kind: CmdCloseReplay}}
+			if m.Scene == Replays {
+				m.Busy = "Loading replays"
+				cmds = append(cmds, Cmd{Kind: CmdListReplays})
+			}
+			return cmds
+		}
+	case HallOfFame:
+		return m.handleHall(ev)
 	case Settings:
 		if ev.Kind == EvBack || ev.Kind == EvContinue {
 			m.Scene = m.settingsFrom
@@ -432,6 +563,10 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			m.connected = false
 			m.Scene, m.Busy, m.Error, m.Lobbies = Title, "", "", nil
 			return []Cmd{{Kind: CmdDisconnect}}
+		case EvOpenHall:
+			if m.Busy == "" {
+				return m.openHall()
+			}
 		}
 	case Room:
 		switch ev.Kind {
@@ -490,7 +625,8 @@ func (m *Machine) Handle(ev Event) []Cmd {
 				m.connected, m.lobbyLost = false, "" // Enter goes to the title, not to a lobby that is gone
 				return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdClearTicket}, {Kind: CmdDisconnect}}
 			}
-			return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdClearTicket}}
+			// the client keeps its own copy of the game (the server's GAME_ID push names it)
+			return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdClearTicket}, {Kind: CmdKeepReplay}}
 		case EvDisconnected:
 			cmds := m.lose(LostWords(ev.Reason))
 			m.Detail = ev.Reason // the raw reason, for small print
@@ -531,6 +667,89 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			m.Reason, m.Detail = "", ""
 			return m.rejoin(ev)
 		case EvConnected:
+			return []Cmd{{Kind: CmdDisconnect}}
+		}
+	}
+	return nil
+}
+
+// watch opens the replay file path from the current scene (Title, Replays or HallOfFame);
+// Watching goes back there. The open is shown on that screen ("Opening replay"; the Replays
+// screen for the title's -replay FILE), where a failure is said.
+func (m *Machine) watch(path string) []Cmd {
+	if path == "" {
+		return nil
+	}
+	m.watchFrom = m.Scene
+	if m.Scene == Title {
+		m.Scene = Replays
+	}
+	m.Busy, m.Error = "Opening replay", ""
+	return []Cmd{{Kind: CmdOpenReplay, Path: path}}
+}
+
+// openHall shows the Hall of fame (its first view); from the title it dials the lobby of the
+// server in use first (the connection is closed again on Back).
+func (m *Machine) openHall() []Cmd {
+	m.hallFrom = m.Scene
+	m.Scene, m.Error, m.Detail, m.Games, m.Hall = HallOfFame, "", "", nil, Hall{}
+	if !m.connected {
+		m.Busy = "Connecting"
+		return []Cmd{{Kind: CmdDialLobby, Addr: m.Addr}}
+	}
+	m.Busy = "Loading scores"
+	return []Cmd{{Kind: CmdGetScores, Hall: m.Hall}}
+}
+
+// handleHall is the HallOfFame scene's part of Handle.
+func (m *Machine) handleHall(ev Event) []Cmd {
+	switch ev.Kind {
+	case EvConnected:
+		if m.Busy != "Connecting" {
+			return []Cmd{{Kind: CmdDisconnect}}
+		}
+		m.connected, m.Busy = true, "Loading scores"
+		return []Cmd{{Kind: CmdGetScores, Hall: m.Hall}}
+	case EvConnectFailed:
+		m.fail(ev.Err)
+	case EvHallQuery:
+		if !m.connected || m.Busy == "Fetching replay" || m.Busy == "Opening replay" {
+			return nil
+		}
+		m.Hall, m.Busy, m.Error = ev.Hall, "Loading scores", ""
+		return []Cmd{{Kind: CmdGetScores, Hall: ev.Hall}}
+	case EvScores:
+		m.Games = ev.Games
+		if m.Busy == "Loading scores" {
+			m.Busy = ""
+		}
+	case EvScoresFailed:
+		m.Games = nil
+		m.fail(ev.Err)
+	case EvWatchGame:
+		if m.Busy == "" && m.connected && ev.Code != "" {
+			m.Busy, m.Error = "Fetching replay", ""
+			return []Cmd{{Kind: CmdFetchReplay, Code: ev.Code}}
+		}
+	case EvReplayFetched:
+		if m.Busy == "Fetching replay" {
+			return m.watch(ev.Path)
+		}
+	case EvFetchFailed:
+		m.fail(ev.Err)
+	case EvWatchReady:
+		m.Scene, m.Busy, m.Error, m.MenuOpen = Watching, "", "", false
+	case EvWatchFailed:
+		m.Busy, m.Error = "", "Cannot play this replay: "+ev.Err.Error()
+	case EvBack:
+		m.Busy, m.Error, m.Games = "", "", nil
+		if m.hallFrom == Browser && m.connected {
+			m.Scene, m.Busy = Browser, "Loading lobbies"
+			return []Cmd{{Kind: CmdListLobbies}}
+		}
+		m.Scene = Title
+		if m.connected {
+			m.connected = false
 			return []Cmd{{Kind: CmdDisconnect}}
 		}
 	}

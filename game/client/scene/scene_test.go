@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/rtype/rtype/lobby"
 )
 
 func kinds(cmds []Cmd) []CmdKind {
@@ -56,7 +58,7 @@ func TestManualFlowToGameAndBack(t *testing.T) {
 		t.Fatalf("dial session args %+v", cmds[0])
 	}
 	expect(t, m, m.Handle(Event{Kind: EvSessionReady}), Playing)
-	expect(t, m, m.Handle(Event{Kind: EvGameEnd, Result: 1}), Results, CmdCloseSession, CmdClearTicket)
+	expect(t, m, m.Handle(Event{Kind: EvGameEnd, Result: 1}), Results, CmdCloseSession, CmdClearTicket, CmdKeepReplay) // the client keeps its copy of the game
 	if m.Result != 1 {
 		t.Fatalf("result %d", m.Result)
 	}
@@ -281,4 +283,131 @@ func TestControlsScreen(t *testing.T) {
 	m := New("a:1", Auto{})
 	expect(t, m, m.Handle(Event{Kind: EvOpenControls}), Controls)
 	expect(t, m, m.Handle(Event{Kind: EvBack}), Title)
+}
+
+// Title → Replays lists the kept replays; watching one and going back returns to the list (listed
+// again); a replay that cannot be played is said on the Replays screen; -replay FILE at start
+// watches from the title and goes back to it.
+func TestReplaysFlow(t *testing.T) {
+	m := New("127.0.0.1:4242", Auto{})
+	cmds := m.Handle(Event{Kind: EvOpenReplays})
+	if m.Scene != Replays || len(cmds) != 1 || cmds[0].Kind != CmdListReplays || m.Busy == "" {
+		t.Fatalf("open replays: scene %v cmds %v busy %q", m.Scene, cmds, m.Busy)
+	}
+	rows := []ReplayInfo{{Path: "/r/a.rtr", Stage: "stage1"}}
+	m.Handle(Event{Kind: EvReplayList, Replays: rows})
+	if len(m.Replays) != 1 || m.Busy != "" {
+		t.Fatalf("list: %d rows, busy %q", len(m.Replays), m.Busy)
+	}
+	cmds = m.Handle(Event{Kind: EvWatch, Path: "/r/a.rtr"})
+	if len(cmds) != 1 || cmds[0].Kind != CmdOpenReplay || cmds[0].Path != "/r/a.rtr" {
+		t.Fatalf("watch: %v", cmds)
+	}
+	m.Handle(Event{Kind: EvWatchReady})
+	if m.Scene != Watching {
+		t.Fatalf("ready: scene %v", m.Scene)
+	}
+	cmds = m.Handle(Event{Kind: EvBack})
+	if m.Scene != Replays || len(cmds) != 2 || cmds[0].Kind != CmdCloseReplay || cmds[1].Kind != CmdListReplays {
+		t.Fatalf("back from watching: scene %v cmds %v", m.Scene, cmds)
+	}
+	m.Handle(Event{Kind: EvReplayList, Replays: rows})
+	m.Handle(Event{Kind: EvWatch, Path: "/r/bad.rtr"})
+	cmds = m.Handle(Event{Kind: EvWatchFailed, Err: errors.New("simulation version 1, this build plays 2")})
+	if m.Scene != Replays || !strings.Contains(m.Error, "version") || len(cmds) != 1 || cmds[0].Kind != CmdListReplays {
+		t.Fatalf("failed: scene %v error %q cmds %v", m.Scene, m.Error, cmds)
+	}
+	m.Handle(Event{Kind: EvBack})
+	if m.Scene != Title {
+		t.Fatalf("back from replays: %v", m.Scene)
+	}
+
+	// -replay FILE: from the title straight to Watching, and back to the title
+	m = New("", Auto{})
+	m.Handle(Event{Kind: EvWatch, Path: "/tmp/friend.rtr"})
+	m.Handle(Event{Kind: EvWatchReady})
+	if m.Scene != Watching {
+		t.Fatalf("-replay: scene %v", m.Scene)
+	}
+	if cmds := m.Handle(Event{Kind: EvBack}); m.Scene != Title || len(cmds) != 1 || cmds[0].Kind != CmdCloseReplay {
+		t.Fatalf("-replay back: scene %v cmds %v", m.Scene, cmds)
+	}
+}
+
+// The Hall of fame from the title dials the server, lists the best games, changes its view on
+// request, downloads and watches a game's replay, comes back to the list, and closes its own
+// connection on Back; from the browser it keeps the lobby connection and goes back there.
+func TestHallOfFameFlow(t *testing.T) {
+	m := New("10.1.1.1:4242", Auto{})
+	cmds := m.Handle(Event{Kind: EvOpenHall})
+	if m.Scene != HallOfFame || len(cmds) != 1 || cmds[0].Kind != CmdDialLobby || cmds[0].Addr != "10.1.1.1:4242" {
+		t.Fatalf("open: scene %v cmds %v", m.Scene, cmds)
+	}
+	cmds = m.Handle(Event{Kind: EvConnected})
+	if len(cmds) != 1 || cmds[0].Kind != CmdGetScores || cmds[0].Hall != (Hall{}) {
+		t.Fatalf("connected: %v", cmds)
+	}
+	games := []lobby.GameEntry{{Rank: 1}}
+	m.Handle(Event{Kind: EvScores, Games: games})
+	if len(m.Games) != 1 || m.Busy != "" {
+		t.Fatalf("scores: %d games busy %q", len(m.Games), m.Busy)
+	}
+	q := Hall{View: HallToday, Stage: "stage1", Players: 2, Page: 1}
+	cmds = m.Handle(Event{Kind: EvHallQuery, Hall: q})
+	if len(cmds) != 1 || cmds[0].Kind != CmdGetScores || cmds[0].Hall != q || m.Hall != q {
+		t.Fatalf("query: %v (hall %+v)", cmds, m.Hall)
+	}
+	m.Handle(Event{Kind: EvScores, Games: games})
+	cmds = m.Handle(Event{Kind: EvWatchGame, Code: "0b7e1c6a-5a38-4a7e-9c1e-3d1f2a4b5c6d"})
+	if len(cmds) != 1 || cmds[0].Kind != CmdFetchReplay || cmds[0].Code == "" {
+		t.Fatalf("watch game: %v", cmds)
+	}
+	cmds = m.Handle(Event{Kind: EvReplayFetched, Path: "/r/0b7e.rtr"})
+	if len(cmds) != 1 || cmds[0].Kind != CmdOpenReplay || cmds[0].Path != "/r/0b7e.rtr" || m.Scene != HallOfFame {
+		t.Fatalf("fetched: scene %v cmds %v", m.Scene, cmds)
+	}
+	m.Handle(Event{Kind: EvWatchReady})
+	if m.Scene != Watching {
+		t.Fatalf("ready: %v", m.Scene)
+	}
+	if cmds := m.Handle(Event{Kind: EvBack}); m.Scene != HallOfFame || len(cmds) != 1 || cmds[0].Kind != CmdCloseReplay || len(m.Games) != 1 {
+		t.Fatalf("back from watching: scene %v cmds %v games %d", m.Scene, cmds, len(m.Games))
+	}
+	m.Handle(Event{Kind: EvFetchFailed, Err: errors.New("no replay of game x")})
+	if m.Error == "" {
+		t.Fatal("a failed download says nothing")
+	}
+	if cmds := m.Handle(Event{Kind: EvBack}); m.Scene != Title || len(cmds) != 1 || cmds[0].Kind != CmdDisconnect {
+		t.Fatalf("back: scene %v cmds %v", m.Scene, cmds)
+	}
+
+	// from the browser: its connection stays
+	m = New("10.1.1.1:4242", Auto{})
+	m.Handle(Event{Kind: EvPlay})
+	m.Handle(Event{Kind: EvSubmitAddr, Addr: "10.1.1.1:4242"})
+	m.Handle(Event{Kind: EvConnected})
+	m.Handle(Event{Kind: EvLobbies})
+	if cmds := m.Handle(Event{Kind: EvOpenHall}); m.Scene != HallOfFame || len(cmds) != 1 || cmds[0].Kind != CmdGetScores {
+		t.Fatalf("browser → hall: scene %v cmds %v", m.Scene, cmds)
+	}
+	if cmds := m.Handle(Event{Kind: EvBack}); m.Scene != Browser || len(cmds) != 1 || cmds[0].Kind != CmdListLobbies {
+		t.Fatalf("hall → browser: scene %v cmds %v", m.Scene, cmds)
+	}
+
+	// the lobby lost while watching: watching goes on, Back goes to the title
+	m = New("10.1.1.1:4242", Auto{})
+	m.Handle(Event{Kind: EvOpenHall})
+	m.Handle(Event{Kind: EvConnected})
+	m.Handle(Event{Kind: EvScores, Games: games})
+	m.Handle(Event{Kind: EvWatchGame, Code: "x"})
+	m.Handle(Event{Kind: EvReplayFetched, Path: "/r/x.rtr"})
+	m.Handle(Event{Kind: EvWatchReady})
+	m.Handle(Event{Kind: EvLobbyLost, Err: errors.New("EOF")})
+	if m.Scene != Watching {
+		t.Fatalf("lobby lost while watching: %v", m.Scene)
+	}
+	m.Handle(Event{Kind: EvBack})
+	if m.Scene != Title {
+		t.Fatalf("back after the lobby was lost: %v", m.Scene)
+	}
 }

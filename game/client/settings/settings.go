@@ -70,6 +70,15 @@ func Dir(override string) (string, error) {
 	return filepath.Join(base, "rtype"), nil
 }
 
+// ReplayDir returns the folder where the client keeps replays: <rtype config dir>/replays.
+func ReplayDir(override string) (string, error) {
+	d, err := Dir(override)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "replays"), nil
+}
+
 // Path returns the settings file path for a config-dir override ("" = os.UserConfigDir()).
 func Path(override string) (string, error) {
 	d, err := Dir(override)
