@@ -37,8 +37,9 @@ const (
 	// MaxTicks bounds a replay's final tick (4 hours at 60 Hz): playing a replay costs CPU in
 	// proportion to its ticks, so a few bytes cannot ask for more.
 	MaxTicks = 4 * 3600 * game.TickRate
-	// MaxBytes bounds a replay file (Read).
-	MaxBytes = 16 << 20
+	// MaxBytes bounds a replay file (Read, the server's Hall, GET_REPLAY's 4096 parts of 2048
+	// bytes): 8 MiB, far above a MaxTicks game (a minute of 4 players is ~6 KB).
+	MaxBytes = 8 << 20
 	// MaxNameBytes bounds a player name and the build string (lobby names have 16 characters).
 	MaxNameBytes = 64
 )

@@ -24,6 +24,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/replay"
 )
 
 // PageSize is how many games one page of a query holds (GET_SCORES and GET_GAMES answer one
@@ -34,15 +35,19 @@ const PageSize = 10
 // size of a GET_STAGE part (docs/PROTOCOL.md §2.4.14).
 const ReplayPartBytes = 2048
 
-// MaxReplayParts bounds the parts of one replay (part numbers have at most 4 digits).
-const MaxReplayParts = 4096
+// MaxReplayBytes is the largest replay a Hall keeps: the largest replay file
+// (replay.MaxBytes); a game with a larger replay is kept without it.
+const MaxReplayBytes = replay.MaxBytes
 
-// MaxReplayBytes is the largest replay a Hall keeps (8 MiB: a 4-player game of hours); a game
-// with a larger replay is kept without it.
-const MaxReplayBytes = ReplayPartBytes * MaxReplayParts
+// MaxReplayParts bounds the parts of one replay: 4096, so part numbers have at most 4 digits.
+const MaxReplayParts = (MaxReplayBytes + ReplayPartBytes - 1) / ReplayPartBytes
+
+// The part numbers of GET_REPLAY have at most 4 digits (docs/PROTOCOL.md §2.4.14): a larger
+// replay.MaxBytes does not compile.
+const _ = uint(9999 - MaxReplayParts)
 
 // ReplayExt is the extension of the replay files under the data directory's replays/ folder.
-const ReplayExt = ".rtr"
+const ReplayExt = replay.FileExt
 
 // Slot is one player's figures in a finished game (game.Sim.Stats at the end).
 type Slot struct {
