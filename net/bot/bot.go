@@ -242,6 +242,9 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	if host == "" {
 		host = "127.0.0.1"
 	}
+	if st.Host != "" {
+		host = st.Host // the lobby handed the game to another host (docs/PROTOCOL.md §2.5.1)
+	}
 	scfg := session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(st.Port)), UUID: uid, Token: st.Token, Key: st.Key, NetSim: cfg.NetSim, Terrain: terrain}
 	if scfg.NetSim != "" && !strings.Contains(scfg.NetSim, "seed=") {
 		scfg.NetSim += ",seed=" + strconv.Itoa(i+1) // each bot its own loss pattern

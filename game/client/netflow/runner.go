@@ -337,6 +337,11 @@ func (n *Runner) Exec(c scene.Cmd) {
 		if err != nil {
 			host = c.Addr
 		}
+		n.mu.Lock()
+		if h := n.start.Host; h != "" && n.start.Port == c.Port && n.start.Token == c.Token {
+			host = h // the lobby handed the game to another host (docs/PROTOCOL.md §2.5.1)
+		}
+		n.mu.Unlock()
 		cfg := session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(c.Port)), UUID: n.id, Token: c.Token, Key: c.Key, NetSim: n.netsim}
 		lc, stageName, stageHash := n.lobby, c.Stage, c.StageHash
 		n.goDo(func() {
