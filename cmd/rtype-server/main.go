@@ -93,6 +93,7 @@ func main() {
 	flag.StringVar(&logLevel, "log-level", env("RTYPE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env RTYPE_LOG_LEVEL)")
 	version := flag.Bool("version", false, "print the version and exit (not configuration: no env)")
 	cpuProfile := flag.String("cpuprofile", env("RTYPE_CPUPROFILE", ""), "write a CPU profile of the whole run to this file, for capacity measurements (env RTYPE_CPUPROFILE)")
+	ff := addFleetFlags()
 	flag.Parse()
 	if *version {
 		fmt.Println(buildinfo.String("rtype-server"))
@@ -141,6 +142,10 @@ func main() {
 	}
 	if cfg.UDPHost == "" {
 		cfg.UDPHost = addrHost // a lobby on loopback keeps its games on loopback too
+	}
+	if err := ff.apply(&cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "rtype-server:", err)
+		os.Exit(2)
 	}
 
 	var level slog.Level

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rtype/rtype/net/fleet"
+	"github.com/rtype/rtype/net/server"
+)
+
+// fleetFlags are the flags of a split server (docs/DEPLOY.md): -role, and a lobby's -hosts or
+// a host's -control, -capacity and -drain-timeout; the control secret comes from the env
+// RTYPE_CONTROL_SECRET or -control-secret-file (never a flag: ps would show it).
+type fleetFlags struct {
+	role, hosts, control, secretFile *string
+	capacity                         *int
+	drain                            *time.Duration
+}
+
+func addFleetFlags() *fleetFlags {
+	return &fleetFlags{
+		role:       flag.String("role", env("RTYPE_ROLE", ""), "run only the lobby (lobby: games go to -hosts) or only the games (host: handed over on -control); empty = both in one process (env RTYPE_ROLE)"),
+		hosts:      flag.String("hosts", env("RTYPE_HOSTS", ""), "with -role lobby: the game hosts' control addresses, host:port,host:port; each game goes to the least loaded (env RTYPE_HOSTS)"),
+		control:    flag.String("control", env("RTYPE_CONTROL", ""), "with -role host: the TCP address the lobby connects to, e.g. :4243 (needs the control secret) (env RTYPE_CONTROL)"),
+		secretFile: flag.String("control-secret-file", env("RTYPE_CONTROL_SECRET_FILE", ""), "file holding the control secret shared by a lobby and its hosts (at least 16 bytes); else the env RTYPE_CONTROL_SECRET (env RTYPE_CONTROL_SECRET_FILE)"),
+		capacity:   flag.Int("capacity", envInt("RTYPE_CAPACITY", fleet.DefaultCapacity), "with -role host: games it runs at once (env RTYPE_CAPACITY)"),
+		drain:      flag.Duration("drain-timeout", envDuration("RTYPE_DRAIN_TIMEOUT", server.DefaultDrainTimeout), "with -role host: on SIGTERM, take no new game and let the running ones end for this long, then end them; negative = end them at once (env RTYPE_DRAIN_TIMEOUT)"),
+	}
+}
+
+// apply checks the flags and sets cfg.Fleet.
+func (f *fleetFlags) apply(cfg *server.Config) error {
+	role, err := server.ParseRole(*f.role)
+	if err != nil {
+		return err
+	}
+	if role == "" {
+		for name, set := range map[string]bool{"-hosts": *f.hosts != "", "-control": *f.control != ""} {
+			if set {
+				return fmt.Errorf("%s needs -role (lobby for -hosts, host for -control)", name)
+			}
+		}
+		return nil
+	}
+	fc := server.FleetConfig{Role: role, Capacity: *f.capacity, DrainTimeout: *f.drain, Control: *f.control}
+	if *f.capacity <= 0 {
+		return errors.New("-capacity must be positive")
+	}
+	if *f.drain == 0 {
+		return errors.New("-drain-timeout 0 is ambiguous: give a positive value, or a negative one (-1s) to end games at once")
+	}
+	switch role {
+	case server.RoleLobby:
+		if *f.control != "" {
+			return errors.New("-control is a host's (-role host); a lobby dials -hosts")
+		}
+		if fc.Hosts, err = fleet.ParseHosts(*f.hosts); err != nil {
+			return fmt.Errorf("%w; -role lobby needs its hosts", err)
+		}
+	case server.RoleHost:
+		if *f.hosts != "" {
+			return errors.New("-hosts is a lobby's (-role lobby); a host listens on -control")
+		}
+		if *f.control == "" {
+			return errors.New("-role host needs -control ADDR, the address its lobby connects to (e.g. :4243)")
+		}
+	}
+	secret := os.Getenv("RTYPE_CONTROL_SECRET")
+	if *f.secretFile != "" {
+		b, err := os.ReadFile(*f.secretFile)
+		if err != nil {
+			return fmt.Errorf("control secret: %w", err)
+		}
+		secret, _, _ = strings.Cut(string(b), "\n")
+	}
+	fc.Secret = []byte(strings.TrimSpace(secret))
+	if err := fleet.CheckSecret(fc.Secret); err != nil {
+		return err
+	}
+	cfg.Fleet = fc
+	return nil
+}
