@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rtype/rtype/net/agones"
 	"github.com/rtype/rtype/net/fleet"
 	"github.com/rtype/rtype/net/server"
 )
@@ -58,8 +59,10 @@ func (f *fleetFlags) apply(cfg *server.Config) error {
 		if *f.control != "" {
 			return errors.New("-control is a host's (-role host); a lobby dials -hosts")
 		}
-		if fc.Hosts, err = fleet.ParseHosts(*f.hosts); err != nil {
-			return fmt.Errorf("%w; -role lobby needs its hosts", err)
+		if *f.hosts != "" || os.Getenv("RTYPE_ALLOCATOR") == "" && !allocatorFlagSet() {
+			if fc.Hosts, err = fleet.ParseHosts(*f.hosts); err != nil {
+				return fmt.Errorf("%w; -role lobby needs its hosts (or -allocator)", err)
+			}
 		}
 	case server.RoleHost:
 		if *f.hosts != "" {
@@ -83,4 +86,73 @@ func (f *fleetFlags) apply(cfg *server.Config) error {
 	}
 	cfg.Fleet = fc
 	return nil
+}
+
+// agonesFlags are the Agones flags: a host's -agones, a lobby's -allocator and its mTLS files.
+type agonesFlags struct {
+	agones                          *bool
+	allocator, namespace, fleetName *string
+	allocCert, allocKey, allocCA    *string
+}
+
+func envBool(name string, def bool) bool {
+	if v, ok := os.LookupEnv(name); ok {
+		switch strings.ToLower(v) {
+		case "1", "true", "yes", "on":
+			return true
+		case "0", "false", "no", "off", "":
+			return false
+		}
+		fmt.Fprintf(os.Stderr, "rtype-server: %s=%q is not a boolean\n", name, v)
+		os.Exit(2)
+	}
+	return def
+}
+
+func addAgonesFlags() *agonesFlags {
+	return &agonesFlags{
+		agones:    flag.Bool("agones", envBool("RTYPE_AGONES", false), "with -role host: run as an Agones GameServer (SDK sidecar on localhost:$AGONES_SDK_HTTP_PORT: Ready, Health, the games counter, Shutdown after the drain) and advertise its status address and port \"game\" (env RTYPE_AGONES)"),
+		allocator: flag.String("allocator", env("RTYPE_ALLOCATOR", ""), "with -role lobby: the Agones allocator service URL, e.g. https://agones-allocator.agones-system.svc:443; each game is allocated on -allocator-fleet instead of -hosts (env RTYPE_ALLOCATOR)"),
+		namespace: flag.String("allocator-namespace", env("RTYPE_ALLOCATOR_NAMESPACE", "default"), "with -allocator: the namespace of the hosts' Fleet (env RTYPE_ALLOCATOR_NAMESPACE)"),
+		fleetName: flag.String("allocator-fleet", env("RTYPE_ALLOCATOR_FLEET", "rtype-hosts"), "with -allocator: the hosts' Fleet (env RTYPE_ALLOCATOR_FLEET)"),
+		allocCert: flag.String("allocator-cert", env("RTYPE_ALLOCATOR_CERT", ""), "with -allocator: the client certificate file (PEM) (env RTYPE_ALLOCATOR_CERT)"),
+		allocKey:  flag.String("allocator-key", env("RTYPE_ALLOCATOR_KEY", ""), "with -allocator: the client key file (PEM) (env RTYPE_ALLOCATOR_KEY)"),
+		allocCA:   flag.String("allocator-ca", env("RTYPE_ALLOCATOR_CA", ""), "with -allocator: the CA file (PEM) of the allocator's server certificate; empty = the system's (env RTYPE_ALLOCATOR_CA)"),
+	}
+}
+
+// apply sets the Agones part of cfg.Fleet (after fleetFlags.apply).
+func (a *agonesFlags) apply(cfg *server.Config) error {
+	if *a.agones {
+		if cfg.Fleet.Role != server.RoleHost {
+			return errors.New("-agones is a host's (-role host); a lobby uses -allocator")
+		}
+		cfg.Fleet.Agones = true
+	}
+	if *a.allocator == "" {
+		return nil
+	}
+	if cfg.Fleet.Role != server.RoleLobby {
+		return errors.New("-allocator is a lobby's (-role lobby)")
+	}
+	cfg.Fleet.Allocator, cfg.Fleet.Namespace, cfg.Fleet.FleetName = *a.allocator, *a.namespace, *a.fleetName
+	if strings.HasPrefix(*a.allocator, "http://") {
+		return nil // no TLS: a test's fake allocator only (DEPLOY.md: the allocator requires mTLS)
+	}
+	if *a.allocCert == "" || *a.allocKey == "" {
+		return errors.New("-allocator needs -allocator-cert and -allocator-key (the allocator requires mTLS)")
+	}
+	tc, err := agones.LoadTLS(*a.allocCert, *a.allocKey, *a.allocCA)
+	if err != nil {
+		return err
+	}
+	cfg.Fleet.AllocatorTLS = tc
+	return nil
+}
+
+// allocatorFlagSet reports whether -allocator was given on the command line.
+func allocatorFlagSet() bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "allocator" && f.Value.String() != "" })
+	return set
 }

@@ -231,8 +231,12 @@ func TestAllocator(t *testing.T) {
 	other := NewFakeSDK("gs-x", "other-fleet", "198.51.100.3", nil, map[string]CounterStatus{CounterGames: {Capacity: 9}})
 	for _, s := range []*FakeSDK{a, b, other} {
 		s.gs.Status.State = "Ready"
+		s.gs.ObjectMeta.Labels[SDKLabelPrefix+LabelAccepting] = "true"
 	}
-	fa := NewFakeAllocator(other, a, b)
+	draining := NewFakeSDK("gs-d", "rtype-hosts", "198.51.100.4", []Port{{Name: "control", Port: 7004}}, map[string]CounterStatus{CounterGames: {Capacity: 9}})
+	draining.gs.Status.State = "Ready"
+	draining.gs.ObjectMeta.Labels[SDKLabelPrefix+LabelAccepting] = "false"
+	fa := NewFakeAllocator(other, draining, a, b)
 	dir := t.TempDir()
 	srv := httptest.NewUnstartedServer(fa)
 	serverTLS, files := testPKI(t, dir)
@@ -263,8 +267,8 @@ func TestAllocator(t *testing.T) {
 	if _, err := al.Allocate(ctx); !errors.Is(err, ErrNoGameServer) {
 		t.Fatalf("full fleet: %v, want ErrNoGameServer", err)
 	}
-	if other.GameServer().Status.State != "Ready" {
-		t.Fatal("a GameServer of another fleet was allocated")
+	if other.GameServer().Status.State != "Ready" || draining.GameServer().Status.State != "Ready" {
+		t.Fatal("a GameServer of another fleet, or one that drains, was allocated")
 	}
 	var req AllocationRequest
 	if err := json.Unmarshal([]byte(fa.Calls()[0].Body), &req); err != nil || len(req.GameServerSelectors) != 2 {

@@ -50,20 +50,29 @@ type (
 // LabelFleet is the label Agones puts on every GameServer of a Fleet, naming it.
 const LabelFleet = "agones.dev/fleet"
 
+// LabelAccepting is the label a host sets through the SDK to "true" once Ready and to "false"
+// when it drains; Agones stores SDK labels under "agones.dev/sdk-" (SDKLabelPrefix), and the
+// allocation selects on it, so a draining host is never allocated.
+const (
+	LabelAccepting = "rtype-accepting"
+	SDKLabelPrefix = "agones.dev/sdk-"
+)
+
 // States of a selector (GameServerSelectorGameServerState).
 const (
 	StateReady     = "READY"
 	StateAllocated = "ALLOCATED"
 )
 
-// GamesRequest is the allocation of one game on a fleet of high-density hosts: an Allocated
-// host with a free game first (games packed on the hosts already in use), else a Ready one;
+// GamesRequest is the allocation of one game on a fleet of high-density hosts that accept
+// games (LabelAccepting): an Allocated host with a free game first (games packed on the hosts
+// already in use), else a Ready one;
 // the games counter is incremented by the allocation itself, so two lobbies allocating at once
 // cannot both take a host's last place.
 func GamesRequest(namespace, fleet string) AllocationRequest {
 	one := Int64(1)
 	sel := func(state string) GameServerSelector {
-		return GameServerSelector{MatchLabels: map[string]string{LabelFleet: fleet}, GameServerState: state,
+		return GameServerSelector{MatchLabels: map[string]string{LabelFleet: fleet, SDKLabelPrefix + LabelAccepting: "true"}, GameServerState: state,
 			Counters: map[string]CounterSelector{CounterGames: {MinAvailable: &one}}}
 	}
 	return AllocationRequest{Namespace: namespace, Scheduling: "Packed",

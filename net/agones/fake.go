@@ -149,7 +149,7 @@ func (f *FakeSDK) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case !decodeStrict(body, &kv) || kv.Key == "" || LabelValue(kv.Value) != kv.Value:
 			http.Error(w, "want {\"key\": ..., \"value\": a label value}", http.StatusBadRequest)
 		default:
-			f.gs.ObjectMeta.Labels["agones.dev/sdk-"+kv.Key] = kv.Value
+			f.gs.ObjectMeta.Labels[SDKLabelPrefix+kv.Key] = kv.Value
 			jsonAnswer(w, struct{}{})
 		}
 	case strings.HasPrefix(p, "/v1beta1/counters/"):

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -428,5 +429,46 @@ func TestHostRefusesBadSpec(t *testing.T) {
 	}
 	if len(h.st.games()) != 0 {
 		t.Fatal("a malformed spec reached the runtime")
+	}
+}
+
+// TestAllocatedHosts: with an allocator (Agones) the lobby lists no host: each START asks the
+// allocator, connects to a host it has not seen and hands the game over there; an allocation
+// error is START's error.
+func TestAllocatedHosts(t *testing.T) {
+	a := startHost(t, 4, 5001, "")
+	b := startHost(t, 4, 5002, "")
+	var mu sync.Mutex
+	queue := []string{a.addr, b.addr, a.addr}
+	r := NewRemote(RemoteConfig{Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond, Redial: 10 * time.Millisecond,
+		Allocate: func(ctx context.Context) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(queue) == 0 {
+				return "", errors.New("no GameServer")
+			}
+			addr := queue[0]
+			queue = queue[1:]
+			return addr, nil
+		}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); r.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	eventually(t, "Run started", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.ctx != nil })
+	for i, want := range []int{5001, 5002, 5001} {
+		g, err := r.StartGame(spec("ABCD"+string(rune('E'+i)), 1))
+		if err != nil || g.Port() != want {
+			t.Fatalf("game %d: %v on %v, want port %d", i, err, g, want)
+		}
+	}
+	if n := len(r.Hosts()); n != 2 {
+		t.Fatalf("%d links, want 2 (one per allocated host)", n)
+	}
+	if _, err := r.StartGame(spec("QRSTU", 1)); err == nil || !strings.Contains(err.Error(), "no GameServer") {
+		t.Fatalf("allocation failure: %v", err)
+	}
+	if len(a.st.games()) != 2 || len(b.st.games()) != 1 {
+		t.Fatalf("games on a: %d, b: %d", len(a.st.games()), len(b.st.games()))
 	}
 }

@@ -34,14 +34,26 @@ type RemoteConfig struct {
 	// Redial is the first wait before dialling a host again after a failure, doubling up to
 	// 16 times it (0: 250 ms).
 	Redial time.Duration
+	// Allocate, when set, chooses the host of each game instead of Choose (Agones allocation:
+	// net/agones.Allocator): it returns the control address of a host that has taken a free
+	// game place. The lobby connects to a host it has not seen yet, and forgets it once it has
+	// been unreachable for DynamicGiveUp with no game. Hosts may then be empty.
+	Allocate func(ctx context.Context) (controlAddr string, err error)
 }
+
+// DynamicGiveUp is how long an allocated host may stay unreachable before the lobby forgets it.
+const DynamicGiveUp = 30 * time.Second
 
 // Remote is the lobby's game runtime when the games run on other hosts (-role lobby): a
 // lobby.Starter that hands each game to the least loaded connected host (Choose) over the
 // control channel, and the lobby.Game of each such game. Run keeps the connections.
 type Remote struct {
-	cfg   RemoteConfig
-	log   *slog.Logger
+	cfg RemoteConfig
+	log *slog.Logger
+
+	mu    sync.Mutex
+	ctx   context.Context // Run's (nil before)
+	wg    sync.WaitGroup  // link goroutines
 	links []*link
 }
 
@@ -63,10 +75,14 @@ func NewRemote(cfg RemoteConfig) *Remote {
 	}
 	r := &Remote{cfg: cfg, log: cfg.Logger}
 	for _, a := range cfg.Hosts {
-		host, _, _ := net.SplitHostPort(a)
-		r.links = append(r.links, &link{r: r, addr: a, udpHost: host, games: map[uint64]*RemoteGame{}, pending: map[uint64]chan *Msg{}})
+		r.links = append(r.links, r.newLink(a, false))
 	}
 	return r
+}
+
+func (r *Remote) newLink(addr string, dynamic bool) *link {
+	host, _, _ := net.SplitHostPort(addr)
+	return &link{r: r, addr: addr, udpHost: host, dynamic: dynamic, games: map[uint64]*RemoteGame{}, pending: map[uint64]chan *Msg{}}
 }
 
 // ParseHosts reads -hosts: comma-separated host:port control addresses.
@@ -90,18 +106,64 @@ func ParseHosts(s string) ([]string, error) {
 // Run connects every host and keeps it connected (redialling with a backoff) until ctx is
 // cancelled; then the games still running end as aborted.
 func (r *Remote) Run(ctx context.Context) {
-	var wg sync.WaitGroup
+	r.mu.Lock()
+	r.ctx = ctx
 	for _, l := range r.links {
-		wg.Add(1)
-		go func() { defer wg.Done(); l.run(ctx) }()
+		r.goLink(l)
 	}
-	wg.Wait()
+	r.mu.Unlock()
+	<-ctx.Done()
+	r.wg.Wait()
 }
 
-// Hosts returns the lobby's view of each host, in -hosts order.
+// goLink starts l's connection goroutine (called with r.mu held, after Run began).
+func (r *Remote) goLink(l *link) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		l.run(r.ctx)
+		if l.dynamic {
+			r.mu.Lock()
+			for i, o := range r.links {
+				if o == l {
+					r.links = append(r.links[:i], r.links[i+1:]...)
+					break
+				}
+			}
+			r.mu.Unlock()
+		}
+	}()
+}
+
+// linkTo returns the link to addr, connecting a new one (allocation).
+func (r *Remote) linkTo(addr string) (*link, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ctx == nil || r.ctx.Err() != nil {
+		return nil, errors.New("the lobby's host connections are not running")
+	}
+	for _, l := range r.links {
+		if l.addr == addr {
+			return l, nil
+		}
+	}
+	l := r.newLink(addr, true)
+	r.links = append(r.links, l)
+	r.goLink(l)
+	return l, nil
+}
+
+func (r *Remote) snapshot() []*link {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*link(nil), r.links...)
+}
+
+// Hosts returns the lobby's view of each host, in -hosts order (then allocated ones).
 func (r *Remote) Hosts() []HostView {
-	out := make([]HostView, len(r.links))
-	for i, l := range r.links {
+	links := r.snapshot()
+	out := make([]HostView, len(links))
+	for i, l := range links {
 		out[i] = l.view()
 	}
 	return out
@@ -122,7 +184,14 @@ func (r *Remote) Up() int {
 // that refuses or does not answer is passed over for the next, within StartTimeout in all.
 func (r *Remote) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
 	deadline := time.Now().Add(r.cfg.StartTimeout)
-	views := r.Hosts()
+	if r.cfg.Allocate != nil {
+		return r.startAllocated(spec, deadline)
+	}
+	links := r.snapshot()
+	views := make([]HostView, len(links))
+	for i, l := range links {
+		views[i] = l.view()
+	}
 	var errs []string
 	for time.Now().Before(deadline) {
 		i := Choose(views)
@@ -130,16 +199,67 @@ func (r *Remote) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
 			break
 		}
 		views[i].Up = false // not twice
-		g, err := r.links[i].start(spec, deadline)
+		g, err := links[i].start(spec, deadline)
 		if err == nil {
 			return g, nil
 		}
-		errs = append(errs, r.links[i].addr+": "+err.Error())
+		errs = append(errs, links[i].addr+": "+err.Error())
 	}
 	if len(errs) == 0 {
 		return nil, errors.New("no game host has room (all down, draining or full)")
 	}
 	return nil, errors.New("no game host took the game: " + strings.Join(errs, "; "))
+}
+
+// startAllocated asks the allocator for a host, connects to it if new and hands the game over.
+func (r *Remote) startAllocated(spec lobby.GameSpec, deadline time.Time) (lobby.Game, error) {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	var last error
+	// A host may refuse what it was allocated for (it began draining, or a game ended and its
+	// exact count undid the allocation's increment): the next allocation picks another.
+	for range maxAllocations {
+		addr, err := r.cfg.Allocate(ctx)
+		if err != nil {
+			if last != nil {
+				return nil, fmt.Errorf("%v; then allocation: %w", last, err)
+			}
+			return nil, fmt.Errorf("allocation: %w", err)
+		}
+		l, err := r.linkTo(addr)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.waitUp(ctx); err != nil {
+			return nil, fmt.Errorf("allocated host %s: not connected in time", addr)
+		}
+		g, err := l.start(spec, deadline)
+		if err == nil {
+			return g, nil
+		}
+		last = fmt.Errorf("allocated host %s: %w", addr, err)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, last
+}
+
+// maxAllocations bounds the allocations one START tries.
+const maxAllocations = 3
+
+// waitUp waits until l is connected, or ctx ends.
+func (l *link) waitUp(ctx context.Context) error {
+	t := time.NewTicker(2 * time.Millisecond)
+	defer t.Stop()
+	for !l.view().Up {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
 }
 
 // errHostLost is the error of requests pending on a host whose connection failed.
@@ -150,6 +270,7 @@ type link struct {
 	r       *Remote
 	addr    string
 	udpHost string // the host of addr: where players send UDP unless the host names another
+	dynamic bool   // allocated (Allocate), not of -hosts: forgotten once unreachable
 
 	mu      sync.Mutex
 	c       *Conn // nil while down
@@ -167,9 +288,17 @@ func (l *link) view() HostView {
 
 func (l *link) run(ctx context.Context) {
 	wait := l.r.cfg.Redial
+	downSince := time.Now()
 	for ctx.Err() == nil {
 		err := l.session(ctx)
 		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			downSince = time.Now()
+		}
+		if l.dynamic && time.Since(downSince) >= DynamicGiveUp {
+			l.r.log.Info("allocated game host forgotten: unreachable", "host", l.addr, "for", time.Since(downSince).Round(time.Second))
 			return
 		}
 		l.r.log.Warn("game host down", "host", l.addr, "err", err, "retry_in", wait)

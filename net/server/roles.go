@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -46,6 +47,17 @@ type FleetConfig struct {
 	// DrainTimeout bounds a host's drain at shutdown (0: DefaultDrainTimeout; negative: none,
 	// the games end at once).
 	DrainTimeout time.Duration
+	// Agones makes a host a GameServer of an Agones fleet (-agones; agones.go): the SDK
+	// sidecar's address and port to advertise, Ready, Health, the games counter, labels, and
+	// Shutdown after the drain.
+	Agones bool
+	// AgonesSDK is the sidecar's base URL ("": http://localhost:$AGONES_SDK_HTTP_PORT).
+	AgonesSDK string
+	// Allocator is a lobby's Agones allocator service URL (-allocator): every START allocates
+	// a game place on FleetName in Namespace instead of choosing among Hosts, over mTLS
+	// (AllocatorTLS).
+	Allocator, Namespace, FleetName string
+	AllocatorTLS                    *tls.Config
 	// OnControl receives a host's bound control address (tests use port 0).
 	OnControl func(net.Addr)
 	// OnHost and OnRemote receive the host's control endpoint and the lobby's Remote (tests).
@@ -159,6 +171,15 @@ func runHost(ctx context.Context, cfg Config, stages *game.StageCatalogue) error
 	if err != nil {
 		return err
 	}
+	var ag *agonesHost
+	if cfg.Fleet.Agones {
+		if ag, err = newAgonesHost(ctx, cfg, log); err != nil {
+			return err
+		}
+		if publicPort == 0 { // -public-udp wins over the GameServer's status
+			publicHost, publicPort = ag.host, ag.port
+		}
+	}
 	cln, err := net.Listen("tcp", cfg.Fleet.Control)
 	if err != nil {
 		return fmt.Errorf("control address: %w", err)
@@ -175,7 +196,11 @@ func runHost(ctx context.Context, cfg Config, stages *game.StageCatalogue) error
 		return err
 	}
 	reg = metrics.New(nil, mgr)
-	h := fleet.NewHost(fleet.HostConfig{Secret: cfg.Fleet.Secret, Starter: mgr, Capacity: cfg.Fleet.Capacity, PublicHost: publicHost, Logger: log})
+	hc := fleet.HostConfig{Secret: cfg.Fleet.Secret, Starter: mgr, Capacity: cfg.Fleet.Capacity, PublicHost: publicHost, Logger: log}
+	if ag != nil {
+		hc.OnLoad = func(l fleet.Load) { ag.counter.Set(l.Games) }
+	}
+	h := fleet.NewHost(hc)
 	draining := make(chan struct{})
 	stopMetrics, err := serveHTTP(cfg.MetricsAddr, func() http.Handler {
 		return MetricsHandler(reg, HTTPConfig{Hosts: cfg.HTTPHosts, Ready: func() bool {
@@ -209,6 +234,12 @@ func runHost(ctx context.Context, cfg Config, stages *game.StageCatalogue) error
 	defer stopHost()
 	served := make(chan error, 1)
 	go func() { served <- h.Serve(hostCtx, cln) }()
+	if ag != nil {
+		if err := ag.start(ctx, h.Load().Capacity, stages, mgr); err != nil {
+			log.Error("agones: the GameServer could not be made Ready", "err", err)
+		}
+		defer ag.stop()
+	}
 	var serveErr error
 	select {
 	case <-ctx.Done():
@@ -217,6 +248,9 @@ func runHost(ctx context.Context, cfg Config, stages *game.StageCatalogue) error
 	}
 	close(draining)
 	h.Drain()
+	if ag != nil {
+		ag.drain()
+	}
 	drainGames(h, cfg.Fleet.DrainTimeout, log)
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -270,21 +304,25 @@ func waitIdle(h *fleet.Host, ctx context.Context) {
 // runLobby runs the TCP lobby only (-role lobby): every START goes to one of cfg.Fleet.Hosts.
 func runLobby(ctx context.Context, cfg Config, stages *game.StageCatalogue) error {
 	log := cfg.Logger
-	if len(cfg.Fleet.Hosts) == 0 {
-		return errors.New("-role lobby needs -hosts host:port,... (the hosts' -control addresses)")
+	if len(cfg.Fleet.Hosts) == 0 && cfg.Fleet.Allocator == "" {
+		return errors.New("-role lobby needs -hosts host:port,... (the hosts' -control addresses) or -allocator (Agones)")
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
-	remote := fleet.NewRemote(fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, Logger: log})
+	rc := fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, Logger: log}
+	if cfg.Fleet.Allocator != "" {
+		rc.Allocate = allocate(cfg.Fleet, log)
+	}
+	remote := fleet.NewRemote(rc)
 	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, Logger: log,
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
 		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
 	reg := metrics.New(srv, nil)
 	// Ready (GET /readyz) while serving with at least one host up: a lobby without hosts
 	// cannot start a game.
-	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, Ready: func() bool { return ctx.Err() == nil && remote.Up() > 0 }}
+	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, Ready: func() bool { return ctx.Err() == nil && (remote.Up() > 0 || rc.Allocate != nil) }}
 	stopMetrics, err := serveHTTP(cfg.MetricsAddr, func() http.Handler { return MetricsHandler(reg, hcfg) }, log, "metrics", cfg.OnMetrics)
 	if err != nil {
 		ln.Close()
