@@ -1,6 +1,7 @@
 package agones
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -352,3 +353,25 @@ func bytesReader(s string) io.Reader { return strings.NewReader(s) }
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestDeployDocRequest: the allocation request shown in docs/DEPLOY.md is the one the lobby
+// sends.
+func TestDeployDocRequest(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/DEPLOY.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(doc), "```json\n")
+	block, _, ok2 := strings.Cut(after, "```")
+	if !ok || !ok2 {
+		t.Fatal("no json block in docs/DEPLOY.md")
+	}
+	var want bytes.Buffer
+	if err := json.Compact(&want, []byte(block)); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(GamesRequest("default", "rtype-hosts"))
+	if string(got) != want.String() {
+		t.Fatalf("docs/DEPLOY.md shows\n%s\nthe lobby sends\n%s", want.String(), got)
+	}
+}
