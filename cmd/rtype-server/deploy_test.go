@@ -193,7 +193,7 @@ func TestManifests(t *testing.T) {
 		Policy    struct {
 			Type    string `json:"type"`
 			Counter struct {
-				Key                                string
+				Key                                  string
 				BufferSize, MinCapacity, MaxCapacity int
 			} `json:"counter"`
 		} `json:"policy"`
