@@ -266,6 +266,20 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	// A killed server resets the lobby connection at once: the session then ends after 1 s of
 	// silence instead of 10 (session.Client.LobbyLost).
 	s.WatchLobby(lc.Done(), func() bool { return !errors.Is(lc.Err(), lobby.ErrClosed) })
+	// END from the lobby while the game runs: its host stopped answering (a split server,
+	// docs/DEPLOY.md) — the session then ends after 1 s of silence, as when the lobby is lost.
+	lobbyEnd := make(chan uint8, 1)
+	endCtx, endStop := context.WithCancel(ctx)
+	var endWG sync.WaitGroup
+	endWG.Add(1)
+	go func() {
+		defer endWG.Done()
+		if r, err := lc.WaitEnd(endCtx); err == nil {
+			lobbyEnd <- r
+		}
+	}()
+	defer func() { endStop(); endWG.Wait() }()
+	lobbyEnded := false
 	if cfg.OnSession != nil {
 		cfg.OnSession(i, s)
 	}
@@ -330,6 +344,14 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 				res.Result = ev.Result.String()
 			case session.EventDisconnected:
 				res.Result, res.Error = "disconnected", ev.Reason
+				if lobbyEnded {
+					res.Result, res.Error = "aborted", "the game host stopped answering: the lobby ended the game ("+ev.Reason+")"
+				}
+			}
+		case <-lobbyEnd:
+			if res.Result == "disconnected" { // no GAME_END yet
+				lobbyEnded = true
+				s.LobbyLost()
 			}
 		case <-tick.C:
 			crash := false
