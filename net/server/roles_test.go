@@ -24,7 +24,7 @@ type splitHost struct {
 	stop    func()
 }
 
-func startSplitHost(t *testing.T, ip string, capacity int) *splitHost {
+func startSplitHost(t testing.TB, ip string, capacity int) *splitHost {
 	t.Helper()
 	sh := &splitHost{}
 	var mu sync.Mutex
