@@ -345,13 +345,13 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 			case session.EventDisconnected:
 				res.Result, res.Error = "disconnected", ev.Reason
 				if lobbyEnded {
-					res.Result, res.Error = "aborted", "the game host stopped answering: the lobby ended the game ("+ev.Reason+")"
+					res.Result = "aborted" // the lobby's END: the host is gone (ev.Reason says so)
 				}
 			}
 		case <-lobbyEnd:
 			if res.Result == "disconnected" { // no GAME_END yet
 				lobbyEnded = true
-				s.LobbyLost()
+				s.EndedByLobby()
 			}
 		case <-tick.C:
 			crash := false
