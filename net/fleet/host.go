@@ -119,9 +119,14 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 		var nc net.Conn
 		nc, err = ln.Accept()
 		if err != nil {
-			var ne net.Error
-			if ctx.Err() == nil && errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if ctx.Err() == nil && !errors.Is(err, net.ErrClosed) {
+				// EMFILE and the like: wait a little rather than spin, then accept again.
+				h.log.Warn("control accept failed", "err", err)
+				select {
+				case <-time.After(50 * time.Millisecond):
+					continue
+				case <-ctx.Done():
+				}
 			}
 			break
 		}

@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/fleet/*.hex from the code")
@@ -65,7 +67,7 @@ func parseHex(text string) ([]byte, error) {
 }
 
 // vectors are the example's messages as the code makes them.
-func vectors(t *testing.T) map[string][]byte {
+func vectors(t testing.TB) map[string][]byte {
 	_, h2l := SessionKeys(vecSecret, vecNh, vecNl)
 	return map[string][]byte{
 		"host_hello":  AppendHostHello(nil, vecNh),
@@ -75,7 +77,7 @@ func vectors(t *testing.T) map[string][]byte {
 	}
 }
 
-func mustGCM(t *testing.T, key []byte) cipher.AEAD {
+func mustGCM(t testing.TB, key []byte) cipher.AEAD {
 	a, err := gcm(key)
 	if err != nil {
 		t.Fatal(err)
@@ -196,6 +198,32 @@ func FuzzMessage(f *testing.F) {
 				if mb.Token == 0 {
 					t.Fatal("token 0 accepted")
 				}
+			}
+		}
+	})
+}
+
+// FuzzFrame: whatever bytes follow the handshake, Read returns a message that authenticates
+// or an error — never a panic, never more than MaxFrame+TagSize bytes read into memory for
+// one frame. The seed is the example's first frame (it opens under the example's keys).
+func FuzzFrame(f *testing.F) {
+	vs := vectors(f)
+	f.Add(vs["first_frame"])
+	f.Add([]byte{0, 0, 0, 0})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
+	_, h2l := SessionKeys(vecSecret, vecNh, vecNl)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, p := net.Pipe()
+		defer a.Close()
+		go func() { p.Write(b); p.Close() }()
+		c := &Conn{nc: a, rd: mustGCM(t, h2l)}
+		for {
+			m, err := c.Read(time.Now().Add(time.Second))
+			if err != nil {
+				return
+			}
+			if len(m) > MaxFrame {
+				t.Fatalf("a message of %d bytes", len(m))
 			}
 		}
 	})
