@@ -208,7 +208,7 @@ func TestHandOver(t *testing.T) {
 		}
 	}
 	// a: 1/2 loaded, b: 0/1: b is less loaded.
-	g2, err := r.StartGame(spec("FGHIJ", 1))
+	g2, err := r.StartGame(spec("FGHJK", 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestHostLost(t *testing.T) {
 		t.Fatal("the host did not abort the game of its lost lobby")
 	}
 	eventually(t, "host a down", func() bool { return !r.Hosts()[0].Up })
-	g2, err := r.StartGame(spec("FGHIJ", 2))
+	g2, err := r.StartGame(spec("FGHJK", 2))
 	if err != nil || g2.Port() != 5002 {
 		t.Fatalf("after host a died: %v on %v, want host b", err, g2)
 	}
@@ -310,7 +310,7 @@ func TestDrain(t *testing.T) {
 	a.Drain()
 	eventually(t, "drain reported", func() bool { return r.Hosts()[0].Load.Draining })
 	for i := range 3 {
-		g2, err := r.StartGame(spec("FGHI"+string(rune('J'+i)), 1))
+		g2, err := r.StartGame(spec("FGHK"+string(rune('L'+i)), 1))
 		if err != nil || g2.Port() != 5002 {
 			t.Fatalf("game %d while a drains: %v", i, err)
 		}

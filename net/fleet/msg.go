@@ -125,6 +125,12 @@ func (s *Spec) gameSpec() (lobby.GameSpec, error) {
 	if len(s.Members) == 0 || len(s.Members) > lobby.MaxPlayers {
 		return lobby.GameSpec{}, fmt.Errorf("start with %d members (1..%d)", len(s.Members), lobby.MaxPlayers)
 	}
+	if !lobby.ValidCode(s.Code) {
+		return lobby.GameSpec{}, fmt.Errorf("lobby code %q", s.Code)
+	}
+	if !game.ValidStageName(s.Stage) {
+		return lobby.GameSpec{}, fmt.Errorf("stage name %q", s.Stage)
+	}
 	out := lobby.GameSpec{Code: s.Code, Stage: s.Stage, Difficulty: d}
 	for _, m := range s.Members {
 		lm, err := m.lobbyMember()
