@@ -18,6 +18,7 @@ import (
 // RTYPE_CONTROL_SECRET or -control-secret-file (never a flag: ps would show it).
 type fleetFlags struct {
 	role, hosts, control, secretFile *string
+	cert, key, ca                    *string
 	capacity                         *int
 	drain                            *time.Duration
 }
@@ -28,6 +29,9 @@ func addFleetFlags() *fleetFlags {
 		hosts:      flag.String("hosts", env("RTYPE_HOSTS", ""), "with -role lobby: the game hosts' control addresses, host:port,host:port; each game goes to the least loaded (env RTYPE_HOSTS)"),
 		control:    flag.String("control", env("RTYPE_CONTROL", ""), "with -role host: the TCP address the lobby connects to, e.g. :4243 (needs the control secret) (env RTYPE_CONTROL)"),
 		secretFile: flag.String("control-secret-file", env("RTYPE_CONTROL_SECRET_FILE", ""), "file holding the control secret shared by a lobby and its hosts (at least 16 bytes); else the env RTYPE_CONTROL_SECRET (env RTYPE_CONTROL_SECRET_FILE)"),
+		cert:       flag.String("control-cert", env("RTYPE_CONTROL_CERT", ""), "run the control channel over mutual TLS: this side's certificate (PEM; a host's must name its -hosts address); with -control-key and -control-ca the secret becomes optional (env RTYPE_CONTROL_CERT)"),
+		key:        flag.String("control-key", env("RTYPE_CONTROL_KEY", ""), "with -control-cert: its private key (PEM) (env RTYPE_CONTROL_KEY)"),
+		ca:         flag.String("control-ca", env("RTYPE_CONTROL_CA", ""), "with -control-cert: the CA (PEM) that signs the other side's certificates (env RTYPE_CONTROL_CA)"),
 		capacity:   flag.Int("capacity", envInt("RTYPE_CAPACITY", fleet.DefaultCapacity), "with -role host: games it runs at once (env RTYPE_CAPACITY)"),
 		drain:      flag.Duration("drain-timeout", envDuration("RTYPE_DRAIN_TIMEOUT", server.DefaultDrainTimeout), "with -role host: on SIGTERM, take no new game and let the running ones end for this long, then end them; negative = end them at once (env RTYPE_DRAIN_TIMEOUT)"),
 	}
@@ -81,7 +85,15 @@ func (f *fleetFlags) apply(cfg *server.Config) error {
 		secret, _, _ = strings.Cut(string(b), "\n")
 	}
 	fc.Secret = []byte(strings.TrimSpace(secret))
-	if err := fleet.CheckSecret(fc.Secret); err != nil {
+	if *f.cert != "" || *f.key != "" || *f.ca != "" {
+		if *f.cert == "" || *f.key == "" || *f.ca == "" {
+			return errors.New("mutual TLS on the control channel needs all of -control-cert, -control-key and -control-ca")
+		}
+		if fc.TLS, err = fleet.LoadTLS(*f.cert, *f.key, *f.ca, role == server.RoleHost); err != nil {
+			return err
+		}
+	}
+	if err := fleet.CheckAuth(fc.Secret, fc.TLS); err != nil {
 		return err
 	}
 	cfg.Fleet = fc

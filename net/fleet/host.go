@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -26,6 +27,10 @@ const maxHandshakes = 16
 type HostConfig struct {
 	// Secret is the control secret (RTYPE_CONTROL_SECRET) a lobby must prove.
 	Secret []byte
+	// TLS, when set, makes the control port mutual TLS (LoadTLS with server true): a lobby
+	// must present a certificate of its CA, and the handshake proves the TLS session's exported
+	// keys (with Secret, when set, too).
+	TLS *tls.Config
 	// Starter runs the games (net/instance.Manager).
 	Starter lobby.Starter
 	// Capacity is the number of games the host takes at once (0: DefaultCapacity).
@@ -111,9 +116,12 @@ func (h *Host) notify(l Load) {
 // Serve accepts lobby connections on ln until ctx is cancelled, then closes them (their games
 // are aborted: see hostSession.run) and returns once every goroutine it started has ended.
 func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
+	if h.cfg.TLS != nil {
+		ln = tls.NewListener(ln, h.cfg.TLS)
+	}
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
-	h.log.Info("control address listening", "addr", ln.Addr().String(), "capacity", h.cfg.Capacity)
+	h.log.Info("control address listening", "addr", ln.Addr().String(), "capacity", h.cfg.Capacity, "mtls", h.cfg.TLS != nil)
 	var err error
 	for {
 		var nc net.Conn
@@ -155,7 +163,12 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 
 func (h *Host) serveConn(ctx context.Context, nc net.Conn) {
 	defer h.wg.Done()
-	c, err := ServerHandshake(nc, h.cfg.Secret, nil)
+	nc.SetDeadline(time.Now().Add(HandshakeTimeout))
+	secret, err := channelSecret(nc, h.cfg.Secret)
+	var c *Conn
+	if err == nil {
+		c, err = ServerHandshake(nc, secret, nil)
+	}
 	<-h.sem
 	if err != nil {
 		h.log.Warn("control connection refused", "remote", nc.RemoteAddr().String(), "err", err)

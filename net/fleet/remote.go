@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -26,6 +27,9 @@ type RemoteConfig struct {
 	Hosts []string
 	// Secret is the control secret (RTYPE_CONTROL_SECRET).
 	Secret []byte
+	// TLS, when set, dials the hosts over mutual TLS (LoadTLS with server false); the host's
+	// certificate must name the host of its -hosts address.
+	TLS    *tls.Config
 	Logger *slog.Logger
 	// StartTimeout bounds each request (0: DefaultStartTimeout).
 	StartTimeout time.Duration
@@ -325,7 +329,20 @@ func (l *link) session(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c, err := ClientHandshake(nc, l.r.cfg.Secret, nil)
+	if l.r.cfg.TLS != nil {
+		tc := l.r.cfg.TLS.Clone()
+		if tc.ServerName == "" {
+			tc.ServerName = l.udpHost
+		}
+		nc = tls.Client(nc, tc)
+	}
+	nc.SetDeadline(time.Now().Add(HandshakeTimeout))
+	secret, err := channelSecret(nc, l.r.cfg.Secret)
+	if err != nil {
+		nc.Close()
+		return err
+	}
+	c, err := ClientHandshake(nc, secret, nil)
 	if err != nil {
 		nc.Close()
 		return err

@@ -38,6 +38,10 @@ type FleetConfig struct {
 	Role string
 	// Secret is the control channel's shared secret (RTYPE_CONTROL_SECRET; docs/CONTROL.md).
 	Secret []byte
+	// TLS, when set, runs the control channel over mutual TLS (-control-cert, -control-key,
+	// -control-ca; fleet.LoadTLS): a host's server side or a lobby's client side. Secret may
+	// then be empty.
+	TLS *tls.Config
 	// Hosts are a lobby's hosts' control addresses (-hosts).
 	Hosts []string
 	// Control is a host's control address (-control), e.g. ":4243".
@@ -115,7 +119,7 @@ func runSplit(ctx context.Context, cfg Config) error {
 		log = slog.Default()
 		cfg.Logger = log
 	}
-	if err := fleet.CheckSecret(cfg.Fleet.Secret); err != nil {
+	if err := fleet.CheckAuth(cfg.Fleet.Secret, cfg.Fleet.TLS); err != nil {
 		return err
 	}
 	if cfg.Stage == "" {
@@ -196,7 +200,7 @@ func runHost(ctx context.Context, cfg Config, stages *game.StageCatalogue) error
 		return err
 	}
 	reg = metrics.New(nil, mgr)
-	hc := fleet.HostConfig{Secret: cfg.Fleet.Secret, Starter: mgr, Capacity: cfg.Fleet.Capacity, PublicHost: publicHost, Logger: log}
+	hc := fleet.HostConfig{Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Starter: mgr, Capacity: cfg.Fleet.Capacity, PublicHost: publicHost, Logger: log}
 	if ag != nil {
 		hc.OnLoad = func(l fleet.Load) { ag.counter.Set(l.Games) }
 	}
@@ -311,7 +315,7 @@ func runLobby(ctx context.Context, cfg Config, stages *game.StageCatalogue) erro
 	if err != nil {
 		return err
 	}
-	rc := fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, Logger: log}
+	rc := fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Logger: log}
 	if cfg.Fleet.Allocator != "" {
 		rc.Allocate = allocate(cfg.Fleet, log)
 	}
