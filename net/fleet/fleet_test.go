@@ -472,3 +472,63 @@ func TestAllocatedHosts(t *testing.T) {
 		t.Fatalf("games on a: %d, b: %d", len(a.st.games()), len(b.st.games()))
 	}
 }
+
+// TestSilentHostTimesOut: a host that is alive (heartbeats) but does not answer a start makes
+// START fail after StartTimeout; its connection stays up.
+func TestSilentHostTimesOut(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		c, err := ServerHandshake(nc, testSecret, nil)
+		if err != nil {
+			return
+		}
+		go func() {
+			for {
+				if _, err := c.Read(time.Now().Add(time.Minute)); err != nil {
+					return // reads (and ignores) the lobby's requests
+				}
+			}
+		}()
+		tk := time.NewTicker(10 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			if c.Write(encode(&Msg{Type: TypeLoad, Load: &Load{Capacity: 4}})) != nil {
+				return
+			}
+			select {
+			case <-stop:
+				return
+			case <-tk.C:
+			}
+		}
+	}()
+	r := NewRemote(RemoteConfig{Hosts: []string{ln.Addr().String()}, Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond,
+		Redial: 10 * time.Millisecond, StartTimeout: 100 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); r.Run(ctx) }()
+	defer func() { cancel(); <-done; close(stop); ln.Close(); wg.Wait() }()
+	eventually(t, "host up", func() bool { return r.Up() == 1 })
+	t0 := time.Now()
+	if _, err := r.StartGame(spec("ABCDE", 1)); err == nil || !strings.Contains(err.Error(), "no answer in time") {
+		t.Fatalf("start on a silent host: %v", err)
+	}
+	if d := time.Since(t0); d > 2*time.Second {
+		t.Fatalf("START took %v with a 100 ms timeout", d)
+	}
+	if r.Up() != 1 {
+		t.Fatal("a slow answer dropped the host's connection")
+	}
+}

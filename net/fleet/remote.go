@@ -18,7 +18,8 @@ import (
 
 // DefaultStartTimeout bounds one request to a host (start, rejoin, spectate): the lobby's
 // runtime waits for the answer under its lock (lobby.Starter), so a host that does not
-// answer holds every lobby connection for at most this long, once: it is then marked down.
+// answer holds every lobby connection for at most this long per request (a dead host is
+// marked down by its heartbeat within DeadAfter, and then costs nothing).
 const DefaultStartTimeout = 2 * time.Second
 
 // RemoteConfig configures a Remote.
@@ -476,8 +477,13 @@ func (l *link) request(m *Msg, deadline time.Time, reserve func(id uint64)) (*Ms
 		}
 		return rep, nil
 	case <-t.C:
-		l.r.log.Warn("game host did not answer in time: dropped", "host", l.addr, "request", m.Type, "timeout", l.r.cfg.StartTimeout)
-		c.Close()
+		// The connection stays (its heartbeat tells whether the host is alive; closing it would
+		// end every game the host runs for this lobby). A start it carries out late makes a game
+		// nobody joins: the host ends it at its HERE timeout.
+		l.mu.Lock()
+		delete(l.pending, m.ID)
+		l.mu.Unlock()
+		l.r.log.Warn("game host did not answer in time", "host", l.addr, "request", m.Type, "timeout", l.r.cfg.StartTimeout)
 		return nil, errors.New("no answer in time")
 	}
 }
