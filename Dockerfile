@@ -5,6 +5,8 @@
 # Publishing other host ports: the lobby's is whatever the players dial, the game's must be
 # advertised, e.g. -p 5000:4242/tcp -p 5001:4242/udp -e RTYPE_PUBLIC_UDP=:5001.
 # `docker stop` (SIGTERM) ends every game with GAME_END and exits 0.
+# The same image runs a lobby or a game host (-role lobby|host) and the Agones Fleet of
+# deploy/k8s (docs/DEPLOY.md).
 
 FROM golang:1.26 AS build
 WORKDIR /src

@@ -77,6 +77,9 @@ type StartInfo struct {
 	Key       [16]byte
 	Spectator bool
 	Code      string
+	// Host is where the game's UDP goes when the lobby handed it to another host (the push's
+	// fourth field, docs/PROTOCOL.md §2.5.1); "" means the lobby's own host.
+	Host string
 }
 
 // ErrBadStage wraps every error about stage data fetched with GET_STAGE that
@@ -744,8 +747,8 @@ func (c *Client) dispatch(line []byte) error {
 	}
 	switch cmd.Name {
 	case PushStart, PushSpectate:
-		if len(cmd.Args) != 2 && len(cmd.Args) != 3 {
-			return fmt.Errorf("%w: %s push needs port,token,key", ErrProtocol, cmd.Name)
+		if len(cmd.Args) < 2 || len(cmd.Args) > 4 {
+			return fmt.Errorf("%w: %s push needs port,token,key[,host]", ErrProtocol, cmd.Name)
 		}
 		port, err1 := strconv.ParseUint(cmd.Args[0], 10, 16)
 		tok, err2 := strconv.ParseUint(cmd.Args[1], 10, 32)
@@ -753,7 +756,13 @@ func (c *Client) dispatch(line []byte) error {
 			return fmt.Errorf("%w: bad START push %q", ErrProtocol, line)
 		}
 		info := StartInfo{Port: int(port), Token: uint32(tok), Stage: c.stage, Spectator: cmd.Name == PushSpectate, Code: c.code}
-		if len(cmd.Args) == 3 { // a server older than the key sends two fields (§2.5.1)
+		if len(cmd.Args) == 4 { // a game on another host (§2.5.1)
+			if !ValidHost(cmd.Args[3]) {
+				return fmt.Errorf("%w: bad START push host %q", ErrProtocol, line)
+			}
+			info.Host = cmd.Args[3]
+		}
+		if len(cmd.Args) >= 3 { // a server older than the key sends two fields (§2.5.1)
 			if !ValidSessionKey(cmd.Args[2]) {
 				return fmt.Errorf("%w: bad START push key %q", ErrProtocol, line)
 			}

@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -40,6 +42,55 @@ type Game interface {
 	Done() <-chan struct{}
 	Result() uint8
 	Drop(id uuid.UUID, left bool)
+}
+
+// HostedGame is implemented by a Game that runs on another machine than the lobby (a game host
+// of the fleet, net/fleet): Host is where its players send UDP, a DNS name or an IP address,
+// sent as the fourth field of START and SPECTATE (docs/PROTOCOL.md §2.5.1). A Game without it
+// (net/instance, all in one process) is on the lobby's own host: the pushes carry three fields,
+// as they always have.
+type HostedGame interface {
+	Host() string
+}
+
+// MaxHostLen bounds the host field of START and SPECTATE (a DNS name's longest form).
+const MaxHostLen = 253
+
+// ValidHost reports whether s is a valid host field of START and SPECTATE (docs/PROTOCOL.md
+// §2.5.1): an IPv4 or IPv6 address literal (no brackets, no zone), or a DNS name of at most 253
+// bytes whose labels are 1..63 letters, digits and inner hyphens, the last not all digits (so
+// that a number is never taken for a name).
+func ValidHost(s string) bool {
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a.Zone() == ""
+	}
+	if len(s) == 0 || len(s) > MaxHostLen {
+		return false
+	}
+	labels := strings.Split(strings.TrimSuffix(s, "."), ".")
+	for _, l := range labels {
+		if len(l) == 0 || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	last := labels[len(labels)-1]
+	return strings.Trim(last, "0123456789") != ""
+}
+
+// addrArgs are the fields of a START or SPECTATE push: port, token, key and, for a game on
+// another host, that host.
+func addrArgs(g Game, port string, token uint32, key [16]byte) []string {
+	args := []string{port, strconv.FormatUint(uint64(token), 10), hex.EncodeToString(key[:])}
+	if h, ok := g.(HostedGame); ok && ValidHost(h.Host()) {
+		args = append(args, h.Host())
+	}
+	return args
 }
 
 // GameSpec is everything a lobby decides about the game it starts: what the game runtime needs
@@ -134,7 +185,7 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 	c.reply(cs, CodeOK, "OK")
 	ps := strconv.Itoa(port)
 	for i, m := range l.members {
-		c.push(m, PushStart, ps, strconv.FormatUint(uint64(members[i].Token), 10), hex.EncodeToString(members[i].Key[:]))
+		c.push(m, PushStart, addrArgs(g, ps, members[i].Token, members[i].Key)...)
 	}
 	c.startSpectators(l, g, ps)
 	c.log.Info("lobby started", "code", l.code, "game", gameID.String(), "stage", l.stage.Name, "difficulty", l.difficulty.String(), "players", len(l.members), "port", port, "user", cs.user.String())

@@ -115,7 +115,7 @@ func (c *Core) spectate(cs *connState, l *lobbyState) {
 	c.reply(cs, CodeOK, l.code)
 	c.push(cs, PushMembers, membersArgs(l)...)
 	c.pushSettings(cs, l)
-	c.push(cs, PushSpectate, strconv.Itoa(l.game.Port()), strconv.FormatUint(uint64(m.Token), 10), hex.EncodeToString(m.Key[:]))
+	c.push(cs, PushSpectate, addrArgs(l.game, strconv.Itoa(l.game.Port()), m.Token, m.Key)...)
 }
 
 // startSpectators makes l's spectators spectators of its new game g: SPECTATE to each.
@@ -134,7 +134,7 @@ func (c *Core) startSpectators(l *lobbyState, g Game, port string) {
 			continue
 		}
 		cs.watchToken = tok
-		c.push(cs, PushSpectate, port, strconv.FormatUint(uint64(tok), 10), hex.EncodeToString(key[:]))
+		c.push(cs, PushSpectate, addrArgs(g, port, tok, key)...)
 	}
 }
 
@@ -250,7 +250,7 @@ func (c *Core) rejoin(_ time.Duration, cs *connState, cmd Command) {
 	c.reply(cs, CodeOK, code)
 	c.pushMembers(l)
 	c.pushSettings(cs, l)
-	c.push(cs, PushStart, strconv.Itoa(l.game.Port()), strconv.FormatUint(uint64(tok), 10), hex.EncodeToString(key[:]))
+	c.push(cs, PushStart, addrArgs(l.game, strconv.Itoa(l.game.Port()), tok, key)...)
 }
 
 // Rejoin sends REJOIN: this client takes back slot of the game running in lobby code, whose

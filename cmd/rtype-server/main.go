@@ -102,6 +102,7 @@ func main() {
 	flag.StringVar(&logLevel, "log-level", env("RTYPE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env RTYPE_LOG_LEVEL)")
 	version := flag.Bool("version", false, "print the version and exit (not configuration: no env)")
 	cpuProfile := flag.String("cpuprofile", env("RTYPE_CPUPROFILE", ""), "write a CPU profile of the whole run to this file, for capacity measurements (env RTYPE_CPUPROFILE)")
+	ff, af := addFleetFlags(), addAgonesFlags()
 	flag.Parse()
 	if *version {
 		fmt.Println(buildinfo.String("rtype-server"))
@@ -163,6 +164,14 @@ func main() {
 	}
 	if cfg.UDPHost == "" {
 		cfg.UDPHost = addrHost // a lobby on loopback keeps its games on loopback too
+	}
+	err = ff.apply(&cfg)
+	if err == nil {
+		err = af.apply(&cfg)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rtype-server:", err)
+		os.Exit(2)
 	}
 
 	var level slog.Level

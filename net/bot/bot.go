@@ -242,6 +242,9 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	if host == "" {
 		host = "127.0.0.1"
 	}
+	if st.Host != "" {
+		host = st.Host // the lobby handed the game to another host (docs/PROTOCOL.md §2.5.1)
+	}
 	scfg := session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(st.Port)), UUID: uid, Token: st.Token, Key: st.Key, NetSim: cfg.NetSim, Terrain: terrain}
 	if scfg.NetSim != "" && !strings.Contains(scfg.NetSim, "seed=") {
 		scfg.NetSim += ",seed=" + strconv.Itoa(i+1) // each bot its own loss pattern
@@ -263,6 +266,20 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	// A killed server resets the lobby connection at once: the session then ends after 1 s of
 	// silence instead of 10 (session.Client.LobbyLost).
 	s.WatchLobby(lc.Done(), func() bool { return !errors.Is(lc.Err(), lobby.ErrClosed) })
+	// END from the lobby while the game runs: its host stopped answering (a split server,
+	// docs/DEPLOY.md) — the session then ends after 1 s of silence, as when the lobby is lost.
+	lobbyEnd := make(chan uint8, 1)
+	endCtx, endStop := context.WithCancel(ctx)
+	var endWG sync.WaitGroup
+	endWG.Add(1)
+	go func() {
+		defer endWG.Done()
+		if r, err := lc.WaitEnd(endCtx); err == nil {
+			lobbyEnd <- r
+		}
+	}()
+	defer func() { endStop(); endWG.Wait() }()
+	lobbyEnded := false
 	if cfg.OnSession != nil {
 		cfg.OnSession(i, s)
 	}
@@ -327,6 +344,14 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 				res.Result = ev.Result.String()
 			case session.EventDisconnected:
 				res.Result, res.Error = "disconnected", ev.Reason
+				if lobbyEnded {
+					res.Result = "aborted" // the lobby's END: the host is gone (ev.Reason says so)
+				}
+			}
+		case <-lobbyEnd:
+			if res.Result == "disconnected" { // no GAME_END yet
+				lobbyEnded = true
+				s.EndedByLobby()
 			}
 		case <-tick.C:
 			crash := false

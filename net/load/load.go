@@ -447,10 +447,13 @@ func (r *runner) waitPlaying(ctx context.Context, timeout time.Duration) {
 }
 
 // udpAddr is the server's host with port.
-func (r *runner) udpAddr(port int) (netip.AddrPort, error) {
+func (r *runner) udpAddr(port int, gameHost string) (netip.AddrPort, error) {
 	host, _, err := net.SplitHostPort(r.cfg.Server)
 	if err != nil {
 		return netip.AddrPort{}, err
+	}
+	if gameHost != "" {
+		host = gameHost // a game on another host (docs/PROTOCOL.md §2.5.1)
 	}
 	ua, err := net.ResolveUDPAddr("udp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
@@ -552,7 +555,7 @@ func (r *runner) playGame(ctx context.Context, gi int, sem chan struct{}, ready 
 				}
 				return
 			}
-			to, err := r.udpAddr(si.Port)
+			to, err := r.udpAddr(si.Port, si.Host)
 			if err != nil {
 				r.fail(gi, err.Error())
 				return

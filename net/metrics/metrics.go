@@ -29,15 +29,22 @@ type Registry struct {
 
 // New returns the registry of a server made of the lobby lob and the game runtime mgr. The game
 // runtime's counters include the games that have ended only if GameEnded is called with each of
-// them (net/server chains it into instance.Config.OnGameEnd).
+// them (net/server chains it into instance.Config.OnGameEnd). A split server has one of the
+// two (rtype-server -role lobby: lob only; -role host: mgr only): a nil one's metrics are left
+// out.
 func New(lob *lobby.Server, mgr *instance.Manager) *Registry {
 	r := &Registry{reg: prometheus.NewRegistry(), games: &gameCollector{mgr: mgr, ended: map[*instance.Instance]bool{}}}
 	build := prometheus.NewGauge(prometheus.GaugeOpts{Name: "rtype_build_info",
 		Help:        "Always 1: the server's version (-version, stamped at build time) and Go version as labels.",
 		ConstLabels: prometheus.Labels{"version": buildinfo.Get(), "goversion": runtime.Version()}})
 	build.Set(1)
-	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		&lobbyCollector{lob: lob}, r.games, build)
+	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), build)
+	if lob != nil {
+		r.reg.MustRegister(&lobbyCollector{lob: lob})
+	}
+	if mgr != nil {
+		r.reg.MustRegister(r.games)
+	}
 	return r
 }
 

@@ -82,13 +82,19 @@ type Config struct {
 	Replays func(in *instance.Instance) []byte
 	// OnGameEnd, when set, is called with each instance after its game ended (tests).
 	OnGameEnd func(in *instance.Instance)
-	// Ready, when set, receives the bound lobby address once listening (tests use port 0).
+	// Ready, when set, receives the bound lobby address once listening (tests use port 0). A
+	// host (-role host) gives its control address; a lobby (-role lobby) a nil Manager.
 	Ready func(lobbyAddr net.Addr, m *instance.Manager)
+	// Fleet splits the server into a lobby or a game host (-role; roles.go); zero: all in one.
+	Fleet FleetConfig
 }
 
 // Run serves until ctx is cancelled, then ends every running game with GAME_END, closes every
 // socket and returns (nil on a clean shutdown).
 func Run(ctx context.Context, cfg Config) error {
+	if cfg.Fleet.Role != "" {
+		return runSplit(ctx, cfg)
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
@@ -149,17 +155,13 @@ func Run(ctx context.Context, cfg Config) error {
 		k.replays = (*instance.Instance).Replay // every game's replay is kept with its record
 	}
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
-	mgr, err := instance.NewManager(instance.Config{
-		Host: cfg.UDPHost, Port: cfg.UDPPort, PublicPort: publicPort, Stages: stages.Stage,
-		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, RateLimit: cfg.UDPRate, RejoinWindow: cfg.RejoinWindow, Logger: log,
-		OnGameEnd: func(in *instance.Instance) {
-			reg.GameEnded(in)
-			k.gameEnded(in)
-			if cfg.OnGameEnd != nil {
-				cfg.OnGameEnd(in)
-			}
-		},
-	})
+	mgr, err := instance.NewManager(managerConfig(cfg, stages, ns, publicPort, log, func(in *instance.Instance) {
+		reg.GameEnded(in)
+		k.gameEnded(in)
+		if cfg.OnGameEnd != nil {
+			cfg.OnGameEnd(in)
+		}
+	}))
 	if err != nil {
 		ln.Close()
 		for _, l := range []net.Listener{adminLn, metricsLn} {

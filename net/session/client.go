@@ -86,6 +86,7 @@ type Client struct {
 	// the session.
 	lobbyLost   bool
 	lobbyLostAt time.Duration
+	hostGone    bool // EndedByLobby: the reason is HostGoneReason
 	lastHere    time.Duration
 	servTick    uint32        // newest header tick
 	servAt      time.Duration // when it arrived
@@ -328,6 +329,9 @@ func (c *Client) tick(now time.Duration) {
 	}
 	if c.lobbyLost && c.haveTick && !c.ended && now-c.ep.LastReceive > InterruptedAfter && now-c.lobbyLostAt > InterruptedAfter {
 		c.closeReq, c.closeWhy = true, "server gone (lobby connection lost, game silent for 1 s)"
+		if c.hostGone {
+			c.closeWhy = HostGoneReason + " (game silent for 1 s)"
+		}
 		return
 	}
 	if !c.haveTick && now-c.origin > WelcomeTimeout+5*time.Second {

@@ -75,6 +75,7 @@ func (l *sessionLink) RequestPause(p bool)          { l.s.RequestPause(p) }
 func (l *sessionLink) WatchLobby(done <-chan struct{}, lost func() bool) {
 	l.s.WatchLobby(done, lost)
 }
+func (l *sessionLink) EndedByLobby() { l.s.EndedByLobby() }
 func (l *sessionLink) Frame(fn func(f *Frame)) {
 	l.s.View(func(v *session.View) {
 		l.v = v

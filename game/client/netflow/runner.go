@@ -108,6 +108,26 @@ func (n *Runner) post(ev Reply) {
 	}
 }
 
+// watchLobbyEnd calls ended when the lobby pushes END while session l runs: the game's host is
+// gone when no GAME_END came (a split server, docs/DEPLOY.md), and the session then ends after
+// 1 s of silence saying so (session.HostGoneReason) rather than after 10 s as "server silent".
+func (n *Runner) watchLobbyEnd(lc *lobby.Client, l Link, ended func()) {
+	ctx, cancel := context.WithCancel(n.ctx)
+	n.goDo(func() {
+		select {
+		case <-l.Done():
+		case <-ctx.Done():
+		}
+		cancel()
+	})
+	n.goDo(func() {
+		defer cancel()
+		if _, err := lc.WaitEnd(ctx); err == nil {
+			ended()
+		}
+	})
+}
+
 func (n *Runner) goDo(fn func()) {
 	n.wg.Add(1)
 	go func() { defer n.wg.Done(); fn() }()
@@ -339,6 +359,11 @@ func (n *Runner) Exec(c scene.Cmd) {
 		if err != nil {
 			host = c.Addr
 		}
+		n.mu.Lock()
+		if h := n.start.Host; h != "" && n.start.Port == c.Port && n.start.Token == c.Token {
+			host = h // the lobby handed the game to another host (docs/PROTOCOL.md §2.5.1)
+		}
+		n.mu.Unlock()
 		cfg := session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(c.Port)), UUID: n.id, Token: c.Token, Key: c.Key, NetSim: n.netsim}
 		lc, stageName, stageHash := n.lobby, c.Stage, c.StageHash
 		n.goDo(func() {
@@ -367,6 +392,9 @@ func (n *Runner) Exec(c scene.Cmd) {
 				// A killed server resets the lobby connection at once: the session then ends
 				// after 1 s of silence instead of 10 (session.Client.LobbyLost).
 				w.WatchLobby(lc.Done(), func() bool { return !errors.Is(lc.Err(), lobby.ErrClosed) })
+			}
+			if e, ok := l.(interface{ EndedByLobby() }); ok && lc != nil {
+				n.watchLobbyEnd(lc, l, e.EndedByLobby)
 			}
 			n.post(Reply{Ev: scene.Event{Kind: scene.EvSessionReady}, Link: l})
 		})

@@ -66,6 +66,8 @@ func InterruptedNotice(silence time.Duration) string {
 // player words; reasons it does not know are kept, capitalised.
 func LostWords(reason string) string {
 	switch r := strings.ToLower(reason); {
+	case strings.Contains(r, "game host stopped answering"): // session.HostGoneReason
+		return "The game's host stopped answering: the lobby ended the game."
 	case strings.Contains(r, "silent"), strings.Contains(r, "timed out"), strings.Contains(r, "timeout"):
 		return "The game server stopped answering (network or server down)."
 	case strings.Contains(r, "no answer"):

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rtype/rtype/net/agones"
+	"github.com/rtype/rtype/net/fleet"
+	"github.com/rtype/rtype/net/server"
+)
+
+// fleetFlags are the flags of a split server (docs/DEPLOY.md): -role, and a lobby's -hosts or
+// a host's -control, -capacity and -drain-timeout; the control secret comes from the env
+// RTYPE_CONTROL_SECRET or -control-secret-file (never a flag: ps would show it).
+type fleetFlags struct {
+	role, hosts, control, secretFile *string
+	cert, key, ca                    *string
+	capacity                         *int
+	drain                            *time.Duration
+}
+
+func addFleetFlags() *fleetFlags {
+	return &fleetFlags{
+		role:       flag.String("role", env("RTYPE_ROLE", ""), "run only the lobby (lobby: games go to -hosts) or only the games (host: handed over on -control); empty = both in one process (env RTYPE_ROLE)"),
+		hosts:      flag.String("hosts", env("RTYPE_HOSTS", ""), "with -role lobby: the game hosts' control addresses, host:port,host:port; each game goes to the least loaded (env RTYPE_HOSTS)"),
+		control:    flag.String("control", env("RTYPE_CONTROL", ""), "with -role host: the TCP address the lobby connects to, e.g. :4243 (needs the control secret) (env RTYPE_CONTROL)"),
+		secretFile: flag.String("control-secret-file", env("RTYPE_CONTROL_SECRET_FILE", ""), "file holding the control secret shared by a lobby and its hosts (at least 16 bytes); else the env RTYPE_CONTROL_SECRET (env RTYPE_CONTROL_SECRET_FILE)"),
+		cert:       flag.String("control-cert", env("RTYPE_CONTROL_CERT", ""), "run the control channel over mutual TLS: this side's certificate (PEM; a host's must name its -hosts address); with -control-key and -control-ca the secret becomes optional (env RTYPE_CONTROL_CERT)"),
+		key:        flag.String("control-key", env("RTYPE_CONTROL_KEY", ""), "with -control-cert: its private key (PEM) (env RTYPE_CONTROL_KEY)"),
+		ca:         flag.String("control-ca", env("RTYPE_CONTROL_CA", ""), "with -control-cert: the CA (PEM) that signs the other side's certificates (env RTYPE_CONTROL_CA)"),
+		capacity:   flag.Int("capacity", envInt("RTYPE_CAPACITY", fleet.DefaultCapacity), "with -role host: games it runs at once (env RTYPE_CAPACITY)"),
+		drain:      flag.Duration("drain-timeout", envDuration("RTYPE_DRAIN_TIMEOUT", server.DefaultDrainTimeout), "with -role host: on SIGTERM, take no new game and let the running ones end for this long, then end them; negative = end them at once (env RTYPE_DRAIN_TIMEOUT)"),
+	}
+}
+
+// apply checks the flags and sets cfg.Fleet.
+func (f *fleetFlags) apply(cfg *server.Config) error {
+	role, err := server.ParseRole(*f.role)
+	if err != nil {
+		return err
+	}
+	if role == "" {
+		for name, set := range map[string]bool{"-hosts": *f.hosts != "", "-control": *f.control != ""} {
+			if set {
+				return fmt.Errorf("%s needs -role (lobby for -hosts, host for -control)", name)
+			}
+		}
+		return nil
+	}
+	fc := server.FleetConfig{Role: role, Capacity: *f.capacity, DrainTimeout: *f.drain, Control: *f.control}
+	if *f.capacity <= 0 {
+		return errors.New("-capacity must be positive")
+	}
+	if *f.drain == 0 {
+		return errors.New("-drain-timeout 0 is ambiguous: give a positive value, or a negative one (-1s) to end games at once")
+	}
+	switch role {
+	case server.RoleLobby:
+		if *f.control != "" {
+			return errors.New("-control is a host's (-role host); a lobby dials -hosts")
+		}
+		if *f.hosts != "" || os.Getenv("RTYPE_ALLOCATOR") == "" && !allocatorFlagSet() {
+			if fc.Hosts, err = fleet.ParseHosts(*f.hosts); err != nil {
+				return fmt.Errorf("%w; -role lobby needs its hosts (or -allocator)", err)
+			}
+		}
+	case server.RoleHost:
+		if *f.hosts != "" {
+			return errors.New("-hosts is a lobby's (-role lobby); a host listens on -control")
+		}
+		if *f.control == "" {
+			return errors.New("-role host needs -control ADDR, the address its lobby connects to (e.g. :4243)")
+		}
+	}
+	secret := os.Getenv("RTYPE_CONTROL_SECRET")
+	if *f.secretFile != "" {
+		b, err := os.ReadFile(*f.secretFile)
+		if err != nil {
+			return fmt.Errorf("control secret: %w", err)
+		}
+		secret, _, _ = strings.Cut(string(b), "\n")
+	}
+	fc.Secret = []byte(strings.TrimSpace(secret))
+	if *f.cert != "" || *f.key != "" || *f.ca != "" {
+		if *f.cert == "" || *f.key == "" || *f.ca == "" {
+			return errors.New("mutual TLS on the control channel needs all of -control-cert, -control-key and -control-ca")
+		}
+		if fc.TLS, err = fleet.LoadTLS(*f.cert, *f.key, *f.ca, role == server.RoleHost); err != nil {
+			return err
+		}
+	}
+	if err := fleet.CheckAuth(fc.Secret, fc.TLS); err != nil {
+		return err
+	}
+	cfg.Fleet = fc
+	return nil
+}
+
+// agonesFlags are the Agones flags: a host's -agones, a lobby's -allocator and its mTLS files.
+type agonesFlags struct {
+	agones                          *bool
+	allocator, namespace, fleetName *string
+	allocCert, allocKey, allocCA    *string
+}
+
+func envBool(name string, def bool) bool {
+	if v, ok := os.LookupEnv(name); ok {
+		switch strings.ToLower(v) {
+		case "1", "true", "yes", "on":
+			return true
+		case "0", "false", "no", "off", "":
+			return false
+		}
+		fmt.Fprintf(os.Stderr, "rtype-server: %s=%q is not a boolean\n", name, v)
+		os.Exit(2)
+	}
+	return def
+}
+
+func addAgonesFlags() *agonesFlags {
+	return &agonesFlags{
+		agones:    flag.Bool("agones", envBool("RTYPE_AGONES", false), "with -role host: run as an Agones GameServer (SDK sidecar on localhost:$AGONES_SDK_HTTP_PORT: Ready, Health, the games counter, Shutdown after the drain) and advertise its status address and port \"game\" (env RTYPE_AGONES)"),
+		allocator: flag.String("allocator", env("RTYPE_ALLOCATOR", ""), "with -role lobby: the Agones allocator service URL, e.g. https://agones-allocator.agones-system.svc:443; each game is allocated on -allocator-fleet instead of -hosts (env RTYPE_ALLOCATOR)"),
+		namespace: flag.String("allocator-namespace", env("RTYPE_ALLOCATOR_NAMESPACE", "default"), "with -allocator: the namespace of the hosts' Fleet (env RTYPE_ALLOCATOR_NAMESPACE)"),
+		fleetName: flag.String("allocator-fleet", env("RTYPE_ALLOCATOR_FLEET", "rtype-hosts"), "with -allocator: the hosts' Fleet (env RTYPE_ALLOCATOR_FLEET)"),
+		allocCert: flag.String("allocator-cert", env("RTYPE_ALLOCATOR_CERT", ""), "with -allocator: the client certificate file (PEM) (env RTYPE_ALLOCATOR_CERT)"),
+		allocKey:  flag.String("allocator-key", env("RTYPE_ALLOCATOR_KEY", ""), "with -allocator: the client key file (PEM) (env RTYPE_ALLOCATOR_KEY)"),
+		allocCA:   flag.String("allocator-ca", env("RTYPE_ALLOCATOR_CA", ""), "with -allocator: the CA file (PEM) of the allocator's server certificate; empty = the system's (env RTYPE_ALLOCATOR_CA)"),
+	}
+}
+
+// apply sets the Agones part of cfg.Fleet (after fleetFlags.apply).
+func (a *agonesFlags) apply(cfg *server.Config) error {
+	if *a.agones {
+		if cfg.Fleet.Role != server.RoleHost {
+			return errors.New("-agones is a host's (-role host); a lobby uses -allocator")
+		}
+		cfg.Fleet.Agones = true
+	}
+	if *a.allocator == "" {
+		return nil
+	}
+	if cfg.Fleet.Role != server.RoleLobby {
+		return errors.New("-allocator is a lobby's (-role lobby)")
+	}
+	cfg.Fleet.Allocator, cfg.Fleet.Namespace, cfg.Fleet.FleetName = *a.allocator, *a.namespace, *a.fleetName
+	if strings.HasPrefix(*a.allocator, "http://") {
+		return nil // no TLS: a test's fake allocator only (DEPLOY.md: the allocator requires mTLS)
+	}
+	if *a.allocCert == "" || *a.allocKey == "" {
+		return errors.New("-allocator needs -allocator-cert and -allocator-key (the allocator requires mTLS)")
+	}
+	tc, err := agones.LoadTLS(*a.allocCert, *a.allocKey, *a.allocCA)
+	if err != nil {
+		return err
+	}
+	cfg.Fleet.AllocatorTLS = tc
+	return nil
+}
+
+// allocatorFlagSet reports whether -allocator was given on the command line.
+func allocatorFlagSet() bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "allocator" && f.Value.String() != "" })
+	return set
+}

@@ -1,0 +1,165 @@
+package fleet
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/lobby"
+)
+
+// Message types (docs/CONTROL.md §4): the lobby sends start, rejoin, spectate, drop and ping;
+// the host sends reply, ended, gone and load.
+const (
+	TypeStart    = "start"
+	TypeRejoin   = "rejoin"
+	TypeSpectate = "spectate"
+	TypeDrop     = "drop"
+	TypePing     = "ping"
+	TypeReply    = "reply"
+	TypeEnded    = "ended"
+	TypeGone     = "gone"
+	TypeLoad     = "load"
+)
+
+// Msg is one control message, the JSON object of one frame. Which fields a type uses is in
+// docs/CONTROL.md §4; the others are left out.
+type Msg struct {
+	Type string `json:"type"`
+	// ID is the lobby's request id (start, rejoin, spectate), echoed by the host's reply.
+	ID uint64 `json:"id,omitempty"`
+	// Game names a game on this connection: the id of the start request that made it.
+	Game uint64 `json:"game,omitempty"`
+	// Spec is what start hands over.
+	Spec *Spec `json:"spec,omitempty"`
+	// Member is the rejoining player or new spectator; Members the spectators a game dropped.
+	Member  *Member  `json:"member,omitempty"`
+	Members []Member `json:"members,omitempty"`
+	// User and Left: the player drop removes (lobby.Game.Drop).
+	User string `json:"user,omitempty"`
+	Left bool   `json:"left,omitempty"`
+	// Port and Host: where the started game's players send UDP (reply to start); Host "" means
+	// the host of the control address the lobby dialled.
+	Port int    `json:"port,omitempty"`
+	Host string `json:"host,omitempty"`
+	// Error is a refused request's reason (reply).
+	Error string `json:"error,omitempty"`
+	// Result is how a game ended (ended): 0 defeat, 1 victory, 2 aborted.
+	Result uint8 `json:"result,omitempty"`
+	// Load: the host's games, capacity and whether it drains (every reply, ended and load).
+	Load *Load `json:"load,omitempty"`
+}
+
+// Load is a host's load as it reports it.
+type Load struct {
+	Games    int  `json:"games"`
+	Capacity int  `json:"capacity"`
+	Draining bool `json:"draining,omitempty"`
+}
+
+// Spec is lobby.GameSpec on the wire.
+type Spec struct {
+	Code       string   `json:"code"`
+	Stage      string   `json:"stage"`
+	Difficulty string   `json:"difficulty"`
+	Members    []Member `json:"members"`
+}
+
+// Member is lobby.Member on the wire: the key as 32 lowercase hex digits.
+type Member struct {
+	UUID  string `json:"uuid"`
+	Name  string `json:"name"`
+	Slot  int    `json:"slot"`
+	Token uint32 `json:"token"`
+	Key   string `json:"key"`
+}
+
+func memberOf(m lobby.Member) Member {
+	return Member{UUID: m.UUID.String(), Name: m.Name, Slot: m.Slot, Token: m.Token, Key: hex.EncodeToString(m.Key[:])}
+}
+
+// lobbyMember checks and converts a wire member (a host never trusts the peer's fields: the
+// game would refuse them later, less clearly).
+func (m Member) lobbyMember() (lobby.Member, error) {
+	id, err := uuid.Parse(m.UUID)
+	if err != nil {
+		return lobby.Member{}, fmt.Errorf("member uuid %q: %w", m.UUID, err)
+	}
+	if !lobby.ValidSessionKey(m.Key) {
+		return lobby.Member{}, errors.New("member key: want 32 lowercase hex digits")
+	}
+	if m.Token == 0 {
+		return lobby.Member{}, errors.New("member token 0")
+	}
+	if !lobby.ValidName(m.Name) {
+		return lobby.Member{}, fmt.Errorf("member name %q", m.Name)
+	}
+	if m.Slot < -1 || m.Slot >= lobby.MaxPlayers {
+		return lobby.Member{}, fmt.Errorf("member slot %d", m.Slot)
+	}
+	out := lobby.Member{UUID: id, Name: m.Name, Slot: m.Slot, Token: m.Token}
+	_, _ = hex.Decode(out.Key[:], []byte(m.Key))
+	return out, nil
+}
+
+func specOf(s lobby.GameSpec) *Spec {
+	out := &Spec{Code: s.Code, Stage: s.Stage, Difficulty: s.Difficulty.String()}
+	for _, m := range s.Members {
+		out.Members = append(out.Members, memberOf(m))
+	}
+	return out
+}
+
+func (s *Spec) gameSpec() (lobby.GameSpec, error) {
+	if s == nil {
+		return lobby.GameSpec{}, errors.New("start without spec")
+	}
+	d, err := game.ParseDifficulty(s.Difficulty)
+	if err != nil {
+		return lobby.GameSpec{}, err
+	}
+	if len(s.Members) == 0 || len(s.Members) > lobby.MaxPlayers {
+		return lobby.GameSpec{}, fmt.Errorf("start with %d members (1..%d)", len(s.Members), lobby.MaxPlayers)
+	}
+	if !lobby.ValidCode(s.Code) {
+		return lobby.GameSpec{}, fmt.Errorf("lobby code %q", s.Code)
+	}
+	if !game.ValidStageName(s.Stage) {
+		return lobby.GameSpec{}, fmt.Errorf("stage name %q", s.Stage)
+	}
+	out := lobby.GameSpec{Code: s.Code, Stage: s.Stage, Difficulty: d}
+	for _, m := range s.Members {
+		lm, err := m.lobbyMember()
+		if err != nil {
+			return lobby.GameSpec{}, err
+		}
+		out.Members = append(out.Members, lm)
+	}
+	return out, nil
+}
+
+// encode marshals m (its fields cannot fail to marshal).
+func encode(m *Msg) []byte {
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic("fleet: " + err.Error())
+	}
+	return b
+}
+
+// decode parses one message; unknown fields are ignored (a newer peer), an unknown type is the
+// caller's to ignore.
+func decode(b []byte) (*Msg, error) {
+	var m Msg
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("fleet: bad control message: %w", err)
+	}
+	if m.Type == "" {
+		return nil, errors.New("fleet: control message without type")
+	}
+	return &m, nil
+}

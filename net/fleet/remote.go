@@ -1,0 +1,621 @@
+package fleet
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/lobby"
+)
+
+// DefaultStartTimeout bounds one request to a host (start, rejoin, spectate): the lobby's
+// runtime waits for the answer under its lock (lobby.Starter), so a host that does not
+// answer holds every lobby connection for at most this long per request (a dead host is
+// marked down by its heartbeat within DeadAfter, and then costs nothing).
+const DefaultStartTimeout = 2 * time.Second
+
+// RemoteConfig configures a Remote.
+type RemoteConfig struct {
+	// Hosts are the hosts' control addresses (-hosts), dialled and kept connected.
+	Hosts []string
+	// Secret is the control secret (RTYPE_CONTROL_SECRET).
+	Secret []byte
+	// TLS, when set, dials the hosts over mutual TLS (LoadTLS with server false); the host's
+	// certificate must name the host of its -hosts address.
+	TLS    *tls.Config
+	Logger *slog.Logger
+	// StartTimeout bounds each request (0: DefaultStartTimeout).
+	StartTimeout time.Duration
+	// Ping is the heartbeat interval (0: PingInterval); a host silent for 5 is down.
+	Ping time.Duration
+	// Redial is the first wait before dialling a host again after a failure, doubling up to
+	// 16 times it (0: 250 ms).
+	Redial time.Duration
+	// Allocate, when set, chooses the host of each game instead of Choose (Agones allocation:
+	// net/agones.Allocator): it returns the control address of a host that has taken a free
+	// game place. The lobby connects to a host it has not seen yet, and forgets it once it has
+	// been unreachable for DynamicGiveUp with no game. Hosts may then be empty.
+	Allocate func(ctx context.Context) (controlAddr string, err error)
+}
+
+// DynamicGiveUp is how long an allocated host may stay unreachable before the lobby forgets it.
+const DynamicGiveUp = 30 * time.Second
+
+// Remote is the lobby's game runtime when the games run on other hosts (-role lobby): a
+// lobby.Starter that hands each game to the least loaded connected host (Choose) over the
+// control channel, and the lobby.Game of each such game. Run keeps the connections.
+type Remote struct {
+	cfg RemoteConfig
+	log *slog.Logger
+
+	mu    sync.Mutex
+	ctx   context.Context // Run's (nil before)
+	wg    sync.WaitGroup  // link goroutines
+	links []*link
+}
+
+var _ lobby.Starter = (*Remote)(nil)
+
+// NewRemote returns a Remote for cfg; Run connects it.
+func NewRemote(cfg RemoteConfig) *Remote {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = DefaultStartTimeout
+	}
+	if cfg.Ping <= 0 {
+		cfg.Ping = PingInterval
+	}
+	if cfg.Redial <= 0 {
+		cfg.Redial = 250 * time.Millisecond
+	}
+	r := &Remote{cfg: cfg, log: cfg.Logger}
+	for _, a := range cfg.Hosts {
+		r.links = append(r.links, r.newLink(a, false))
+	}
+	return r
+}
+
+func (r *Remote) newLink(addr string, dynamic bool) *link {
+	host, _, _ := net.SplitHostPort(addr)
+	return &link{r: r, addr: addr, udpHost: host, dynamic: dynamic, games: map[uint64]*RemoteGame{}, pending: map[uint64]chan *Msg{}}
+}
+
+// ParseHosts reads -hosts: comma-separated host:port control addresses.
+func ParseHosts(s string) ([]string, error) {
+	var out []string
+	for _, a := range strings.Split(s, ",") {
+		if a = strings.TrimSpace(a); a == "" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			return nil, fmt.Errorf("-hosts %q: %w (want host:port,host:port)", a, err)
+		}
+		out = append(out, a)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("-hosts: no host given (want host:port,host:port)")
+	}
+	return out, nil
+}
+
+// Run connects every host and keeps it connected (redialling with a backoff) until ctx is
+// cancelled; then the games still running end as aborted.
+func (r *Remote) Run(ctx context.Context) {
+	r.mu.Lock()
+	r.ctx = ctx
+	for _, l := range r.links {
+		r.goLink(l)
+	}
+	r.mu.Unlock()
+	<-ctx.Done()
+	r.wg.Wait()
+}
+
+// goLink starts l's connection goroutine (called with r.mu held, after Run began).
+func (r *Remote) goLink(l *link) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		l.run(r.ctx)
+		if l.dynamic {
+			r.mu.Lock()
+			for i, o := range r.links {
+				if o == l {
+					r.links = append(r.links[:i], r.links[i+1:]...)
+					break
+				}
+			}
+			r.mu.Unlock()
+		}
+	}()
+}
+
+// linkTo returns the link to addr, connecting a new one (allocation).
+func (r *Remote) linkTo(addr string) (*link, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ctx == nil || r.ctx.Err() != nil {
+		return nil, errors.New("the lobby's host connections are not running")
+	}
+	for _, l := range r.links {
+		if l.addr == addr {
+			return l, nil
+		}
+	}
+	l := r.newLink(addr, true)
+	r.links = append(r.links, l)
+	r.goLink(l)
+	return l, nil
+}
+
+func (r *Remote) snapshot() []*link {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*link(nil), r.links...)
+}
+
+// Hosts returns the lobby's view of each host, in -hosts order (then allocated ones).
+func (r *Remote) Hosts() []HostView {
+	links := r.snapshot()
+	out := make([]HostView, len(links))
+	for i, l := range links {
+		out[i] = l.view()
+	}
+	return out
+}
+
+// Up is the number of hosts connected (the lobby is ready with at least one: /readyz).
+func (r *Remote) Up() int {
+	n := 0
+	for _, h := range r.Hosts() {
+		if h.Up {
+			n++
+		}
+	}
+	return n
+}
+
+// StartGame hands spec to the least loaded host with free capacity (lobby.Starter); a host
+// that refuses or does not answer is passed over for the next, within StartTimeout in all.
+func (r *Remote) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
+	deadline := time.Now().Add(r.cfg.StartTimeout)
+	if r.cfg.Allocate != nil {
+		return r.startAllocated(spec, deadline)
+	}
+	links := r.snapshot()
+	views := make([]HostView, len(links))
+	for i, l := range links {
+		views[i] = l.view()
+	}
+	var errs []string
+	for time.Now().Before(deadline) {
+		i := Choose(views)
+		if i < 0 {
+			break
+		}
+		views[i].Up = false // not twice
+		g, err := links[i].start(spec, deadline)
+		if err == nil {
+			return g, nil
+		}
+		errs = append(errs, links[i].addr+": "+err.Error())
+	}
+	if len(errs) == 0 {
+		return nil, errors.New("no game host has room (all down, draining or full)")
+	}
+	return nil, errors.New("no game host took the game: " + strings.Join(errs, "; "))
+}
+
+// startAllocated asks the allocator for a host, connects to it if new and hands the game over.
+func (r *Remote) startAllocated(spec lobby.GameSpec, deadline time.Time) (lobby.Game, error) {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	var last error
+	// A host may refuse what it was allocated for (it began draining, or a game ended and its
+	// exact count undid the allocation's increment): the next allocation picks another.
+	for range maxAllocations {
+		addr, err := r.cfg.Allocate(ctx)
+		if err != nil {
+			if last != nil {
+				return nil, fmt.Errorf("%v; then allocation: %w", last, err)
+			}
+			return nil, fmt.Errorf("allocation: %w", err)
+		}
+		l, err := r.linkTo(addr)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.waitUp(ctx); err != nil {
+			return nil, fmt.Errorf("allocated host %s: not connected in time", addr)
+		}
+		g, err := l.start(spec, deadline)
+		if err == nil {
+			return g, nil
+		}
+		last = fmt.Errorf("allocated host %s: %w", addr, err)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, last
+}
+
+// maxAllocations bounds the allocations one START tries.
+const maxAllocations = 3
+
+// waitUp waits until l is connected, or ctx ends.
+func (l *link) waitUp(ctx context.Context) error {
+	t := time.NewTicker(2 * time.Millisecond)
+	defer t.Stop()
+	for !l.view().Up {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+// errHostLost is the error of requests pending on a host whose connection failed.
+var errHostLost = errors.New("the game host stopped answering")
+
+// link is the lobby's connection to one host.
+type link struct {
+	r       *Remote
+	addr    string
+	udpHost string // the host of addr: where players send UDP unless the host names another
+	dynamic bool   // allocated (Allocate), not of -hosts: forgotten once unreachable
+
+	mu      sync.Mutex
+	c       *Conn // nil while down
+	load    Load
+	nextID  uint64
+	games   map[uint64]*RemoteGame
+	pending map[uint64]chan *Msg
+}
+
+func (l *link) view() HostView {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return HostView{Addr: l.addr, Up: l.c != nil, Load: l.load}
+}
+
+func (l *link) run(ctx context.Context) {
+	wait := l.r.cfg.Redial
+	downSince := time.Now()
+	for ctx.Err() == nil {
+		err := l.session(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			downSince = time.Now()
+		}
+		if l.dynamic && time.Since(downSince) >= DynamicGiveUp {
+			l.r.log.Info("allocated game host forgotten: unreachable", "host", l.addr, "for", time.Since(downSince).Round(time.Second))
+			return
+		}
+		l.r.log.Warn("game host down", "host", l.addr, "err", err, "retry_in", wait)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		wait = min(wait*2, 16*l.r.cfg.Redial)
+		if err == nil {
+			wait = l.r.cfg.Redial // it was up: retry soon
+		}
+	}
+}
+
+// session dials the host, authenticates and reads its messages until the connection fails;
+// then the games on it end as aborted and pending requests fail. The error is nil when the
+// host had been up.
+func (l *link) session(ctx context.Context) error {
+	d := net.Dialer{Timeout: HandshakeTimeout}
+	nc, err := d.DialContext(ctx, "tcp", l.addr)
+	if err != nil {
+		return err
+	}
+	if l.r.cfg.TLS != nil {
+		tc := l.r.cfg.TLS.Clone()
+		if tc.ServerName == "" {
+			tc.ServerName = l.udpHost
+		}
+		nc = tls.Client(nc, tc)
+	}
+	nc.SetDeadline(time.Now().Add(HandshakeTimeout))
+	secret, err := channelSecret(nc, l.r.cfg.Secret)
+	if err != nil {
+		nc.Close()
+		return err
+	}
+	c, err := ClientHandshake(nc, secret, nil)
+	if err != nil {
+		nc.Close()
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	// The host speaks first after the handshake (its load): only then is it up.
+	b, err := c.Read(time.Now().Add(5 * l.r.cfg.Ping))
+	var m *Msg
+	if err == nil {
+		m, err = decode(b)
+	}
+	if err != nil {
+		c.Close()
+		return err
+	}
+	l.mu.Lock()
+	l.c = c
+	l.mu.Unlock()
+	l.r.log.Info("game host up", "host", l.addr)
+	quit := make(chan struct{})
+	pinged := make(chan struct{})
+	go func() {
+		defer close(pinged)
+		t := time.NewTicker(l.r.cfg.Ping)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				if c.Write(encode(&Msg{Type: TypePing})) != nil {
+					c.Close()
+				}
+			}
+		}
+	}()
+	for {
+		l.handle(m)
+		b, err = c.Read(time.Now().Add(5 * l.r.cfg.Ping))
+		if err == nil {
+			m, err = decode(b)
+		}
+		if err != nil {
+			break
+		}
+	}
+	c.Close()
+	close(quit)
+	<-pinged
+	l.mu.Lock()
+	l.c = nil
+	games, pending := l.games, l.pending
+	l.games, l.pending = map[uint64]*RemoteGame{}, map[uint64]chan *Msg{}
+	l.mu.Unlock()
+	for _, ch := range pending {
+		close(ch)
+	}
+	for _, g := range games {
+		g.end(uint8(2), true)
+	}
+	if len(games) > 0 {
+		l.r.log.Warn("game host lost: its games ended as aborted", "host", l.addr, "games", len(games), "err", err)
+	}
+	return nil
+}
+
+func (l *link) handle(m *Msg) {
+	l.mu.Lock()
+	if m.Load != nil {
+		l.load = *m.Load
+	}
+	switch m.Type {
+	case TypeReply:
+		ch := l.pending[m.ID]
+		delete(l.pending, m.ID)
+		l.mu.Unlock()
+		if ch != nil {
+			ch <- m
+		}
+		return
+	case TypeEnded:
+		g := l.games[m.Game]
+		delete(l.games, m.Game)
+		l.mu.Unlock()
+		if g != nil {
+			g.end(m.Result, false)
+		}
+		return
+	case TypeGone:
+		g := l.games[m.Game]
+		l.mu.Unlock()
+		if g != nil {
+			g.gone(m.Members)
+		}
+		return
+	}
+	l.mu.Unlock()
+}
+
+// request sends m (its ID set here) and waits for the host's reply until deadline. A host
+// that does not answer in time is dropped: its connection closes, its games end.
+func (l *link) request(m *Msg, deadline time.Time, reserve func(id uint64)) (*Msg, error) {
+	l.mu.Lock()
+	c := l.c
+	if c == nil {
+		l.mu.Unlock()
+		return nil, errHostLost
+	}
+	l.nextID++
+	m.ID = l.nextID
+	ch := make(chan *Msg, 1)
+	l.pending[m.ID] = ch
+	if reserve != nil {
+		reserve(m.ID)
+	}
+	l.mu.Unlock()
+	if err := c.Write(encode(m)); err != nil {
+		c.Close()
+		return nil, errHostLost
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case rep, ok := <-ch:
+		if !ok {
+			return nil, errHostLost
+		}
+		if rep.Error != "" {
+			return nil, errors.New(rep.Error)
+		}
+		return rep, nil
+	case <-t.C:
+		// The connection stays (its heartbeat tells whether the host is alive; closing it would
+		// end every game the host runs for this lobby). A start it carries out late makes a game
+		// nobody joins: the host ends it at its HERE timeout.
+		l.mu.Lock()
+		delete(l.pending, m.ID)
+		l.mu.Unlock()
+		l.r.log.Warn("game host did not answer in time", "host", l.addr, "request", m.Type, "timeout", l.r.cfg.StartTimeout)
+		return nil, errors.New("no answer in time")
+	}
+}
+
+func (l *link) start(spec lobby.GameSpec, deadline time.Time) (*RemoteGame, error) {
+	g := &RemoteGame{l: l, done: make(chan struct{}), goneCh: make(chan struct{}, 1)}
+	rep, err := l.request(&Msg{Type: TypeStart, Spec: specOf(spec)}, deadline, func(id uint64) {
+		g.id = id
+		l.games[id] = g // before the reply: an ended right after it finds the game
+	})
+	if err != nil {
+		l.mu.Lock()
+		delete(l.games, g.id)
+		l.mu.Unlock()
+		return nil, err
+	}
+	if rep.Port < 1 || rep.Port > 65535 {
+		return nil, fmt.Errorf("the host answered port %d", rep.Port)
+	}
+	g.port, g.host = rep.Port, rep.Host
+	if g.host == "" {
+		g.host = l.udpHost
+	}
+	return g, nil
+}
+
+// RemoteGame is a game running on a host, as the lobby sees it (lobby.Game, Rejoiner,
+// Spectatable, SpectatorReporter, and Host for the START push's host field).
+type RemoteGame struct {
+	l    *link
+	id   uint64
+	port int
+	host string
+
+	mu       sync.Mutex
+	ended    bool
+	result   uint8
+	lost     bool // the host's connection failed
+	goneList []lobby.Member
+	done     chan struct{}
+	goneCh   chan struct{}
+}
+
+var (
+	_ lobby.Game              = (*RemoteGame)(nil)
+	_ lobby.Rejoiner          = (*RemoteGame)(nil)
+	_ lobby.Spectatable       = (*RemoteGame)(nil)
+	_ lobby.SpectatorReporter = (*RemoteGame)(nil)
+	_ lobby.HostedGame        = (*RemoteGame)(nil)
+)
+
+// Port is the UDP port players send to on Host.
+func (g *RemoteGame) Port() int { return g.port }
+
+// Host is the address players send UDP to (lobby.HostedGame).
+func (g *RemoteGame) Host() string { return g.host }
+
+// Done is closed when the game is over.
+func (g *RemoteGame) Done() <-chan struct{} { return g.done }
+
+// Result is how the game ended (2, aborted, when its host was lost).
+func (g *RemoteGame) Result() uint8 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.result
+}
+
+// Lost reports whether the game ended because its host stopped answering.
+func (g *RemoteGame) Lost() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.lost
+}
+
+func (g *RemoteGame) end(result uint8, lost bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ended {
+		return
+	}
+	g.ended, g.result, g.lost = true, result, lost
+	close(g.done)
+}
+
+func (g *RemoteGame) gone(ms []Member) {
+	g.mu.Lock()
+	for _, m := range ms {
+		if lm, err := m.lobbyMember(); err == nil {
+			g.goneList = append(g.goneList, lm)
+		}
+	}
+	g.mu.Unlock()
+	select {
+	case g.goneCh <- struct{}{}:
+	default:
+	}
+}
+
+// Drop tells the host to remove the player (sent without waiting: the lobby does not block).
+func (g *RemoteGame) Drop(id uuid.UUID, left bool) {
+	g.l.mu.Lock()
+	c := g.l.c
+	g.l.mu.Unlock()
+	if c != nil {
+		go func() {
+			if c.Write(encode(&Msg{Type: TypeDrop, Game: g.id, User: id.String(), Left: left})) != nil {
+				c.Close()
+			}
+		}()
+	}
+}
+
+// Rejoin asks the host to give the away slot m.Slot to m (lobby.Rejoiner).
+func (g *RemoteGame) Rejoin(m lobby.Member) error { return g.member(TypeRejoin, m) }
+
+// Spectate asks the host to add m as a spectator (lobby.Spectatable).
+func (g *RemoteGame) Spectate(m lobby.Member) error { return g.member(TypeSpectate, m) }
+
+func (g *RemoteGame) member(typ string, m lobby.Member) error {
+	wm := memberOf(m)
+	_, err := g.l.request(&Msg{Type: typ, Game: g.id, Member: &wm}, time.Now().Add(g.l.r.cfg.StartTimeout), nil)
+	return err
+}
+
+// SpectatorsGone is signalled when the host reported spectators it dropped.
+func (g *RemoteGame) SpectatorsGone() <-chan struct{} { return g.goneCh }
+
+// TakeSpectatorsGone returns them and forgets them.
+func (g *RemoteGame) TakeSpectatorsGone() []lobby.Member {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := g.goneList
+	g.goneList = nil
+	return out
+}

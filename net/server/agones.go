@@ -1,0 +1,131 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rtype/rtype/buildinfo"
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/net/agones"
+	"github.com/rtype/rtype/net/instance"
+)
+
+// Port names of the Fleet's GameServer template (deploy/k8s/fleet.json): the UDP port players
+// send to and the TCP control port the lobby dials.
+const (
+	AgonesGamePort    = "game"
+	AgonesControlPort = "control"
+)
+
+// AgonesAddressTimeout bounds the wait for the GameServer's address and ports at start.
+const AgonesAddressTimeout = 2 * time.Minute
+
+// agonesHost is a host's life as an Agones GameServer.
+type agonesHost struct {
+	sdk        *agones.SDK
+	log        *slog.Logger
+	host       string // status.address
+	port       int    // status.ports[game]: the host port players reach
+	counter    *agones.CounterSync
+	cancel     context.CancelFunc
+	done       chan struct{}
+	healthDone chan struct{}
+}
+
+// newAgonesHost reads the address and UDP port to advertise from the GameServer's status.
+func newAgonesHost(ctx context.Context, cfg Config, log *slog.Logger) (*agonesHost, error) {
+	var sdk *agones.SDK
+	if cfg.Fleet.AgonesSDK != "" {
+		sdk = agones.NewSDK(cfg.Fleet.AgonesSDK, log)
+	} else {
+		var err error
+		if sdk, err = agones.SDKFromEnv(log); err != nil {
+			return nil, err
+		}
+	}
+	actx, cancel := context.WithTimeout(ctx, AgonesAddressTimeout)
+	defer cancel()
+	host, port, err := agones.Address(actx, sdk, AgonesGamePort)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("agones: the GameServer's address", "address", host, "udp_port", port)
+	return &agonesHost{sdk: sdk, log: log, host: host, port: port, counter: agones.NewCounterSync(sdk, agones.CounterGames, log)}, nil
+}
+
+// start sets the games counter's capacity, the labels, marks the GameServer Ready and starts
+// the health pings (while the tick schedule is alive) and the counter's sync.
+func (a *agonesHost) start(ctx context.Context, capacity int, stages *game.StageCatalogue, mgr *instance.Manager) error {
+	c, zero := agones.Int64(capacity), agones.Int64(0)
+	if _, err := a.sdk.UpdateCounter(ctx, agones.CounterGames, agones.CounterUpdate{Count: &zero, Capacity: &c}); err != nil {
+		return fmt.Errorf("counter %s: %w", agones.CounterGames, err)
+	}
+	for k, v := range map[string]string{"rtype-version": buildinfo.Get(), "rtype-stages": strings.Join(stages.Names(), "."), agones.LabelAccepting: "true"} {
+		if err := a.sdk.SetLabel(ctx, k, agones.LabelValue(v)); err != nil {
+			a.log.Warn("agones label not set", "key", k, "err", err)
+		}
+	}
+	if err := a.sdk.Ready(ctx); err != nil {
+		return err
+	}
+	a.log.Info("agones: GameServer Ready", "capacity", capacity)
+	rctx, cancel := context.WithCancel(context.Background())
+	a.cancel, a.done, a.healthDone = cancel, make(chan struct{}), make(chan struct{})
+	go func() { defer close(a.done); a.counter.Run(rctx) }()
+	var gate agones.TickGate
+	go func() {
+		defer close(a.healthDone)
+		agones.RunHealth(rctx, a.sdk, agones.DefaultHealthPeriod, func() bool { return gate.Alive(mgr.Stats().Ticks, mgr.Running()) }, a.log)
+	}()
+	return nil
+}
+
+// drain makes the allocator pass the host over (LabelAccepting false): it takes no new game.
+func (a *agonesHost) drain() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.sdk.SetLabel(ctx, agones.LabelAccepting, "false"); err != nil {
+		a.log.Warn("agones: the draining label was not set", "err", err)
+	}
+}
+
+// stop ends the pings and the counter's sync (its last value sent) and asks Agones to shut
+// the GameServer down.
+func (a *agonesHost) stop() {
+	if a.cancel != nil {
+		a.cancel()
+		<-a.done
+		<-a.healthDone
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.sdk.Shutdown(ctx); err != nil {
+		a.log.Warn("agones shutdown failed", "err", err)
+		return
+	}
+	a.log.Info("agones: Shutdown sent")
+}
+
+// allocate is a lobby's way to its hosts on Agones: one allocation per game, the host's
+// control address from the answer's address and port named AgonesControlPort.
+func allocate(fc FleetConfig, log *slog.Logger) func(ctx context.Context) (string, error) {
+	al := agones.NewAllocator(fc.Allocator, fc.Namespace, fc.FleetName, fc.AllocatorTLS, log)
+	return func(ctx context.Context) (string, error) {
+		r, err := al.Allocate(ctx)
+		if err != nil {
+			return "", err
+		}
+		for _, p := range r.Ports {
+			if p.Name == AgonesControlPort {
+				log.Debug("agones: allocated", "gameserver", r.GameServerName, "address", r.Address, "control_port", p.Port)
+				return net.JoinHostPort(r.Address, strconv.Itoa(p.Port)), nil
+			}
+		}
+		return "", fmt.Errorf("allocated GameServer %s has no port named %q", r.GameServerName, AgonesControlPort)
+	}
+}

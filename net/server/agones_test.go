@@ -1,0 +1,113 @@
+package server
+
+import (
+	"context"
+	"net"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rtype/rtype/net/agones"
+	"github.com/rtype/rtype/net/bot"
+	"github.com/rtype/rtype/net/fleet"
+)
+
+func freeTCPUDP(t *testing.T, ip string) int {
+	t.Helper()
+	for range 20 {
+		ln, err := net.Listen("tcp", ip+":0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		if pc, err := net.ListenPacket("udp", net.JoinHostPort(ip, strconv.Itoa(p))); err == nil {
+			pc.Close()
+			return p
+		}
+	}
+	t.Fatal("no free port")
+	return 0
+}
+
+// TestAgonesFleet: a host as an Agones GameServer (fake sidecar) and a lobby allocating on the
+// fleet (fake allocator, both written from the Agones swagger documents): the host advertises
+// the status address and port, sets the games counter's capacity and labels, is Ready, pings
+// health; a bot game is allocated (state Allocated, counter incremented), played on the host
+// and ended (counter back to 0); SIGTERM's drain makes it refuse allocation, then Shutdown.
+func TestAgonesFleet(t *testing.T) {
+	t.Parallel()
+	const ip = "127.0.0.4"
+	udp, control := freeTCPUDP(t, ip), freeTCPUDP(t, ip)
+	sdk := agones.NewFakeSDK("rtype-hosts-x1", "rtype-hosts", ip,
+		[]agones.Port{{Name: AgonesGamePort, Port: udp}, {Name: AgonesControlPort, Port: control}},
+		map[string]agones.CounterStatus{agones.CounterGames: {Count: 0, Capacity: 1000}})
+	sdkSrv := httptest.NewServer(sdk)
+	defer sdkSrv.Close()
+	allocSrv := httptest.NewServer(agones.NewFakeAllocator(sdk))
+	defer allocSrv.Close()
+
+	var host *fleet.Host
+	hcfg := Config{Addr: ip + ":0", UDPHost: ip, UDPPort: udp, Stage: "short", Logger: quietLog(),
+		Fleet: FleetConfig{Role: RoleHost, Secret: testControlSecret, Control: net.JoinHostPort(ip, strconv.Itoa(control)), Capacity: 3,
+			Agones: true, AgonesSDK: sdkSrv.URL, DrainTimeout: -1, OnHost: func(h *fleet.Host) { host = h }}}
+	_, _, stopHost := startServerTB(t, hcfg)
+	defer stopHost()
+	waitCond(t, "Ready", func() bool { return sdk.GameServer().Status.State == "Ready" })
+	gs := sdk.GameServer()
+	if c := gs.Status.Counters[agones.CounterGames]; c.Capacity != 3 || c.Count != 0 {
+		t.Fatalf("games counter %+v, want capacity 3 (-capacity), count 0", c)
+	}
+	if gs.ObjectMeta.Labels["agones.dev/sdk-rtype-stages"] == "" || gs.ObjectMeta.Labels["agones.dev/sdk-rtype-accepting"] != "true" ||
+		gs.ObjectMeta.Labels["agones.dev/sdk-rtype-version"] == "" {
+		t.Fatalf("labels %v", gs.ObjectMeta.Labels)
+	}
+
+	lcfg := Config{Stage: "short", Logger: quietLog(), Fleet: FleetConfig{Role: RoleLobby, Secret: testControlSecret,
+		Allocator: allocSrv.URL, Namespace: "default", FleetName: "rtype-hosts"}}
+	addr, _, stopLobby := startServerTB(t, lcfg)
+	defer stopLobby()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	counted := make(chan agones.Int64, 1)
+	go func() {
+		waitCond(t, "the game counted", func() bool { return host.Load().Games == 1 })
+		counted <- sdk.GameServer().Status.Counters[agones.CounterGames].Count
+	}()
+	res, err := bot.Run(ctx, bot.Config{Server: addr, Players: 2}, nil)
+	if err != nil {
+		t.Fatalf("bots: %v (%+v)", err, res)
+	}
+	for _, r := range res {
+		if !r.Ended() || r.DatagramsIn == 0 {
+			t.Errorf("bot %s: %+v", r.Bot, r)
+		}
+	}
+	if c := <-counted; c != 1 {
+		t.Fatalf("games counter during the game: %d, want 1", c)
+	}
+	if st := sdk.GameServer().Status.State; st != "Allocated" {
+		t.Fatalf("state %s after an allocation, want Allocated", st)
+	}
+	waitCond(t, "counter back to 0", func() bool { return sdk.GameServer().Status.Counters[agones.CounterGames].Count == 0 })
+	if len(sdk.Healths()) == 0 {
+		t.Fatal("no health ping during the game")
+	}
+	stopHost()
+	gs = sdk.GameServer()
+	if gs.Status.State != "Shutdown" || gs.ObjectMeta.Labels["agones.dev/sdk-rtype-accepting"] != "false" {
+		t.Fatalf("after SIGTERM: state %s, accepting %q; want Shutdown, false", gs.Status.State, gs.ObjectMeta.Labels["agones.dev/sdk-rtype-accepting"])
+	}
+}
+
+func waitCond(t *testing.T, what string, cond func() bool) {
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Errorf("timed out waiting for %s", what)
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -1,0 +1,375 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/fleet"
+	"github.com/rtype/rtype/net/instance"
+	"github.com/rtype/rtype/net/linksim"
+	"github.com/rtype/rtype/net/metrics"
+)
+
+// Roles of one rtype-server binary (-role): "" is all in one process (Run's default);
+// RoleLobby runs the TCP lobby only and hands every game to a host (-hosts); RoleHost runs
+// the UDP games only, handed over by its lobby on the control address (-control).
+const (
+	RoleLobby = "lobby"
+	RoleHost  = "host"
+)
+
+// DefaultDrainTimeout bounds how long a draining host (SIGTERM) lets its running games go on
+// before it ends them with GAME_END (-drain-timeout).
+const DefaultDrainTimeout = 10 * time.Minute
+
+// FleetConfig is what a split server adds to Config (docs/DEPLOY.md).
+type FleetConfig struct {
+	// Role is "", RoleLobby or RoleHost.
+	Role string
+	// Secret is the control channel's shared secret (RTYPE_CONTROL_SECRET; docs/CONTROL.md).
+	Secret []byte
+	// TLS, when set, runs the control channel over mutual TLS (-control-cert, -control-key,
+	// -control-ca; fleet.LoadTLS): a host's server side or a lobby's client side. Secret may
+	// then be empty.
+	TLS *tls.Config
+	// Hosts are a lobby's hosts' control addresses (-hosts).
+	Hosts []string
+	// Control is a host's control address (-control), e.g. ":4243".
+	Control string
+	// Capacity is the games a host takes at once (-capacity; 0: fleet.DefaultCapacity).
+	Capacity int
+	// DrainTimeout bounds a host's drain at shutdown (0: DefaultDrainTimeout; negative: none,
+	// the games end at once).
+	DrainTimeout time.Duration
+	// Agones makes a host a GameServer of an Agones fleet (-agones; agones.go): the SDK
+	// sidecar's address and port to advertise, Ready, Health, the games counter, labels, and
+	// Shutdown after the drain.
+	Agones bool
+	// AgonesSDK is the sidecar's base URL ("": http://localhost:$AGONES_SDK_HTTP_PORT).
+	AgonesSDK string
+	// Allocator is a lobby's Agones allocator service URL (-allocator): every START allocates
+	// a game place on FleetName in Namespace instead of choosing among Hosts, over mTLS
+	// (AllocatorTLS).
+	Allocator, Namespace, FleetName string
+	AllocatorTLS                    *tls.Config
+	// OnControl receives a host's bound control address (tests use port 0).
+	OnControl func(net.Addr)
+	// OnHost and OnRemote receive the host's control endpoint and the lobby's Remote (tests).
+	OnHost   func(*fleet.Host)
+	OnRemote func(*fleet.Remote)
+}
+
+// ParseRole checks -role.
+func ParseRole(s string) (string, error) {
+	switch s {
+	case "", RoleLobby, RoleHost:
+		return s, nil
+	case "all", "all-in-one":
+		return "", nil
+	}
+	return "", fmt.Errorf("-role %q: want lobby or host (or none: lobby and games in one process)", s)
+}
+
+// ParsePublicUDPHost reads a host's -public-udp: "PORT", ":PORT" or "HOST:PORT". Unlike the
+// all-in-one server's (ParsePublicUDP), a host may name the address players reach: its lobby
+// sends it in START (docs/PROTOCOL.md §2.5.1).
+func ParsePublicUDPHost(s string) (host string, port int, err error) {
+	if s == "" {
+		return "", 0, nil
+	}
+	p := s
+	if strings.Contains(s, ":") {
+		if host, p, err = net.SplitHostPort(s); err != nil {
+			return "", 0, fmt.Errorf("public udp %q: %w", s, err)
+		}
+	}
+	if host != "" && !lobby.ValidHost(host) {
+		return "", 0, fmt.Errorf("public udp %q: %q is not an IP address or DNS name (docs/PROTOCOL.md §2.5.1)", s, host)
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > 65535 {
+		return "", 0, fmt.Errorf("public udp %q: the port must be 1..65535", s)
+	}
+	return host, n, nil
+}
+
+// managerConfig is the game runtime's configuration from cfg (all-in-one and host alike).
+func managerConfig(cfg Config, stages *game.StageCatalogue, ns linksim.Config, publicPort int, log *slog.Logger, onEnd func(*instance.Instance)) instance.Config {
+	return instance.Config{
+		Host: cfg.UDPHost, Port: cfg.UDPPort, PublicPort: publicPort, Stages: stages.Stage,
+		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, RateLimit: cfg.UDPRate, RejoinWindow: cfg.RejoinWindow, Logger: log,
+		OnGameEnd: onEnd,
+	}
+}
+
+// runSplit is Run for -role lobby and -role host.
+func runSplit(ctx context.Context, cfg Config) error {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+		cfg.Logger = log
+	}
+	if err := fleet.CheckAuth(cfg.Fleet.Secret, cfg.Fleet.TLS); err != nil {
+		return err
+	}
+	if cfg.Stage == "" {
+		cfg.Stage = "stage1"
+	}
+	stages, err := game.LoadStageCatalogue(cfg.Stage)
+	if err != nil {
+		return fmt.Errorf("stage: %w", err)
+	}
+	switch cfg.Fleet.Role {
+	case RoleHost:
+		return runHost(ctx, cfg, stages)
+	case RoleLobby:
+		return runLobby(ctx, cfg, stages)
+	}
+	return fmt.Errorf("role %q", cfg.Fleet.Role)
+}
+
+// serveHTTP serves h on addr ("" = nothing) until the returned stop is called.
+func serveHTTP(addr string, h func() http.Handler, log *slog.Logger, what string, onAddr func(net.Addr)) (stop func(), err error) {
+	if addr == "" {
+		return func() {}, nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s address: %w", what, err)
+	}
+	hs := &http.Server{Handler: h(), ReadHeaderTimeout: 5 * time.Second}
+	go hs.Serve(ln)
+	log.Info(what+" address listening", "addr", ln.Addr().String())
+	if onAddr != nil {
+		onAddr(ln.Addr())
+	}
+	return func() { hs.Close() }, nil
+}
+
+// runHost runs the games only (-role host): the UDP runtime and the control endpoint its
+// lobby hands games over on. On ctx's end it drains: no new game, the running ones end on
+// their own within DrainTimeout (then with GAME_END), and the control connections close.
+func runHost(ctx context.Context, cfg Config, stages *game.StageCatalogue) error {
+	log := cfg.Logger
+	if cfg.Fleet.Control == "" {
+		return errors.New("-role host needs -control ADDR, the address its lobby connects to (e.g. :4243)")
+	}
+	if cfg.AdminAddr != "" {
+		return errors.New("-admin serves the lobby (pprof, POST /broadcast); a host serves -metrics only")
+	}
+	ns, err := linksim.Parse(cfg.NetSim)
+	if err != nil {
+		return err
+	}
+	publicHost, publicPort, err := ParsePublicUDPHost(cfg.PublicUDP)
+	if err != nil {
+		return err
+	}
+	var ag *agonesHost
+	if cfg.Fleet.Agones {
+		if ag, err = newAgonesHost(ctx, cfg, log); err != nil {
+			return err
+		}
+		if publicPort == 0 { // -public-udp wins over the GameServer's status
+			publicHost, publicPort = ag.host, ag.port
+		}
+	}
+	cln, err := net.Listen("tcp", cfg.Fleet.Control)
+	if err != nil {
+		return fmt.Errorf("control address: %w", err)
+	}
+	var reg *metrics.Registry
+	mgr, err := instance.NewManager(managerConfig(cfg, stages, ns, publicPort, log, func(in *instance.Instance) {
+		reg.GameEnded(in)
+		if cfg.OnGameEnd != nil {
+			cfg.OnGameEnd(in)
+		}
+	}))
+	if err != nil {
+		cln.Close()
+		return err
+	}
+	reg = metrics.New(nil, mgr)
+	hc := fleet.HostConfig{Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Starter: mgr, Capacity: cfg.Fleet.Capacity, PublicHost: publicHost, Logger: log}
+	if ag != nil {
+		hc.OnLoad = func(l fleet.Load) { ag.counter.Set(l.Games) }
+	}
+	h := fleet.NewHost(hc)
+	draining := make(chan struct{})
+	stopMetrics, err := serveHTTP(cfg.MetricsAddr, func() http.Handler {
+		return MetricsHandler(reg, HTTPConfig{Hosts: cfg.HTTPHosts, Ready: func() bool {
+			select {
+			case <-draining:
+				return false
+			default:
+				return true
+			}
+		}})
+	}, log, "metrics", cfg.OnMetrics)
+	if err != nil {
+		cln.Close()
+		mgr.Shutdown(context.Background())
+		return err
+	}
+	defer stopMetrics()
+	log.Info("rtype game host listening", "control", cln.Addr().String(), "udp", net.JoinHostPort(cfg.UDPHost, strconv.Itoa(mgr.Port())),
+		"udp_public", net.JoinHostPort(publicHost, strconv.Itoa(mgr.PublicPort())), "capacity", h.Load().Capacity,
+		"stages", strings.Join(stages.Names(), ","))
+	if cfg.Fleet.OnControl != nil {
+		cfg.Fleet.OnControl(cln.Addr())
+	}
+	if cfg.Fleet.OnHost != nil {
+		cfg.Fleet.OnHost(h)
+	}
+	if cfg.Ready != nil {
+		cfg.Ready(cln.Addr(), mgr)
+	}
+	hostCtx, stopHost := context.WithCancel(context.Background())
+	defer stopHost()
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(hostCtx, cln) }()
+	if ag != nil {
+		if err := ag.start(ctx, h.Load().Capacity, stages, mgr); err != nil {
+			log.Error("agones: the GameServer could not be made Ready", "err", err)
+		}
+		defer ag.stop()
+	}
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+		served <- serveErr
+	}
+	close(draining)
+	h.Drain()
+	if ag != nil {
+		ag.drain()
+	}
+	drainGames(h, cfg.Fleet.DrainTimeout, log)
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	shutErr := mgr.Shutdown(sctx) // what is left ends with GAME_END; the lobbies hear "ended"
+	waitIdle(h, sctx)
+	stopHost()
+	if err := <-served; err != nil && serveErr == nil {
+		serveErr = err
+	}
+	log.Info("rtype game host stopped")
+	if serveErr != nil && !errors.Is(serveErr, net.ErrClosed) {
+		return serveErr
+	}
+	return shutErr
+}
+
+// drainGames waits until h runs no game, at most d (0: DefaultDrainTimeout; negative: not at
+// all).
+func drainGames(h *fleet.Host, d time.Duration, log *slog.Logger) {
+	if d == 0 {
+		d = DefaultDrainTimeout
+	}
+	if d < 0 || h.Load().Games == 0 {
+		return
+	}
+	log.Info("draining: no new game; waiting for the running ones to end", "games", h.Load().Games, "drain_timeout", d)
+	deadline := time.Now().Add(d)
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for h.Load().Games > 0 && time.Now().Before(deadline) {
+		<-t.C
+	}
+	if n := h.Load().Games; n > 0 {
+		log.Warn("drain timeout: ending the games still running", "games", n)
+	}
+}
+
+// waitIdle waits until h counts no game (their ends reported to the lobbies), or ctx.
+func waitIdle(h *fleet.Host, ctx context.Context) {
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for h.Load().Games > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// runLobby runs the TCP lobby only (-role lobby): every START goes to one of cfg.Fleet.Hosts.
+func runLobby(ctx context.Context, cfg Config, stages *game.StageCatalogue) error {
+	log := cfg.Logger
+	if len(cfg.Fleet.Hosts) == 0 && cfg.Fleet.Allocator == "" {
+		return errors.New("-role lobby needs -hosts host:port,... (the hosts' -control addresses) or -allocator (Agones)")
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	rc := fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Logger: log}
+	if cfg.Fleet.Allocator != "" {
+		rc.Allocate = allocate(cfg.Fleet, log)
+	}
+	remote := fleet.NewRemote(rc)
+	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, Logger: log,
+		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
+		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
+	reg := metrics.New(srv, nil)
+	// Ready (GET /readyz) while serving with at least one host up: a lobby without hosts
+	// cannot start a game.
+	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, Ready: func() bool { return ctx.Err() == nil && (remote.Up() > 0 || rc.Allocate != nil) }}
+	stopMetrics, err := serveHTTP(cfg.MetricsAddr, func() http.Handler { return MetricsHandler(reg, hcfg) }, log, "metrics", cfg.OnMetrics)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopMetrics()
+	stopAdmin, err := serveHTTP(cfg.AdminAddr, func() http.Handler { return AdminHandler(reg, srv, log, hcfg) }, log, "admin", cfg.OnAdmin)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopAdmin()
+	log.Info("rtype lobby listening", "lobby", ln.Addr().String(), "hosts", strings.Join(cfg.Fleet.Hosts, ","),
+		"stage", stages.Default().Name, "stages", strings.Join(stages.Names(), ","))
+	if cfg.Fleet.OnRemote != nil {
+		cfg.Fleet.OnRemote(remote)
+	}
+	if cfg.Ready != nil {
+		cfg.Ready(ln.Addr(), nil)
+	}
+	remoteCtx, stopRemote := context.WithCancel(context.Background())
+	remoteDone := make(chan struct{})
+	go func() { defer close(remoteDone); remote.Run(remoteCtx) }()
+	lobbyCtx, stopLobby := context.WithCancel(context.Background())
+	defer stopLobby()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(lobbyCtx, ln) }()
+	var err2 error
+	select {
+	case <-ctx.Done():
+	case err2 = <-serveErr:
+		serveErr <- err2
+	}
+	log.Info("rtype lobby shutting down")
+	// The hosts' connections close first: the hosts end this lobby's games (GAME_END to the
+	// players) and the lobby pushes END for each; then the lobby's connections close.
+	stopRemote()
+	<-remoteDone
+	stopLobby()
+	err2 = <-serveErr
+	log.Info("rtype lobby stopped")
+	if err2 != nil && !errors.Is(err2, context.Canceled) && !errors.Is(err2, net.ErrClosed) {
+		return err2
+	}
+	return nil
+}
