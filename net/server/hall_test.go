@@ -50,7 +50,12 @@ func TestHallOfFameEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond) // a few ticks of play
-	a.close()                          // BYE: the only player left, the game ends (aborted)
+	// the only player leaves for good (LEAVE, then BYE): the game ends (aborted). LEAVE first:
+	// a lobby connection closed before the BYE arrives keeps the slot for a rejoin (60 s)
+	if err := a.lc.Leave(); err != nil {
+		t.Fatal(err)
+	}
+	a.close()
 
 	res, err := w.WaitEnd(ctx)
 	if err != nil || res != 2 {
@@ -129,6 +134,9 @@ func TestHallDiskGoneGamesGoOn(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(100 * time.Millisecond)
+		if err := a.lc.Leave(); err != nil { // for good: a closed connection would keep the slot 60 s
+			t.Fatal(err)
+		}
 		a.close()
 		if res, err := w.WaitEnd(ctx); err != nil || res != 2 {
 			t.Fatalf("round %d: END %d %v", round, res, err)
