@@ -7,7 +7,7 @@ STAGE     ?= stage1
 XVFB      ?= xvfb-run -a -s "-screen 0 1920x1080x24"
 # The version every binary prints with -version (and the server exports as rtype_build_info).
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-BUILDFLAGS = -trimpath -ldflags "-X github.com/rtype/rtype/buildinfo.Version=$(VERSION)"
+BUILDFLAGS = -trimpath -ldflags "-X github.com/rtype/rtype/game/buildinfo.Version=$(VERSION)"
 
 # Debian packages: client build (cgo: X11, GL, ALSA) and headless tests (Xvfb).
 DEB_BUILD := gcc pkg-config libx11-dev libxrandr-dev libxcursor-dev libxinerama-dev libxi-dev libxxf86vm-dev libgl-dev libasound2-dev
@@ -66,12 +66,12 @@ check-deps:
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/rtype-server
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/rtype-bot
 	@echo "check-deps: server and bot build with CGO_ENABLED=0 and link no ebiten"
-	@GO=$(GO) sh scripts/third-party.sh | cmp -s - docs/THIRD_PARTY.md || { echo "FAIL: docs/THIRD_PARTY.md is stale (the modules changed): run make licenses"; exit 1; }
+	@GO=$(GO) sh .ci/third-party.sh | cmp -s - docs/THIRD_PARTY.md || { echo "FAIL: docs/THIRD_PARTY.md is stale (the modules changed): run make licenses"; exit 1; }
 	@echo "check-deps: docs/THIRD_PARTY.md lists every module the binaries link"
 
 # docs/THIRD_PARTY.md: the modules compiled into the binaries, their licences and licence texts.
 licenses:
-	GO=$(GO) sh scripts/third-party.sh > docs/THIRD_PARTY.md
+	GO=$(GO) sh .ci/third-party.sh > docs/THIRD_PARTY.md
 
 # The end-to-end tests play in real time (mostly waiting): run more of them at once than cores.
 test-go:
@@ -100,9 +100,9 @@ fuzz:
 	    echo "fuzz $$pkg $$t ($(FUZZTIME))"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -parallel 1 $$pkg; \
 	  done; done
 
-# Release archives per OS/arch with SHA256SUMS (scripts/dist.sh says what it cannot build here).
+# Release archives per OS/arch with SHA256SUMS (.ci/dist.sh says what it cannot build here).
 dist:
-	GO=$(GO) VERSION=$(VERSION) sh scripts/dist.sh
+	GO=$(GO) VERSION=$(VERSION) sh .ci/dist.sh
 
 clean:
 	rm -rf $(BIN) dist

@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rtype/rtype/buildinfo"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/buildinfo"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/session"
 )

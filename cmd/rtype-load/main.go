@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rtype/rtype/buildinfo"
+	"github.com/rtype/rtype/game/buildinfo"
 	"github.com/rtype/rtype/net/load"
 )
 

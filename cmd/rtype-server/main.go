@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rtype/rtype/buildinfo"
+	"github.com/rtype/rtype/game/buildinfo"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/net/instance"

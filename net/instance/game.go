@@ -13,9 +13,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/buildinfo"
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/buildinfo"
 	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/replication"

@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/rtype/rtype/buildinfo"
+	"github.com/rtype/rtype/game/buildinfo"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/net/instance"

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rtype/rtype/buildinfo"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/buildinfo"
 	"github.com/rtype/rtype/net/agones"
 	"github.com/rtype/rtype/net/instance"
 )

@@ -10,7 +10,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/rtype/rtype/buildinfo"
+	"github.com/rtype/rtype/game/buildinfo"
 )
 
 // Flags are the parsed flags of rtype-client.

@@ -15,7 +15,7 @@ func TestVersionStampedAndPrinted(t *testing.T) {
 	}
 	bin := filepath.Join(t.TempDir(), "rtype-bot")
 	const v = "v9.8.7-test-g1234567"
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-X github.com/rtype/rtype/buildinfo.Version="+v, "-o", bin, "../cmd/rtype-bot")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-X github.com/rtype/rtype/game/buildinfo.Version="+v, "-o", bin, "../../cmd/rtype-bot")
 	build.Env = append(build.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

@@ -1,6 +1,6 @@
 // Package buildinfo is the version every rtype binary prints with -version and the server
 // exports as rtype_build_info: stamped at build time by `make dist` and `make build`
-// (-ldflags "-X github.com/rtype/rtype/buildinfo.Version=$(git describe --tags --always --dirty)"),
+// (-ldflags "-X github.com/rtype/rtype/game/buildinfo.Version=$(git describe --tags --always --dirty)"),
 // else the module version `go install ...@vX` records, else "dev".
 package buildinfo
 

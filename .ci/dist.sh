@@ -13,7 +13,7 @@
 set -eu
 GO=${GO:-go}
 VERSION=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
-LDFLAGS="-s -w -X github.com/rtype/rtype/buildinfo.Version=$VERSION"
+LDFLAGS="-s -w -X github.com/rtype/rtype/game/buildinfo.Version=$VERSION"
 out=dist
 rm -rf "$out"
 mkdir -p "$out"
