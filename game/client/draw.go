@@ -140,6 +140,7 @@ type drawList struct {
 	q                              *ecs.Query1[game.Kind]
 	qw                             *ecs.World
 	born                           map[ecs.Entity]int // frame an explosion entity was first drawn
+	hangs                          map[ecs.Entity]bool // ground enemies on the ceiling, decided when first seen (hangs)
 	played                         *game.Stage        // the stage played (terrain), from the frame
 	ownNew                         uint32             // press tick of the newest predicted shot sounded
 }
@@ -395,6 +396,9 @@ func (a *app) stageTerrain() *game.Terrain {
 // effects runs the tracker over the frame: hit flashes, explosion particles and sounds.
 func (a *app) effects() {
 	d := &a.draw
+	if d.hangs == nil {
+		d.hangs = map[ecs.Entity]bool{}
+	}
 	if d.born == nil {
 		d.born = map[ecs.Entity]int{}
 	}
@@ -421,6 +425,9 @@ func (a *app) effects() {
 			a.snd.Play(synth.Hit)
 			a.parts.Burst(it.x-it.w/3, it.y, 6, 6, 10, 3, rgb(255, 240, 180))
 		}
+		if isNew && it.kind.Kind == game.KindEnemy && isGround(it.kind.Variant) {
+			d.hangs[it.e] = hangs(a.stageTerrain(), d.scroll+it.x, it.y)
+		}
 		if isNew && !it.own { // an own shot sounded with its prediction
 			switch it.kind.Kind {
 			case game.KindPlayerBullet:
@@ -437,6 +444,7 @@ func (a *app) effects() {
 	}
 	t.End(func(e ecs.Entity, last fx.Tracked) {
 		delete(d.born, e)
+		delete(d.hangs, e)
 		if !fx.OnScreen(last.X, last.Y, 0) {
 			return
 		}
@@ -488,10 +496,33 @@ func bankFrame(vy float32) int {
 	return 2
 }
 
-// groundFlip is -1 for a ground enemy (turret, walker, hopper) hanging from the ceiling (upper
-// half of the playfield): it is drawn upside down.
-func groundFlip(v uint8, y float32) float32 {
-	if (v == game.EnemyTurret || v == game.EnemyWalker || v == game.EnemyHopper) && y < Height/2 {
+// isGround reports whether an enemy variant stands on the terrain (turret, walker, hopper).
+func isGround(v uint8) bool {
+	return v == game.EnemyTurret || v == game.EnemyWalker || v == game.EnemyHopper
+}
+
+// hangs reports whether a ground enemy first seen at (wx world px, y) hangs from the ceiling:
+// it is nearer the ceiling's edge than the floor's (docs/PROTOCOL.md §4.3: the server centres it
+// on the nearer surface), kept for its life, so a hopper mid-jump and a ceiling that dips below
+// mid-screen (stage 2) stay right; without terrain, the upper half of the playfield.
+func hangs(t *game.Terrain, wx, y float32) bool {
+	if t == nil || t.Empty() {
+		return y < Height/2
+	}
+	return y-t.CeilY(wx) < t.FloorY(wx)-y
+}
+
+// groundFlip is -1 for a ground enemy hanging from the ceiling (hangs, decided when first seen):
+// it is drawn upside down.
+func (a *app) groundFlip(e ecs.Entity, v uint8, y float32) float32 {
+	if !isGround(v) {
+		return 1
+	}
+	h, ok := a.draw.hangs[e]
+	if !ok {
+		h = y < Height/2
+	}
+	if h {
 		return -1
 	}
 	return 1
@@ -582,7 +613,7 @@ func (a *app) drawItem(p painter, sp *sprites, it *item) {
 		p.frame(frameAt(sp.ebullet[v%2], clock, 4, seed), it.x, it.y, s, s, 1, 0)
 	case game.KindEnemy:
 		fr := sp.enemy[v%len(sp.enemy)]
-		flip := groundFlip(it.kind.Variant, it.y)
+		flip := a.groundFlip(it.e, it.kind.Variant, it.y)
 		var img *ebiten.Image
 		switch it.kind.Variant {
 		case game.EnemyTurret:

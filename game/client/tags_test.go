@@ -3,6 +3,7 @@
 package client
 
 import (
+	"github.com/rtype/rtype/game"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -120,5 +121,21 @@ func TestShipAlphaReducedFlash(t *testing.T) {
 	}
 	if changes[true] != 0 || shipAlpha(true, true, 0) >= 1 {
 		t.Errorf("reduced flashing: opacity changed %d times (want 0), alpha %v (want < 1)", changes[true], shipAlpha(true, true, 0))
+	}
+}
+
+// A ground enemy hangs from the ceiling when it is nearer the ceiling's edge than the floor's,
+// also where the ceiling dips below mid-screen (stage 2), not by which half of the screen it is
+// in; without terrain, the upper half.
+func TestGroundEnemyHangs(t *testing.T) {
+	tr := &game.Terrain{Step: 1000, Ceil: []float32{650, 650}, Floor: []float32{100, 100}} // ceiling edge at y 650, floor at 980
+	if !hangs(tr, 500, 690) {
+		t.Error("an enemy just under a ceiling at y 650 is not hanging")
+	}
+	if hangs(tr, 500, 950) {
+		t.Error("an enemy on the floor is hanging")
+	}
+	if !hangs(nil, 0, 300) || hangs(nil, 0, 800) {
+		t.Error("without terrain: the upper half hangs, the lower stands")
 	}
 }
