@@ -139,10 +139,10 @@ type drawList struct {
 	silence                        time.Duration
 	q                              *ecs.Query1[game.Kind]
 	qw                             *ecs.World
-	born                           map[ecs.Entity]int // frame an explosion entity was first drawn
+	born                           map[ecs.Entity]int  // frame an explosion entity was first drawn
 	hangs                          map[ecs.Entity]bool // ground enemies on the ceiling, decided when first seen (hangs)
-	played                         *game.Stage        // the stage played (terrain), from the frame
-	ownNew                         uint32             // press tick of the newest predicted shot sounded
+	played                         *game.Stage         // the stage played (terrain), from the frame
+	ownNew                         uint32              // press tick of the newest predicted shot sounded
 }
 
 // defaultSize is the drawn size in px of an entity without a Size component (a hand-filled
