@@ -80,7 +80,7 @@ func replayInfo(path string, mod time.Time) scene.ReplayInfo {
 	}
 	info.Ticks = int(r.End().Tick)
 	for _, st := range r.Stats {
-		info.Score = max(info.Score, st.Score)
+		info.Score += uint64(st.Score) // the team's, as the hall of fame ranks games (PROTOCOL §2.4.12)
 	}
 	return info
 }
@@ -236,9 +236,19 @@ func (a *app) drawReplays(dst surface) {
 		a.drawWrapped(dst, "A replay a friend sent you plays with: rtype-client -replay FILE", u.small, Width/2, y+20, 1500, u.dimCol)
 	}
 	first := max(0, min(a.menu-replayRows/2, len(rows)-replayRows))
+	if len(rows) > 0 {
+		for _, h := range []struct {
+			label string
+			x     float64
+			al    align
+		}{{"played", 110, alignStart}, {"stage", 450, alignStart}, {"level", 800, alignStart}, {"players", 960, alignStart},
+			{"result", 1400, alignStart}, {"score", 1660, alignEnd}, {"length", 1800, alignEnd}} {
+			u.text(dst, h.label, u.small, h.x, 160, h.al, u.dimCol)
+		}
+	}
 	for i := first; i < min(len(rows), first+replayRows); i++ {
 		r := rows[i]
-		y := 170 + float64(i-first)*54
+		y := 214 + float64(i-first)*54
 		col := u.itemCol
 		if i == a.menu {
 			col = u.selCol
@@ -364,7 +374,17 @@ func (a *app) drawHall(dst surface) {
 		}
 		u.text(dst, "< "+f+" >", u.normal, Width/2, 190+float64(i)*56, alignCenter, col)
 	}
-	y0 := 190 + float64(hallFilterRows)*56 + 20
+	y0 := 190 + float64(hallFilterRows)*56 + 70
+	if len(m.Games) > 0 {
+		for _, h := range []struct {
+			label string
+			x     float64
+			al    align
+		}{{"#", 140, alignEnd}, {"score", 370, alignEnd}, {"players", 410, alignStart}, {"stage", 960, alignStart},
+			{"level", 1340, alignStart}, {"result", 1490, alignStart}, {"length", 1720, alignEnd}} {
+			u.text(dst, h.label, u.small, h.x, y0-50, h.al, u.dimCol)
+		}
+	}
 	if len(m.Games) == 0 && m.Busy == "" && m.Error == "" {
 		u.text(dst, "no games kept yet", u.small, Width/2, y0+20, alignCenter, u.dimCol)
 	}

@@ -143,7 +143,7 @@ type ReplayInfo struct {
 	Time       int64    // Unix seconds the game started (0: unknown)
 	Ticks      int      // length (60 Hz ticks)
 	Result     game.Result
-	Score      uint32 // the best score of the game
+	Score      uint64 // the game's score: its players' together (as the hall of fame ranks games)
 }
 
 // Lobby is one row of the lobby browser (GET_LOBBIES).
