@@ -199,7 +199,7 @@ func NewSim(cfg Config) *Sim {
 	st := cfg.Stage
 	if st == nil {
 		var err error
-		if st, err = LoadStage("stage1"); err != nil {
+		if st, err = LoadStage(DefaultStage); err != nil {
 			panic("game: embedded stage1 is invalid: " + err.Error())
 		}
 	}

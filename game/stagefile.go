@@ -15,6 +15,10 @@ import (
 	"github.com/rtype/rtype/assets"
 )
 
+// DefaultStage is the stage a server offers first and new lobbies play when nothing else is
+// said (-stage), and the one a Config without a Stage plays.
+const DefaultStage = "stage1"
+
 // StageHashLen is the length of a stage hash: 16 lowercase hex digits (the first 8 bytes of the
 // SHA-256 of the stage file, docs/PROTOCOL.md §2.4.6).
 const StageHashLen = 16
@@ -180,7 +184,7 @@ func NewStageCatalogue(def string, files ...*StageFile) (*StageCatalogue, error)
 // name is also an embedded stage's replaces that stage on this server.
 func LoadStageCatalogue(def string) (*StageCatalogue, error) {
 	if def == "" {
-		def = "stage1"
+		def = DefaultStage
 	}
 	var extra *StageFile
 	defName := def

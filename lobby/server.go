@@ -31,7 +31,7 @@ const maxOutbox = 64 << 10
 // ServerConfig configures a Server (and its Core). Zero values get defaults: a random
 // ServerUUID, DefaultMaxLobbies, DefaultIdleTimeout (a negative IdleTimeout disables the idle
 // check), the Default* limits of limits.go, slog.Default(), the embedded stages with stage1 as
-// the default (game.LoadStageCatalogue("stage1")). A nil Starter makes START fail with 500.
+// the default (game.LoadStageCatalogue(game.DefaultStage)). A nil Starter makes START fail with 500.
 type ServerConfig struct {
 	ServerUUID  uuid.UUID
 	MaxLobbies  int
@@ -82,7 +82,7 @@ func (cfg ServerConfig) withDefaults() ServerConfig {
 		cfg.AuthTimeout = DefaultAuthTimeout
 	}
 	if cfg.Stages == nil {
-		cat, err := game.LoadStageCatalogue("stage1")
+		cat, err := game.LoadStageCatalogue(game.DefaultStage)
 		if err != nil { // the embedded stages are checked by game's tests
 			panic("lobby: the embedded stages do not load: " + err.Error())
 		}

@@ -23,7 +23,7 @@ type config struct {
 
 func main() {
 	var cfg config
-	flag.StringVar(&cfg.stages, "stage", "stage1", "stages, comma-separated")
+	flag.StringVar(&cfg.stages, "stage", game.DefaultStage, "stages, comma-separated")
 	flag.StringVar(&cfg.levels, "difficulty", "easy,normal,hard", "difficulty levels, comma-separated")
 	flag.StringVar(&cfg.players, "players", "1,4", "player counts, comma-separated")
 	flag.StringVar(&cfg.bots, "bot", "novice,autopilot", "player models (novice, autopilot), comma-separated")

@@ -113,7 +113,7 @@ func (r *Recorder) Encode(s *game.Sim, res game.Result) []byte {
 func NewHeader(cfg game.Config, stageName string, names []string) Header {
 	st := cfg.Stage
 	if st == nil {
-		st, stageName = embeddedStage1(), "stage1"
+		st, stageName = embeddedStage1(), game.DefaultStage
 	}
 	players := min(max(cfg.Players, 1), game.MaxPlayers)
 	h := Header{SimVersion: game.SimVersion, Mode: ModeStage, Stage: stageName, StageHash: st.Hash(), Seed: cfg.Seed,
@@ -159,7 +159,7 @@ func embeddedHash(name string) string {
 }
 
 func embeddedStage1() *game.Stage {
-	f, err := game.EmbeddedStageFile("stage1")
+	f, err := game.EmbeddedStageFile(game.DefaultStage)
 	if err != nil {
 		panic("replay: embedded stage1 is invalid: " + err.Error())
 	}

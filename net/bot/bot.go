@@ -283,7 +283,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	if cfg.OnSession != nil {
 		cfg.OnSession(i, s)
 	}
-	tick := time.NewTicker(time.Second / game.TickRate)
+	tick := time.NewTicker(game.TickPeriod)
 	defer tick.Stop()
 	events := s.Events()
 	res.Result = "disconnected"

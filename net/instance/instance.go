@@ -84,7 +84,7 @@ const (
 )
 
 // TickPeriod is the time between two ticks of the schedule (1/60 s).
-const TickPeriod = time.Second / game.TickRate
+const TickPeriod = game.TickPeriod
 
 // Slots is how many phases the tick period is divided into: each game ticks in one slot (the
 // least loaded when it starts), so the games' work is spread over the period instead of all

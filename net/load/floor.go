@@ -96,7 +96,7 @@ func FloorServe(ctx context.Context, cfg FloorConfig) error {
 			bw = bc.NewWriter()
 		}
 		buf := make([]byte, 0, wire.MaxDatagram)
-		t := time.NewTicker(time.Second / game.TickRate)
+		t := time.NewTicker(game.TickPeriod)
 		defer t.Stop()
 		for tick := uint32(1); ; tick++ {
 			select {

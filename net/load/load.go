@@ -366,7 +366,7 @@ func (r *runner) receive(g *group, b []byte) {
 // the loop was too late for are run at once (up to 5), so the load keeps its rate on a busy
 // machine.
 func (r *runner) tickLoop() {
-	const period = time.Second / game.TickRate
+	const period = game.TickPeriod
 	t := time.NewTicker(period)
 	defer t.Stop()
 	done := int64(r.now() / period)

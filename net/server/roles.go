@@ -123,7 +123,7 @@ func runSplit(ctx context.Context, cfg Config) error {
 		return err
 	}
 	if cfg.Stage == "" {
-		cfg.Stage = "stage1"
+		cfg.Stage = game.DefaultStage
 	}
 	stages, err := game.LoadStageCatalogue(cfg.Stage)
 	if err != nil {

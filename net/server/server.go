@@ -100,7 +100,7 @@ func Run(ctx context.Context, cfg Config) error {
 		log = slog.Default()
 	}
 	if cfg.Stage == "" {
-		cfg.Stage = "stage1"
+		cfg.Stage = game.DefaultStage
 	}
 	stages, err := game.LoadStageCatalogue(cfg.Stage)
 	if err != nil {

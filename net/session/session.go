@@ -201,7 +201,7 @@ func (s *Session) Stats() Stats {
 
 // sendLoop ticks the core at 60 Hz.
 func (s *Session) sendLoop() {
-	t := time.NewTicker(time.Second / game.TickRate)
+	t := time.NewTicker(game.TickPeriod)
 	defer t.Stop()
 	for {
 		select {

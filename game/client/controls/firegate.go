@@ -3,10 +3,12 @@ package controls
 import (
 	"sync"
 	"time"
+
+	"github.com/rtype/rtype/game"
 )
 
-// TickDuration is one 60 Hz game tick.
-const TickDuration = time.Second / 60
+// TickDuration is one game tick (game.TickPeriod).
+const TickDuration = game.TickPeriod
 
 // TapTicks is the longest the fire button is sent held after a press that only one input poll
 // has seen: 6 ticks (100 ms), under the game's 10-tick charge delay (game.ChargeAt), so a tap
