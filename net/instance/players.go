@@ -12,12 +12,16 @@ import (
 )
 
 // Rejoin, spectators and pause (docs/PROTOCOL.md §5.10–§5.12).
+// The wire's slots are the game's: wire.MaxSlot+1 == game.MaxPlayers, or this does not compile.
+const _, _ = uint(wire.MaxSlot + 1 - game.MaxPlayers), uint(game.MaxPlayers - wire.MaxSlot - 1)
+
 const (
 	// RejoinWindow is how long a player whose connection was lost (its client crashed, its
 	// lobby connection closed, or it went silent) keeps its slot: its ship is suspended
 	// (game.Sim.SuspendPlayer) and a rejoin through the lobby (REJOIN, §2.4.10) resumes it with
-	// its score and lives. After that the slot is removed as if the player had left.
-	RejoinWindow = 60 * time.Second
+	// its score and lives. After that the slot is removed as if the player had left. The
+	// protocol's value (wire.RejoinWindow).
+	RejoinWindow = wire.RejoinWindow
 	// MaxSpectators is the number of spectators one game accepts (lobby.MaxSpectators).
 	MaxSpectators = lobby.MaxSpectators
 )
@@ -236,6 +240,6 @@ func (g *Game) broadcastResults() {
 		if st.Continues > 0 {
 			e.Flags |= wire.ResultContinued
 		}
-		g.broadcastReliable(wire.Results{Count: 1, Entries: [4]wire.ResultEntry{e}}.Append(g.scratch()))
+		g.broadcastReliable(wire.Results{Count: 1, Entries: [wire.MaxSlot + 1]wire.ResultEntry{e}}.Append(g.scratch()))
 	}
 }

@@ -35,9 +35,9 @@ import (
 	"github.com/rtype/rtype/net/wire"
 )
 
-// RejoinWindow is how long the server keeps a lost player's slot (instance.RejoinWindow; the
-// client cannot import the server, the value is the protocol's, docs/PROTOCOL.md §5.12).
-const RejoinWindow = 60 * time.Second
+// RejoinWindow is how long the server keeps a lost player's slot (the protocol's value,
+// wire.RejoinWindow, docs/PROTOCOL.md §5.12).
+const RejoinWindow = wire.RejoinWindow
 
 // Ticket is what the client needs to rejoin a lost game: the lobby server, the lobby code, the
 // slot and the session key of the game's START push, and until when the server keeps the slot.
