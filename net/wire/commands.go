@@ -1,5 +1,7 @@
 package wire
 
+import "strconv"
+
 // CmdID is the one-byte command identifier (seed 004 §3.4; 12..17 are
 // extensions, docs/PROTOCOL.md §8).
 type CmdID uint8
@@ -30,33 +32,41 @@ const (
 	MaxCmd = CmdResults
 )
 
-var cmdNames = [...]string{
-	"CMD_0", "ENTITY", "DEL_ENT", "DEL_COMP", "MUSIC", "GAME_END", "DEATH",
-	"HERE", "GET_ENT", "ACT_SHOOT", "ACT_MOVE", "PING", "REL", "INPUT",
-	"WELCOME", "BYE", "CHALLENGE", "RESPONSE", "PAUSE", "RESULTS",
+// commands is what the wire knows of each command, by id, declared once: its protocol name and
+// whether a REL may precede it (docs/PROTOCOL.md §3.6.2: the commands a server sends reliably).
+// The array has exactly MaxCmd+1 entries (a missing or extra id does not compile).
+var commands = [MaxCmd + 1]struct {
+	name     string
+	reliable bool
+}{
+	CmdEntity:    {"ENTITY", false},
+	CmdDelEnt:    {"DEL_ENT", true},
+	CmdDelComp:   {"DEL_COMP", true},
+	CmdMusic:     {"MUSIC", true},
+	CmdGameEnd:   {"GAME_END", true},
+	CmdDeath:     {"DEATH", true},
+	CmdHere:      {"HERE", false},
+	CmdGetEnt:    {"GET_ENT", false},
+	CmdActShoot:  {"ACT_SHOOT", false},
+	CmdActMove:   {"ACT_MOVE", false},
+	CmdPing:      {"PING", false},
+	CmdRel:       {"REL", false},
+	CmdInput:     {"INPUT", false},
+	CmdWelcome:   {"WELCOME", true},
+	CmdBye:       {"BYE", true},
+	CmdChallenge: {"CHALLENGE", false},
+	CmdResponse:  {"RESPONSE", false},
+	CmdPause:     {"PAUSE", true},
+	CmdResults:   {"RESULTS", true},
 }
 
 // String returns the protocol name of the command ("ENTITY", "DEL_ENT", ...)
 // or "CMD_<n>" for an unknown id.
 func (id CmdID) String() string {
-	if int(id) < len(cmdNames) && id != 0 {
-		return cmdNames[id]
+	if id.Known() {
+		return commands[id].name
 	}
-	return "CMD_" + itoa(int(id))
-}
-
-func itoa(v int) string {
-	var b [3]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			break
-		}
-	}
-	return string(b[i:])
+	return "CMD_" + strconv.Itoa(int(id))
 }
 
 // Known reports whether id is one of the commands 1..MaxCmd.
@@ -64,14 +74,8 @@ func (id CmdID) Known() bool { return id >= CmdEntity && id <= MaxCmd }
 
 // ReliableCapable reports whether a REL command may precede id: DEL_ENT,
 // DEL_COMP, MUSIC, GAME_END, DEATH, WELCOME, BYE, PAUSE and RESULTS
-// (docs/PROTOCOL.md §5.1).
-func (id CmdID) ReliableCapable() bool {
-	switch id {
-	case CmdDelEnt, CmdDelComp, CmdMusic, CmdGameEnd, CmdDeath, CmdWelcome, CmdBye, CmdPause, CmdResults:
-		return true
-	}
-	return false
-}
+// (docs/PROTOCOL.md §3.6.2; TestRelListMatchesDoc checks the document against it).
+func (id CmdID) ReliableCapable() bool { return id.Known() && commands[id].reliable }
 
 // Protocol limits of individual commands.
 const (
