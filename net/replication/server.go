@@ -491,10 +491,10 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 		if packed {
 			want[t.drPos], want[t.drVel] = false, false
 			nc = 1
-			size += wire.ComponentOverhead + 8
+			size += wire.ComponentOverhead + wire.MotionSize
 			if t.spawnWith != 0 && want[t.spawnWith] {
 				spawn, want[t.spawnWith] = true, false
-				size += 2
+				size += wire.SpawnSize - wire.MotionSize
 			}
 		}
 		for _, st := range t.stores {

@@ -5,7 +5,7 @@ const (
 	CompPosition uint16 = 1 // x f32, y f32: virtual px, centre (8 bytes)
 	CompVelocity uint16 = 2 // vx f32, vy f32: px/s (8 bytes)
 	CompKind     uint16 = 3 // kind u8, variant u8 (2 bytes)
-	CompPlayer   uint16 = 4 // slot, lives, flags, laser u8, score u32, chargeFrom u32 tick (12 bytes)
+	CompPlayer   uint16 = 4 // slot, lives, flags, laser, speed, missile u8, score u32, chargeFrom u32 tick (14 bytes)
 	CompHealth   uint16 = 5 // hp u16, maxHP u16 (4 bytes)
 	CompForce    uint16 = 6 // owner u64, mode u8, level u8 (10 bytes)
 	CompBoss     uint16 = 7 // phase u8, weakOpen u8 (2 bytes)
@@ -20,11 +20,19 @@ const (
 	// Velocity in the same ENTITY.
 	CompSpawn uint16 = 11
 
-	// MaxComponent is the largest component id of list v2.
+	// MaxComponent is the largest component id of list v3.
 	MaxComponent = CompSpawn
 )
 
-var compSizes = [...]uint8{0, 8, 8, 2, 14, 4, 10, 2, 0, 1, 8, 10}
+var compSizes = [MaxComponent + 1]uint8{CompPosition: 8, CompVelocity: 8, CompKind: 2, CompPlayer: 14, CompHealth: 4,
+	CompForce: 10, CompBoss: 2, CompStage: 1, CompMotion: MotionSize, CompSpawn: SpawnSize}
+
+// MotionSize and SpawnSize are the data bytes of a Motion record and of a Spawn record (a Kind's
+// 2 bytes, then a Motion's).
+const (
+	MotionSize = 8
+	SpawnSize  = 2 + MotionSize
+)
 
 // ComponentSize returns the fixed encoded size in bytes of component id in
 // component list v2 (docs/PROTOCOL.md §4), or 0 for an unknown or reserved id.
