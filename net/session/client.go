@@ -508,7 +508,7 @@ func (c *Client) sendInputs(now time.Duration) {
 		c.pingAt = now
 		b = wire.Ping{Nonce: uint32(now / time.Millisecond)}.Append(b)
 	}
-	b = c.ep.AppendReliable(b, wire.MaxDatagram-wire.CmdOverhead-wire.ResponseArgs, now, func(buf []byte, id uint16) []byte { return wire.Rel{ID: id}.Append(buf) })
+	b = c.ep.AppendReliable(b, wire.MaxDatagram-wire.Response{}.Length(), now, func(buf []byte, id uint16) []byte { return wire.Rel{ID: id}.Append(buf) })
 	c.write(c.respond(b))
 }
 
