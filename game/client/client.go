@@ -172,7 +172,7 @@ type app struct {
 	tracker    *fx.Tracker
 	parts      fx.Particles
 	pauseSel   int
-	ux         uxState // death notices, results, rejoin ticket (ux.go)
+	ux         uxState // death notices, results, rejoin ticket (notices.go)
 	showStats  bool
 	gameN      int  // Update ticks in game with entities visible (screenshot countdown)
 	drawnN     int  // entities drawn by the last Draw

@@ -118,7 +118,7 @@ type Client struct {
 	prover     *wire.Prover
 	nonce      [wire.NonceSize]byte
 	challenged bool
-	// spectator: welcomed without a ship (ux.go); paused: the server paused the game; results:
+	// spectator: welcomed without a ship (status.go); paused: the server paused the game; results:
 	// the RESULTS before GAME_END.
 	spectator bool
 	paused    bool
