@@ -135,7 +135,7 @@ func (st starter) StartGame(lobby.GameSpec) (lobby.Game, error) {
 	if st.s.killed.Load() {
 		return nil, errors.New("hostileserver: killed")
 	}
-	return hostileGame{st.s}, nil
+	return hostileGame(st), nil
 }
 
 // hostileGame is the lobby.Game: it never ends by itself (Done is closed by Close).
