@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/server"
 	"github.com/rtype/rtype/net/session/hostileserver"
@@ -74,12 +75,12 @@ func TestRealClientAgainstHostileServer(t *testing.T) {
 	}
 	display, fb := startXvfb(t, dir)
 
-	// baseline: a normal game of stage 1 on a real server
+	// baseline: a normal game of the default stage (stage 1) on a real server
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- server.Run(ctx, server.Config{Addr: "127.0.0.1:0", UDPHost: "127.0.0.1", Stage: "stage1",
+		errc <- server.Run(ctx, server.Config{Addr: "127.0.0.1:0", UDPHost: "127.0.0.1", Stage: game.DefaultStage,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 			Ready:  func(a net.Addr, _ *instance.Manager) { ready <- a.String() }})
 	}()

@@ -91,9 +91,9 @@ type Server struct {
 	once   sync.Once
 }
 
-// Start starts the game's UDP socket and the lobby (stage catalogue "stage1") on 127.0.0.1.
+// Start starts the game's UDP socket and the lobby (stage catalogue game.DefaultStage) on 127.0.0.1.
 func Start(c Case) (*Server, error) {
-	cat, err := game.LoadStageCatalogue("stage1")
+	cat, err := game.LoadStageCatalogue(game.DefaultStage)
 	if err != nil {
 		return nil, err
 	}
