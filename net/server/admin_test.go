@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -144,11 +145,28 @@ func TestAdminAddress(t *testing.T) {
 		t.Fatalf("empty broadcast: %v %v", resp, err)
 	}
 
-	// A flood: lines over the rate from one connection, junk datagrams on the game port.
-	fl, _ := dialLobby(t, ctx, addr, "flood")
+	// A flood: lines over the rate from one connection (40 at once, in one write, so however slow
+	// the machine they arrive faster than 10 a second in bursts of 20), junk datagrams on the
+	// game port.
+	fl, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer fl.Close()
-	for range 40 {
-		fl.Lobbies()
+	flr := bufio.NewReader(fl)
+	fmt.Fprintf(fl, "AUTHENTICATE ;flood\r\n")
+	fl.SetReadDeadline(time.Now().Add(5 * time.Second))
+	hello, err := flr.ReadString('\n')
+	f := strings.Fields(hello)
+	if err != nil || len(f) != 3 || f[0] != "200" {
+		t.Fatalf("flood AUTHENTICATE: %q %v", hello, err)
+	}
+	fl.Write([]byte(strings.Repeat("GET_LOBBIES "+f[2]+";\r\n", 40)))
+	for {
+		line, err := flr.ReadString('\n')
+		if err != nil || strings.HasPrefix(line, "500 ") {
+			break // refused over the rate (then closed)
+		}
 	}
 	uc, err := net.Dial("udp", net.JoinHostPort("127.0.0.1", strconv.Itoa(mgr.Port())))
 	if err != nil {
