@@ -392,3 +392,40 @@ func TestBadReplayFromHost(t *testing.T) {
 		t.Fatal("a bad replay dropped the host's connection")
 	}
 }
+
+// FuzzReplayParts: any sequence of parts and ends a host sends — each op 4 bytes: game (1..3),
+// part, parts and a size class — never panics, never holds more than replay.MaxBytes, and a
+// replay that comes out is exactly its parts in order.
+func FuzzReplayParts(f *testing.F) {
+	f.Add([]byte{1, 0, 2, 0, 1, 1, 2, 1, 1, 0xff, 0, 0})
+	f.Add([]byte{1, 0, 3, 0, 1, 0, 3, 0, 2, 0, 1, 1, 1, 0xff, 0, 0, 2, 0xff, 0, 0})
+	full := make([]byte, ReplayPartBytes)
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		var p replayParts
+		got := map[uint64][]byte{} // the parts taken so far, by game
+		for len(ops) >= 4 {
+			game, part, parts, size := uint64(ops[0]%3+1), int(ops[1]), int(ops[2]), ops[3]
+			ops = ops[4:]
+			if part == 0xff { // the game's ended
+				b, err := p.take(game)
+				if err == nil && b != nil && !bytes.Equal(b, got[game]) {
+					t.Fatalf("game %d: %d bytes out, %d taken in", game, len(b), len(got[game]))
+				}
+				delete(got, game)
+				continue
+			}
+			data := full
+			if size%2 == 1 {
+				data = full[:int(size)%ReplayPartBytes+1]
+			}
+			if p.add(game, part, parts, data) == nil {
+				got[game] = append(got[game], data...)
+			} else if p.game != game {
+				delete(got, game)
+			}
+			if p.held() > replay.MaxBytes {
+				t.Fatalf("%d bytes held", p.held())
+			}
+		}
+	})
+}

@@ -2,9 +2,12 @@ package server
 
 import (
 	"context"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/replay"
@@ -143,5 +146,32 @@ func TestSplitHall(t *testing.T) {
 	}
 	if _, err := replay.Decode(file); err != nil {
 		t.Fatalf("the aborted game's replay: %v", err)
+	}
+}
+
+// TestSplitRecord: the lobby's record of a host's game takes the id, stage, level and names from
+// its own spec and the figures from the host's record; without a valid one (a lost or older
+// host, a record that does not fit, a result out of range) the game is kept as aborted with its
+// names and no figures, so it is never ranked on figures nobody vouched for.
+func TestSplitRecord(t *testing.T) {
+	spec := lobby.GameSpec{ID: uuid.New(), Stage: "short", Difficulty: game.DifficultyHard,
+		Members: []lobby.Member{{Name: "ann", Slot: 0}, {Name: "bob", Slot: 1}}}
+	rec := &fleet.Record{Ticks: 900, Slots: []fleet.SlotRecord{{Score: 700, Kills: 7, Deaths: 1}, {Score: 50, Kills: 1, Deaths: 3, Continued: true, Left: true}}}
+	r := splitRecord(spec, fleet.GameEnd{Result: 1, Record: rec, Replay: []byte("x")})
+	want := []scores.Slot{{Name: "ann", Score: 700, Kills: 7, Deaths: 1}, {Name: "bob", Score: 50, Kills: 1, Deaths: 3, Continued: true, Left: true}}
+	if r.ID != spec.ID || r.Stage != "short" || r.Difficulty != game.DifficultyHard || r.Result != game.ResultVictory || r.Ticks != 900 ||
+		!reflect.DeepEqual(r.Slots, want) || r.Check() != nil {
+		t.Fatalf("record: %+v", r)
+	}
+	for name, end := range map[string]fleet.GameEnd{
+		"lost host":   {Result: 2, Lost: true},
+		"no record":   {Result: 1},
+		"wrong slots": {Result: 1, Record: &fleet.Record{Ticks: 5, Slots: rec.Slots[:1]}},
+		"result 3":    {Result: 3, Record: rec},
+	} {
+		r := splitRecord(spec, end)
+		if r.Result != game.ResultAborted || r.Ticks != 0 || len(r.Slots) != 2 || r.Slots[1] != (scores.Slot{Name: "bob"}) || r.Check() != nil {
+			t.Errorf("%s: %+v", name, r)
+		}
 	}
 }
