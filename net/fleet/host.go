@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/lobby"
 )
 
@@ -44,6 +45,10 @@ type HostConfig struct {
 	// Ping is the heartbeat interval (0: PingInterval; tests shorten it), and the lobby is
 	// dead after 5 of them without a message.
 	Ping time.Duration
+	// Report, when set, gives an ended game's record and replay file (nil: none), sent to
+	// its lobby before the game's ended (docs/CONTROL.md §4.1; net/server: GameRecord and
+	// instance.Instance.Replay). spec is the game's start as the host got it.
+	Report func(spec lobby.GameSpec, g lobby.Game) (*Record, []byte)
 }
 
 // Host is a game host's control endpoint (-role host, -control): it serves authenticated
@@ -195,6 +200,9 @@ type hostSession struct {
 	mu    sync.Mutex
 	games map[uint64]lobby.Game
 	wg    sync.WaitGroup // watch goroutines
+	// endMu keeps each game's replay parts and ended together on the connection: the lobby
+	// holds one replay at a time (replayParts).
+	endMu sync.Mutex
 }
 
 // aborter is a game that can be ended on the host's behalf (net/instance.Instance.Abort).
@@ -331,11 +339,11 @@ func (s *hostSession) start(m *Msg) {
 	h.notify(l)
 	s.send(&Msg{Type: TypeReply, ID: m.ID, Port: g.Port(), Host: h.cfg.PublicHost, Load: &l})
 	s.log.Info("game handed over", "code", spec.Code, "game", m.ID, "players", len(spec.Members), "games", l.Games)
-	go s.watch(m.ID, g)
+	go s.watch(m.ID, spec, g)
 }
 
 // watch reports the spectators g drops and, once it is over, its end.
-func (s *hostSession) watch(id uint64, g lobby.Game) {
+func (s *hostSession) watch(id uint64, spec lobby.GameSpec, g lobby.Game) {
 	defer s.wg.Done()
 	var gone <-chan struct{}
 	rep, _ := g.(lobby.SpectatorReporter)
@@ -363,7 +371,22 @@ func (s *hostSession) watch(id uint64, g lobby.Game) {
 	delete(s.games, id)
 	s.mu.Unlock()
 	h.notify(l)
-	s.send(&Msg{Type: TypeEnded, Game: id, Result: g.Result(), Load: &l})
+	var rec *Record
+	var rp []byte
+	if h.cfg.Report != nil {
+		rec, rp = h.cfg.Report(spec, g)
+	}
+	if len(rp) > replay.MaxBytes {
+		s.log.Warn("replay larger than the largest kept: the lobby gets the game without it", "game", id, "bytes", len(rp), "max", replay.MaxBytes)
+		rp = nil
+	}
+	s.endMu.Lock()
+	defer s.endMu.Unlock()
+	parts := splitReplay(rp)
+	for i, b := range parts {
+		s.send(&Msg{Type: TypeReplay, Game: id, Part: i, Parts: len(parts), Data: b})
+	}
+	s.send(&Msg{Type: TypeEnded, Game: id, Result: g.Result(), Record: rec, Load: &l})
 }
 
 func (s *hostSession) member(m *Msg) {

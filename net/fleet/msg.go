@@ -13,7 +13,7 @@ import (
 )
 
 // Message types (docs/CONTROL.md §4): the lobby sends start, rejoin, spectate, drop and ping;
-// the host sends reply, ended, gone and load.
+// the host sends reply, replay, ended, gone and load.
 const (
 	TypeStart    = "start"
 	TypeRejoin   = "rejoin"
@@ -21,6 +21,7 @@ const (
 	TypeDrop     = "drop"
 	TypePing     = "ping"
 	TypeReply    = "reply"
+	TypeReplay   = "replay"
 	TypeEnded    = "ended"
 	TypeGone     = "gone"
 	TypeLoad     = "load"
@@ -50,6 +51,14 @@ type Msg struct {
 	Error string `json:"error,omitempty"`
 	// Result is how a game ended (ended): 0 defeat, 1 victory, 2 aborted.
 	Result uint8 `json:"result,omitempty"`
+	// Record is the ended game's figures (ended; nil from a host that sends none).
+	Record *Record `json:"record,omitempty"`
+	// Part, Parts and Data are one part of an ended game's replay file (replay): part Part
+	// (0-based) of Parts, at most ReplayPartBytes bytes (base64 in the JSON), sent before
+	// the game's ended.
+	Part  int    `json:"part,omitempty"`
+	Parts int    `json:"parts,omitempty"`
+	Data  []byte `json:"data,omitempty"`
 	// Load: the host's games, capacity and whether it drains (every reply, ended and load).
 	Load *Load `json:"load,omitempty"`
 }
@@ -59,6 +68,33 @@ type Load struct {
 	Games    int  `json:"games"`
 	Capacity int  `json:"capacity"`
 	Draining bool `json:"draining,omitempty"`
+}
+
+// Record is an ended game's figures as the host's simulation has them (net/server.GameRecord):
+// its length in ticks and each slot's figures, in the order of the start's members. The lobby
+// adds what it knows itself (the game id, stage, level and names) and keeps it in its hall
+// of fame.
+type Record struct {
+	Ticks uint32       `json:"ticks"`
+	Slots []SlotRecord `json:"slots"`
+}
+
+// SlotRecord is one slot's figures at the end (lobby/scores.Slot without the name).
+type SlotRecord struct {
+	Score     uint32 `json:"score"`
+	Kills     uint16 `json:"kills"`
+	Deaths    uint8  `json:"deaths"`
+	Continued bool   `json:"continued,omitempty"`
+	Left      bool   `json:"left,omitempty"`
+}
+
+// Check refuses a record that does not fit a game of players members (the lobby never takes
+// a host's figures blindly; their ranges are the JSON types').
+func (r *Record) Check(players int) error {
+	if len(r.Slots) != players {
+		return fmt.Errorf("record with %d slots for a game of %d players", len(r.Slots), players)
+	}
+	return nil
 }
 
 // Spec is lobby.GameSpec on the wire.

@@ -44,6 +44,23 @@ type RemoteConfig struct {
 	// game place. The lobby connects to a host it has not seen yet, and forgets it once it has
 	// been unreachable for DynamicGiveUp with no game. Hosts may then be empty.
 	Allocate func(ctx context.Context) (controlAddr string, err error)
+	// OnGameEnd, when set, is called with each game's end before the lobby learns it (before
+	// Done closes: the hall of fame has the game when the lobby pushes GAME_ID). It is called
+	// on the host connection's goroutine and must not block (lobby/scores.Hall.Record).
+	OnGameEnd func(spec lobby.GameSpec, end GameEnd)
+}
+
+// GameEnd is how a game on a host ended, as its lobby keeps it.
+type GameEnd struct {
+	// Result is the host's: 0 defeat, 1 victory, 2 aborted (always 2 when Lost).
+	Result uint8
+	// Lost: the host's connection failed; nothing else is known.
+	Lost bool
+	// Record is the host's figures, checked against the game's start (nil: none sent, the
+	// host was lost, or it was refused: logged).
+	Record *Record
+	// Replay is the game's replay file, reassembled from its parts (nil: none, or refused).
+	Replay []byte
 }
 
 // DynamicGiveUp is how long an allocated host may stay unreachable before the lobby forgets it.
@@ -283,6 +300,7 @@ type link struct {
 	nextID  uint64
 	games   map[uint64]*RemoteGame
 	pending map[uint64]chan *Msg
+	parts   replayParts // of the current session (its reader goroutine's alone)
 }
 
 func (l *link) view() HostView {
@@ -363,6 +381,7 @@ func (l *link) session(ctx context.Context) error {
 	l.mu.Lock()
 	l.c = c
 	l.mu.Unlock()
+	l.parts = replayParts{}
 	l.r.log.Info("game host up", "host", l.addr)
 	quit := make(chan struct{})
 	pinged := make(chan struct{})
@@ -402,8 +421,9 @@ func (l *link) session(ctx context.Context) error {
 	for _, ch := range pending {
 		close(ch)
 	}
+	l.parts = replayParts{} // a replay being received is dropped with its game
 	for _, g := range games {
-		g.end(uint8(2), true)
+		l.ended(g, GameEnd{Result: 2, Lost: true})
 	}
 	if len(games) > 0 {
 		l.r.log.Warn("game host lost: its games ended as aborted", "host", l.addr, "games", len(games), "err", err)
@@ -425,13 +445,37 @@ func (l *link) handle(m *Msg) {
 			ch <- m
 		}
 		return
+	case TypeReplay:
+		g := l.games[m.Game]
+		l.mu.Unlock()
+		if g == nil {
+			l.r.log.Warn("replay part of no running game ignored", "host", l.addr, "game", m.Game)
+			return
+		}
+		if err := l.parts.add(m.Game, m.Part, m.Parts, m.Data); err != nil && !errors.Is(err, errRefusedBefore) {
+			l.r.log.Warn("game host sent a bad replay: the game is kept without it", "host", l.addr, "code", g.spec.Code, "err", err)
+		}
+		return
 	case TypeEnded:
 		g := l.games[m.Game]
 		delete(l.games, m.Game)
 		l.mu.Unlock()
-		if g != nil {
-			g.end(m.Result, false)
+		if g == nil {
+			return
 		}
+		end := GameEnd{Result: m.Result, Record: m.Record}
+		rp, err := l.parts.take(m.Game)
+		if err != nil && !errors.Is(err, errRefusedBefore) {
+			l.r.log.Warn("game host sent a bad replay: the game is kept without it", "host", l.addr, "code", g.spec.Code, "err", err)
+		}
+		end.Replay = rp
+		if end.Record != nil {
+			if err := end.Record.Check(len(g.spec.Members)); err != nil {
+				l.r.log.Warn("game host sent a bad record: the game is kept without its figures", "host", l.addr, "code", g.spec.Code, "err", err)
+				end.Record = nil
+			}
+		}
+		l.ended(g, end)
 		return
 	case TypeGone:
 		g := l.games[m.Game]
@@ -442,6 +486,14 @@ func (l *link) handle(m *Msg) {
 		return
 	}
 	l.mu.Unlock()
+}
+
+// ended hands g's end to OnGameEnd, then to the lobby.
+func (l *link) ended(g *RemoteGame, end GameEnd) {
+	if f := l.r.cfg.OnGameEnd; f != nil && g.claimEnd() {
+		f(g.spec, end)
+	}
+	g.end(end.Result, end.Lost)
 }
 
 // request sends m (its ID set here) and waits for the host's reply until deadline. A host
@@ -489,7 +541,7 @@ func (l *link) request(m *Msg, deadline time.Time, reserve func(id uint64)) (*Ms
 }
 
 func (l *link) start(spec lobby.GameSpec, deadline time.Time) (*RemoteGame, error) {
-	g := &RemoteGame{l: l, done: make(chan struct{}), goneCh: make(chan struct{}, 1)}
+	g := &RemoteGame{l: l, spec: spec, done: make(chan struct{}), goneCh: make(chan struct{}, 1)}
 	rep, err := l.request(&Msg{Type: TypeStart, Spec: specOf(spec)}, deadline, func(id uint64) {
 		g.id = id
 		l.games[id] = g // before the reply: an ended right after it finds the game
@@ -514,12 +566,14 @@ func (l *link) start(spec lobby.GameSpec, deadline time.Time) (*RemoteGame, erro
 // Spectatable, SpectatorReporter, and Host for the START push's host field).
 type RemoteGame struct {
 	l    *link
+	spec lobby.GameSpec
 	id   uint64
 	port int
 	host string
 
 	mu       sync.Mutex
 	ended    bool
+	reported bool // handed to OnGameEnd
 	result   uint8
 	lost     bool // the host's connection failed
 	goneList []lobby.Member
@@ -566,6 +620,17 @@ func (g *RemoteGame) end(result uint8, lost bool) {
 	}
 	g.ended, g.result, g.lost = true, result, lost
 	close(g.done)
+}
+
+// claimEnd reports whether this is the first end of g handed to OnGameEnd.
+func (g *RemoteGame) claimEnd() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ended || g.reported {
+		return false
+	}
+	g.reported = true
+	return true
 }
 
 func (g *RemoteGame) gone(ms []Member) {

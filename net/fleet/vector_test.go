@@ -147,13 +147,19 @@ func TestVectors(t *testing.T) {
 }
 
 // TestDocMessages: the JSON examples of docs/CONTROL.md §4 are messages as the code writes
-// them (decoded and encoded again, byte for byte), and their starts and members are valid.
+// them (decoded and encoded again, byte for byte), their starts and members are valid, and the
+// lobby takes their replay part and record (§4.1).
 func TestDocMessages(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/CONTROL.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	golden, err := os.ReadFile("../../testdata/replay/golden.rtr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts replayParts
+	n, players, records := 0, 0, 0
 	for _, line := range strings.Split(string(doc), "\n") {
 		_, js, ok := strings.Cut(line, "> ")
 		if !ok || !(strings.HasPrefix(line, "lobby> ") || strings.HasPrefix(line, "host>  ")) {
@@ -167,15 +173,35 @@ func TestDocMessages(t *testing.T) {
 		if got := string(encode(m)); got != js {
 			t.Errorf("doc example\n %s\nencodes as\n %s", js, got)
 		}
-		if m.Type == TypeStart {
-			if _, err := m.Spec.gameSpec(); err != nil {
+		switch m.Type {
+		case TypeStart:
+			sp, err := m.Spec.gameSpec()
+			if err != nil {
 				t.Errorf("%s: %v", js, err)
+			}
+			players = len(sp.Members)
+		case TypeReplay: // §4.1: a part the lobby takes, of a replay file (abridged)
+			if err := parts.add(m.Game, m.Part, m.Parts, m.Data); err != nil {
+				t.Errorf("%s: %v", js, err)
+			}
+			if !bytes.HasPrefix(golden, m.Data) {
+				t.Errorf("%s: the data is not the start of a replay file (testdata/replay/golden.rtr)", js)
+			}
+		case TypeEnded:
+			if m.Record != nil {
+				if err := m.Record.Check(players); err != nil {
+					t.Errorf("%s: %v", js, err)
+				}
+				if b, err := parts.take(m.Game); err != nil || len(b) == 0 {
+					t.Errorf("%s: the example's replay: %d bytes, %v", js, len(b), err)
+				}
+				records++
 			}
 		}
 		n++
 	}
-	if n < 5 {
-		t.Fatalf("found %d example messages in docs/CONTROL.md, want 5", n)
+	if n < 6 || records != 1 {
+		t.Fatalf("found %d example messages in docs/CONTROL.md (%d ended with a record), want 6 (1)", n, records)
 	}
 }
 

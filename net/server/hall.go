@@ -13,6 +13,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/scores"
+	"github.com/rtype/rtype/net/fleet"
 	"github.com/rtype/rtype/net/instance"
 )
 
@@ -108,4 +109,57 @@ func GameRecord(spec lobby.GameSpec, in *instance.Instance) scores.Record {
 		}
 	})
 	return r
+}
+
+// hostReport is a host's fleet.HostConfig.Report (-role host): an ended game's figures as
+// GameRecord has them, sent to its lobby with the game's replay file (replays) for the lobby's
+// hall of fame (docs/CONTROL.md §4.1).
+func hostReport(replays func(*instance.Instance) []byte) func(lobby.GameSpec, lobby.Game) (*fleet.Record, []byte) {
+	return func(spec lobby.GameSpec, g lobby.Game) (*fleet.Record, []byte) {
+		in, ok := g.(*instance.Instance)
+		if !ok {
+			return nil, nil
+		}
+		r := GameRecord(spec, in)
+		out := &fleet.Record{Ticks: r.Ticks, Slots: make([]fleet.SlotRecord, len(r.Slots))}
+		for i, s := range r.Slots {
+			out.Slots[i] = fleet.SlotRecord{Score: s.Score, Kills: s.Kills, Deaths: s.Deaths, Continued: s.Continued, Left: s.Left}
+		}
+		return out, replays(in)
+	}
+}
+
+// splitRecord is the hall-of-fame record a lobby (-role lobby) keeps of a game a host ran:
+// the id, stage, level and names from the lobby's own spec, the result and every slot's
+// figures from the host (end.Record, checked against spec by fleet). A game without figures
+// (its host was lost, sent none, or sent a bad record) is kept as aborted — not ranked — with
+// its players' names, so that the GAME_ID the lobby pushes always names a kept game.
+func splitRecord(spec lobby.GameSpec, end fleet.GameEnd) scores.Record {
+	rec := end.Record
+	r := scores.Record{ID: spec.ID, Stage: spec.Stage, Difficulty: spec.Difficulty, Result: game.Result(end.Result),
+		Ended: time.Now().UTC()}
+	if rec == nil || len(rec.Slots) != len(spec.Members) || r.Result > game.ResultAborted {
+		rec, r.Result = nil, game.ResultAborted
+	}
+	if rec != nil {
+		r.Ticks = rec.Ticks
+	}
+	for i, m := range spec.Members {
+		s := scores.Slot{Name: m.Name}
+		if rec != nil {
+			f := rec.Slots[i]
+			s.Score, s.Kills, s.Deaths, s.Continued, s.Left = f.Score, f.Kills, f.Deaths, f.Continued, f.Left
+		}
+		r.Slots = append(r.Slots, s)
+	}
+	return r
+}
+
+// replaysOf is cfg's source of an ended game's replay file: Config.Replays, else the
+// instance's own recording.
+func replaysOf(cfg Config) func(*instance.Instance) []byte {
+	if cfg.Replays != nil {
+		return cfg.Replays
+	}
+	return (*instance.Instance).Replay
 }

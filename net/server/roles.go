@@ -200,7 +200,8 @@ func runHost(ctx context.Context, cfg Config, stages *game.StageCatalogue) error
 		return err
 	}
 	reg = metrics.New(nil, mgr)
-	hc := fleet.HostConfig{Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Starter: mgr, Capacity: cfg.Fleet.Capacity, PublicHost: publicHost, Logger: log}
+	hc := fleet.HostConfig{Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Starter: mgr, Capacity: cfg.Fleet.Capacity, PublicHost: publicHost, Logger: log,
+		Report: hostReport(replaysOf(cfg))} // every game's record and replay go to its lobby's hall of fame
 	if ag != nil {
 		hc.OnLoad = func(l fleet.Load) { ag.counter.Set(l.Games) }
 	}
@@ -315,15 +316,33 @@ func runLobby(ctx context.Context, cfg Config, stages *game.StageCatalogue) erro
 	if err != nil {
 		return err
 	}
+	// The hall of fame is the lobby's, as in one process: its hosts send each game's record
+	// and replay (docs/CONTROL.md §4.1).
+	hall, err := openHall(ctx, cfg, log)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("hall of fame: %w", err)
+	}
+	if hall != nil {
+		defer closeHall(hall, log) // after the hosts' connections: the games they end are kept
+	}
 	rc := fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Logger: log}
 	if cfg.Fleet.Allocator != "" {
 		rc.Allocate = allocate(cfg.Fleet, log)
 	}
+	var lh lobby.Hall // a nil *scores.Hall must stay a nil interface
+	if hall != nil {
+		lh = hall
+		rc.OnGameEnd = func(spec lobby.GameSpec, end fleet.GameEnd) { hall.Record(splitRecord(spec, end), end.Replay) }
+	}
 	remote := fleet.NewRemote(rc)
-	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, Logger: log,
+	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, Hall: lh, Logger: log,
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
 		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
 	reg := metrics.New(srv, nil)
+	if hall != nil {
+		reg.WatchHall(hall.Stats)
+	}
 	// Ready (GET /readyz) while serving with at least one host up: a lobby without hosts
 	// cannot start a game.
 	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, Ready: func() bool { return ctx.Err() == nil && (remote.Up() > 0 || rc.Allocate != nil) }}

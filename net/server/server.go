@@ -150,10 +150,8 @@ func Run(ctx context.Context, cfg Config) error {
 	if hall != nil {
 		defer closeHall(hall, log)
 	}
-	k := &keeper{hall: hall, replays: cfg.Replays, specs: map[*instance.Instance]lobby.GameSpec{}}
-	if k.replays == nil {
-		k.replays = (*instance.Instance).Replay // every game's replay is kept with its record
-	}
+	// every game's replay is kept with its record
+	k := &keeper{hall: hall, replays: replaysOf(cfg), specs: map[*instance.Instance]lobby.GameSpec{}}
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
 	mgr, err := instance.NewManager(managerConfig(cfg, stages, ns, publicPort, log, func(in *instance.Instance) {
 		reg.GameEnded(in)
