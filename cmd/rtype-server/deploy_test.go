@@ -35,6 +35,7 @@ type container struct {
 	Args  []string `json:"args"`
 	Env   []struct {
 		Name      string `json:"name"`
+		Value     string `json:"value"`
 		ValueFrom struct {
 			SecretKeyRef struct{ Name, Key string } `json:"secretKeyRef"`
 		} `json:"valueFrom"`
@@ -53,10 +54,21 @@ type container struct {
 	SecurityContext struct {
 		RunAsNonRoot bool `json:"runAsNonRoot"`
 	} `json:"securityContext"`
+	VolumeMounts []struct {
+		Name      string `json:"name"`
+		MountPath string `json:"mountPath"`
+		ReadOnly  bool   `json:"readOnly"`
+	} `json:"volumeMounts"`
 }
 
 type podSpec struct {
 	Containers []container `json:"containers"`
+	Volumes    []struct {
+		Name                  string `json:"name"`
+		PersistentVolumeClaim *struct {
+			ClaimName string `json:"claimName"`
+		} `json:"persistentVolumeClaim"`
+	} `json:"volumes"`
 }
 
 // TestManifests parses every manifest of deploy/k8s and checks what the code relies on: the
@@ -234,6 +246,29 @@ func TestManifests(t *testing.T) {
 	if lob.LivenessProbe == nil || lob.LivenessProbe.HTTPGet.Path != "/healthz" || lob.ReadinessProbe == nil || lob.ReadinessProbe.HTTPGet.Path != "/readyz" ||
 		lob.ReadinessProbe.HTTPGet.Port != "metrics" {
 		t.Errorf("lobby probes: want GET /healthz and /readyz on the metrics port")
+	}
+	// The lobby keeps the hall of fame (every game, split or not): RTYPE_DATA is a writable mount
+	// of a claim this list defines (the root filesystem is read-only).
+	data := ""
+	for _, e := range lob.Env {
+		if e.Name == "RTYPE_DATA" {
+			data = e.Value
+		}
+	}
+	claim := ""
+	for _, m := range lob.VolumeMounts {
+		if m.MountPath == data && !m.ReadOnly {
+			for _, v := range ds.Template.Spec.Volumes {
+				if v.Name == m.Name && v.PersistentVolumeClaim != nil {
+					claim = v.PersistentVolumeClaim.ClaimName
+				}
+			}
+		}
+	}
+	if data == "" || claim == "" {
+		t.Errorf("lobby: RTYPE_DATA %q is not a writable mount of a PersistentVolumeClaim", data)
+	} else {
+		need("PersistentVolumeClaim/" + claim)
 	}
 	var svc struct {
 		Ports []struct {
