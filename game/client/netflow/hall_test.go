@@ -5,11 +5,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -73,22 +71,11 @@ func TestHallOfFameAgainstRealLobby(t *testing.T) {
 			t.Fatal("games not stored")
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &fakeGame{done: make(chan struct{})}
-	srv := lobby.NewServer(lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 8, IdleTimeout: time.Minute, Starter: g, Hall: h,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); srv.Serve(ctx, ln) }()
-	defer func() { close(g.done); cancel(); wg.Wait() }()
+	addr, _, _ := startLobbyConfig(t, func(c *lobby.ServerConfig) { c.Hall = h })
 
 	n := NewRunner(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), "ann", "")
 	defer n.Close()
-	m := scene.New(ln.Addr().String(), scene.Auto{})
+	m := scene.New(addr, scene.Auto{})
 	run := func(ev scene.Event) {
 		for _, c := range m.Handle(ev) {
 			if c.Kind == scene.CmdFetchReplay {

@@ -4,17 +4,12 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
-	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/session"
 )
 
@@ -22,18 +17,7 @@ import (
 // lobby pushes END. The client leaves the game about a second later and the Lost screen says
 // the game's host stopped answering, on real sockets end to end.
 func TestHostGoneNoticedSoon(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &fakeGame{done: make(chan struct{})}
-	srv := lobby.NewServer(lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 8, IdleTimeout: time.Minute, Starter: g,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); srv.Serve(ctx, ln) }()
-	defer func() { cancel(); wg.Wait() }()
+	addr, endGames, _ := startLobbyConfig(t, nil)
 	inst := startFakeInstance(t)
 
 	n := NewRunner(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), "tester", "")
@@ -48,7 +32,7 @@ func TestHostGoneNoticedSoon(t *testing.T) {
 		return link, nil
 	}
 	defer n.Close()
-	m := scene.New(ln.Addr().String(), scene.Auto{On: true, Start: true})
+	m := scene.New(addr, scene.Auto{On: true, Start: true})
 	for _, c := range m.Begin() {
 		n.Exec(c)
 	}
@@ -57,7 +41,7 @@ func TestHostGoneNoticedSoon(t *testing.T) {
 
 	gone := time.Now()
 	inst.killed.Store(true) // the host is gone: its game is silent...
-	close(g.done)           // ...and the lobby ends the game (END 2)
+	endGames()              // ...and the lobby ends the game (END 2)
 	select {
 	case <-link.Done():
 	case <-time.After(5 * time.Second):

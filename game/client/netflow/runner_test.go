@@ -35,20 +35,34 @@ func startLobby(t *testing.T) string {
 // startKillableLobby is startLobby that also returns kill, which ends the server's connections
 // at once (as a killed process's do); the test's cleanup stops it either way.
 func startKillableLobby(t *testing.T) (addr string, kill func()) {
+	addr, _, kill = startLobbyConfig(t, nil)
+	return addr, kill
+}
+
+// startLobbyConfig runs a real lobby.Server on a free port whose games are one fakeGame (end them
+// with endGames), with edit applied to its config (a hall of fame, say); kill as
+// startKillableLobby's.
+func startLobbyConfig(t *testing.T, edit func(*lobby.ServerConfig)) (addr string, endGames func(), kill func()) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := &fakeGame{done: make(chan struct{})}
-	srv := lobby.NewServer(lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 8, IdleTimeout: time.Minute, Starter: g,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	cfg := lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 8, IdleTimeout: time.Minute, Starter: g,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if edit != nil {
+		edit(&cfg)
+	}
+	srv := lobby.NewServer(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); srv.Serve(ctx, ln) }()
-	t.Cleanup(func() { close(g.done); cancel(); wg.Wait() })
-	return ln.Addr().String(), cancel
+	var once sync.Once
+	endGames = func() { once.Do(func() { close(g.done) }) }
+	t.Cleanup(func() { endGames(); cancel(); wg.Wait() })
+	return ln.Addr().String(), endGames, cancel
 }
 
 // drive runs the scene machine with the Runner like Update does, until the scene is want.
