@@ -298,6 +298,9 @@ func FuzzDecode(f *testing.F) {
 	g.run(200)
 	f.Add(g.encode(f))
 	f.Add([]byte("RTRP\x01"))
+	a := newRunGame(f, []string{"short", "stage1"}, 1, 2)
+	a.run(50)
+	f.Add(a.encode(f))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		// As found, and with its checksum made right (so the fuzzer reaches past the CRC).
 		for _, c := range [][]byte{b, reseal(bytes.Clone(b))} {
