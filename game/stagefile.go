@@ -143,6 +143,7 @@ type StageCatalogue struct {
 	files  []*StageFile // the default first, then by name
 	byName map[string]*StageFile
 	byHash map[string]*StageFile
+	run    []*StageFile // the arcade run (run.go)
 }
 
 // NewStageCatalogue offers files, whose names must differ, with def (one of the names) as the
@@ -153,6 +154,9 @@ func NewStageCatalogue(def string, files ...*StageFile) (*StageCatalogue, error)
 	}
 	c := &StageCatalogue{byName: map[string]*StageFile{}, byHash: map[string]*StageFile{}}
 	for _, f := range files {
+		if f.Name == ArcadeName {
+			return nil, fmt.Errorf("game: %q names the arcade run; a stage cannot be called so", ArcadeName)
+		}
 		if _, dup := c.byName[f.Name]; dup {
 			return nil, fmt.Errorf("game: two stages named %q", f.Name)
 		}
@@ -172,6 +176,7 @@ func NewStageCatalogue(def string, files ...*StageFile) (*StageCatalogue, error)
 	}
 	sort.Slice(rest, func(i, j int) bool { return rest[i].Name < rest[j].Name })
 	c.files = append(c.files, rest...)
+	c.run = c.runOf(DefaultRun)
 	return c, nil
 }
 

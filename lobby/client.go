@@ -105,6 +105,7 @@ type Client struct {
 	stage     StageInfo       // latest STAGE push...
 	stageCode string          // ...and the lobby code it was for
 	level     game.Difficulty // latest DIFFICULTY push for lobby stageCode (Normal without one)
+	run       []StageInfo     // latest RUN push for lobby stageCode (nil: one stage)
 	starts    []StartInfo
 	ends      []uint8
 	msgs      []Message     // CHAT and BROADCAST pushes not yet taken by Messages
@@ -328,6 +329,15 @@ func (c *Client) Difficulty() game.Difficulty {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.level
+}
+
+// Run returns the arcade run of the lobby the client is in: the stages of the latest RUN push
+// for it, nil when it plays one stage (docs/PROTOCOL.md §2.5.9). A running lobby's run does not
+// change (SET_STAGE is refused), so after a START push Run is the run of that game.
+func (c *Client) Run() []StageInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.run
 }
 
 // Stage returns the latest STAGE push: the lobby code and the stage it plays
@@ -674,6 +684,7 @@ func (c *Client) dispatch(line []byte) error {
 		}
 		if cmd.Args[0] != c.stageCode {
 			c.level = game.DifficultyNormal // another lobby: Normal until a DIFFICULTY push says otherwise
+			c.run = nil                     // and one stage until a RUN push
 		}
 		c.stageCode, c.stage = cmd.Args[0], StageInfo{Name: cmd.Args[1], Hash: cmd.Args[2]}
 	case PushDifficulty:
@@ -683,6 +694,17 @@ func (c *Client) dispatch(line []byte) error {
 		d, err := game.ParseDifficulty(cmd.Args[1])
 		if err == nil && cmd.Args[0] == c.stageCode { // a level this client does not know: ignored
 			c.level = d
+		}
+	case PushRun:
+		if len(cmd.Args) < 1 || !ValidCode(cmd.Args[0]) {
+			return fmt.Errorf("%w: bad RUN push %q", ErrProtocol, line)
+		}
+		run, err := ParseRun(cmd.Args[1:])
+		if err != nil {
+			return fmt.Errorf("%w: RUN push: %v", ErrProtocol, err)
+		}
+		if cmd.Args[0] == c.stageCode {
+			c.run = run
 		}
 	case PushChat, PushBroadcast:
 		m := Message{Broadcast: cmd.Name == PushBroadcast}

@@ -65,6 +65,8 @@ type lobbyState struct {
 	code    string
 	created uint64          // creation order (GET_LOBBIES lists the oldest first)
 	stage   *game.StageFile // what START plays; changed by SET_STAGE while waiting
+	// run is the arcade run START plays (run.go; nil: the stage alone), stage its first.
+	run []*game.StageFile
 	// difficulty is the level START plays; changed by SET_DIFFICULTY while waiting.
 	difficulty game.Difficulty
 	members    []*connState // join order; members[0] is the owner

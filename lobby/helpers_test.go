@@ -78,6 +78,9 @@ const fakePort = 4243
 
 func (f *fakeStarter) StartGame(spec GameSpec) (Game, error) {
 	code, stage, members := spec.Code, spec.Stage, spec.Members
+	if spec.Run != nil { // an arcade run: "the game plays stage,stage,..."
+		stage = strings.Join(spec.Run, ",")
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
