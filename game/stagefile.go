@@ -262,6 +262,9 @@ var stageTitles sync.Map
 // file ("Stage 1: the Bydo base" for "stage1"), else the name itself (a server's own stage,
 // which the client may not have yet).
 func StageTitle(name string) string {
+	if name == ArcadeName {
+		return "Arcade: every stage in one game"
+	}
 	if t, ok := stageTitles.Load(name); ok {
 		return t.(string)
 	}

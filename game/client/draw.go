@@ -142,6 +142,7 @@ type drawList struct {
 	born                           map[ecs.Entity]int // frame an explosion entity was first drawn
 	played                         *game.Stage        // the stage played (terrain), from the frame
 	ownNew                         uint32             // press tick of the newest predicted shot sounded
+	tally                          tallyView          // an arcade run's stage-clear tally (tally.go)
 }
 
 // defaultSize is the drawn size in px of an entity without a Size component (a hand-filled
@@ -159,6 +160,7 @@ func (d *drawList) collect(f *netflow.Frame, hud *[game.MaxPlayers]playerHUD) {
 	d.self = f.Slot
 	d.spectator, d.paused, d.interrupted, d.silence = f.Spectator, f.Paused, f.Interrupted, f.Silence
 	d.played = f.Stage
+	d.tally.collect(f)
 	d.hasStg = false
 	d.bossHP = game.Health{}
 	if d.q == nil || d.qw != f.World {
@@ -334,6 +336,7 @@ func (a *app) drawGameUI(dst surface) {
 		a.drawCrystalNames(dst)
 	}
 	a.drawHUD(dst)
+	a.drawTally(dst)
 	if a.showStats {
 		a.drawStats(dst)
 	}

@@ -18,6 +18,10 @@ type Frame struct {
 	// Stage is the stage the game plays (resolved from the lobby before the game: embedded or
 	// fetched); nil when unknown (a local world without one).
 	Stage *game.Stage
+	// RunIndex is the index of Stage in an arcade run of RunLen stages (0 and 0 in a one-stage
+	// game); Tally: the stage-clear tally after it is on (run.go).
+	RunIndex, RunLen int
+	Tally            bool
 	// Spectator: watching without a ship (Self is ecs.Nil, Slot -1). Paused: the server paused
 	// the game (the lone player's pause, Runner.RequestPause). Interrupted: no datagram for
 	// session.InterruptedAfter (1 s): the world holds still; show "connection interrupted…" with
@@ -51,9 +55,10 @@ type Link interface {
 
 // sessionLink adapts *session.Session.
 type sessionLink struct {
-	s  *session.Session
-	fr Frame
-	v  *session.View
+	s   *session.Session
+	fr  Frame
+	v   *session.View
+	run []*game.Stage // an arcade run's stages (run.go); nil: one stage
 }
 
 // NewSessionLink adapts a net/session.Session to Link; stage is the stage the game plays
@@ -81,6 +86,7 @@ func (l *sessionLink) Frame(fn func(f *Frame)) {
 		l.fr.World, l.fr.C, l.fr.Self, l.fr.Slot, l.fr.Tick = v.World, v.C, v.Self, v.Slot, v.Tick
 		l.fr.Spectator, l.fr.Paused, l.fr.Interrupted, l.fr.Silence = v.Spectator, v.Paused, v.Interrupted, v.Silence
 		l.fr.Shots = v.PredictedShots(l.fr.Shots[:0])
+		l.runFrame(v)
 		fn(&l.fr)
 		l.v = nil
 	})
