@@ -8,7 +8,7 @@ import (
 // enemyFrames returns the animation cycle of an enemy variant (game.EnemyStraight ... Midboss).
 func enemyFrames(v int) []*image.RGBA {
 	var out []*image.RGBA
-	n := []int{4, 8, 5, 4, 4, 4, 3, 2, 2, 4}[v]
+	n := []int{4, 8, 5, 4, 4, 4, 3, 2, 2, 4, 4}[v]
 	for f := 0; f < n; f++ {
 		out = append(out, enemy(v, f))
 	}
