@@ -111,6 +111,9 @@ type Config struct {
 	Run []*Stage
 }
 
+// MaxPracticeSection bounds Config.Section on the wire (a stage has at most 255 sections).
+const MaxPracticeSection = maxSections
+
 // PracticeBoss is the Config.Section that starts a stage at its boss.
 func PracticeBoss(st *Stage) int { return len(st.Sections) }
 

@@ -106,6 +106,7 @@ type Client struct {
 	stageCode string          // ...and the lobby code it was for
 	level     game.Difficulty // latest DIFFICULTY push for lobby stageCode (Normal without one)
 	run       []StageInfo     // latest RUN push for lobby stageCode (nil: one stage)
+	section   int             // latest SECTION push for lobby stageCode (0: the start)
 	starts    []StartInfo
 	ends      []uint8
 	msgs      []Message     // CHAT and BROADCAST pushes not yet taken by Messages
@@ -329,6 +330,22 @@ func (c *Client) Difficulty() game.Difficulty {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.level
+}
+
+// SetSection sends SET_SECTION: the owner of a waiting solo lobby chooses the section of its
+// stage the game starts at (0: the start; game.PracticeBoss: the boss); every member then gets a
+// SECTION push (see Section).
+func (c *Client) SetSection(n int) error {
+	_, err := c.request(CmdSetSection, strconv.Itoa(n))
+	return err
+}
+
+// Section returns the practice section of the lobby the client is in: the latest SECTION push
+// for it, 0 (the stage's start) without one.
+func (c *Client) Section() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.section
 }
 
 // Run returns the arcade run of the lobby the client is in: the stages of the latest RUN push
@@ -685,6 +702,7 @@ func (c *Client) dispatch(line []byte) error {
 		if cmd.Args[0] != c.stageCode {
 			c.level = game.DifficultyNormal // another lobby: Normal until a DIFFICULTY push says otherwise
 			c.run = nil                     // and one stage until a RUN push
+			c.section = 0                   // from its start until a SECTION push
 		}
 		c.stageCode, c.stage = cmd.Args[0], StageInfo{Name: cmd.Args[1], Hash: cmd.Args[2]}
 	case PushDifficulty:
@@ -705,6 +723,17 @@ func (c *Client) dispatch(line []byte) error {
 		}
 		if cmd.Args[0] == c.stageCode {
 			c.run = run
+		}
+	case PushSection:
+		if len(cmd.Args) != 2 || !ValidCode(cmd.Args[0]) {
+			return fmt.Errorf("%w: bad SECTION push %q", ErrProtocol, line)
+		}
+		n, err := strconv.Atoi(cmd.Args[1])
+		if err != nil || n < 0 || n > game.MaxPracticeSection {
+			return fmt.Errorf("%w: bad SECTION push %q", ErrProtocol, line)
+		}
+		if cmd.Args[0] == c.stageCode {
+			c.section = n
 		}
 	case PushChat, PushBroadcast:
 		m := Message{Broadcast: cmd.Name == PushBroadcast}

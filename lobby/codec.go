@@ -41,6 +41,8 @@ const (
 	CmdChat         = "CHAT"
 	// CmdSetDifficulty (extension, docs/PROTOCOL.md §2.4.11): the owner's difficulty choice.
 	CmdSetDifficulty = "SET_DIFFICULTY"
+	// CmdSetSection (extension, docs/PROTOCOL.md §2.4.13): a solo lobby's practice section.
+	CmdSetSection = "SET_SECTION"
 
 	PushStart     = "START"
 	PushMembers   = "MEMBERS"
@@ -52,6 +54,8 @@ const (
 	PushDifficulty = "DIFFICULTY"
 	// PushRun (extension, docs/PROTOCOL.md §2.5.9): the stages of the lobby's arcade run.
 	PushRun = "RUN"
+	// PushSection (extension, docs/PROTOCOL.md §2.5.10): the lobby's practice section.
+	PushSection = "SECTION"
 )
 
 // ErrLineTooLong is returned when a line (CRLF included) exceeds MaxLine bytes.

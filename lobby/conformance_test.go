@@ -130,7 +130,7 @@ func TestDocExamplesCover(t *testing.T) {
 	}
 	for _, want := range []string{">AUTHENTICATE", ">GET_LOBBIES", ">JOIN_LOBBY", ">START", ">LEAVE",
 		">GET_STAGES", ">SET_STAGE", ">GET_STAGE", ">CHAT", "<200", "<401", "<500", "<START", "<MEMBERS", "<END", "<STAGE",
-		"<CHAT", "<BROADCAST", "<RUN"} {
+		"<CHAT", "<BROADCAST", "<RUN", ">SET_SECTION", "<SECTION"} {
 		if !seen[want] {
 			t.Errorf("%s: no example with %q", path, want)
 		}

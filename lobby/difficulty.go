@@ -19,6 +19,9 @@ func (c *Core) pushSettings(cs *connState, l *lobbyState) {
 	if l.run != nil {
 		c.pushRun(cs, l)
 	}
+	if l.section != 0 {
+		c.pushSection(cs, l)
+	}
 }
 
 func (c *Core) pushDifficulty(cs *connState, l *lobbyState) {

@@ -49,7 +49,9 @@ type GameSpec struct {
 	Stage      string          // the lobby's stage, one of ServerConfig.Stages
 	Difficulty game.Difficulty // the level the owner chose (SET_DIFFICULTY)
 	// Run names the stages of an arcade run, in order (Stage is the first); nil: Stage alone.
-	Run     []string
+	Run []string
+	// Section is the practice section the game starts at (game.Config.Section; 0: the start).
+	Section int
 	Members []Member // the players in slot order
 }
 
@@ -111,7 +113,7 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 			return
 		}
 	}
-	g, err := c.cfg.Starter.StartGame(GameSpec{Code: l.code, Stage: l.stage.Name, Difficulty: l.difficulty, Run: l.runNames(),
+	g, err := c.cfg.Starter.StartGame(GameSpec{Code: l.code, Stage: l.stage.Name, Difficulty: l.difficulty, Run: l.runNames(), Section: l.section,
 		Members: append([]Member(nil), members...)})
 	if err == nil && g == nil {
 		err = errors.New("starter returned no game")

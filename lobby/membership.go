@@ -133,6 +133,9 @@ func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
 	c.log.Debug("lobby joined", "code", l.code, "user", cs.user.String(), "name", cs.name, "players", len(l.members))
 	c.reply(cs, CodeOK, l.code)
 	c.pushMembers(l)
+	if len(l.members) > 1 {
+		c.practiceReset(l, cs) // practice is solo: back to the start
+	}
 	c.pushSettings(cs, l)
 }
 

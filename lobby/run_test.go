@@ -114,3 +114,49 @@ func roundTrip(t *testing.T, c *Client) {
 		t.Fatal(err)
 	}
 }
+
+// Practice through the reference client: the owner of a solo lobby sets a section (Section
+// follows the SECTION push), the game starts there (GameSpec.Section, Practice); a second member
+// takes the lobby back to the start.
+func TestClientPractice(t *testing.T) {
+	st := newFakeStarter()
+	_, addr := startServer(t, ServerConfig{Starter: st})
+	c, _ := dialClient(t, addr, "alice")
+	if _, err := c.Create("stage1"); err != nil {
+		t.Fatal(err)
+	}
+	stage1, _ := game.EmbeddedStageFile("stage1")
+	boss := game.PracticeBoss(stage1.Stage)
+	if err := c.SetSection(boss + 1); err == nil {
+		t.Error("a section past the boss was accepted")
+	}
+	if err := c.SetSection(boss); err != nil {
+		t.Fatal(err)
+	}
+	if roundTrip(t, c); c.Section() != boss {
+		t.Errorf("Section %d after SET_SECTION %d", c.Section(), boss)
+	}
+	code, _ := c.Stage()
+	b, _ := dialClient(t, addr, "bob")
+	if _, err := b.Join(code); err != nil {
+		t.Fatal(err)
+	}
+	if roundTrip(t, c); c.Section() != 0 {
+		t.Errorf("Section %d after a second member joined, want 0", c.Section())
+	}
+	if err := c.SetSection(1); err == nil || !strings.Contains(err.Error(), "solo lobby") {
+		t.Errorf("SET_SECTION with two members: %v", err)
+	}
+	if err := b.Leave(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetSection(2); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if call := <-st.ch; call.spec.Section != 2 || !call.spec.Practice() {
+		t.Errorf("the game starts at section %d (practice %v), want 2", call.spec.Section, call.spec.Practice())
+	}
+}

@@ -82,6 +82,7 @@ func (c *Core) setStage(_ time.Duration, cs *connState, cmd Command) {
 			c.pushRun(m, l)
 		}
 	}
+	c.practiceReset(l, nil) // another stage: its start
 }
 
 // getStage answers GET_STAGE <uuid>;<hash>,<part> (docs/PROTOCOL.md §2.4.8).

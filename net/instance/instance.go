@@ -250,7 +250,7 @@ func (m *Manager) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
 	id := m.nextID.Add(1)
 	log := m.log.With("lobby", code, "instance", id)
 	g, err := NewGame(GameConfig{Code: code, Members: members, Stage: stage, StageName: stageName, Run: run, RunNames: spec.Run, StartTime: time.Now().Unix(),
-		Difficulty: spec.Difficulty, Seed: m.cfg.Seed(),
+		Difficulty: spec.Difficulty, Section: spec.Section, Seed: m.cfg.Seed(),
 		SilenceTimeout: m.cfg.SilenceTimeout, HereTimeout: m.cfg.HereTimeout, RejoinWindow: m.cfg.RejoinWindow, Logger: log, Challenges: m.challenges}, m.now())
 	if err != nil {
 		return nil, err

@@ -240,6 +240,9 @@ func (g *Game) broadcastFigures(stats func(slot int) game.PlayerStats) {
 		if st.Continues > 0 {
 			e.Flags |= wire.ResultContinued
 		}
+		if g.cfg.Section > 0 {
+			e.Flags |= wire.ResultPractice
+		}
 		g.broadcastReliable(wire.Results{Count: 1, Entries: [4]wire.ResultEntry{e}}.Append(g.scratch()))
 	}
 }
