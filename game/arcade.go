@@ -216,7 +216,7 @@ func (s *Sim) setStageVariant(v uint8) {
 }
 
 // appendRunHash appends the run state to Hash's buffer (nothing for a one-stage game, whose
-// hashes stay those of SimVersion 1).
+// hashes stay those of a game without runs).
 func (s *Sim) appendRunHash(b []byte) []byte {
 	r := &s.run
 	if r.stages == nil {

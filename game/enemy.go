@@ -9,7 +9,7 @@ var bossGeom = [4]struct {
 	wdx   float32
 	restX float32
 }{
-	BossBig:   {w: 360, h: 560, wdx: -150, restX: Width - 280},
+	BossBig:   {w: 420, h: 680, wdx: -170, restX: Width - 300}, // "a huge alien": most of the screen's height
 	BossSmall: {w: 240, h: 320, wdx: -100, restX: Width - 200},
 	BossWall:  {w: 320, h: 720, wdx: -130, restX: Width - 160},
 	BossCore:  {w: 420, h: 760, wdx: -170, restX: Width - 230},
@@ -509,7 +509,7 @@ type bossChain struct {
 }
 
 var bossChains = [4][]bossChain{
-	BossBig: {{n: 12, ax: -110, ay: 200, length: 50, base: 24000, curl: 1300, lag: 5200, variant: PartTail}},
+	BossBig: {{n: 12, ax: -125, ay: 200, length: 50, base: 24000, curl: 1300, lag: 5200, variant: PartTail}},
 	BossWall: {
 		{n: 9, ax: -90, ay: -250, length: 50, base: 32768 - 2500, curl: 700, lag: 6000, variant: PartTentacle},
 		{n: 9, ax: -90, ay: 250, length: 50, base: 32768 + 2500, curl: -700, lag: 6000, variant: PartTentacle},

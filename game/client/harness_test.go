@@ -72,7 +72,7 @@ func demoWorld(n int) *netflow.LocalWorld {
 	for v := uint8(0); v < 4; v++ {
 		lw.Spawn(game.KindBossPart, v, 1500+float32(v)*70, 880, 0, 0)
 	}
-	boss := lw.Spawn(game.KindBoss, game.BossBig, 1650, 540, 360, 560)
+	boss := lw.Spawn(game.KindBoss, game.BossBig, 1620, 540, 420, 680)
 	c.Boss.Set(boss, game.Boss{Phase: 1, WeakOpen: 1})
 	weak := lw.Spawn(game.KindBossWeakPoint, 1, 1560, 540, 64, 64)
 	c.Health.Set(weak, game.Health{HP: 140, MaxHP: 200})
