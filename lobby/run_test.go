@@ -160,3 +160,29 @@ func TestClientPractice(t *testing.T) {
 		t.Errorf("the game starts at section %d (practice %v), want 2", call.spec.Section, call.spec.Practice())
 	}
 }
+
+// FuzzParseRun: any RUN push arguments parse without a panic, and a parsed run is 2..16 valid
+// entries that print back to the same arguments.
+func FuzzParseRun(f *testing.F) {
+	f.Add("short:0123456789abcdef,tiny:3f6982c55f73aa30")
+	f.Add("")
+	f.Add("a:0123456789abcdef")
+	f.Fuzz(func(t *testing.T, body string) {
+		var args []string
+		if body != "" {
+			args = strings.Split(body, ",")
+		}
+		run, err := ParseRun(args)
+		if err != nil || run == nil {
+			return
+		}
+		if len(run) < 2 || len(run) > game.MaxRunStages {
+			t.Fatalf("%q: a run of %d stages", body, len(run))
+		}
+		for i, s := range run {
+			if s.Name+":"+s.Hash != args[i] {
+				t.Fatalf("%q: entry %d is %+v", body, i, s)
+			}
+		}
+	})
+}

@@ -32,11 +32,14 @@ type Config struct {
 	Stage  string // stage of the lobby the first bot creates ("" = the server's default; game.ArcadeName: the server's arcade run)
 	// Difficulty is the level the first bot sets on the lobby it creates (nil: leave it).
 	Difficulty *game.Difficulty
-	Players    int           // number of bots (1..4)
-	Start      bool          // the first bot sends START once all bots joined (implied when Lobby is "")
-	Timeout    time.Duration // whole run; 0 = no limit
-	Name       string        // name prefix ("bot" → bot1, bot2, ...)
-	NetSim     string        // link simulator spec for each bot's UDP socket (see net/linksim)
+	// Section, when not 0, is the practice section the first bot sets on the lobby it creates
+	// (a solo lobby: Players 1; docs/PROTOCOL.md §2.4.13).
+	Section int
+	Players int           // number of bots (1..4)
+	Start   bool          // the first bot sends START once all bots joined (implied when Lobby is "")
+	Timeout time.Duration // whole run; 0 = no limit
+	Name    string        // name prefix ("bot" → bot1, bot2, ...)
+	NetSim  string        // link simulator spec for each bot's UDP socket (see net/linksim)
 	// Chat, when set, is said by each bot in the lobby once every bot has joined (before START),
 	// and again with " (in game)" appended one second into the game (docs/PROTOCOL.md §2.4.9).
 	Chat   string
@@ -168,6 +171,9 @@ func Run(ctx context.Context, cfg Config, out io.Writer) ([]Result, error) {
 			got, err = c.Create(cfg.Stage)
 			if err == nil && cfg.Difficulty != nil {
 				err = c.SetDifficulty(*cfg.Difficulty)
+			}
+			if err == nil && cfg.Section != 0 {
+				err = c.SetSection(cfg.Section)
 			}
 		} else {
 			got, err = c.Join(code)
