@@ -99,8 +99,11 @@ type LocalWorld struct {
 	C    *game.Components
 	Self ecs.Entity
 	Slot int
-	// Stage is Frame.Stage (nil: none).
-	Stage *game.Stage
+	// Stage is Frame.Stage (nil: none); RunIndex, RunLen and Tally are the Frame's (an arcade
+	// run played offline: the gallery harness).
+	Stage            *game.Stage
+	RunIndex, RunLen int
+	Tally            bool
 	// Step, when set, is called once per Frame before drawing (to animate the world).
 	Step  func(w *LocalWorld)
 	Input game.Buttons
@@ -138,6 +141,7 @@ func (l *LocalWorld) Done() <-chan struct{} { return l.done }
 func (l *LocalWorld) Close() error          { return nil }
 func (l *LocalWorld) Frame(fn func(f *Frame)) {
 	l.fr.World, l.fr.C, l.fr.Self, l.fr.Slot, l.fr.Tick, l.fr.Stage = l.W, l.C, l.Self, l.Slot, l.W.Tick(), l.Stage
+	l.fr.RunIndex, l.fr.RunLen, l.fr.Tally = l.RunIndex, l.RunLen, l.Tally
 	l.fr.Spectator, l.fr.Paused, l.fr.Interrupted, l.fr.Silence = l.Spectator, l.Paused, l.Interrupted, l.Silence
 	fn(&l.fr)
 }
