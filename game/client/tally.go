@@ -17,9 +17,9 @@ import (
 
 // tallyView is what collect keeps of the frame for the tally.
 type tallyView struct {
-	on         bool
-	index, of  int // the run's stage cleared, of so many
-	shownSince int // frame the tally was first drawn (the count-up)
+	on, was    bool // the tally is on in this frame, was on in the last one drawn
+	index, of  int  // the run's stage cleared, of so many
+	shownSince int  // frame the tally was first drawn (the count-up)
 }
 
 // tallyText caches the tally's lines for one RESULTS value (the frame allocates nothing while it
@@ -49,8 +49,12 @@ const tallyCountUp = 90 // frames the figures take to count up
 func (a *app) drawTally(dst surface) {
 	tv := &a.draw.tally
 	if !tv.on {
+		if tv.was { // the next stage began: the stage's figures are not the game's results
+			tv.was, a.ux.haveResults = false, false
+		}
 		return
 	}
+	tv.was = true
 	if tv.shownSince < 0 {
 		tv.shownSince = a.frameN
 	}
