@@ -70,7 +70,7 @@ const (
 	// their y is in the upper half of the playfield (clients draw them upside down).
 	KindEnemy EntityKind = 6
 	// KindBoss: the boss body (invulnerable, blocks shots, kills on contact).
-	// Variant: BossBig (stage 1), BossSmall, BossWall (stage 2). Components add Boss.
+	// Variant: BossBig (stage 1), BossSmall, BossWall (stage 2), BossCore (stage 3). Components add Boss.
 	KindBoss EntityKind = 7
 	// KindBossWeakPoint: the boss core; damageable only while Boss.WeakOpen
 	// is 1. Variant 0 closed, 1 open. Components add Health.
@@ -191,17 +191,18 @@ const (
 
 // Variants of KindEnemy (also the stage JSON wave kinds, see EnemyKindNames).
 const (
-	EnemyStraight  uint8 = 0 // "straight": flies left, occasional aimed shot
-	EnemySine      uint8 = 1 // "sine": spinning flyer on a sine wave, in formations
-	EnemyTurret    uint8 = 2 // "turret": cannon mounted on the floor or ceiling, aims at the nearest ship
-	EnemyHoming    uint8 = 3 // "homing": kamikaze that steers towards the nearest ship
-	EnemyCarrier   uint8 = 4 // "carrier": slow armoured carrier, drops capsules
-	EnemyWalker    uint8 = 5 // "walker": walks along the floor or ceiling, fires up/down at ships
-	EnemyHopper    uint8 = 6 // "hopper": jumps along the floor or ceiling
-	EnemySnake     uint8 = 7 // "snake": head of a segmented snake winding through the cave
-	EnemySnakeBody uint8 = 8 // a body segment following the snake's head
-	EnemyMidboss   uint8 = 9 // "midboss": big armoured enemy; only beams and the Force hurt it
-	numEnemyKinds        = 10
+	EnemyStraight  uint8 = 0  // "straight": flies left, occasional aimed shot
+	EnemySine      uint8 = 1  // "sine": spinning flyer on a sine wave, in formations
+	EnemyTurret    uint8 = 2  // "turret": cannon mounted on the floor or ceiling, aims at the nearest ship
+	EnemyHoming    uint8 = 3  // "homing": kamikaze that steers towards the nearest ship
+	EnemyCarrier   uint8 = 4  // "carrier": slow armoured carrier, drops capsules
+	EnemyWalker    uint8 = 5  // "walker": walks along the floor or ceiling, fires up/down at ships
+	EnemyHopper    uint8 = 6  // "hopper": jumps along the floor or ceiling
+	EnemySnake     uint8 = 7  // "snake": head of a segmented snake winding through the cave
+	EnemySnakeBody uint8 = 8  // a body segment following the snake's head
+	EnemyMidboss   uint8 = 9  // "midboss": big armoured enemy; only beams and the Force hurt it
+	EnemyEngine    uint8 = 10 // "engine": a warship's engine pod bolted to its hull (moves with the terrain), fires big bullets
+	numEnemyKinds        = 11
 )
 
 // Variants of KindBoss.
@@ -209,6 +210,7 @@ const (
 	BossBig   uint8 = 0 // stage 1 boss: body at the right, a long segmented tail, weak point in the belly
 	BossSmall uint8 = 1 // small boss (short stage), 240x320
 	BossWall  uint8 = 2 // stage 2 boss: grown into the right wall, two tentacles
+	BossCore  uint8 = 3 // stage 3 finale: the Bydo warship's reactor core, at its stern
 )
 
 // Variants of KindBossPart.

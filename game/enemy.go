@@ -4,14 +4,15 @@ import "github.com/rtype/rtype/ecs"
 
 // Boss geometry per variant: body size, weak point size and offset from
 // the body centre, resting x.
-var bossGeom = [3]struct {
+var bossGeom = [4]struct {
 	w, h  uint16
 	wdx   float32
 	restX float32
 }{
-	BossBig:   {w: 360, h: 560, wdx: -150, restX: Width - 280},
+	BossBig:   {w: 420, h: 680, wdx: -170, restX: Width - 300}, // "a huge alien": most of the screen's height
 	BossSmall: {w: 240, h: 320, wdx: -100, restX: Width - 200},
 	BossWall:  {w: 320, h: 720, wdx: -130, restX: Width - 160},
+	BossCore:  {w: 420, h: 760, wdx: -170, restX: Width - 230},
 }
 
 // sysSpawn spawns the waves whose scroll position has been reached, then the boss.
@@ -42,7 +43,11 @@ func (s *Sim) spawnEnemy(se *spawnEntry) {
 	switch kind {
 	case EnemyTurret:
 		vx = -s.stage.ScrollSpeed
-		y = s.groundY(wv.Surface, x, d.h)
+		if !wv.Mounted {
+			y = s.groundY(wv.Surface, x, d.h)
+		}
+	case EnemyEngine:
+		vx = -s.stage.ScrollSpeed
 	case EnemyWalker, EnemyHopper:
 		en.WalkVX = -wv.Speed
 		vx = -wv.Speed - s.scrollVX()
@@ -189,6 +194,11 @@ func (s *Sim) sysAI() {
 			}
 		case EnemyMidboss:
 			vx, vy = s.midboss(en, p, v)
+		case EnemyEngine: // bolted to the hull: moves with the terrain
+			vx, vy = 0, 0
+			if !s.bossSpawned {
+				vx = -s.stage.ScrollSpeed
+			}
 		}
 		s.setVel(e, v, vx, vy)
 		if en.FireIvl == 0 {
@@ -212,6 +222,14 @@ func (s *Sim) sysAI() {
 		}
 		if (en.Surface == SurfaceFloor && ty > p.Y) || (en.Surface == SurfaceCeil && ty < p.Y) {
 			continue // ground guns cannot shoot into their own ground
+		}
+		if en.Type == EnemyEngine {
+			// A pair of aimed big bullets from its nozzle (the left end).
+			for i := -1; i <= 1; i += 2 {
+				mvx, mvy := aim(p.X-60, p.Y, tx, ty+float32(i*60), s.bulletSpeed(enemyBulletSpeed))
+				s.queue(bulletReq{kind: KindEnemyBullet, variant: BulletBig, x: p.X - 60, y: p.Y, vx: mvx, vy: mvy})
+			}
+			continue
 		}
 		if en.Type == EnemyMidboss {
 			// A spread of three aimed big bullets.
@@ -490,8 +508,8 @@ type bossChain struct {
 	variant uint8   // part variant of the segments (the last one is variant+1, the tip)
 }
 
-var bossChains = [3][]bossChain{
-	BossBig: {{n: 12, ax: -110, ay: 200, length: 50, base: 24000, curl: 1300, lag: 5200, variant: PartTail}},
+var bossChains = [4][]bossChain{
+	BossBig: {{n: 12, ax: -125, ay: 200, length: 50, base: 24000, curl: 1300, lag: 5200, variant: PartTail}},
 	BossWall: {
 		{n: 9, ax: -90, ay: -250, length: 50, base: 32768 - 2500, curl: 700, lag: 6000, variant: PartTentacle},
 		{n: 9, ax: -90, ay: 250, length: 50, base: 32768 + 2500, curl: -700, lag: 6000, variant: PartTentacle},

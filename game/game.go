@@ -33,7 +33,8 @@
 //  10. timers: respawn, invulnerability, explosion lifetimes
 //  11. scroll: Stage.Scroll advance, music sections (EventMusic)
 //  12. cleanup: off-screen bullets, enemies and power-ups are destroyed
-//  13. end: victory (boss destroyed) / defeat (no lives left) / aborted (no ship) -> EventGameEnd
+//  13. end: victory (boss destroyed; in an arcade run, the last stage's: before it a stage-clear
+//     tally then the next stage, arcade.go) / defeat (no lives left) / aborted (no ship) -> EventGameEnd
 //
 // # The arsenal
 //
@@ -173,6 +174,9 @@ const (
 	EventExtraLife
 	// EventContinue: Slot took a continue (fire during "CONTINUE?"); Lives is its lives now.
 	EventContinue
+	// EventStageClear: in an arcade run, the boss of the run's stage Stage (its index) is
+	// destroyed and another stage follows: the tally starts (Sim.StageFigures, Sim.Tally).
+	EventStageClear
 )
 
 // Event is one game event produced by Sim.Step. Only the fields relevant to
@@ -185,6 +189,7 @@ type Event struct {
 	Lives  uint8      // EventDeath, EventExtraLife, EventContinue: lives left
 	Song   uint8      // EventMusic: song id
 	Result Result     // EventGameEnd
+	Stage  uint8      // EventStageClear: the index in the run of the stage cleared
 }
 
 var kindNames = [...]string{

@@ -45,6 +45,7 @@ func (s *Sim) Hash() uint64 {
 	for _, e := range s.parts {
 		b = binary.LittleEndian.AppendUint64(b, uint64(e))
 	}
+	b = s.appendRunHash(b)
 	h := fnv(fnvOffset, b)
 	w := s.w
 	w.Each(func(e ecs.Entity) {

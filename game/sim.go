@@ -105,7 +105,14 @@ type Config struct {
 	// len(Stage.Sections)-1 a later section (its waves only), len(Stage.Sections) the boss
 	// (PracticeBoss). Out of range: the start.
 	Section int
+	// Run is an arcade run: with two or more stages the game plays them in order (arcade.go;
+	// Stage is then ignored and Section applies to the first). Nil entries are the embedded
+	// "stage1".
+	Run []*Stage
 }
+
+// MaxPracticeSection bounds Config.Section on the wire (a stage has at most 255 sections).
+const MaxPracticeSection = maxSections
 
 // PracticeBoss is the Config.Section that starts a stage at its boss.
 func PracticeBoss(st *Stage) int { return len(st.Sections) }
@@ -170,6 +177,8 @@ type Sim struct {
 	hashBuf []byte
 
 	rec Recorder // SetRecorder (record.go)
+
+	run arcade // an arcade run's state (arcade.go)
 }
 
 type bulletReq struct {
@@ -197,6 +206,10 @@ type killReq struct {
 // build defect and panics).
 func NewSim(cfg Config) *Sim {
 	st := cfg.Stage
+	var s0 Sim
+	if r := s0.initRun(cfg.Run); r != nil {
+		st = r
+	}
 	if st == nil {
 		var err error
 		if st, err = LoadStage(DefaultStage); err != nil {
@@ -220,6 +233,7 @@ func NewSim(cfg Config) *Sim {
 		n:     n,
 		diff:  cfg.Difficulty,
 		rules: cfg.Difficulty.Rules(),
+		run:   s0.run,
 	}
 	s.qPK = ecs.NewQuery2[Position, Kind](w)
 	s.qVel = ecs.NewQuery2[Velocity, Position](w)
@@ -287,7 +301,7 @@ func (s *Sim) World() *ecs.World { return s.w }
 // Components returns the typed stores of the simulation world.
 func (s *Sim) Components() *Components { return s.c }
 
-// Stage returns the stage being played.
+// Stage returns the stage being played (in an arcade run, the current one: RunIndex).
 func (s *Sim) Stage() *Stage { return s.stage }
 
 // Tick returns the tick of the current state (0 before the first Step).
@@ -666,7 +680,8 @@ func (s *Sim) sysCleanup() {
 
 // sysEnd checks victory (boss destroyed) and defeat (no lives left).
 func (s *Sim) sysEnd() {
-	if s.bossDead {
+	s.sysTally()
+	if s.bossDead && !s.stageCleared() {
 		s.end(ResultVictory)
 		return
 	}

@@ -69,6 +69,9 @@ type Wave struct {
 	Fire      int     // ticks between shots before player scaling; 0 never fires
 	Drop      uint8   // 0 none, else 1 + the KindPowerUp variant carried by the last member (1+PowerRed: a crystal)
 	Surface   uint8   // ground kinds: SurfaceFloor or SurfaceCeil (from "ground", default by y)
+	// Mounted: a turret on a structure (ground "deck": standing on it, "keel": hanging under it)
+	// at the wave's y, not on the floor or ceiling.
+	Mounted bool
 }
 
 // BossSpec is the stage boss. It appears when the scroll reaches At; the
@@ -103,11 +106,11 @@ const (
 )
 
 // EnemyKindNames are the wave kinds of the stage JSON, indexed by Kind.Variant of KindEnemy.
-var EnemyKindNames = [numEnemyKinds]string{"straight", "sine", "turret", "homing", "carrier", "walker", "hopper", "snake", "snake-body", "midboss"}
+var EnemyKindNames = [numEnemyKinds]string{"straight", "sine", "turret", "homing", "carrier", "walker", "hopper", "snake", "snake-body", "midboss", "engine"}
 
 var (
 	patternNames  = []string{"fan", "aimed", "ring", "spawn"}
-	bossKindNames = []string{"big", "small", "wall"}
+	bossKindNames = []string{"big", "small", "wall", "core"}
 	// dropNames are the stage JSON "drop" values, indexed by Wave.Drop-1 ("" none). "force"
 	// and "laser" are accepted as older names of "crystal".
 	dropNames = []string{"", "crystal", "", "", "bit", "speed", "missile"}
@@ -226,6 +229,7 @@ var enemyDefaults = [numEnemyKinds]struct {
 	EnemySnake:     {speed: 200, hp: 3, fire: 160, score: 300, w: 64, h: 64},
 	EnemySnakeBody: {speed: 200, hp: 2, fire: 0, score: 100, w: 48, h: 48},
 	EnemyMidboss:   {speed: 60, hp: 40, fire: 80, score: 3000, w: 200, h: 176},
+	EnemyEngine:    {speed: 0, hp: 24, fire: 150, score: 2000, w: 168, h: 120},
 }
 
 // StageError is a stage file validation error: File names the file,
@@ -502,8 +506,16 @@ func (v *validator) stage(raw *stageJSON) *Stage {
 			if r.Ground == "ceiling" {
 				w.Surface = SurfaceCeil
 			}
+		case "deck", "keel": // mounted on a structure at the wave's y
+			if w.Kind != EnemyTurret {
+				v.fail(f+".ground", "only turrets are mounted on a deck or a keel, not %q", EnemyKindNames[w.Kind])
+			}
+			w.Surface, w.Mounted = SurfaceFloor, true
+			if r.Ground == "keel" {
+				w.Surface = SurfaceCeil
+			}
 		default:
-			v.fail(f+".ground", "unknown ground %q (want floor or ceiling)", r.Ground)
+			v.fail(f+".ground", "unknown ground %q (want floor, ceiling, deck or keel)", r.Ground)
 		}
 		if w.Kind == EnemySnakeBody {
 			v.fail(f+".kind", "snake-body is not a wave kind: a snake wave's members after the head are its body")
@@ -709,7 +721,7 @@ func (st *Stage) Enemies() int { return len(st.spawns) }
 // hand-built Stage (missing sections or boss phases, unknown kinds, bad
 // speeds) so that NewSim never panics on it.
 func sanitize(st *Stage) *Stage {
-	ok := len(st.Sections) > 0 && len(st.Boss.Phases) > 0 && st.Boss.Variant <= BossWall &&
+	ok := len(st.Sections) > 0 && len(st.Boss.Phases) > 0 && st.Boss.Variant <= BossCore &&
 		st.ScrollSpeed > 0 && st.ScrollSpeed <= 1000 && st.Boss.HP > 0
 	total := 0
 	for i := range st.Waves {
@@ -736,7 +748,7 @@ func sanitize(st *Stage) *Stage {
 	if !(c.ScrollSpeed > 0 && c.ScrollSpeed <= 1000) {
 		c.ScrollSpeed = 120
 	}
-	if c.Boss.Variant > BossWall {
+	if c.Boss.Variant > BossCore {
 		c.Boss.Variant = BossSmall
 	}
 	if c.Boss.HP <= 0 {

@@ -41,8 +41,27 @@ func TestEmbeddedStages(t *testing.T) {
 		t.Errorf("stage2: terrain empty=%v theme %d, boss %d, %d sections; want an organic cave, the wall boss, 2+ sections",
 			s2.Terrain.Empty(), s2.Terrain.Theme, s2.Boss.Variant, len(s2.Sections))
 	}
-	// Between them the two stages use every wave kind (snake-body is part of a snake).
-	for _, w := range s2.Waves {
+	s3, err := LoadStage("stage3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Stage 3: one gigantic warship: a hull of blocks several screens long, turrets mounted on
+	// it, engines, and its reactor core as the finale.
+	hullW, mounted := float32(0), 0
+	for _, b := range s3.Terrain.Blocks {
+		hullW = max(hullW, b.X+b.W)
+	}
+	for _, w := range s3.Waves {
+		if w.Mounted {
+			mounted++
+		}
+	}
+	if s3.Terrain.Theme != ThemeWarship || s3.Boss.Variant != BossCore || hullW-s3.Terrain.Blocks[0].X < 5*Width || mounted < 10 {
+		t.Errorf("stage3: theme %d, boss %d, hull %v px long, %d mounted turrets; want a warship several screens long with its guns and core",
+			s3.Terrain.Theme, s3.Boss.Variant, hullW-s3.Terrain.Blocks[0].X, mounted)
+	}
+	// Between them the stages use every wave kind (snake-body is part of a snake).
+	for _, w := range append(s2.Waves, s3.Waves...) {
 		seen[w.Kind] = true
 	}
 	for k := uint8(0); k < numEnemyKinds; k++ {

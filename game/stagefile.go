@@ -147,6 +147,7 @@ type StageCatalogue struct {
 	files  []*StageFile // the default first, then by name
 	byName map[string]*StageFile
 	byHash map[string]*StageFile
+	run    []*StageFile // the arcade run (run.go)
 }
 
 // NewStageCatalogue offers files, whose names must differ, with def (one of the names) as the
@@ -157,6 +158,9 @@ func NewStageCatalogue(def string, files ...*StageFile) (*StageCatalogue, error)
 	}
 	c := &StageCatalogue{byName: map[string]*StageFile{}, byHash: map[string]*StageFile{}}
 	for _, f := range files {
+		if f.Name == ArcadeName {
+			return nil, fmt.Errorf("game: %q names the arcade run; a stage cannot be called so", ArcadeName)
+		}
 		if _, dup := c.byName[f.Name]; dup {
 			return nil, fmt.Errorf("game: two stages named %q", f.Name)
 		}
@@ -176,6 +180,7 @@ func NewStageCatalogue(def string, files ...*StageFile) (*StageCatalogue, error)
 	}
 	sort.Slice(rest, func(i, j int) bool { return rest[i].Name < rest[j].Name })
 	c.files = append(c.files, rest...)
+	c.run = c.runOf(DefaultRun)
 	return c, nil
 }
 
@@ -261,6 +266,9 @@ var stageTitles sync.Map
 // file ("Stage 1: the Bydo base" for "stage1"), else the name itself (a server's own stage,
 // which the client may not have yet).
 func StageTitle(name string) string {
+	if name == ArcadeName {
+		return "Arcade: every stage in one game"
+	}
 	if t, ok := stageTitles.Load(name); ok {
 		return t.(string)
 	}

@@ -32,10 +32,11 @@ type Block struct{ X, Y, W, H float32 }
 const (
 	ThemeBase    uint8 = 0 // "base": metal plates and pipes of a Bydo base (stage 1)
 	ThemeOrganic uint8 = 1 // "organic": living walls of flesh and bone (stage 2)
+	ThemeWarship uint8 = 2 // "warship": the armoured hull of a Bydo warship (stage 3)
 )
 
 // ThemeNames are the stage JSON names of the themes, indexed by theme.
-var ThemeNames = []string{"base", "organic"}
+var ThemeNames = []string{"base", "organic", "warship"}
 
 // Terrain limits checked at load (ParseStage).
 const (

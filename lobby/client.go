@@ -109,6 +109,8 @@ type Client struct {
 	stage     StageInfo       // latest STAGE push...
 	stageCode string          // ...and the lobby code it was for
 	level     game.Difficulty // latest DIFFICULTY push for lobby stageCode (Normal without one)
+	run       []StageInfo     // latest RUN push for lobby stageCode (nil: one stage)
+	section   int             // latest SECTION push for lobby stageCode (0: the start)
 	starts    []StartInfo
 	ends      []uint8
 	gameID    uuid.UUID     // latest GAME_ID push
@@ -333,6 +335,31 @@ func (c *Client) Difficulty() game.Difficulty {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.level
+}
+
+// SetSection sends SET_SECTION: the owner of a waiting solo lobby chooses the section of its
+// stage the game starts at (0: the start; game.PracticeBoss: the boss); every member then gets a
+// SECTION push (see Section).
+func (c *Client) SetSection(n int) error {
+	_, err := c.request(CmdSetSection, strconv.Itoa(n))
+	return err
+}
+
+// Section returns the practice section of the lobby the client is in: the latest SECTION push
+// for it, 0 (the stage's start) without one.
+func (c *Client) Section() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.section
+}
+
+// Run returns the arcade run of the lobby the client is in: the stages of the latest RUN push
+// for it, nil when it plays one stage (docs/PROTOCOL.md §2.5.10). A running lobby's run does not
+// change (SET_STAGE is refused), so after a START push Run is the run of that game.
+func (c *Client) Run() []StageInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.run
 }
 
 // Stage returns the latest STAGE push: the lobby code and the stage it plays
@@ -780,6 +807,8 @@ func (c *Client) dispatch(line []byte) error {
 		}
 		if cmd.Args[0] != c.stageCode {
 			c.level = game.DifficultyNormal // another lobby: Normal until a DIFFICULTY push says otherwise
+			c.run = nil                     // and one stage until a RUN push
+			c.section = 0                   // from its start until a SECTION push
 		}
 		c.stageCode, c.stage = cmd.Args[0], StageInfo{Name: cmd.Args[1], Hash: cmd.Args[2]}
 	case PushDifficulty:
@@ -789,6 +818,28 @@ func (c *Client) dispatch(line []byte) error {
 		d, err := game.ParseDifficulty(cmd.Args[1])
 		if err == nil && cmd.Args[0] == c.stageCode { // a level this client does not know: ignored
 			c.level = d
+		}
+	case PushRun:
+		if len(cmd.Args) < 1 || !ValidCode(cmd.Args[0]) {
+			return fmt.Errorf("%w: bad RUN push %q", ErrProtocol, line)
+		}
+		run, err := ParseRun(cmd.Args[1:])
+		if err != nil {
+			return fmt.Errorf("%w: RUN push: %v", ErrProtocol, err)
+		}
+		if cmd.Args[0] == c.stageCode {
+			c.run = run
+		}
+	case PushSection:
+		if len(cmd.Args) != 2 || !ValidCode(cmd.Args[0]) {
+			return fmt.Errorf("%w: bad SECTION push %q", ErrProtocol, line)
+		}
+		n, err := strconv.Atoi(cmd.Args[1])
+		if err != nil || n < 0 || n > game.MaxPracticeSection {
+			return fmt.Errorf("%w: bad SECTION push %q", ErrProtocol, line)
+		}
+		if cmd.Args[0] == c.stageCode {
+			c.section = n
 		}
 	case PushChat, PushBroadcast:
 		m := Message{Broadcast: cmd.Name == PushBroadcast}

@@ -41,6 +41,8 @@ const (
 	CmdChat         = "CHAT"
 	// CmdSetDifficulty (extension, docs/PROTOCOL.md §2.4.11): the owner's difficulty choice.
 	CmdSetDifficulty = "SET_DIFFICULTY"
+	// CmdSetSection (extension, docs/PROTOCOL.md §2.4.16): a solo lobby's practice section.
+	CmdSetSection = "SET_SECTION"
 
 	PushStart     = "START"
 	PushMembers   = "MEMBERS"
@@ -50,6 +52,10 @@ const (
 	PushBroadcast = "BROADCAST"
 	// PushDifficulty (extension, docs/PROTOCOL.md §2.5.8): the lobby's difficulty level.
 	PushDifficulty = "DIFFICULTY"
+	// PushRun (extension, docs/PROTOCOL.md §2.5.10): the stages of the lobby's arcade run.
+	PushRun = "RUN"
+	// PushSection (extension, docs/PROTOCOL.md §2.5.11): the lobby's practice section.
+	PushSection = "SECTION"
 )
 
 // ErrLineTooLong is returned when a line (CRLF included) exceeds MaxLine bytes.
@@ -376,6 +382,27 @@ func ParseStages(body string) ([]StageInfo, error) {
 			}
 		}
 		out = append(out, StageInfo{Name: name, Hash: hash})
+	}
+	return out, nil
+}
+
+// ParseRun parses the stages of a RUN push (docs/PROTOCOL.md §2.5.10), the arguments after the
+// lobby code: none (one stage: nil), or 2..game.MaxRunStages `<name>:<hash>` entries in the
+// order they are played (a stage may come back).
+func ParseRun(args []string) ([]StageInfo, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	if len(args) < 2 || len(args) > game.MaxRunStages {
+		return nil, syntaxErr("an arcade run of %d stages (want 2..%d)", len(args), game.MaxRunStages)
+	}
+	out := make([]StageInfo, len(args))
+	for i, e := range args {
+		name, hash, ok := strings.Cut(e, ":")
+		if !ok || !game.ValidStageName(name) || !ValidStageHash(hash) {
+			return nil, syntaxErr("run entry %q is not <name>:<16 hex digits>", e)
+		}
+		out[i] = StageInfo{Name: name, Hash: hash}
 	}
 	return out, nil
 }

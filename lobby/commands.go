@@ -21,6 +21,7 @@ var commands = map[string]command{
 	CmdSetStage:      {true, (*Core).setStage},      // stages.go
 	CmdGetStage:      {true, (*Core).getStage},      // stages.go
 	CmdSetDifficulty: {true, (*Core).setDifficulty}, // difficulty.go
+	CmdSetSection:    {true, (*Core).setSection},    // practice.go
 	CmdStart:         {true, (*Core).start},         // games.go
 	CmdRejoin:        {true, (*Core).rejoin},        // rejoin.go
 	CmdGetScores:     {true, (*Core).getScores},     // hall.go

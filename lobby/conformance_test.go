@@ -44,13 +44,13 @@ var (
 	gameEndsRE    = regexp.MustCompile(`^the game ends with result ([0-9]+)$`)
 	closesRE      = regexp.MustCompile(`^([A-Z]) closes its connection$`)
 	dropsRE       = regexp.MustCompile(`^the game (drops|loses) <(UUID-[A-Z0-9]+)>$`)
-	playsRE       = regexp.MustCompile(`^the game plays ([A-Za-z0-9_-]+)$`)
+	playsRE       = regexp.MustCompile(`^the game plays ([A-Za-z0-9_,-]+)$`)
 	broadcastRE   = regexp.MustCompile(`^the operator broadcasts "(.*)"$`)
 )
 
 // conformanceStages is the catalogue of the server the examples run against
 // (docs/PROTOCOL.md §2.1.1): the embedded stage1 (the default) and short, and
-// testdata/lobby/tiny.json named "tiny".
+// testdata/lobby/tiny.json named "tiny"; its arcade run is short then tiny.
 func conformanceStages(t *testing.T) *game.StageCatalogue {
 	t.Helper()
 	var files []*game.StageFile
@@ -63,6 +63,9 @@ func conformanceStages(t *testing.T) *game.StageCatalogue {
 	}
 	cat, err := game.NewStageCatalogue("stage1", files...)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.SetRun([]string{"short", "tiny"}); err != nil {
 		t.Fatal(err)
 	}
 	return cat
@@ -134,7 +137,7 @@ func TestDocExamplesCover(t *testing.T) {
 	}
 	for _, want := range []string{">AUTHENTICATE", ">GET_LOBBIES", ">JOIN_LOBBY", ">START", ">LEAVE",
 		">GET_STAGES", ">SET_STAGE", ">GET_STAGE", ">CHAT", "<200", "<401", "<500", "<START", "<MEMBERS", "<END", "<STAGE",
-		"<CHAT", "<BROADCAST", ">GET_SCORES", ">GET_GAMES", ">GET_REPLAY", "<GAME_ID"} {
+		"<CHAT", "<BROADCAST", ">GET_SCORES", ">GET_GAMES", ">GET_REPLAY", "<GAME_ID", "<RUN", ">SET_SECTION", "<SECTION"} {
 		if !seen[want] {
 			t.Errorf("%s: no example with %q", path, want)
 		}

@@ -72,6 +72,10 @@ type lobbyState struct {
 	code    string
 	created uint64          // creation order (GET_LOBBIES lists the oldest first)
 	stage   *game.StageFile // what START plays; changed by SET_STAGE while waiting
+	// run is the arcade run START plays (run.go; nil: the stage alone), stage its first.
+	run []*game.StageFile
+	// section is the practice section START plays (practice.go; 0: the stage's start).
+	section int
 	// difficulty is the level START plays; changed by SET_DIFFICULTY while waiting.
 	difficulty game.Difficulty
 	members    []*connState // join order; members[0] is the owner

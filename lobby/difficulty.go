@@ -8,12 +8,19 @@ import (
 )
 
 // pushSettings tells cs, which just joined (or rejoined, or came to watch) lobby l, what the
-// lobby plays: STAGE, then DIFFICULTY when it is not the default (Normal), so that a lobby
-// without a choice sends what it sent before levels existed.
+// lobby plays: STAGE, then DIFFICULTY when it is not the default (Normal), then RUN when it
+// plays an arcade run (run.go), so that a lobby without a choice sends what it sent before
+// levels and runs existed.
 func (c *Core) pushSettings(cs *connState, l *lobbyState) {
 	c.pushStage(cs, l)
 	if l.difficulty != game.DifficultyNormal {
 		c.pushDifficulty(cs, l)
+	}
+	if l.run != nil {
+		c.pushRun(cs, l)
+	}
+	if l.section != 0 {
+		c.pushSection(cs, l)
 	}
 }
 

@@ -102,7 +102,11 @@ type GameSpec struct {
 	Code       string          // the lobby's code (logs)
 	Stage      string          // the lobby's stage, one of ServerConfig.Stages
 	Difficulty game.Difficulty // the level the owner chose (SET_DIFFICULTY)
-	Members    []Member        // the players in slot order
+	// Run names the stages of an arcade run, in order (Stage is the first); nil: Stage alone.
+	Run []string
+	// Section is the practice section the game starts at (game.Config.Section; 0: the start).
+	Section int
+	Members []Member // the players in slot order
 }
 
 // Starter is the game runtime a lobby hands its game to at START (net/instance.Manager). It is
@@ -168,7 +172,7 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 		c.reply(cs, CodeWrongRequest, "cannot generate a game id")
 		return
 	}
-	g, err := c.cfg.Starter.StartGame(GameSpec{ID: gameID, Code: l.code, Stage: l.stage.Name, Difficulty: l.difficulty,
+	g, err := c.cfg.Starter.StartGame(GameSpec{ID: gameID, Code: l.code, Stage: l.stage.Name, Difficulty: l.difficulty, Run: l.runNames(), Section: l.section,
 		Members: append([]Member(nil), members...)})
 	if err == nil && g == nil {
 		err = errors.New("starter returned no game")
@@ -188,7 +192,7 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 		c.push(m, PushStart, addrArgs(g, ps, members[i].Token, members[i].Key)...)
 	}
 	c.startSpectators(l, g, ps)
-	c.log.Info("lobby started", "code", l.code, "game", gameID.String(), "stage", l.stage.Name, "difficulty", l.difficulty.String(), "players", len(l.members), "port", port, "user", cs.user.String())
+	c.log.Info("lobby started", "code", l.code, "game", gameID.String(), "stage", l.listedStage(), "difficulty", l.difficulty.String(), "players", len(l.members), "port", port, "user", cs.user.String())
 }
 
 // GameEnded tells the Core that game g (handed to the runtime in an Out) is over with result

@@ -61,6 +61,7 @@ type startCall struct {
 	stage   string
 	members []Member
 	game    *fakeGame
+	spec    GameSpec
 }
 
 // fakeStarter records StartGame calls and returns fakeGames on port 4243
@@ -78,13 +79,16 @@ const fakePort = 4243
 
 func (f *fakeStarter) StartGame(spec GameSpec) (Game, error) {
 	code, stage, members := spec.Code, spec.Stage, spec.Members
+	if spec.Run != nil { // an arcade run: "the game plays stage,stage,..."
+		stage = strings.Join(spec.Run, ",")
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
 		return nil, f.err
 	}
 	g := &fakeGame{port: fakePort, done: make(chan struct{}), dropCh: make(chan uuid.UUID, 16)}
-	call := startCall{code: code, stage: stage, members: members, game: g}
+	call := startCall{code: code, stage: stage, members: members, game: g, spec: spec}
 	f.calls = append(f.calls, call)
 	f.ch <- call
 	return g, nil

@@ -17,7 +17,7 @@ func (c *Core) Lobbies() []LobbyInfo {
 	sort.Slice(ls, func(i, j int) bool { return ls[i].created < ls[j].created })
 	out := make([]LobbyInfo, len(ls))
 	for i, l := range ls {
-		out[i] = LobbyInfo{Code: l.code, Players: len(l.members), Running: l.running(), Stage: l.stage.Name, Difficulty: l.difficulty}
+		out[i] = LobbyInfo{Code: l.code, Players: len(l.members), Running: l.running(), Stage: l.listedStage(), Difficulty: l.difficulty}
 	}
 	return out
 }

@@ -58,13 +58,14 @@ func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
 			return
 		}
 	}
-	stage := c.cfg.Stages.Default()
+	ch := choice{stage: c.cfg.Stages.Default()}
 	if len(cmd.Args) == 2 {
 		if code != "" {
 			c.reply(cs, CodeWrongRequest, "a stage is chosen only when creating a lobby: JOIN_LOBBY <uuid>;,<stage>")
 			return
 		}
-		if stage = c.cfg.Stages.ByName(cmd.Args[1]); stage == nil {
+		var ok bool
+		if ch, ok = c.choose(cmd.Args[1]); !ok {
 			c.reply(cs, CodeWrongRequest, c.unknownStage(cmd.Args[1]))
 			return
 		}
@@ -121,9 +122,9 @@ func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
 		}
 		c.leave(cs, "joined another lobby")
 		c.created++
-		l = &lobbyState{code: code, stage: stage, created: c.created}
+		l = &lobbyState{code: code, stage: ch.stage, run: ch.run, created: c.created}
 		c.lobbies[code] = l
-		c.log.Debug("lobby created", "code", code, "stage", stage.Name, "user", cs.user.String(), "name", cs.name, "lobbies", len(c.lobbies))
+		c.log.Debug("lobby created", "code", code, "stage", l.listedStage(), "user", cs.user.String(), "name", cs.name, "lobbies", len(c.lobbies))
 	} else {
 		c.leave(cs, "joined another lobby")
 	}
@@ -132,6 +133,9 @@ func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
 	c.log.Debug("lobby joined", "code", l.code, "user", cs.user.String(), "name", cs.name, "players", len(l.members))
 	c.reply(cs, CodeOK, l.code)
 	c.pushMembers(l)
+	if len(l.members) > 1 {
+		c.practiceReset(l, cs) // practice is solo: back to the start
+	}
 	c.pushSettings(cs, l)
 }
 

@@ -2,8 +2,10 @@ package lobby
 
 import (
 	"bytes"
+
 	"compress/gzip"
 	"fmt"
+	"github.com/rtype/rtype/game"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +33,9 @@ func (c *Core) pushStage(cs *connState, l *lobbyState) {
 }
 
 func (c *Core) unknownStage(name string) string {
+	if name == game.ArcadeName {
+		return "this server offers no arcade run"
+	}
 	return fmt.Sprintf("unknown stage %q (offered: %s)", name, strings.Join(c.cfg.Stages.Names(), ", "))
 }
 
@@ -55,8 +60,8 @@ func (c *Core) setStage(_ time.Duration, cs *connState, cmd Command) {
 		c.reply(cs, CodeWrongRequest, "SET_STAGE takes one argument, the stage name")
 		return
 	}
-	st := c.cfg.Stages.ByName(cmd.Args[0])
-	if st == nil {
+	ch, ok := c.choose(cmd.Args[0])
+	if !ok {
 		c.reply(cs, CodeWrongRequest, c.unknownStage(cmd.Args[0]))
 		return
 	}
@@ -65,14 +70,19 @@ func (c *Core) setStage(_ time.Duration, cs *connState, cmd Command) {
 		return
 	}
 	c.reply(cs, CodeOK, "OK")
-	if l.stage == st {
+	wasRun := l.run != nil
+	if l.stage == ch.stage && wasRun == (ch.run != nil) {
 		return
 	}
-	l.stage = st
-	c.log.Debug("lobby stage set", "code", l.code, "stage", st.Name, "user", cs.user.String())
+	l.stage, l.run = ch.stage, ch.run
+	c.log.Debug("lobby stage set", "code", l.code, "stage", cmd.Args[0], "user", cs.user.String())
 	for _, m := range l.members {
 		c.pushStage(m, l)
+		if wasRun || l.run != nil {
+			c.pushRun(m, l)
+		}
 	}
+	c.practiceReset(l, nil) // another stage: its start
 }
 
 // getStage answers GET_STAGE <uuid>;<hash>,<part> (docs/PROTOCOL.md §2.4.8).

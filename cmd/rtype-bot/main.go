@@ -27,6 +27,8 @@ func main() {
 	flag.StringVar(&cfg.Server, "server", "127.0.0.1:4242", "lobby server host:port")
 	flag.StringVar(&cfg.Lobby, "lobby", "", "lobby code to join (empty: create one)")
 	flag.StringVar(&cfg.Stage, "stage", "", "stage of the lobby the bots create, e.g. short (empty: the server's default; see the server's GET_STAGES)")
+	mode := flag.String("mode", "stage", "what the bots' new lobby plays: stage (one stage: -stage) or arcade (the server's arcade run, stage after stage in one game)")
+	flag.IntVar(&cfg.Section, "section", 0, "practice: the solo lobby's game starts at this section of its stage (1..: a music section, the number of sections: the boss; 0: the start)")
 	flag.IntVar(&cfg.Players, "players", 1, "number of bots (1..4)")
 	flag.BoolVar(&cfg.Start, "start", false, "start the game once the bots joined (always when -lobby is empty)")
 	flag.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "give up after this long")
@@ -50,6 +52,18 @@ func main() {
 			os.Exit(2)
 		}
 		cfg.Difficulty = &d
+	}
+	switch *mode {
+	case "stage":
+	case "arcade":
+		if cfg.Stage != "" {
+			slog.Error("-mode arcade plays the server's run: drop -stage")
+			os.Exit(2)
+		}
+		cfg.Stage = game.ArcadeName
+	default:
+		slog.Error("bad -mode: want stage or arcade", "mode", *mode)
+		os.Exit(2)
 	}
 	if *rejoin != "" {
 		rj, err := bot.ParseRejoin(*rejoin)

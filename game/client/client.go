@@ -161,8 +161,9 @@ type app struct {
 	world     *ebiten.Image // the game world at the art's native resolution (view.go)
 	stars     *starfield.Field
 	frameN    int
-	scroll    float32 // stage scroll of the last game frame (or idle drift), px
-	menu      int     // selected item of the current scene
+	tallyTxt  tallyText // the stage-clear tally's lines (tally.go)
+	scroll    float32   // stage scroll of the last game frame (or idle drift), px
+	menu      int       // selected item of the current scene
 	last      scene.ID
 
 	// in game

@@ -31,16 +31,16 @@ type sprites struct {
 	shot               [game.NumShotLooks][]*ebiten.Image
 	beam               [4][]*ebiten.Image // by level
 	ebullet            [2][]*ebiten.Image
-	enemy              [10][]*ebiten.Image
+	enemy              [11][]*ebiten.Image
 	power              [6][]*ebiten.Image
-	boss               [3][]*ebiten.Image
+	boss               [4][]*ebiten.Image
 	part               [4][]*ebiten.Image
 	explosion          [3][]*ebiten.Image
 	logo, glow, dot    *ebiten.Image
 	white              *ebiten.Image // one white pixel (the centre of dot): rectangles
-	fill, lip          [2]*ebiten.Image
-	layers             [2][3]*ebiten.Image
-	layerTop, layerBot [2][3]*ebiten.Image // the content bands of the mid and near layers
+	fill, lip          [3]*ebiten.Image
+	layers             [3][3]*ebiten.Image
+	layerTop, layerBot [3][3]*ebiten.Image // the content bands of the mid and near layers
 	glyphs             map[rune]image.Rectangle
 }
 
@@ -143,6 +143,7 @@ type drawList struct {
 	hangs                          map[ecs.Entity]bool // ground enemies on the ceiling, decided when first seen (hangs)
 	played                         *game.Stage         // the stage played (terrain), from the frame
 	ownNew                         uint32              // press tick of the newest predicted shot sounded
+	tally                          tallyView           // an arcade run's stage-clear tally (tally.go)
 }
 
 // defaultSize is the drawn size in px of an entity without a Size component (a hand-filled
@@ -160,6 +161,7 @@ func (d *drawList) collect(f *netflow.Frame, hud *[game.MaxPlayers]playerHUD) {
 	d.self = f.Slot
 	d.spectator, d.paused, d.interrupted, d.silence = f.Spectator, f.Paused, f.Interrupted, f.Silence
 	d.played = f.Stage
+	d.tally.collect(f)
 	d.hasStg = false
 	d.bossHP = game.Health{}
 	if d.q == nil || d.qw != f.World {
@@ -286,6 +288,7 @@ func (a *app) drawWorld(w painter) int {
 	a.drawBackdrop(w, theme, scroll)
 	if t != nil {
 		a.drawTerrain(w, t, scroll)
+		a.shadeHull(w, t, scroll)
 	}
 	sp := a.ui.sp
 	if open := a.bossOpen(); open != a.weakOpen {
@@ -335,6 +338,7 @@ func (a *app) drawGameUI(dst surface) {
 		a.drawCrystalNames(dst)
 	}
 	a.drawHUD(dst)
+	a.drawTally(dst)
 	if a.showStats {
 		a.drawStats(dst)
 	}
@@ -613,7 +617,7 @@ func (a *app) drawItem(p painter, sp *sprites, it *item) {
 		p.frame(frameAt(sp.ebullet[v%2], clock, 4, seed), it.x, it.y, s, s, 1, 0)
 	case game.KindEnemy:
 		fr := sp.enemy[v%len(sp.enemy)]
-		flip := a.groundFlip(it.e, it.kind.Variant, it.y)
+		flip := a.mountFlip(it.e, it.kind.Variant, it.x, it.y, it.h)
 		var img *ebiten.Image
 		switch it.kind.Variant {
 		case game.EnemyTurret:
@@ -807,6 +811,10 @@ func (a *app) drawTerrain(p painter, t *game.Terrain, scroll float32) {
 		fill.quad(x, x0, b.Y, b.Y+b.H, x0+b.W, b.Y, b.Y+b.H, b.X/s, b.Y/s, (b.Y+b.H)/s, (b.X+b.W)/s, b.Y/s, (b.Y+b.H)/s)
 		lh2 := min(lipH, b.H)
 		lip.quad(x, x0, b.Y, b.Y+lh2, x0+b.W, b.Y, b.Y+lh2, b.X/s, 0, lh2/s, (b.X+b.W)/s, 0, lh2/s)
+		if th == int(game.ThemeWarship) && b.H > 2*lipH { // a hull: its keel edge too (flipped)
+			yb := b.Y + b.H
+			lip.quad(x, x0, yb-lipH, yb, x0+b.W, yb-lipH, yb, b.X/s, lh, 0, (b.X+b.W)/s, lh, 0)
+		}
 	}
 	op := &a.terrOp
 	op.Address = ebiten.AddressRepeat

@@ -21,6 +21,7 @@ import (
 	"github.com/rtype/rtype/game/client/controls"
 	"github.com/rtype/rtype/game/client/netflow"
 	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/net/session"
 	"github.com/rtype/rtype/net/wire"
 )
 
@@ -72,7 +73,7 @@ func demoWorld(n int) *netflow.LocalWorld {
 	for v := uint8(0); v < 4; v++ {
 		lw.Spawn(game.KindBossPart, v, 1500+float32(v)*70, 880, 0, 0)
 	}
-	boss := lw.Spawn(game.KindBoss, game.BossBig, 1650, 540, 360, 560)
+	boss := lw.Spawn(game.KindBoss, game.BossBig, 1620, 540, 420, 680)
 	c.Boss.Set(boss, game.Boss{Phase: 1, WeakOpen: 1})
 	weak := lw.Spawn(game.KindBossWeakPoint, 1, 1560, 540, 64, 64)
 	c.Health.Set(weak, game.Health{HP: 140, MaxHP: 200})
@@ -231,12 +232,25 @@ func galleryWorld(name, tickStr string) (*netflow.LocalWorld, error) {
 	if _, err := fmt.Sscan(tickStr, &tick); err != nil || tick < galleryLead {
 		return nil, fmt.Errorf("RTYPE_GALLERY_TICK %q: want a tick >= %d", tickStr, galleryLead)
 	}
-	st, err := game.LoadStage(name)
-	if err != nil {
-		return nil, err
+	cfg := game.Config{Seed: 0x5eed, Players: game.MaxPlayers}
+	if name == game.ArcadeName { // the arcade run of the embedded stages: its tallies too
+		for _, n := range game.DefaultRun {
+			st, err := game.LoadStage(n)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Run = append(cfg.Run, st)
+		}
+	} else {
+		st, err := game.LoadStage(name)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Stage = st
 	}
-	sim := game.NewSim(game.Config{Seed: 0x5eed, Players: game.MaxPlayers, Stage: st})
+	sim := game.NewSim(cfg)
 	c := sim.Components()
+	lw := netflow.NewLocalWorld()
 	step := func() {
 		for slot := 0; slot < game.MaxPlayers; slot++ {
 			e := sim.PlayerEntity(slot)
@@ -246,11 +260,25 @@ func galleryWorld(name, tickStr string) (*netflow.LocalWorld, error) {
 			sim.SetInput(slot, game.Autopilot(sim.World(), c, &sim.Stage().Terrain, e, sim.Tick()))
 		}
 		sim.Step()
+		for _, ev := range sim.Events() {
+			if ev.Kind == game.EventStageClear { // the stage's figures, as the server sends them
+				var r wire.Results
+				for slot := 0; slot < game.MaxPlayers; slot++ {
+					f := sim.StageFigures(slot)
+					r.Entries[r.Count] = wire.ResultEntry{Slot: uint8(slot), Score: f.Score, Kills: f.Kills, Deaths: f.Deaths,
+						BeamHits: f.BeamHits, Shots: f.Shots, Hits: f.Hits}
+					r.Count++
+				}
+				lw.Post(session.Event{Kind: session.EventResults, Results: r})
+			}
+		}
+		if cfg.Run != nil {
+			lw.Stage, lw.RunIndex, lw.RunLen, lw.Tally = sim.Stage(), sim.RunIndex(), len(cfg.Run), sim.Tally() > 0
+		}
 	}
 	for int(sim.Tick()) < tick-galleryLead {
 		step()
 	}
-	lw := netflow.NewLocalWorld()
 	lw.W, lw.C, lw.Self, lw.Slot, lw.Stage = sim.World(), c, sim.PlayerEntity(0), 0, sim.Stage()
 	lw.Step = func(*netflow.LocalWorld) { step() }
 	return lw, nil

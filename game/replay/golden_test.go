@@ -95,13 +95,30 @@ func parseHex(tb testing.TB, text string) []byte {
 	return out
 }
 
-var hexBlock = regexp.MustCompile("(?ms)^```hex golden=example\\n(.*?)^```")
-
 // docs/REPLAY.md's example is testdata/replay/example.hex, which is testdata/replay/example.rtr,
 // which is what this build records for that game, and which verifies.
 func TestReplayDocExample(t *testing.T) {
-	rec := recordExample(t)
-	binPath := filepath.Join(goldenDir, "example.rtr")
+	for _, ex := range []struct {
+		name   string // testdata/replay/<name>.rtr, .hex and docs/REPLAY.md's ```hex golden=<name> block
+		record func(testing.TB) []byte
+	}{{"example", recordExample}, {"example-arcade", recordArcadeExample}} {
+		t.Run(ex.name, func(t *testing.T) { checkDocExample(t, ex.name, ex.record(t)) })
+	}
+}
+
+// recordArcadeExample records docs/REPLAY.md's arcade example: one player, an arcade run of the
+// embedded "short" then "stage1", 3 ticks.
+func recordArcadeExample(tb testing.TB) []byte {
+	g := newRunGame(tb, []string{"short", "stage1"}, 1, 1)
+	for _, in := range []game.Buttons{game.BtnRight, game.BtnRight, 0} {
+		g.sim.SetInput(0, game.Input{Buttons: in})
+		g.sim.Step()
+	}
+	return g.encode(tb)
+}
+
+func checkDocExample(t *testing.T, name string, rec []byte) {
+	binPath := filepath.Join(goldenDir, name+".rtr")
 	if *update {
 		if err := os.WriteFile(binPath, rec, 0o644); err != nil {
 			t.Fatal(err)
@@ -111,26 +128,26 @@ func TestReplayDocExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := os.ReadFile(filepath.Join(goldenDir, "example.hex"))
+	text, err := os.ReadFile(filepath.Join(goldenDir, name+".hex"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if h := parseHex(t, string(text)); !bytes.Equal(h, bin) {
-		t.Errorf("example.hex differs from example.rtr:\n hex % x\n rtr % x", h, bin)
+		t.Errorf("%s.hex differs from %s.rtr:\n hex % x\n rtr % x", name, name, h, bin)
 	}
 	if !bytes.Equal(rec, bin) {
-		t.Errorf("this build records the example as\n% x\nexample.rtr is\n% x", rec, bin)
+		t.Errorf("this build records the example as\n% x\n%s.rtr is\n% x", rec, name, bin)
 	}
 	doc, err := os.ReadFile("../../docs/REPLAY.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := hexBlock.FindSubmatch(doc)
+	m := regexp.MustCompile("(?ms)^```hex golden=" + regexp.QuoteMeta(name) + "\n(.*?)^```").FindSubmatch(doc)
 	if m == nil {
-		t.Fatal("docs/REPLAY.md has no ```hex golden=example block")
+		t.Fatalf("docs/REPLAY.md has no ```hex golden=%s block", name)
 	}
 	if !bytes.Equal(bytes.TrimSpace(m[1]), bytes.TrimSpace(text)) {
-		t.Error("docs/REPLAY.md's example block differs from testdata/replay/example.hex")
+		t.Errorf("docs/REPLAY.md's %s block differs from testdata/replay/%s.hex", name, name)
 	}
 	if err := Verify(mustDecode(t, bin)); err != nil {
 		t.Fatal(err)

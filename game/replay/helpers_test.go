@@ -28,12 +28,31 @@ func newBotGame(tb testing.TB, stage string, players int, seed uint64) *botGame 
 	return g
 }
 
+// newRunGame is newBotGame for an arcade run of the embedded stages named.
+func newRunGame(tb testing.TB, stages []string, players int, seed uint64) *botGame {
+	run := make([]*game.Stage, len(stages))
+	for i, name := range stages {
+		f, err := game.EmbeddedStageFile(name)
+		if err != nil {
+			panic(err)
+		}
+		run[i] = f.Stage
+	}
+	names := []string{"ann", "bob", "cyd", "dee"}[:players]
+	cfg := game.Config{Seed: seed, Players: players, Run: run}
+	h := NewRunHeader(cfg, stages, names)
+	h.Protocol, h.Build, h.Time = 3, "test", 1764633600
+	g := &botGame{sim: game.NewSim(cfg), rec: NewRecorder(h)}
+	g.sim.SetRecorder(g.rec)
+	return g
+}
+
 // tick sets every present slot's autopilot input, then steps.
 func (g *botGame) tick() {
 	s := g.sim
 	for slot := 0; slot < game.MaxPlayers; slot++ {
 		if e := s.PlayerEntity(slot); e != 0 {
-			s.SetInput(slot, game.Autopilot(s.World(), s.Components(), &g.st.Terrain, e, s.Tick()))
+			s.SetInput(slot, game.Autopilot(s.World(), s.Components(), &s.Stage().Terrain, e, s.Tick()))
 		}
 	}
 	s.Step()

@@ -57,24 +57,46 @@ func (e *DivergenceError) Error() string {
 // against StageHash), else this build's embedded stage of that name when its hash is the
 // recorded one. The errors wrap ErrStage and name the stage and both hashes.
 func (r *Replay) LoadStage() (*game.Stage, error) {
-	if r.StageData != nil {
-		got := game.StageHash(r.StageData)
-		if r.StageHash != "" && got != r.StageHash {
-			return nil, fmt.Errorf("%w %q: the replay's copy of the stage has hash %s, its header says %s (the file was damaged)", ErrStage, r.Stage, got, r.StageHash)
+	return loadStage(RunStage{Name: r.Stage, Hash: r.StageHash, Data: r.StageData})
+}
+
+// LoadStages returns the stages of the replay's game: its stage (LoadStage) then, for an arcade
+// run, those of Header.Next, each resolved as LoadStage resolves the first.
+func (r *Replay) LoadStages() ([]*game.Stage, error) {
+	first, err := r.LoadStage()
+	if err != nil {
+		return nil, err
+	}
+	out := []*game.Stage{first}
+	for _, rs := range r.Next {
+		st, err := loadStage(rs)
+		if err != nil {
+			return nil, err
 		}
-		st, err := game.ParseStage(r.Stage+".json (in the replay)", r.StageData)
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func loadStage(rs RunStage) (*game.Stage, error) {
+	if rs.Data != nil {
+		got := game.StageHash(rs.Data)
+		if rs.Hash != "" && got != rs.Hash {
+			return nil, fmt.Errorf("%w %q: the replay's copy of the stage has hash %s, its header says %s (the file was damaged)", ErrStage, rs.Name, got, rs.Hash)
+		}
+		st, err := game.ParseStage(rs.Name+".json (in the replay)", rs.Data)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrStage, err)
 		}
 		return st, nil
 	}
-	f, err := game.EmbeddedStageFile(r.Stage)
+	f, err := game.EmbeddedStageFile(rs.Name)
 	if err != nil {
-		return nil, fmt.Errorf("%w %q: not one of this build's stages (%s), and the replay does not carry it", ErrStage, r.Stage,
+		return nil, fmt.Errorf("%w %q: not one of this build's stages (%s), and the replay does not carry it", ErrStage, rs.Name,
 			strings.Join(game.EmbeddedStageNames(), ", "))
 	}
-	if f.Hash != r.StageHash {
-		return nil, fmt.Errorf("%w %q: the replay was recorded on the stage with hash %s, this build's has hash %s", ErrStage, r.Stage, r.StageHash, f.Hash)
+	if f.Hash != rs.Hash {
+		return nil, fmt.Errorf("%w %q: the replay was recorded on the stage with hash %s, this build's has hash %s", ErrStage, rs.Name, rs.Hash, f.Hash)
 	}
 	return f.Stage, nil
 }
@@ -84,16 +106,26 @@ func (r *Replay) Config(st *game.Stage) game.Config {
 	return game.Config{Seed: r.Seed, Players: r.Players, Stage: st, Difficulty: r.Difficulty, Section: r.Section}
 }
 
+// RunConfig is the game.Config of the replay's game on its stages (LoadStages): an arcade run
+// when there are several.
+func (r *Replay) RunConfig(stages []*game.Stage) game.Config {
+	cfg := r.Config(stages[0])
+	if len(stages) > 1 {
+		cfg.Run = stages
+	}
+	return cfg
+}
+
 // Player plays a replay back: the replay's Sim, stepped tick by tick with the recorded calls
 // applied at their ticks. After NewPlayer and after every Step, every event up to Tick has been
 // applied, and the world events of the last Step are in Sim().World().Events(). Not safe for
 // concurrent use.
 type Player struct {
-	r     *Replay
-	stage *game.Stage
-	sim   *game.Sim
-	next  int   // the next event to apply
-	err   error // a divergence: every later Step returns it
+	r      *Replay
+	stages []*game.Stage
+	sim    *game.Sim
+	next   int   // the next event to apply
+	err    error // a divergence: every later Step returns it
 }
 
 // NewPlayer checks that this build can play r (its simulation version and its stage) and
@@ -105,18 +137,18 @@ func NewPlayer(r *Replay) (*Player, error) {
 	if n := len(r.Events); n == 0 || r.Events[n-1].Kind != EventEnd {
 		return nil, fmt.Errorf("%w: no end event", ErrCorrupt)
 	}
-	st, err := r.LoadStage()
+	stages, err := r.LoadStages()
 	if err != nil {
 		return nil, err
 	}
-	p := &Player{r: r, stage: st}
+	p := &Player{r: r, stages: stages}
 	p.reset()
 	return p, p.err
 }
 
 // reset starts the game again at tick 0.
 func (p *Player) reset() {
-	p.sim = game.NewSim(p.r.Config(p.stage))
+	p.sim = game.NewSim(p.r.RunConfig(p.stages))
 	p.next, p.err = 0, nil
 	p.apply()
 }

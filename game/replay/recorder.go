@@ -111,25 +111,54 @@ func (r *Recorder) Encode(s *game.Sim, res game.Result) []byte {
 // of that name with that hash, the stage's file. A nil cfg.Stage is the embedded stage1. The
 // caller sets the informational fields (Protocol, Build, Time).
 func NewHeader(cfg game.Config, stageName string, names []string) Header {
-	st := cfg.Stage
-	if st == nil {
-		st, stageName = embeddedStage1(), game.DefaultStage
+	return NewRunHeader(cfg, []string{stageName}, names)
+}
+
+// NewRunHeader is NewHeader for a game that may be an arcade run (cfg.Run of two or more
+// stages, named by stageNames in order: ModeArcade); otherwise it is NewHeader of cfg.Stage named
+// stageNames[0].
+func NewRunHeader(cfg game.Config, stageNames []string, names []string) Header {
+	stages := []*game.Stage{cfg.Stage}
+	mode := ModeStage
+	if len(cfg.Run) >= 2 {
+		stages, mode = cfg.Run[:min(len(cfg.Run), MaxRunStages)], ModeArcade
+	}
+	refs := make([]RunStage, len(stages))
+	for i, st := range stages {
+		name := ""
+		if i < len(stageNames) {
+			name = stageNames[i]
+		}
+		refs[i] = stageRef(st, name)
 	}
 	players := min(max(cfg.Players, 1), game.MaxPlayers)
-	h := Header{SimVersion: game.SimVersion, Mode: ModeStage, Stage: stageName, StageHash: st.Hash(), Seed: cfg.Seed,
-		Players: players, Difficulty: cfg.Difficulty, Section: max(cfg.Section, 0), Names: make([]string, players)}
+	h := Header{SimVersion: game.SimVersion, Mode: mode, Stage: refs[0].Name, StageHash: refs[0].Hash, StageData: refs[0].Data,
+		Seed: cfg.Seed, Players: players, Difficulty: cfg.Difficulty, Section: max(cfg.Section, 0), Names: make([]string, players)}
+	if mode == ModeArcade {
+		h.Next = refs[1:]
+	}
 	for i := range h.Names {
 		if i < len(names) {
 			h.Names[i] = truncate(names[i], MaxNameBytes)
 		}
 	}
-	if !game.ValidStageName(h.Stage) {
-		h.Stage = ""
-	}
-	if h.StageHash == "" || embeddedHash(h.Stage) != h.StageHash {
-		h.StageData = st.Source()
-	}
 	return h
+}
+
+// stageRef names stage st (nil: the embedded stage1) by name: its hash and, unless it is this
+// build's embedded stage of that name with that hash, its file.
+func stageRef(st *game.Stage, name string) RunStage {
+	if st == nil {
+		st, name = embeddedStage1(), game.DefaultStage
+	}
+	rs := RunStage{Name: name, Hash: st.Hash()}
+	if !game.ValidStageName(rs.Name) {
+		rs.Name = ""
+	}
+	if rs.Hash == "" || embeddedHash(rs.Name) != rs.Hash {
+		rs.Data = st.Source()
+	}
+	return rs
 }
 
 func truncate(s string, n int) string {

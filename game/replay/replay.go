@@ -47,10 +47,22 @@ const (
 // Mode says what a replay's game is made of.
 type Mode uint8
 
-// Modes. ModeStage is the only one today; an arcade run of several stages will be another.
+// Modes.
 const (
-	ModeStage Mode = 0 // one stage (Header.Stage)
+	ModeStage  Mode = 0 // one stage (Header.Stage)
+	ModeArcade Mode = 1 // an arcade run: Header.Stage then the stages of Header.Next, in order (game.Config.Run)
 )
+
+// MaxRunStages bounds the stages of an arcade run's replay (game.MaxRunStages).
+const MaxRunStages = game.MaxRunStages
+
+// RunStage names one stage of an arcade run after the first (Header.Next), as Header's Stage,
+// StageHash and StageData name the first.
+type RunStage struct {
+	Name string
+	Hash string
+	Data []byte // nil: the build's embedded stage of that name, checked against Hash
+}
 
 // Header is everything that decides a replay's game, and what it is (informational fields).
 type Header struct {
@@ -62,9 +74,12 @@ type Header struct {
 	// Stage is the stage's name ("stage1"); StageHash its game.StageHash (16 hex digits, "" when
 	// unknown); StageData its file when the stage is not one embedded in the game (nil: the
 	// build's embedded stage of that name, checked against StageHash).
-	Stage      string
-	StageHash  string
-	StageData  []byte
+	Stage     string
+	StageHash string
+	StageData []byte
+	// Next are the stages after the first of an arcade run (Mode ModeArcade: 1..MaxRunStages-1
+	// of them; nil in ModeStage).
+	Next       []RunStage
 	Seed       uint64
 	Players    int // 1..game.MaxPlayers
 	Difficulty game.Difficulty
@@ -170,6 +185,14 @@ func appendHeader(b []byte, h *Header) []byte {
 	b = appendString(b, h.Stage)
 	b = appendString(b, h.StageHash)
 	b = appendString(b, string(h.StageData))
+	if h.Mode == ModeArcade {
+		b = append(b, byte(len(h.Next)))
+		for i := range h.Next {
+			b = appendString(b, h.Next[i].Name)
+			b = appendString(b, h.Next[i].Hash)
+			b = appendString(b, string(h.Next[i].Data))
+		}
+	}
 	b = binary.LittleEndian.AppendUint64(b, h.Seed)
 	b = append(b, byte(h.Players), byte(h.Difficulty))
 	b = binary.AppendUvarint(b, uint64(max(h.Section, 0)))
@@ -409,13 +432,28 @@ func (d *decoder) header(h *Header) error {
 	h.Protocol = d.u32("protocol version")
 	h.Build = d.str("build", MaxNameBytes)
 	h.Time = int64(d.uvarint("time", 1<<62))
-	if m := d.byte("mode"); d.err == nil && Mode(m) != ModeStage {
-		d.fail(ErrFormat, "mode %d (this build plays mode 0, one stage)", m)
+	m := Mode(d.byte("mode"))
+	if d.err == nil && m != ModeStage && m != ModeArcade {
+		d.fail(ErrFormat, "mode %d (this build plays mode 0, one stage, and 1, an arcade run)", m)
 	}
+	h.Mode = m
 	h.Stage = d.str("stage name", game.MaxStageNameLen)
 	h.StageHash = d.str("stage hash", game.StageHashLen)
 	if data := d.str("stage data", game.MaxStageFileBytes); data != "" {
 		h.StageData = []byte(data)
+	}
+	if m == ModeArcade && d.err == nil {
+		n := d.byte("run stages")
+		if d.err == nil && (n < 1 || n > MaxRunStages-1) {
+			d.fail(ErrCorrupt, "an arcade run of %d more stages (want 1..%d)", n, MaxRunStages-1)
+		}
+		for i := 0; i < int(n) && d.err == nil; i++ {
+			rs := RunStage{Name: d.str("run stage name", game.MaxStageNameLen), Hash: d.str("run stage hash", game.StageHashLen)}
+			if data := d.str("run stage data", game.MaxStageFileBytes); data != "" {
+				rs.Data = []byte(data)
+			}
+			h.Next = append(h.Next, rs)
+		}
 	}
 	if s := d.fixed(8, "seed"); s != nil {
 		h.Seed = binary.LittleEndian.Uint64(s)

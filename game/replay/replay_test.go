@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"slices"
 	"strings"
@@ -122,7 +123,7 @@ func TestRefusals(t *testing.T) {
 	old.SimVersion = game.SimVersion + 1
 	var ve *VersionError
 	err := Verify(&old)
-	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "version 2") || !strings.Contains(err.Error(), "version 1") {
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), fmt.Sprintf("version %d", game.SimVersion+1)) || !strings.Contains(err.Error(), fmt.Sprintf("version %d", game.SimVersion)) {
 		t.Errorf("Verify(other sim version) = %v", err)
 	}
 
@@ -298,6 +299,9 @@ func FuzzDecode(f *testing.F) {
 	g.run(200)
 	f.Add(g.encode(f))
 	f.Add([]byte("RTRP\x01"))
+	a := newRunGame(f, []string{"short", "stage1"}, 1, 2)
+	a.run(50)
+	f.Add(a.encode(f))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		// As found, and with its checksum made right (so the fuzzer reaches past the CRC).
 		for _, c := range [][]byte{b, reseal(bytes.Clone(b))} {

@@ -18,6 +18,17 @@ func (r *Replay) Summary() string {
 	if r.StageData != nil {
 		stage += " (carried)"
 	}
+	if r.Mode == ModeArcade {
+		names := []string{stage}
+		for _, rs := range r.Next {
+			n := rs.Name
+			if rs.Data != nil {
+				n += " (carried)"
+			}
+			names = append(names, n)
+		}
+		stage = "arcade run " + strings.Join(names, " → ")
+	}
 	result := r.Result.String()
 	if !r.SimOver {
 		result += " (stopped before the game's end)"

@@ -29,14 +29,17 @@ import (
 type Config struct {
 	Server string // TCP lobby address host:port
 	Lobby  string // join this lobby code; "" = the first bot creates one
-	Stage  string // stage of the lobby the first bot creates ("" = the server's default)
+	Stage  string // stage of the lobby the first bot creates ("" = the server's default; game.ArcadeName: the server's arcade run)
 	// Difficulty is the level the first bot sets on the lobby it creates (nil: leave it).
 	Difficulty *game.Difficulty
-	Players    int           // number of bots (1..4)
-	Start      bool          // the first bot sends START once all bots joined (implied when Lobby is "")
-	Timeout    time.Duration // whole run; 0 = no limit
-	Name       string        // name prefix ("bot" → bot1, bot2, ...)
-	NetSim     string        // link simulator spec for each bot's UDP socket (see net/linksim)
+	// Section, when not 0, is the practice section the first bot sets on the lobby it creates
+	// (a solo lobby: Players 1; docs/PROTOCOL.md §2.4.16).
+	Section int
+	Players int           // number of bots (1..4)
+	Start   bool          // the first bot sends START once all bots joined (implied when Lobby is "")
+	Timeout time.Duration // whole run; 0 = no limit
+	Name    string        // name prefix ("bot" → bot1, bot2, ...)
+	NetSim  string        // link simulator spec for each bot's UDP socket (see net/linksim)
 	// Chat, when set, is said by each bot in the lobby once every bot has joined (before START),
 	// and again with " (in game)" appended one second into the game (docs/PROTOCOL.md §2.4.9).
 	Chat   string
@@ -97,6 +100,12 @@ type Result struct {
 	// Script is the stage played, resolved before the game (embedded or fetched with GET_STAGE):
 	// the autopilot's map of the terrain.
 	Script *game.Stage `json:"-"`
+	// Run names the stages of an arcade run (the lobby's RUN push), Reached how many of them the
+	// game got to (the stage singleton's Kind variant, docs/PROTOCOL.md §4.1) and Tallies the
+	// stage-clear tallies seen; all zero for a one-stage game.
+	Run     []string `json:"run,omitempty"`
+	Reached int      `json:"stages_reached,omitempty"`
+	Tallies int      `json:"tallies,omitempty"`
 }
 
 // Ended reports whether the game ended with GAME_END (victory, defeat or aborted).
@@ -162,6 +171,9 @@ func Run(ctx context.Context, cfg Config, out io.Writer) ([]Result, error) {
 			got, err = c.Create(cfg.Stage)
 			if err == nil && cfg.Difficulty != nil {
 				err = c.SetDifficulty(*cfg.Difficulty)
+			}
+			if err == nil && cfg.Section != 0 {
+				err = c.SetSection(cfg.Section)
 			}
 		} else {
 			got, err = c.Join(code)
@@ -238,6 +250,15 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	}
 	res.Script = sf.Stage
 	terrain := &sf.Stage.Terrain // the autopilot steers through it
+	var run []*game.Terrain      // an arcade run: each stage's (docs/PROTOCOL.md §2.4.15)
+	for _, rs := range lc.Run() {
+		f, err := lc.ResolveStage(rs.Name, rs.Hash)
+		if err != nil {
+			return fail("error", fmt.Errorf("arcade run stage %s: %w", rs.Name, err))
+		}
+		run = append(run, &f.Stage.Terrain)
+		res.Run = append(res.Run, rs.Name)
+	}
 	host, _, _ := net.SplitHostPort(cfg.Server)
 	if host == "" {
 		host = "127.0.0.1"
@@ -245,7 +266,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	if st.Host != "" {
 		host = st.Host // the lobby handed the game to another host (docs/PROTOCOL.md §2.5.1)
 	}
-	scfg := session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(st.Port)), UUID: uid, Token: st.Token, Key: st.Key, NetSim: cfg.NetSim, Terrain: terrain}
+	scfg := session.Config{Addr: net.JoinHostPort(host, strconv.Itoa(st.Port)), UUID: uid, Token: st.Token, Key: st.Key, NetSim: cfg.NetSim, Terrain: terrain, Run: run}
 	if scfg.NetSim != "" && !strings.Contains(scfg.NetSim, "seed=") {
 		scfg.NetSim += ",seed=" + strconv.Itoa(i+1) // each bot its own loss pattern
 	}
@@ -288,6 +309,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	events := s.Events()
 	res.Result = "disconnected"
 	chatted := cfg.Chat == ""
+	inTally := false
 	var chatWG sync.WaitGroup
 	defer chatWG.Wait()
 	finish := func(s *session.Session, res Result) Result {
@@ -357,11 +379,19 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 			crash := false
 			s.View(func(v *session.View) {
 				crash = cfg.Crash != nil && res.Slot >= 0 && cfg.Crash(i, v)
+				idx, tally, tr := v.Stage()
+				if run != nil {
+					res.Reached = max(res.Reached, idx+1)
+					if tally && !inTally {
+						res.Tallies++
+					}
+					inTally = tally
+				}
 				if v.Self == ecs.Nil {
 					s.SetInput(0)
 					return
 				}
-				s.SetInput(game.Autopilot(v.World, v.C, terrain, v.Self, v.Tick).Buttons)
+				s.SetInput(game.Autopilot(v.World, v.C, tr, v.Self, v.Tick).Buttons)
 				if !chatted && v.Tick >= game.TickRate {
 					chatted = true
 					chatWG.Add(1)

@@ -32,6 +32,10 @@ type GameConfig struct {
 	// StageName is the stage's name in the server's catalogue ("stage1", a -stage file's base
 	// name): the replay names the stage by it (replay.NewHeader).
 	StageName string
+	// Run, with two or more stages, makes the game an arcade run of them (game.Config.Run; Stage
+	// is then its first), named by RunNames in the server's catalogue.
+	Run      []*game.Stage
+	RunNames []string
 	// StartTime is when the game starts, Unix seconds (the replay's Time; 0: unknown).
 	StartTime int64
 	Seed      uint64
@@ -171,13 +175,17 @@ func NewGame(cfg GameConfig, now time.Duration) (*Game, error) {
 		return nil, fmt.Errorf("instance: challenge secret: %w", err)
 	}
 	g.nonceMAC = hmac.New(sha256.New, secret[:])
-	simCfg := game.Config{Seed: cfg.Seed, Players: len(cfg.Members), Stage: cfg.Stage, Difficulty: cfg.Difficulty, Section: cfg.Section}
+	simCfg := game.Config{Seed: cfg.Seed, Players: len(cfg.Members), Stage: cfg.Stage, Difficulty: cfg.Difficulty, Section: cfg.Section, Run: cfg.Run}
 	g.sim = game.NewSim(simCfg)
 	names := make([]string, len(cfg.Members))
 	for i, m := range cfg.Members {
 		names[i] = m.Name
 	}
-	h := replay.NewHeader(simCfg, cfg.StageName, names)
+	runNames := cfg.RunNames
+	if len(cfg.Run) < 2 {
+		runNames = []string{cfg.StageName}
+	}
+	h := replay.NewRunHeader(simCfg, runNames, names)
 	h.Protocol, h.Build, h.Time = wire.Version, buildinfo.Get(), cfg.StartTime
 	g.rec = replay.NewRecorder(h)
 	g.sim.SetRecorder(g.rec)
@@ -382,6 +390,8 @@ func (g *Game) step() {
 			g.log.Info("player died", "slot", ev.Slot, "lives", ev.Lives)
 		case game.EventMusic:
 			g.broadcastReliable(wire.Music{Song: ev.Song}.Append(g.scratch()))
+		case game.EventStageClear: // an arcade run's tally: the stage's figures
+			g.broadcastFigures(g.sim.StageFigures)
 		case game.EventGameEnd:
 			g.broadcastResults()
 			g.broadcastEnd(ev.Result)

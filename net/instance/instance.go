@@ -264,10 +264,21 @@ func (m *Manager) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
 			return nil, fmt.Errorf("instance: %w", err)
 		}
 	}
+	var run []*game.Stage
+	if len(spec.Run) >= 2 && m.cfg.Stages != nil { // an arcade run (docs/PROTOCOL.md §2.4.15)
+		for _, name := range spec.Run {
+			st, err := m.cfg.Stages(name)
+			if err != nil {
+				return nil, fmt.Errorf("instance: arcade run: %w", err)
+			}
+			run = append(run, st)
+		}
+		stage, stageName = run[0], spec.Run[0]
+	}
 	id := m.nextID.Add(1)
 	log := m.log.With("lobby", code, "instance", id)
-	g, err := NewGame(GameConfig{Code: code, Members: members, Stage: stage, StageName: stageName, StartTime: time.Now().Unix(),
-		Difficulty: spec.Difficulty, Seed: m.cfg.Seed(),
+	g, err := NewGame(GameConfig{Code: code, Members: members, Stage: stage, StageName: stageName, Run: run, RunNames: spec.Run, StartTime: time.Now().Unix(),
+		Difficulty: spec.Difficulty, Section: spec.Section, Seed: m.cfg.Seed(),
 		SilenceTimeout: m.cfg.SilenceTimeout, HereTimeout: m.cfg.HereTimeout, RejoinWindow: m.cfg.RejoinWindow, Logger: log, Challenges: m.challenges}, m.now())
 	if err != nil {
 		return nil, err

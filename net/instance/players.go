@@ -217,7 +217,11 @@ func (g *Game) requestPause(p *peer, paused bool) {
 
 // broadcastResults sends RESULTS: every slot's figures from the simulation (game.Sim.Stats),
 // one command per slot (count 1: a reliable command fits transport.RelMaxCmd).
-func (g *Game) broadcastResults() {
+func (g *Game) broadcastResults() { g.broadcastFigures(g.sim.Stats) }
+
+// broadcastFigures sends every player's figures of stats (Sim.Stats: the game's; Sim.StageFigures:
+// a cleared stage's, docs/PROTOCOL.md §3.4.9) as RESULTS, one reliable command per player.
+func (g *Game) broadcastFigures(stats func(slot int) game.PlayerStats) {
 	for slot := 0; slot < game.MaxPlayers; slot++ {
 		used := false
 		for _, p := range g.peers {
@@ -228,7 +232,7 @@ func (g *Game) broadcastResults() {
 		if !used {
 			continue
 		}
-		st := g.sim.Stats(slot)
+		st := stats(slot)
 		e := wire.ResultEntry{Slot: uint8(slot), Score: st.Score, Kills: st.Kills, Deaths: st.Deaths,
 			BeamHits: st.BeamHits, Shots: st.Shots, Hits: st.Hits}
 		switch {
@@ -239,6 +243,9 @@ func (g *Game) broadcastResults() {
 		}
 		if st.Continues > 0 {
 			e.Flags |= wire.ResultContinued
+		}
+		if g.cfg.Section > 0 {
+			e.Flags |= wire.ResultPractice
 		}
 		g.broadcastReliable(wire.Results{Count: 1, Entries: [wire.MaxSlot + 1]wire.ResultEntry{e}}.Append(g.scratch()))
 	}

@@ -34,7 +34,10 @@ type Config struct {
 	MaxLobbies int
 	// Stage is the default stage of new lobbies: an embedded stage's name ("stage1", "short") or
 	// a path to a stage JSON file, which is then offered too (game.LoadStageCatalogue).
-	Stage  string
+	Stage string
+	// Arcade names the stages of the arcade run lobbies may choose (docs/PROTOCOL.md §2.4.15),
+	// separated by commas: "" is game.DefaultRun (those of its stages offered), "none" no run.
+	Arcade string
 	NetSim string // link simulator spec applied to every instance socket ("" = none)
 	// IdleTimeout closes lobby connections without a valid command (0 = lobby default).
 	IdleTimeout time.Duration
@@ -106,6 +109,16 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("stage: %w", err)
 	}
+	switch cfg.Arcade {
+	case "":
+	case "none":
+		err = stages.SetRun(nil)
+	default:
+		err = stages.SetRun(strings.Split(cfg.Arcade, ","))
+	}
+	if err != nil {
+		return fmt.Errorf("arcade: %w", err)
+	}
 	ns, err := linksim.Parse(cfg.NetSim)
 	if err != nil {
 		return err
@@ -170,7 +183,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	log.Info("rtype server listening", "lobby", ln.Addr().String(), "udp", net.JoinHostPort(cfg.UDPHost, strconv.Itoa(mgr.Port())), "udp_public_port", mgr.PublicPort(),
-		"stage", stages.Default().Name, "stages", strings.Join(stages.Names(), ","), "udp_rate", udpRate(cfg.UDPRate))
+		"stage", stages.Default().Name, "stages", strings.Join(stages.Names(), ","), "arcade", len(stages.Run()), "udp_rate", udpRate(cfg.UDPRate))
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr(), mgr)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/instance"
 )
@@ -68,5 +69,60 @@ func TestBotFetchesServerStageFile(t *testing.T) {
 	r := res[0]
 	if !r.Ended() || r.Stage != "tinyfile" || r.StageHash != game.StageHash(data) || !reflect.DeepEqual(r.Script, want) {
 		t.Fatalf("bot result %+v: want an ended game of tinyfile with the fetched stage", r)
+	}
+}
+
+// Bots play an arcade run against a real server (rtype-bot -mode arcade): the lobby's RUN push
+// names the stages, the game goes through each stage and its tally to a victory after the last,
+// every bot sees each stage (the stage singleton's variant) and the server's replay of the run
+// verifies.
+func TestBotsPlayArcadeRun(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../testdata/lobby/tiny.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "tinyfile.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type end struct {
+		index  int
+		over   bool
+		result game.Result
+		replay []byte
+	}
+	ended := make(chan end, 1)
+	addr, _, stop := startServer(t, Config{Stage: path, Arcade: "tinyfile,tinyfile,tinyfile", OnGameEnd: func(in *instance.Instance) {
+		var e end
+		in.View(func(sim *game.Sim) { e.index = sim.RunIndex(); e.over, e.result = sim.Over() })
+		e.replay = in.Replay()
+		ended <- e
+	}})
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := bot.Run(ctx, bot.Config{Server: addr, Players: 2, Stage: game.ArcadeName}, nil)
+	if err != nil {
+		t.Fatalf("bots: %v (%+v)", err, res)
+	}
+	for _, r := range res {
+		if r.Result != "victory" || !reflect.DeepEqual(r.Run, []string{"tinyfile", "tinyfile", "tinyfile"}) || r.Reached != 3 || r.Tallies != 2 {
+			t.Errorf("bot %s: %s, run %v, reached %d stages, %d tallies; want a victory through 3 stages and 2 tallies", r.Bot, r.Result, r.Run, r.Reached, r.Tallies)
+		}
+	}
+	e := <-ended
+	if !e.over || e.result != game.ResultVictory || e.index != 2 {
+		t.Fatalf("the server's game: over %v %v at stage %d", e.over, e.result, e.index)
+	}
+	rp, err := replay.Decode(e.replay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rp.Mode != replay.ModeArcade || len(rp.Next) != 2 {
+		t.Fatalf("replay mode %d with %d more stages", rp.Mode, len(rp.Next))
+	}
+	if err := replay.Verify(rp); err != nil {
+		t.Fatal(err)
 	}
 }

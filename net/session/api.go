@@ -172,4 +172,6 @@ type Config struct {
 	Socket transport.Socket
 	// Terrain is the stage's terrain (ClientConfig.Terrain); nil: open space.
 	Terrain *game.Terrain
+	// Run is the terrain of each stage of an arcade run (ClientConfig.Run); nil: one stage.
+	Run []*game.Terrain
 }

@@ -142,6 +142,10 @@ type ClientConfig struct {
 	// Terrain is the stage's terrain (the lobby's stage, resolved before the game; nil: open
 	// space): lasers crawling along it are placed from it (docs/PROTOCOL.md §5.8).
 	Terrain *game.Terrain
+	// Run, in an arcade run (docs/PROTOCOL.md §2.4.15), is the terrain of each stage of the run in
+	// order (nil entries: open space), picked by the stage singleton's Kind variant (§4.1);
+	// Terrain is then unused. Nil: a one-stage game.
+	Run []*game.Terrain
 	// InputEvery sends INPUT every n-th tick (0 or 1: every tick; 2: 30 Hz, each datagram
 	// carrying the two ticks since the last); a change of buttons still goes out at once. The
 	// measurement behind keeping 60 Hz is in docs/BENCHMARKS.md ("Upstream cadence").
@@ -779,22 +783,18 @@ func (c *Client) expireOutside() {
 // placeCrawling puts every yellow laser crawling along the terrain on its surface at the
 // scroll of the mirror's tick: the server does not send their Position (docs/PROTOCOL.md §5.8).
 func (c *Client) placeCrawling() {
-	scroll, found := float32(0), false
-	for it := c.qKind.Iter(); it.Next(); {
-		if k, p := it.Get(); k.Kind == game.KindStage {
-			scroll, found = p.X, true
-			break
-		}
-	}
+	variant, scroll, found := c.stageOf()
 	if !found {
 		return
 	}
+	index, _ := game.RunVariant(variant)
+	terrain := c.terrainOf(index)
 	for it := c.qKind.Iter(); it.Next(); {
 		k, p := it.Get()
 		if k.Kind != game.KindPlayerBullet {
 			continue
 		}
-		if y, ok := game.CrawlY(c.cfg.Terrain, k.Variant, p.X+scroll); ok && p.Y != y {
+		if y, ok := game.CrawlY(terrain, k.Variant, p.X+scroll); ok && p.Y != y {
 			e := it.Entity()
 			p.Y = y
 			c.interp.Add(e.Index(), e.Generation(), c.curTick, p.X, y, 4)

@@ -68,7 +68,7 @@ func Dial(ctx context.Context, cfg Config) (*Session, error) {
 func DialSocket(ctx context.Context, cfg Config, sock transport.Socket, server netip.AddrPort) (*Session, error) {
 	s := &Session{sock: sock, server: server, epoch: time.Now(),
 		events: make(chan Event, 1024), notify: make(chan struct{}, 1), done: make(chan struct{})}
-	s.c = NewClient(ClientConfig{Server: server, UUID: cfg.UUID, Token: cfg.Token, Key: cfg.Key, Terrain: cfg.Terrain}, 0)
+	s.c = NewClient(ClientConfig{Server: server, UUID: cfg.UUID, Token: cfg.Token, Key: cfg.Key, Terrain: cfg.Terrain, Run: cfg.Run}, 0)
 	s.wg.Add(3)
 	go func() { defer s.wg.Done(); s.receiveLoop() }()
 	go func() { defer s.wg.Done(); s.sendLoop() }()

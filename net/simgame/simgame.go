@@ -23,7 +23,11 @@ import (
 
 // Config configures a virtual game.
 type Config struct {
-	Stage   *game.Stage
+	Stage *game.Stage
+	// Run, with two or more stages, makes the game an arcade run (instance.GameConfig.Run; Stage
+	// is then ignored); Section is a practice game's section (instance.GameConfig.Section).
+	Run     []*game.Stage
+	Section int
 	Players int    // 1..game.MaxPlayers
 	Seed    uint64 // the game's PRNG seed
 	// Link gives player i's link (both directions; set a Seed per player for independent loss).
@@ -84,7 +88,15 @@ func New(cfg Config) (*Game, error) {
 		members[i] = lobby.Member{UUID: uuid.NewSHA1(uuid.NameSpaceOID, []byte{byte(i), byte(cfg.Seed)}), Name: "p" + string(rune('1'+i)), Slot: i, Token: uint32(1000 + i)}
 		members[i].Key = [16]byte(uuid.NewSHA1(uuid.NameSpaceOID, []byte{'k', byte(i), byte(cfg.Seed)}))
 	}
-	srv, err := instance.NewGame(instance.GameConfig{Code: "VIRT", Members: members, Stage: cfg.Stage, Seed: cfg.Seed,
+	var runTerrains []*game.Terrain
+	if len(cfg.Run) >= 2 {
+		cfg.Stage = cfg.Run[0]
+		g.cfg.Stage = cfg.Stage
+		for _, st := range cfg.Run {
+			runTerrains = append(runTerrains, &st.Terrain)
+		}
+	}
+	srv, err := instance.NewGame(instance.GameConfig{Code: "VIRT", Members: members, Stage: cfg.Stage, Seed: cfg.Seed, Run: cfg.Run, Section: cfg.Section,
 		SilenceTimeout: cfg.SilenceTimeout, HereTimeout: cfg.HereTimeout, RejoinWindow: cfg.RejoinWindow, Logger: cfg.Logger,
 		OnEvent: g.serverEvent}, 0)
 	if err != nil {
@@ -106,7 +118,7 @@ func New(cfg Config) (*Game, error) {
 		if cfg.Stage != nil {
 			terrain = &cfg.Stage.Terrain
 		}
-		c := session.NewClient(session.ClientConfig{Server: g.ServerAddr, UUID: members[i].UUID, Token: members[i].Token, Key: members[i].Key, Terrain: terrain, InputEvery: cfg.InputEvery}, 0)
+		c := session.NewClient(session.ClientConfig{Server: g.ServerAddr, UUID: members[i].UUID, Token: members[i].Token, Key: members[i].Key, Terrain: terrain, Run: runTerrains, InputEvery: cfg.InputEvery}, 0)
 		g.Clients = append(g.Clients, c)
 		g.ClientAddr = append(g.ClientAddr, addr)
 		g.Events = append(g.Events, nil)
@@ -219,10 +231,7 @@ func (g *Game) Step() bool {
 			c.View(next, func(v *session.View) {
 				var b game.Buttons
 				if v.Self != ecs.Nil {
-					var t *game.Terrain
-					if g.cfg.Stage != nil {
-						t = &g.cfg.Stage.Terrain
-					}
+					_, _, t := v.Stage() // the run's stage's terrain (Config.Stage's in a one-stage game)
 					b = game.Autopilot(v.World, v.C, t, v.Self, v.Tick).Buttons
 				}
 				c.SetInput(b)

@@ -115,6 +115,7 @@ var (
 	entShip   = uint64(1)<<32 | 1 // index 1, generation 1
 	entDead   = uint64(1)<<32 | 2 // index 2, generation 1
 	entFive   = uint64(1)<<32 | 5
+	entStage  = uint64(1) << 32 // the stage singleton: index 0, generation 1
 	entBullet = uint64(3)<<32 | 42
 	entSpawn  = uint64(1)<<32 | 7
 	testUUID  = [16]byte{0x6b, 0xa7, 0xb8, 0x10, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8}
@@ -198,6 +199,8 @@ func cmdCases() []cmdCase {
 				b, _ = AppendMotion(b, 1400, 540, -339.4375, 120)
 				return EndEntity(b, start, 1)
 			}},
+		{"entity_stage_run", Entity{Entity: entStage, Count: 1, comps: rawComps(comp{CompKind, []byte{11, 0x80}})},
+			func(b []byte) []byte { return buildEntity(b, entStage, comp{CompKind, []byte{11, 0x80}}) }},
 		{"del_ent", DelEnt{entBullet}, simple(DelEnt{entBullet})},
 		{"del_comp", DelComp{entBullet, 2}, simple(DelComp{entBullet, 2})},
 		{"music", Music{3}, simple(Music{3})},

@@ -42,8 +42,11 @@ const (
 	// ResultContinued: bit2: the player took at least one continue (an arcade score marked as
 	// continued).
 	ResultContinued uint8 = 4
+	// ResultPractice: bit3: a practice game (it started past the stage's start,
+	// docs/PROTOCOL.md §2.4.16): not an arcade score.
+	ResultPractice uint8 = 8
 	// ResultFlagsMask: the defined bits; the others MUST be 0.
-	ResultFlagsMask = ResultOut | ResultLeft | ResultContinued
+	ResultFlagsMask = ResultOut | ResultLeft | ResultContinued | ResultPractice
 )
 
 // ResultEntry is one player's figures in RESULTS: slot u8 (0..3), flags u8 (ResultOut,

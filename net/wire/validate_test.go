@@ -106,7 +106,7 @@ func TestValidate(t *testing.T) {
 		{"RESULTS count 5", dg(raw(19, append([]byte{5}, make([]byte, 5*19)...)...)), ErrBadValue},
 		{"RESULTS count 1 with 18 bytes", dg(raw(19, append([]byte{1}, make([]byte, 18)...)...)), ErrArgLen},
 		{"RESULTS slot 4", dg(raw(19, append([]byte{1, 4}, make([]byte, 18)...)...)), ErrBadValue},
-		{"RESULTS flag bit 3", dg(raw(19, append([]byte{1, 0, 8}, make([]byte, 17)...)...)), ErrBadValue},
+		{"RESULTS flag bit 4", dg(raw(19, append([]byte{1, 0, 16}, make([]byte, 17)...)...)), ErrBadValue},
 		{"RESULTS slots not increasing", dg(raw(19, append(append([]byte{2, 1}, make([]byte, 18)...), append([]byte{1}, make([]byte, 18)...)...)...)), ErrBadValue},
 		{"WELCOME slot 4", dg(raw(14, append(make([]byte, 8), 4, 0, 0, 0, 0, 60)...)), ErrBadValue},
 		{"CHALLENGE 15 bytes", dg(raw(16, make([]byte, 15)...)), ErrArgLen},

@@ -8,7 +8,7 @@ import (
 // enemyFrames returns the animation cycle of an enemy variant (game.EnemyStraight ... Midboss).
 func enemyFrames(v int) []*image.RGBA {
 	var out []*image.RGBA
-	n := []int{4, 8, 5, 4, 4, 4, 3, 2, 2, 4}[v]
+	n := []int{4, 8, 5, 4, 4, 4, 3, 2, 2, 4, 4}[v]
 	for f := 0; f < n; f++ {
 		out = append(out, enemy(v, f))
 	}
@@ -224,34 +224,35 @@ func boss(v, f int) *image.RGBA {
 		return c.render()
 	}
 	// stage 1: a towering biomechanical alien (head, ribbed torso, arm), facing left
-	c := newCanvas(122, 188)
+	c := newCanvas(160, 253) // 480×759 virtual px: it fills most of the screen
+	k := &scaled{c: c, kx: 160.0 / 122, ky: 253.0 / 188}
 	// back armour
-	c.poly(&steel, 5, 40, 4, 100, 0, 122, 30, 122, 160, 100, 188, 40, 184, 26, 150, 30, 40)
+	k.poly(&steel, 5, 40, 4, 100, 0, 122, 30, 122, 160, 100, 188, 40, 184, 26, 150, 30, 40)
 	// spine plates
 	for i := 0; i < 7; i++ {
 		y := 16 + float64(i)*24
-		c.poly(&metal, 3, 96, y, 121, y+6, 121, y+18, 96, y+22, 88, y+11)
+		k.poly(&metal, 3, 96, y, 121, y+6, 121, y+18, 96, y+22, 88, y+11)
 	}
 	// torso
-	c.poly(&flesh, 6, 36, 30, 90, 20, 104, 60, 104, 130, 90, 170, 40, 168, 22, 120, 20, 70)
+	k.poly(&flesh, 6, 36, 30, 90, 20, 104, 60, 104, 130, 90, 170, 40, 168, 22, 120, 20, 70)
 	// ribs
 	for i := 0; i < 7; i++ {
 		y := 44 + float64(i)*16
-		c.poly(&bone, 2, 32, y+breath, 88, y-6, 94, y-2, 40, y+6+breath)
+		k.poly(&bone, 2, 32, y+breath, 88, y-6, 94, y-2, 40, y+6+breath)
 	}
 	// belly socket (the weak point sits here, drawn separately)
-	c.ellipse(&steel, 30, 110, 18, 18+breath)
-	c.ellipse(&flesh, 30, 110, 13, 13+breath)
+	k.ellipse(&steel, 30, 110, 18, 18+breath)
+	k.ellipse(&flesh, 30, 110, 13, 13+breath)
 	// head
-	c.poly(&sick, 4, 30, 6, 62, 0, 78, 14, 70, 34, 44, 40, 18, 30, 6, 18)
-	c.poly(&bone, 2, 6, 18, 18, 22, 30, 30, 16, 32, 2, 26)
-	c.glow(&eyeYel, 36, 16, 4, 3, false)
-	c.glow(&eyeYel, 52, 12, 3, 2.4, false)
+	k.poly(&sick, 4, 30, 6, 62, 0, 78, 14, 70, 34, 44, 40, 18, 30, 6, 18)
+	k.poly(&bone, 2, 6, 18, 18, 22, 30, 30, 16, 32, 2, 26)
+	k.glow(&eyeYel, 36, 16, 4, 3, false)
+	k.glow(&eyeYel, 52, 12, 3, 2.4, false)
 	// arm
-	c.line(&steel, 10, 48, 70, 14, 80)
-	c.line(&sick, 6, 14, 80, 4, 66)
-	c.poly(&bone, 1, 4, 66, 0, 58, 8, 62)
-	c.poly(&bone, 1, 4, 66, 0, 72, 8, 70)
+	k.line(&steel, 10, 48, 70, 14, 80)
+	k.line(&sick, 6, 14, 80, 4, 66)
+	k.poly(&bone, 1, 4, 66, 0, 58, 8, 62)
+	k.poly(&bone, 1, 4, 66, 0, 72, 8, 70)
 	return c.render()
 }
 
@@ -352,4 +353,39 @@ func explosion(R float64, f, n int, seed uint64) *image.RGBA {
 		c.dot(&fire, 4-int(k*2), int(m+math.Cos(a)*d), int(m+math.Sin(a)*d))
 	}
 	return c.render()
+}
+
+// scaled draws on c with every coordinate scaled by (kx, ky) (line widths and bevels by the
+// smaller factor): the stage-1 boss is drawn in the coordinates of its first, smaller design.
+type scaled struct {
+	c      *canvas
+	kx, ky float64
+}
+
+func (k *scaled) pts(p []float64) []float64 {
+	out := make([]float64, len(p))
+	for i, v := range p {
+		if i%2 == 0 {
+			out[i] = v * k.kx
+		} else {
+			out[i] = v * k.ky
+		}
+	}
+	return out
+}
+
+func (k *scaled) poly(m *ramp, bevel float64, p ...float64) {
+	k.c.poly(m, bevel*min(k.kx, k.ky), k.pts(p)...)
+}
+
+func (k *scaled) ellipse(m *ramp, cx, cy, rx, ry float64) {
+	k.c.ellipse(m, cx*k.kx, cy*k.ky, rx*k.kx, ry*k.ky)
+}
+
+func (k *scaled) glow(m *ramp, cx, cy, rx, ry float64, noLine bool) {
+	k.c.glow(m, cx*k.kx, cy*k.ky, rx*k.kx, ry*k.ky, noLine)
+}
+
+func (k *scaled) line(m *ramp, wd, x0, y0, x1, y1 float64) {
+	k.c.line(m, wd*min(k.kx, k.ky), x0*k.kx, y0*k.ky, x1*k.kx, y1*k.ky)
 }

@@ -48,7 +48,7 @@ type seq struct {
 }
 
 // Themes in game.ThemeNames order.
-var themes = []string{"base", "organic"}
+var themes = []string{"base", "organic", "warship"}
 
 func sprites() []seq {
 	var out []seq
@@ -80,12 +80,14 @@ func sprites() []seq {
 	for v := 0; v < 10; v++ {
 		add(fmt.Sprintf("enemy/%d", v), enemyFrames(v)...)
 	}
+	add("enemy/10", engine(0), engine(1), engine(2), engine(3))
 	for v := 0; v < 6; v++ {
 		add(fmt.Sprintf("power/%d", v), capsule(v, 0), capsule(v, 1), capsule(v, 2), capsule(v, 3))
 	}
 	for v := 0; v < 3; v++ {
 		add(fmt.Sprintf("boss/%d", v), boss(v, 0), boss(v, 1))
 	}
+	add("boss/3", core(0), core(1))
 	add("weak", weak(0), weak(1), weak(2), weak(3))
 	for v := 0; v < 4; v++ {
 		add(fmt.Sprintf("part/%d", v), part(v, 0), part(v, 1))

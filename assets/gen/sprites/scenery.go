@@ -27,6 +27,9 @@ func tile(w, h int, wrapY bool, fn func(c *canvas, ox, oy float64)) *image.RGBA 
 
 // terrainFill is the repeating 32×32 texture inside the ceiling, floor and blocks of a theme.
 func terrainFill(theme int) *image.RGBA {
+	if theme == 2 {
+		return warshipFill()
+	}
 	if theme == 0 { // base: riveted metal plates, a pipe, dark seams
 		return tile(32, 32, true, func(c *canvas, ox, oy float64) {
 			c.rect(&steel, 0, ox, oy, 32, 32)
@@ -60,6 +63,9 @@ func terrainFill(theme int) *image.RGBA {
 // terrainLip is the repeating 32×10 edge strip along the surface of the floor (the ceiling
 // draws it flipped): row 0 faces the open corridor.
 func terrainLip(theme int) *image.RGBA {
+	if theme == 2 {
+		return warshipLip()
+	}
 	if theme == 0 {
 		return tile(32, 10, false, func(c *canvas, ox, oy float64) {
 			c.rect(&steel, 0.5, ox, oy+4, 32, 6)
@@ -122,6 +128,9 @@ func farLayer(theme int) *image.RGBA {
 	if theme == 1 {
 		pal = []color.RGBA{hex(0x070206), hex(0x12050e), hex(0x200a18), hex(0x321022), hex(0x4a1a2c), hex(0x682a38)}
 	}
+	if theme == 2 { // warship: open space lit by a sickly green nebula
+		pal = []color.RGBA{hex(0x020406), hex(0x050c10), hex(0x0a1618), hex(0x122420), hex(0x1e362a), hex(0x30503a)}
+	}
 	// a wrapping noise field from a few sine octaves
 	noise := func(x, y float64) float64 {
 		u := x / layerW * 2 * math.Pi
@@ -141,6 +150,13 @@ func farLayer(theme int) *image.RGBA {
 		}
 	}
 	rg := rng(7)
+	if theme == 2 {
+		for i := 0; i < 260; i++ {
+			x, y := int(rg.f()*layerW), int(rg.f()*layerH)
+			put(img, x, y, mix(hex(0x507060), hex(0xe0fff0), rg.f()))
+		}
+		return img
+	}
 	if theme == 0 {
 		// planet with a lit limb and a ring
 		pcx, pcy, pr := 470.0, 250.0, 70.0
@@ -192,6 +208,10 @@ func bandLayer(theme int, near bool) *image.RGBA {
 	img := image.NewRGBA(image.Rect(0, 0, layerW, layerH))
 	var pal []color.RGBA
 	switch {
+	case theme == 2 && !near: // warship: distant escort hulls
+		pal = []color.RGBA{hex(0x060a0c), hex(0x0c1416), hex(0x141f20), hex(0x22302e)}
+	case theme == 2:
+		pal = []color.RGBA{hex(0x080c0e), hex(0x121a1c), hex(0x1e2a2a), hex(0x32423e)}
 	case theme == 0 && !near:
 		pal = []color.RGBA{hex(0x080c1c), hex(0x101830), hex(0x1a2644), hex(0x2a3a60)}
 	case theme == 0:
@@ -215,6 +235,13 @@ func bandLayer(theme int, near bool) *image.RGBA {
 			top := 20 + rg.f()*float64(bandH-30)
 			if near {
 				top = 10 + rg.f()*float64(bandH-60)
+			}
+			if theme == 2 { // warship: the long low hulls of distant escorts, gaps between them
+				w = 40 + int(rg.f()*120)
+				top = 10 + rg.f()*36
+				if rg.f() < 0.3 {
+					top = 0
+				}
 			}
 			for i := 0; i < w && x+i < layerW; i++ {
 				v := top
@@ -248,7 +275,7 @@ func bandLayer(theme int, near bool) *image.RGBA {
 					v = 0.95
 				}
 				col := dither(pal, v, x, y)
-				if theme == 0 && !edge && (x/3)%5 == 0 && (d/4)%4 == 1 && rg.f() < 0.6 {
+				if theme != 1 && !edge && (x/3)%5 == 0 && (d/4)%4 == 1 && rg.f() < 0.6 && (theme == 0 || rg.f() < 0.15) {
 					col = mix(hex(0x6080c0), hex(0xc0d8ff), rg.f()) // lit windows
 				}
 				if theme == 1 && !edge && math.Mod(float64(x)*0.7+float64(d)*1.3, 23) < 1 {

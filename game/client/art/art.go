@@ -29,8 +29,8 @@ var SlotColors = [4]color.RGBA{
 }
 
 // EnemyColors are the mid tones of the enemy variants' bodies in the atlas
-// (game.EnemyStraight..EnemyMidboss; debris particles take them).
-var EnemyColors = [10]color.RGBA{
+// (game.EnemyStraight..EnemyEngine; debris particles take them).
+var EnemyColors = [11]color.RGBA{
 	{200, 60, 220, 255},  // straight: magenta
 	{240, 150, 42, 255},  // sine: orange
 	{150, 165, 120, 255}, // turret: grey-green
@@ -41,6 +41,7 @@ var EnemyColors = [10]color.RGBA{
 	{176, 74, 140, 255},  // snake: purple-pink
 	{160, 96, 58, 255},   // snake body: brown
 	{76, 92, 148, 255},   // midboss: slate blue
+	{86, 112, 124, 255},  // engine: steel blue
 }
 
 // HUDLineColor is the opaque 2 px line drawn across the whole width at y = 1016..1017 (the top
@@ -51,8 +52,8 @@ var HUDLineColor = color.RGBA{80, 100, 160, 255}
 // HUDLineY is the first row of the HUD line, in virtual px: the top of the HUD bar.
 const HUDLineY = game.Height - game.HUDHeight
 
-// Themes are the terrain themes in game.ThemeNames order (ThemeBase, ThemeOrganic).
-var Themes = []string{"base", "organic"}
+// Themes are the terrain themes in game.ThemeNames order (ThemeBase, ThemeOrganic, ThemeWarship).
+var Themes = []string{"base", "organic", "warship"}
 
 // Layer names, back to front.
 const (
@@ -84,9 +85,9 @@ type Set struct {
 	Glyphs map[rune]image.Rectangle
 	// Fill and Lip are the terrain tiles by theme: Fill repeats both ways inside ceiling,
 	// floor and blocks; Lip repeats along a surface, row 0 towards the corridor.
-	Fill, Lip [2]*image.RGBA
+	Fill, Lip [3]*image.RGBA
 	// Layers are the parallax layers by theme and LayerFar..LayerNear.
-	Layers [2][3]*image.RGBA
+	Layers [3][3]*image.RGBA
 }
 
 func decode(name string) (*image.RGBA, error) {

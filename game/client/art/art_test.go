@@ -35,13 +35,13 @@ func TestEveryKindHasFrames(t *testing.T) {
 	for v := 0; v < int(game.NumShotLooks); v++ {
 		want[fmt.Sprintf("shot/%d", v)] = 2
 	}
-	for v := 0; v <= int(game.EnemyMidboss); v++ {
+	for v := 0; v <= int(game.EnemyEngine); v++ {
 		want[fmt.Sprintf("enemy/%d", v)] = 2
 	}
 	for v := 0; v <= int(game.PowerMissile); v++ {
 		want[fmt.Sprintf("power/%d", v)] = 4
 	}
-	for _, v := range []uint8{game.BossBig, game.BossSmall, game.BossWall} {
+	for _, v := range []uint8{game.BossBig, game.BossSmall, game.BossWall, game.BossCore} {
 		want[fmt.Sprintf("boss/%d", v)] = 2
 	}
 	for v := 0; v <= int(game.PartTentacleTip); v++ {
@@ -77,13 +77,14 @@ func TestSpritesCoverTheirHitbox(t *testing.T) {
 		}
 	}
 	check("ship/0", game.Kind{Kind: game.KindPlayer})
-	for v := 0; v <= int(game.EnemyMidboss); v++ {
+	for v := 0; v <= int(game.EnemyEngine); v++ {
 		check(fmt.Sprintf("enemy/%d", v), game.Kind{Kind: game.KindEnemy, Variant: uint8(v)})
 	}
 	for v := uint8(0); v < 3; v++ {
 		check(fmt.Sprintf("boss/%d", v), game.Kind{Kind: game.KindBoss, Variant: v})
 		check(fmt.Sprintf("beam/%d", v+1), game.Kind{Kind: game.KindBeam, Variant: v + 1})
 	}
+	check("boss/3", game.Kind{Kind: game.KindBoss, Variant: game.BossCore})
 	check("weak", game.Kind{Kind: game.KindBossWeakPoint})
 	check("power/0", game.Kind{Kind: game.KindPowerUp})
 }

@@ -18,6 +18,10 @@ type Frame struct {
 	// Stage is the stage the game plays (resolved from the lobby before the game: embedded or
 	// fetched); nil when unknown (a local world without one).
 	Stage *game.Stage
+	// RunIndex is the index of Stage in an arcade run of RunLen stages (0 and 0 in a one-stage
+	// game); Tally: the stage-clear tally after it is on (run.go).
+	RunIndex, RunLen int
+	Tally            bool
 	// Spectator: watching without a ship (Self is ecs.Nil, Slot -1). Paused: the server paused
 	// the game (the lone player's pause, Runner.RequestPause). Interrupted: no datagram for
 	// session.InterruptedAfter (1 s): the world holds still; show "connection interrupted…" with
@@ -51,9 +55,10 @@ type Link interface {
 
 // sessionLink adapts *session.Session.
 type sessionLink struct {
-	s  *session.Session
-	fr Frame
-	v  *session.View
+	s   *session.Session
+	fr  Frame
+	v   *session.View
+	run []*game.Stage // an arcade run's stages (run.go); nil: one stage
 }
 
 // NewSessionLink adapts a net/session.Session to Link; stage is the stage the game plays
@@ -82,6 +87,7 @@ func (l *sessionLink) Frame(fn func(f *Frame)) {
 		l.fr.World, l.fr.C, l.fr.Self, l.fr.Slot, l.fr.Tick = v.World, v.C, v.Self, v.Slot, v.Tick
 		l.fr.Spectator, l.fr.Paused, l.fr.Interrupted, l.fr.Silence = v.Spectator, v.Paused, v.Interrupted, v.Silence
 		l.fr.Shots = v.PredictedShots(l.fr.Shots[:0])
+		l.runFrame(v)
 		fn(&l.fr)
 		l.v = nil
 	})
@@ -94,8 +100,11 @@ type LocalWorld struct {
 	C    *game.Components
 	Self ecs.Entity
 	Slot int
-	// Stage is Frame.Stage (nil: none).
-	Stage *game.Stage
+	// Stage is Frame.Stage (nil: none); RunIndex, RunLen and Tally are the Frame's (an arcade
+	// run played offline: the gallery harness).
+	Stage            *game.Stage
+	RunIndex, RunLen int
+	Tally            bool
 	// Step, when set, is called once per Frame before drawing (to animate the world).
 	Step  func(w *LocalWorld)
 	Input game.Buttons
@@ -143,6 +152,7 @@ func (l *LocalWorld) Done() <-chan struct{} { return l.done }
 func (l *LocalWorld) Close() error          { return nil }
 func (l *LocalWorld) Frame(fn func(f *Frame)) {
 	l.fr.World, l.fr.C, l.fr.Self, l.fr.Slot, l.fr.Tick, l.fr.Stage = l.W, l.C, l.Self, l.Slot, l.W.Tick(), l.Stage
+	l.fr.RunIndex, l.fr.RunLen, l.fr.Tally = l.RunIndex, l.RunLen, l.Tally
 	l.fr.Spectator, l.fr.Paused, l.fr.Interrupted, l.fr.Silence = l.Spectator, l.Paused, l.Interrupted, l.Silence
 	fn(&l.fr)
 }

@@ -57,6 +57,8 @@ type Runner struct {
 
 	// dialSession lets tests replace session.Dial; stage is the stage the game plays.
 	dialSession func(ctx context.Context, cfg session.Config, stage *game.Stage) (Link, error)
+	// dialRun is dialSession for an arcade run of stages (run.go).
+	dialRun func(ctx context.Context, cfg session.Config, run []*game.Stage) (Link, error)
 }
 
 // NewRunner starts the lobby worker; name is sent in AUTHENTICATE, netsim in session.Config.
@@ -74,6 +76,7 @@ func NewRunner(ctx context.Context, log *slog.Logger, name, netsim string) *Runn
 		}
 		return NewSessionLink(s, stage), nil
 	}
+	n.dialRun = dialRun
 	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
@@ -282,7 +285,7 @@ func (n *Runner) Exec(c scene.Cmd) {
 			for i, st := range ss {
 				names[i] = st.Name
 			}
-			n.post(Reply{Ev: scene.Event{Kind: scene.EvLobbies, Lobbies: out, Stages: names}})
+			n.post(Reply{Ev: scene.Event{Kind: scene.EvLobbies, Lobbies: out, Stages: withArcade(names)}})
 		})
 	case scene.CmdJoin:
 		code, stage := c.Code, c.Stage
@@ -381,7 +384,22 @@ func (n *Runner) Exec(c scene.Cmd) {
 				stage = sf.Stage
 				n.log.Info("stage resolved", "stage", stageName, "hash", stageHash, "bytes", len(sf.Data))
 			}
-			l, err := n.dialSession(ctx, cfg, stage)
+			var run []*game.Stage
+			if lc != nil {
+				var rerr error
+				if run, rerr = resolveRun(lc); rerr != nil {
+					n.post(Reply{Ev: scene.Event{Kind: scene.EvSessionFailed, Err: fmt.Errorf("arcade run: %w", rerr)}})
+					return
+				}
+			}
+			var l Link
+			var err error
+			if len(run) >= 2 {
+				n.log.Info("arcade run resolved", "stages", len(run))
+				l, err = n.dialRun(ctx, cfg, run)
+			} else {
+				l, err = n.dialSession(ctx, cfg, stage)
+			}
 			if err != nil {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvSessionFailed, Err: err}})
 				return

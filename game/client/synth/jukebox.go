@@ -11,15 +11,18 @@ type SongID uint8
 // The songs. SongTitle is client-side only (menus and lobby); the others come from the stage
 // files' sections and bosses.
 const (
-	SongTitle        SongID = 0 // title, menus and lobby
-	SongStage1Space  SongID = 1 // stage 1, open space (intro)
-	SongStage1Base   SongID = 2 // stage 1, entering the Bydo base
-	SongStage1Boss   SongID = 3 // stage 1 boss
-	SongStage1Armada SongID = 4 // stage 1, deep base / armada (last section)
-	SongStage2Cave   SongID = 5 // stage 2, organic cave
-	SongStage2Depths SongID = 6 // stage 2, the depths (second section)
-	SongStage2Boss   SongID = 7 // stage 2 boss
-	NumSongs                = 8
+	SongTitle          SongID = 0  // title, menus and lobby
+	SongStage1Space    SongID = 1  // stage 1, open space (intro)
+	SongStage1Base     SongID = 2  // stage 1, entering the Bydo base
+	SongStage1Boss     SongID = 3  // stage 1 boss
+	SongStage1Armada   SongID = 4  // stage 1, deep base / armada (last section)
+	SongStage2Cave     SongID = 5  // stage 2, organic cave
+	SongStage2Depths   SongID = 6  // stage 2, the depths (second section)
+	SongStage2Boss     SongID = 7  // stage 2 boss
+	SongStage3Approach SongID = 8  // stage 3, the warship approaches
+	SongStage3Hull     SongID = 9  // stage 3, along the warship's hull
+	SongStage3Core     SongID = 10 // stage 3 finale: the reactor core
+	NumSongs                  = 11
 )
 
 // Stinger is a short non-looping piece played by the results screen.

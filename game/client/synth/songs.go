@@ -5,14 +5,17 @@ package synth
 // variations of a part (A', A'') change the lead's instrument or octave, the arpeggio, the drums.
 
 var songs = [NumSongs]*Score{
-	SongTitle:        titleSong(),
-	SongStage1Space:  stage1Space(),
-	SongStage1Base:   stage1Base(),
-	SongStage1Boss:   stage1Boss(),
-	SongStage1Armada: stage1Armada(),
-	SongStage2Cave:   stage2Cave(),
-	SongStage2Depths: stage2Depths(),
-	SongStage2Boss:   stage2Boss(),
+	SongTitle:          titleSong(),
+	SongStage1Space:    stage1Space(),
+	SongStage1Base:     stage1Base(),
+	SongStage1Boss:     stage1Boss(),
+	SongStage1Armada:   stage1Armada(),
+	SongStage2Cave:     stage2Cave(),
+	SongStage2Depths:   stage2Depths(),
+	SongStage2Boss:     stage2Boss(),
+	SongStage3Approach: stage3Approach(),
+	SongStage3Hull:     stage3Hull(),
+	SongStage3Core:     stage3Core(),
 }
 
 var stingers = [NumStingers]*Score{

@@ -1,0 +1,119 @@
+package netflow
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/instance"
+)
+
+// The client's network side plays an arcade run against a real server: the room's auto flow
+// creates the lobby with the pseudo-stage arcade, the runner resolves every stage of the RUN
+// push, and Frame.Stage is the run's first stage, then (after its boss and the tally, whose
+// Frame.Tally is seen) the second.
+func TestEndToEndArcadeRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a stage and a tally in real time")
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	tiny, err := game.LoadStageFile("../../../testdata/lobby/tiny.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, err := game.EmbeddedStageFile("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := game.NewStageCatalogue("short", short, tiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.SetRun([]string{"tiny", "short"}); err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := instance.NewManager(instance.Config{Host: "127.0.0.1", Stages: cat.Stage, Seed: func() uint64 { return 7 }, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := lobby.NewServer(lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 4, IdleTimeout: time.Minute, Starter: mgr, Logger: quiet, Stages: cat})
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); srv.Serve(ctx, ln) }()
+	defer func() {
+		cancel()
+		wg.Wait()
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		mgr.Shutdown(sctx)
+	}()
+
+	n := NewRunner(context.Background(), quiet, "e2e", "")
+	defer n.Close()
+	m := scene.New(ln.Addr().String(), scene.Auto{On: true, Start: true, Stage: game.ArcadeName})
+	var l Link
+	for _, c := range m.Begin() {
+		n.Exec(c)
+	}
+	deadline := time.After(10 * time.Second)
+	for m.Scene != scene.Playing {
+		select {
+		case r := <-n.Events():
+			n.Accept(r)
+			if r.Link != nil {
+				l = r.Link
+			}
+			for _, c := range m.Handle(r.Ev) {
+				n.Exec(c)
+			}
+		case <-deadline:
+			t.Fatalf("stuck in %v (busy %q error %q reason %q)", m.Scene, m.Busy, m.Error, m.Reason)
+		}
+	}
+	sawTally := false
+	for i := 0; i < 60*game.TickRate; i++ {
+		var in game.Input
+		done := false
+		l.Frame(func(f *Frame) {
+			if f.RunLen != 2 {
+				t.Fatalf("Frame.RunLen %d, want 2", f.RunLen)
+			}
+			want := tiny.Hash
+			if f.RunIndex == 1 {
+				want = short.Hash
+			}
+			if f.Stage.Hash() != want {
+				t.Fatalf("stage %d of the run: Frame.Stage %q", f.RunIndex, f.Stage.Name)
+			}
+			sawTally = sawTally || f.Tally
+			done = f.RunIndex == 1
+			if f.Self != 0 {
+				in = game.Autopilot(f.World, f.C, &f.Stage.Terrain, f.Self, f.Tick)
+			}
+		})
+		if done {
+			break
+		}
+		l.SetInput(in.Buttons)
+		time.Sleep(time.Second / 60)
+	}
+	l.Frame(func(f *Frame) {
+		if f.RunIndex != 1 || !sawTally {
+			t.Fatalf("after a minute: stage %d of the run, tally seen %v", f.RunIndex, sawTally)
+		}
+	})
+}
