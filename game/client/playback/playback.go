@@ -71,9 +71,22 @@ func New(r *replay.Replay) (*Viewer, error) {
 // attach points the local world at the player's Sim (a backwards seek replaces it).
 func (v *Viewer) attach() {
 	s := v.p.Sim()
-	v.lw.W, v.lw.C, v.lw.Stage = s.World(), s.Components(), s.Stage()
+	v.lw.W, v.lw.C = s.World(), s.Components()
 	v.lw.Spectator = false
 	v.setFollow(v.follow)
+	v.follows()
+}
+
+// follows keeps the local world on the stage the Sim plays: an arcade run's current stage (its
+// terrain), its index in the run and the stage-clear tally, as a live game's frame has them.
+func (v *Viewer) follows() {
+	s := v.p.Sim()
+	v.lw.Stage, v.lw.RunIndex, v.lw.Tally = s.Stage(), s.RunIndex(), s.Tally() > 0
+	if n := len(s.Run()); n >= 2 {
+		v.lw.RunLen = n
+	} else {
+		v.lw.RunLen = 0
+	}
 }
 
 func (v *Viewer) setFollow(slot int) {
@@ -104,6 +117,7 @@ func (v *Viewer) Frame() {
 			return
 		}
 		v.post()
+		v.follows()
 	}
 }
 
@@ -174,6 +188,7 @@ func (v *Viewer) Seek(delta int) {
 	if back {
 		v.attach()
 	}
+	v.follows()
 	for {
 		select { // notices from before the seek are stale
 		case <-v.lw.Events():
