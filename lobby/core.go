@@ -81,6 +81,7 @@ type lobbyState struct {
 	members    []*connState // join order; members[0] is the owner
 	game       Game         // the running game (nil: waiting)
 	gameID     uuid.UUID    // the running (or last) game's id (GameSpec.ID)
+	practice   bool         // the running (or last) game is a practice (GameSpec.Practice): not kept
 	// slots are the running game's players by slot (token and session key of the latest
 	// START or rejoin of each slot): REJOIN checks its proof against them (rejoin.go).
 	slots []Member

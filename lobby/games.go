@@ -183,7 +183,7 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 		return
 	}
 	port := g.Port()
-	l.game, l.gameID = g, gameID
+	l.game, l.gameID, l.practice = g, gameID, l.section > 0
 	l.slots = members
 	c.out = append(c.out, Out{Game: g})
 	c.reply(cs, CodeOK, "OK")
@@ -222,7 +222,7 @@ func (c *Core) GameEnded(now time.Duration, g Game, result uint8) {
 		if c.cfg.IdleTimeout > 0 {
 			c.setDeadline(m, now, c.cfg.IdleTimeout) // suspended during the game: restarted now
 		}
-		if c.cfg.Hall != nil {
+		if c.cfg.Hall != nil && !l.practice {
 			c.push(m, PushGameID, l.gameID.String()) // the game is kept: its record and replay
 		}
 		c.push(m, PushEnd, r)

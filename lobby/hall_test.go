@@ -387,3 +387,24 @@ func FuzzParseReplayPart(f *testing.F) {
 		}
 	})
 }
+
+// A practice game (a solo lobby started past its stage's start) is not kept: no GAME_ID before
+// its END, so no client asks for its replay and it never ranks in the hall of fame.
+func TestCorePracticeGameNotKept(t *testing.T) {
+	v := newVLobby(t, ServerConfig{Hall: vhall{}})
+	a := hallPlayer(v, "10.0.0.1", "alice")
+	a.ok(CmdJoinLobby)
+	a.ok(CmdSetSection, "1")
+	a.ok(CmdStart)
+	if !v.st.specs[0].Practice() {
+		t.Fatalf("the spec is not a practice: section %d", v.st.specs[0].Section)
+	}
+	a.take()
+	v.core.GameEnded(v.now, v.games[0], 1)
+	v.collect()
+	for _, l := range a.take() {
+		if strings.HasPrefix(l, "GAME_ID ") {
+			t.Fatalf("a practice game's end sent %q", l)
+		}
+	}
+}

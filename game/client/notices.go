@@ -292,6 +292,9 @@ func (a *app) drawResultsTable(dst surface, y float64) {
 		if r.Continued {
 			r.Score += " C" // an arcade score marked as continued
 		}
+		if r.Practice {
+			r.Score += " P" // a practice score: not an arcade one, not in the hall of fame
+		}
 		name = u.clip(name, u.normal, cols[1].x-cols[0].x-u.textWidth(r.Score, u.normal)-30) // never under the score
 		vals := [...]string{name, r.Score, r.Kills, r.Deaths, r.BeamHits, r.Accuracy}
 		for i, c := range cols {

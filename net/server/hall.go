@@ -85,8 +85,8 @@ func (k *keeper) gameEnded(in *instance.Instance) {
 	spec, ok := k.specs[in]
 	delete(k.specs, in)
 	k.mu.Unlock()
-	if !ok || k.hall == nil {
-		return
+	if !ok || k.hall == nil || spec.Practice() {
+		return // a practice game is not kept (docs/PROTOCOL.md §2.5.9): no hall-of-fame score
 	}
 	var replay []byte
 	if k.replays != nil {

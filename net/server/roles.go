@@ -333,7 +333,11 @@ func runLobby(ctx context.Context, cfg Config, stages *game.StageCatalogue) erro
 	var lh lobby.Hall // a nil *scores.Hall must stay a nil interface
 	if hall != nil {
 		lh = hall
-		rc.OnGameEnd = func(spec lobby.GameSpec, end fleet.GameEnd) { hall.Record(splitRecord(spec, end), end.Replay) }
+		rc.OnGameEnd = func(spec lobby.GameSpec, end fleet.GameEnd) {
+			if !spec.Practice() { // a practice game is not kept (docs/PROTOCOL.md §2.5.9)
+				hall.Record(splitRecord(spec, end), end.Replay)
+			}
+		}
 	}
 	remote := fleet.NewRemote(rc)
 	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, Hall: lh, Logger: log,

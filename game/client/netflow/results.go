@@ -13,6 +13,7 @@ type ResultRow struct {
 	Self                                           bool // the local player's row
 	Out, Left                                      bool // out of lives / left before the end
 	Continued                                      bool // the score is a continued one
+	Practice                                       bool // a practice game's score (not an arcade one)
 }
 
 // SlotName is the name shown for slot: names[slot] from the lobby's MEMBERS (slot order) when
@@ -41,7 +42,7 @@ func ResultRows(r wire.Results, name func(slot int) string, self int) []ResultRo
 		rows = append(rows, ResultRow{Slot: s, Name: name(s), Score: fmt.Sprintf("%08d", e.Score),
 			Kills: fmt.Sprint(e.Kills), Deaths: fmt.Sprint(e.Deaths), BeamHits: fmt.Sprint(e.BeamHits),
 			Accuracy: acc, Self: s == self, Out: e.Flags&wire.ResultOut != 0, Left: e.Flags&wire.ResultLeft != 0,
-			Continued: e.Flags&wire.ResultContinued != 0})
+			Continued: e.Flags&wire.ResultContinued != 0, Practice: e.Flags&wire.ResultPractice != 0})
 	}
 	return rows
 }
