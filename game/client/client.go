@@ -204,6 +204,7 @@ type app struct {
 	members          []string
 	roomStage        string          // the lobby's stage (STAGE push), refreshed with members
 	roomLevel        game.Difficulty // the lobby's level (DIFFICULTY push), refreshed with members
+	roomSection      int             // the section a solo lobby's game starts at (SECTION push; 0 the start)
 	membersAt        int
 	stageSel         int    // browser: index in m.Stages of the stage for "Create lobby"
 	msg              string // transient message (settings problems), shown on the title

@@ -315,14 +315,28 @@ func (a *app) updateMenus() {
 			_, a.members = a.net.Members()
 			a.roomStage = a.net.Stage()
 			a.roomLevel = a.net.Difficulty()
+			a.roomSection = a.net.Section()
 			a.membersAt = a.frameN
 		}
 		items := a.roomItems()
 		onLevel := strings.HasPrefix(items[min(a.menu, len(items)-1)], difficultyItem)
+		onSection := strings.HasPrefix(items[min(a.menu, len(items)-1)], sectionItem)
+		if onSection && (a.justPressed(controls.Left) || a.justPressed(controls.Right)) {
+			step := 1
+			if a.justPressed(controls.Left) {
+				step = -1
+			}
+			n := practiceSections(a.roomStage) + 1 // the start .. the boss
+			a.handle(scene.Event{Kind: scene.EvSetSection, Section: (a.roomSection + step + n) % n})
+			a.membersAt = a.frameN - 20 // show the SECTION push as soon as it arrives
+			onLevel = false
+		}
 		// Left/Right: on the difficulty item the owner cycles the level (SET_DIFFICULTY), elsewhere
 		// the lobby's stage through the offered ones (SET_STAGE; the server refuses others, and
 		// the refusal is shown)
-		if onLevel && (a.justPressed(controls.Left) || a.justPressed(controls.Right)) {
+		if onSection {
+			// Left/Right handled above
+		} else if onLevel && (a.justPressed(controls.Left) || a.justPressed(controls.Right)) {
 			step := 1
 			if a.justPressed(controls.Left) {
 				step = -1
@@ -353,6 +367,9 @@ func (a *app) updateMenus() {
 				a.handle(scene.Event{Kind: scene.EvStart})
 			case strings.HasPrefix(sel, difficultyItem):
 				a.handle(scene.Event{Kind: scene.EvSetDifficulty, Level: nextLevel(a.roomLevel, 1).String()})
+				a.membersAt = a.frameN - 20
+			case strings.HasPrefix(sel, sectionItem):
+				a.handle(scene.Event{Kind: scene.EvSetSection, Section: (a.roomSection + 1) % (practiceSections(a.roomStage) + 1)})
 				a.membersAt = a.frameN - 20
 			default:
 				a.handle(scene.Event{Kind: scene.EvBack})
@@ -572,7 +589,7 @@ func (a *app) drawMenus(dst surface) {
 			u.text(dst, it, u.normal, cx, y+float64(i)*56, alignCenter, col)
 		}
 		a.drawStatus(dst, y+260)
-		u.help(dst, "Enter select · Left/Right stage of a new lobby · F5 refresh · Esc back")
+		u.help(dst, "Enter select · Left/Right stage of a new lobby · F5 refresh · H hall of fame · Esc back")
 	case scene.Room:
 		u.text(dst, "LOBBY "+m.Code, u.big, cx, 120, alignCenter, white)
 		stage := game.StageTitle(a.roomStage)
@@ -586,7 +603,7 @@ func (a *app) drawMenus(dst surface) {
 		u.text(dst, "Stage  "+stage+"   ·   "+a.roomLevel.Rules().Title, u.normal, cx, 246, alignCenter, u.itemCol)
 		hint := "T chat · Enter select · Esc leave"
 		if len(m.Stages) > 1 {
-			hint = "Left/Right: change the stage or, on Difficulty, the level (owner) · " + hint
+			hint = "Left/Right: the stage, or on Difficulty and Start at their choice (owner) · " + hint
 		}
 		u.help(dst, hint)
 		for i := 0; i < game.MaxPlayers; i++ {
@@ -752,12 +769,45 @@ func (a *app) drawSettings(dst surface) {
 // the game (docs/PROTOCOL.md §2.4.4).
 func (a *app) isOwner() bool { return len(a.members) > 0 && a.members[0] == a.net.Name() }
 
-// roomItems is the lobby room's menu: Start and the difficulty choice only for the owner.
+// roomItems is the lobby room's menu: Start and the difficulty choice only for the owner, and
+// for the owner of a solo lobby of a stage with sections the practice start (SET_SECTION).
 func (a *app) roomItems() []string {
-	if a.isOwner() {
-		return []string{"Start", difficultyItem + "  < " + a.roomLevel.Rules().Title + " >", "Leave"}
+	if !a.isOwner() {
+		return []string{"Leave"}
 	}
-	return []string{"Leave"}
+	items := []string{"Start", difficultyItem + "  < " + a.roomLevel.Rules().Title + " >"}
+	if len(a.members) == 1 && practiceSections(a.roomStage) > 0 {
+		items = append(items, sectionItem+"  < "+sectionLabel(a.roomSection, practiceSections(a.roomStage))+" >")
+	}
+	return append(items, "Leave")
+}
+
+// sectionItem starts the room menu's practice item (Left/Right on it change where the game
+// starts: the stage's start, a later section or its boss).
+const sectionItem = "Start at"
+
+// practiceSections is the number of sections of the embedded stage name (its boss is section
+// that number: game.PracticeBoss), 0 for a stage the client does not hold or an arcade run.
+func practiceSections(name string) int {
+	if name == "" || name == game.ArcadeName {
+		return 0
+	}
+	f, err := game.EmbeddedStageFile(name)
+	if err != nil {
+		return 0
+	}
+	return game.PracticeBoss(f.Stage)
+}
+
+// sectionLabel names practice section s of a stage of n sections for the room menu.
+func sectionLabel(s, n int) string {
+	switch {
+	case s <= 0:
+		return "the start"
+	case s >= n:
+		return "the boss (practice)"
+	}
+	return fmt.Sprintf("section %d (practice)", s+1)
 }
 
 // difficultyItem starts the room menu's difficulty item (Left/Right on it change the level).

@@ -196,6 +196,15 @@ func (n *Runner) Difficulty() game.Difficulty {
 	return n.lobby.Difficulty()
 }
 
+// Section returns the practice section the lobby's game starts at (its latest SECTION push; 0:
+// the stage's start).
+func (n *Runner) Section() int {
+	if n.lobby == nil {
+		return 0
+	}
+	return n.lobby.Section()
+}
+
 // lobbyErr is the error of a lobby request as the scene machine gets it: unchanged, so that
 // lobby.Explain can put it in player words.
 func lobbyErr(err error) error { return err }
@@ -324,6 +333,13 @@ func (n *Runner) Exec(c scene.Cmd) {
 		}
 		n.lobbyDo(func(lc *lobby.Client) {
 			if err := lc.SetDifficulty(d); err != nil {
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvStageFailed, Err: lobbyErr(err)}})
+			}
+		})
+	case scene.CmdSetSection:
+		section := c.Section
+		n.lobbyDo(func(lc *lobby.Client) {
+			if err := lc.SetSection(section); err != nil {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvStageFailed, Err: lobbyErr(err)}})
 			}
 		})

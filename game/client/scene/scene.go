@@ -90,6 +90,7 @@ const (
 	// user (later additions)
 	EvOpenControls  // title: How to play
 	EvSetDifficulty // room: the owner picks Level (SET_DIFFICULTY); a refusal comes as EvStageFailed
+	EvSetSection    // room: the owner of a solo lobby picks the Section its game starts at (SET_SECTION); a refusal comes as EvStageFailed
 	EvOpenReplays   // title: Replays
 	EvWatch         // replays (or -replay FILE at start): watch the replay file Path
 	EvReplayList    // the kept replays were listed: Replays (Err when the folder could not be read)
@@ -173,6 +174,9 @@ type Event struct {
 	// Stage is the stage to create a lobby with (EvCreate; "" = the server's default), to set
 	// (EvSetStage), or the stage of the game starting (EvGameStarting, with its StageHash).
 	Stage, StageHash string
+	// Section is the practice section to start at (EvSetSection: 0 the start, the stage's
+	// section count its boss).
+	Section int
 	// Level is the difficulty level to set (EvSetDifficulty): "easy", "normal" or "hard".
 	Level string
 	// Slot is the slot to take back (EvRejoin, with Code, Key and the lobby server in Addr).
@@ -216,12 +220,13 @@ const (
 	CmdGetScores                        // the Hall of fame's page Hall; reply EvScores / EvScoresFailed
 	CmdFetchReplay                      // download the replay of game Code into the replays folder; reply EvReplayFetched / EvFetchFailed
 	CmdKeepReplay                       // download the replay of the game that just ended (GAME_ID) into the replays folder; no reply
+	CmdSetSection                       // SET_SECTION Section; reply nothing (a SECTION push) or EvStageFailed
 )
 
 var cmdNames = [...]string{"", "dial-lobby", "list-lobbies", "join", "start", "wait-start", "leave",
 	"dial-session", "close-session", "disconnect", "save-settings", "quit", "set-stage", "rejoin", "pause",
 	"clear-ticket", "set-difficulty", "list-replays", "open-replay", "close-replay", "get-scores",
-	"fetch-replay", "keep-replay"}
+	"fetch-replay", "keep-replay", "set-section"}
 
 func (k CmdKind) String() string {
 	if int(k) < len(cmdNames) {
@@ -251,6 +256,8 @@ type Cmd struct {
 	Path string
 	// Hall is the Hall of fame's query (CmdGetScores).
 	Hall Hall
+	// Section is the practice section to set (CmdSetSection).
+	Section int
 }
 
 // ResultsGuardTicks is how long (60 Hz ticks) the results screen ignores confirm and back, so
@@ -586,6 +593,11 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			if m.Busy == "" {
 				m.Error = ""
 				return []Cmd{{Kind: CmdSetDifficulty, Level: ev.Level}}
+			}
+		case EvSetSection:
+			if m.Busy == "" {
+				m.Error = ""
+				return []Cmd{{Kind: CmdSetSection, Section: ev.Section}}
 			}
 		case EvStageFailed:
 			m.Error = m.explain(ev.Err)

@@ -411,3 +411,18 @@ func TestHallOfFameFlow(t *testing.T) {
 		t.Fatalf("back after the lobby was lost: %v", m.Scene)
 	}
 }
+
+// The owner of a solo lobby picks the section its game starts at (practice): SET_SECTION.
+func TestRoomSetSection(t *testing.T) {
+	m := New("10.1.1.1:4242", Auto{})
+	m.Handle(Event{Kind: EvPlay})
+	m.Handle(Event{Kind: EvSubmitAddr, Addr: "10.1.1.1:4242"})
+	m.Handle(Event{Kind: EvConnected})
+	m.Handle(Event{Kind: EvLobbies})
+	m.Handle(Event{Kind: EvCreate})
+	m.Handle(Event{Kind: EvJoined, Code: "K7QF2"})
+	cmds := m.Handle(Event{Kind: EvSetSection, Section: 3})
+	if m.Scene != Room || len(cmds) != 1 || cmds[0].Kind != CmdSetSection || cmds[0].Section != 3 {
+		t.Fatalf("set section: scene %v cmds %v", m.Scene, cmds)
+	}
+}
