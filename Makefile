@@ -16,7 +16,11 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Packages whose test binaries import ebiten: they need a display (run under Xvfb).
 EBITEN_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}}' ./... | grep -E ' github.com/hajimehoshi/ebiten/v2( |$$)' | cut -d' ' -f1)
-OTHER_PKGS  = $(filter-out $(EBITEN_PKGS),$(shell $(GO) list ./...))
+# Computation-only packages whose tests are 10-15x slower under the race detector and have no
+# shared state to race on: the art generator (one goroutine) and the offline balance measurement
+# (independent Sims, one per worker). They run without -race; everything else with it.
+NORACE_PKGS = github.com/rtype/rtype/assets/gen/sprites github.com/rtype/rtype/game/balance
+OTHER_PKGS  = $(filter-out $(EBITEN_PKGS) $(NORACE_PKGS),$(shell $(GO) list ./...))
 
 .PHONY: all deps build server client bot load play test vet test-go test-ebiten test-arm64 check-deps licenses bench fuzz dist clean
 
@@ -76,6 +80,7 @@ licenses:
 # The end-to-end tests play in real time (mostly waiting): run more of them at once than cores.
 test-go:
 	$(GO) test -race -parallel 6 -timeout 20m $(OTHER_PKGS)
+	$(GO) test -timeout 20m $(NORACE_PKGS)
 
 test-ebiten:
 	@if [ -n "$(strip $(EBITEN_PKGS))" ]; then $(XVFB) $(GO) test -race -tags display $(EBITEN_PKGS); fi
@@ -89,7 +94,7 @@ test: deps
 	$(MAKE) vet check-deps test-go test-ebiten test-arm64
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime=1s $(OTHER_PKGS)
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime=1s $(OTHER_PKGS) $(NORACE_PKGS)
 	cd ecs/arkbench && $(GO) test -run '^$$' -bench . -benchmem
 
 # Each fuzz target for FUZZTIME.
