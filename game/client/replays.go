@@ -200,7 +200,11 @@ func (a *app) drawWatchOverlay(dst surface) {
 	if follow < len(r.Names) {
 		name = " " + r.Names[follow]
 	}
-	head := fmt.Sprintf("REPLAY  %s · %s · %s / %s · %s · following %s%s", game.StageTitle(r.Stage), r.Difficulty.Rules().Title,
+	title := game.StageTitle(r.Stage)
+	if st := v.World().Stage; st != nil && st.Name != "" {
+		title = st.Name // the title of the stage being played (an arcade run's current one)
+	}
+	head := fmt.Sprintf("REPLAY  %s · %s · %s / %s · %s · following %s%s", title, r.Difficulty.Rules().Title,
 		clock(int(tick)), clock(int(end)), state, slotTags[follow%game.MaxPlayers], name)
 	w := float32(u.textWidth(head, u.small))
 	p.rect(12, 8, w+36, 38, hudPlateCol)
