@@ -187,7 +187,7 @@ func TestHandOver(t *testing.T) {
 	a := startHost(t, 2, 5001, "")
 	b := startHost(t, 1, 5002, "games.example.org")
 	r := startRemote(t, a.addr, b.addr)
-	eventually(t, "both hosts up", func() bool { return r.Up() == 2 })
+	eventually(t, "both hosts up, their capacity known", func() bool { return r.Up() == 2 && freeOf(r) == 3 })
 
 	want := spec("ABCDE", 3)
 	g1, err := r.StartGame(want)
@@ -277,7 +277,7 @@ func TestHostLost(t *testing.T) {
 	a := startHost(t, 4, 5001, "")
 	b := startHost(t, 4, 5002, "")
 	r := startRemote(t, a.addr, b.addr)
-	eventually(t, "both hosts up", func() bool { return r.Up() == 2 })
+	eventually(t, "both hosts up, their capacity known", func() bool { return r.Up() == 2 && freeOf(r) == 8 })
 	g, err := r.StartGame(spec("ABCDE", 2))
 	if err != nil || g.Port() != 5001 {
 		t.Fatalf("start: %v %v", err, g)
@@ -302,7 +302,7 @@ func TestDrain(t *testing.T) {
 	a := startHost(t, 4, 5001, "")
 	b := startHost(t, 4, 5002, "")
 	r := startRemote(t, a.addr, b.addr)
-	eventually(t, "both hosts up", func() bool { return r.Up() == 2 })
+	eventually(t, "both hosts up, their capacity known", func() bool { return r.Up() == 2 && freeOf(r) == 8 })
 	g, err := r.StartGame(spec("ABCDE", 1))
 	if err != nil || g.Port() != 5001 {
 		t.Fatalf("start: %v", err)
@@ -531,4 +531,14 @@ func TestSilentHostTimesOut(t *testing.T) {
 	if r.Up() != 1 {
 		t.Fatal("a slow answer dropped the host's connection")
 	}
+}
+
+// freeOf is the games r's hosts can still take, as r knows it (a host's capacity is known once
+// its first load report came: until then a host that is up takes no game).
+func freeOf(r *Remote) int {
+	n := 0
+	for _, h := range r.Hosts() {
+		n += h.Free()
+	}
+	return n
 }
