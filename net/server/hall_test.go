@@ -49,7 +49,7 @@ func TestHallOfFameEndToEnd(t *testing.T) {
 	if _, err := w.Join(code); err != nil { // a spectator of the running game
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // a few ticks of play
+	a.playTicks(t, 10) // a few ticks of play
 	// the only player leaves for good (LEAVE, then BYE): the game ends (aborted). LEAVE first:
 	// a lobby connection closed before the BYE arrives keeps the slot for a rejoin (60 s)
 	if err := a.lc.Leave(); err != nil {
@@ -133,7 +133,7 @@ func TestHallDiskGoneGamesGoOn(t *testing.T) {
 		if _, err := w.Join(code); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(100 * time.Millisecond)
+		a.playTicks(t, 10)
 		if err := a.lc.Leave(); err != nil { // for good: a closed connection would keep the slot 60 s
 			t.Fatal(err)
 		}

@@ -272,6 +272,15 @@ func (p *manualPlayer) close() {
 	}
 }
 
+// playTicks waits (5 s at most) until p's session has seen the game reach tick n: a condition,
+// not a fixed sleep.
+func (p *manualPlayer) playTicks(t *testing.T, n ecs.Tick) {
+	t.Helper()
+	if !waitFor(5*time.Second, func() bool { _, tick := players(p.s); return tick >= n }) {
+		t.Fatalf("the game did not reach tick %d", n)
+	}
+}
+
 // players counts the entities with a Player component in a session's mirror.
 func players(s *session.Session) (n int, tick ecs.Tick) {
 	s.View(func(v *session.View) {

@@ -119,7 +119,7 @@ func TestSplitHall(t *testing.T) {
 	if _, err := w.Join(code); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // a few ticks of play
+	a.playTicks(t, 10) // a few ticks of play
 	if err := a.lc.Leave(); err != nil {
 		t.Fatal(err)
 	}

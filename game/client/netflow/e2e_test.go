@@ -33,30 +33,10 @@ func TestEndToEndRealServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := instance.NewManager(instance.Config{Host: "127.0.0.1", Stages: cat.Stage, Seed: func() uint64 { return 7 }, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := lobby.NewServer(lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 4, IdleTimeout: time.Minute, Starter: mgr, Logger: quiet,
-		Stages: cat})
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); srv.Serve(ctx, ln) }()
-	defer func() {
-		cancel()
-		wg.Wait()
-		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer scancel()
-		mgr.Shutdown(sctx)
-	}()
+	addr, mgr := startRealServer(t, cat)
 
 	n := NewRunner(context.Background(), quiet, "e2e", "")
-	m := scene.New(ln.Addr().String(), scene.Auto{On: true, Start: true, Stage: "short"})
+	m := scene.New(addr, scene.Auto{On: true, Start: true, Stage: "short"})
 	var l Link
 	for _, c := range m.Begin() {
 		n.Exec(c)
@@ -127,4 +107,34 @@ func TestEndToEndRealServer(t *testing.T) {
 	if got := mgr.Running(); got > 1 {
 		t.Fatalf("%d instances running", got)
 	}
+}
+
+// startRealServer runs a real lobby server and game instance manager on loopback serving the
+// stages of cat (seed 7), stopped at the test's end, and returns the lobby's address and the
+// manager.
+func startRealServer(t *testing.T, cat *game.StageCatalogue) (string, *instance.Manager) {
+	t.Helper()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	mgr, err := instance.NewManager(instance.Config{Host: "127.0.0.1", Stages: cat.Stage, Seed: func() uint64 { return 7 }, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := lobby.NewServer(lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 4, IdleTimeout: time.Minute, Starter: mgr, Logger: quiet,
+		Stages: cat})
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); srv.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		mgr.Shutdown(sctx)
+	})
+	return ln.Addr().String(), mgr
 }

@@ -4,17 +4,11 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
-	"github.com/rtype/rtype/lobby"
-	"github.com/rtype/rtype/net/instance"
 )
 
 // The client's network side plays an arcade run against a real server: the room's auto flow
@@ -41,30 +35,11 @@ func TestEndToEndArcadeRun(t *testing.T) {
 	if err := cat.SetRun([]string{"tiny", "short"}); err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := instance.NewManager(instance.Config{Host: "127.0.0.1", Stages: cat.Stage, Seed: func() uint64 { return 7 }, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := lobby.NewServer(lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 4, IdleTimeout: time.Minute, Starter: mgr, Logger: quiet, Stages: cat})
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); srv.Serve(ctx, ln) }()
-	defer func() {
-		cancel()
-		wg.Wait()
-		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer scancel()
-		mgr.Shutdown(sctx)
-	}()
+	addr, _ := startRealServer(t, cat)
 
 	n := NewRunner(context.Background(), quiet, "e2e", "")
 	defer n.Close()
-	m := scene.New(ln.Addr().String(), scene.Auto{On: true, Start: true, Stage: game.ArcadeName})
+	m := scene.New(addr, scene.Auto{On: true, Start: true, Stage: game.ArcadeName})
 	var l Link
 	for _, c := range m.Begin() {
 		n.Exec(c)
