@@ -133,8 +133,7 @@ func (s *Sim) stageCleared() bool {
 	}
 	// Nothing is left to hit or be hit by: the tally is a pause.
 	for it := s.qPK.Iter(); it.Next(); {
-		switch _, k := it.Get(); k.Kind {
-		case KindEnemy, KindEnemyBullet, KindBoss, KindBossWeakPoint, KindBossPart:
+		if _, k := it.Get(); k.Kind.Info().Hostile {
 			s.doomed = append(s.doomed, it.Entity())
 		}
 	}

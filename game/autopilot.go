@@ -120,22 +120,23 @@ func Autopilot(w *ecs.World, c *Components, t *Terrain, self ecs.Entity, tick ec
 	for it := c.autoPK.Iter(); it.Next(); {
 		p, k := it.Get()
 		e := it.Entity()
-		switch k.Kind {
-		case KindBossWeakPoint:
+		ki := k.Kind.Info()
+		switch ki.auto {
+		case autoBossCore:
 			haveBoss, weakOpen, weakY = true, k.Variant == 1, p.Y
-		case KindPowerUp:
+		case autoPickup:
 			// Only capsules on the near side of the field (never into the boss's reach).
 			d := abs32(p.X-sx) + abs32(p.Y-sy)
 			if p.X > 40 && p.X < autoCapsuleMaxX && (!capFound || d < capD) {
 				capFound, capX, capY, capD = true, p.X, p.Y, d
 			}
 			continue
-		case KindForce:
+		case autoForce:
 			if f := c.Force.Get(e); f != nil && f.Owner == self {
 				force, fx, fy = f, p.X, p.Y
 			}
 			continue
-		case KindEnemy:
+		case autoTarget:
 			if p.X > sx+60 && p.X < Width-20 {
 				// Prefer close enemies that are easy to line up with.
 				score := (p.X - sx) + 2*abs32(p.Y-sy)
@@ -143,14 +144,14 @@ func Autopilot(w *ecs.World, c *Components, t *Terrain, self ecs.Entity, tick ec
 					tgtFound, tgtX, tgtY, tgtScore = true, p.X, p.Y, score
 				}
 			}
-		case KindStage:
+		case autoScroll:
 			scroll = p.X
 			if v := c.Velocity.Get(e); v != nil {
 				scrollV = v.X
 			}
 			continue
-		case KindEnemyBullet, KindBoss, KindBossPart:
-		default:
+		}
+		if !ki.Hostile {
 			continue
 		}
 		// A threat: accumulate its danger for every move.

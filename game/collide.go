@@ -47,18 +47,14 @@ const (
 
 // stopsAtTerrain reports whether entities of kind k are destroyed when they touch terrain:
 // player shots (except the blue and yellow lasers, which bounce and crawl), beams and enemy
-// bullets.
+// bullets (KindInfo.stopsAtTerrain, VariantInfo.passesTerrain).
 func stopsAtTerrain(k *Kind) bool {
-	switch k.Kind {
-	case KindBeam, KindEnemyBullet:
-		return true
-	case KindPlayerBullet:
-		if colour, _, ok := LaserOf(k.Variant); ok && (colour == LaserBlue || colour == LaserYellow) {
-			return false
-		}
-		return true
+	ki := k.Kind.Info()
+	if !ki.stopsAtTerrain {
+		return false
 	}
-	return false
+	vi, _ := ki.Variant(k.Variant)
+	return !vi.passesTerrain
 }
 
 func boxOf(p *Position, sz *Size) aabb {
@@ -170,10 +166,13 @@ func (g *grid) find(b aabb, layers uint8) []int32 {
 	return g.cands
 }
 
+// probeClass is how a probe collides (KindInfo.probe); sysCollide resolves the classes in this
+// order.
 type probeClass uint8
 
 const (
-	probeForce probeClass = iota
+	probeNone probeClass = iota // not a probe
+	probeForce
 	probeBit
 	probeShot
 	probeShip
@@ -211,27 +210,15 @@ func (s *Sim) sysCollide() {
 			s.doomed = append(s.doomed, e)
 			continue
 		}
-		switch k.Kind {
-		case KindEnemy:
-			g.insert(e, b, layEnemy)
-		case KindBoss, KindBossPart:
-			g.insert(e, b, layBoss) // the body, the tail and tentacles block shots and kill ships
-		case KindBossWeakPoint:
-			g.insert(e, b, layWeak)
-		case KindEnemyBullet:
-			g.insert(e, b, layEBullet)
-		case KindPowerUp:
-			g.insert(e, b, layPower)
-		case KindForce:
-			s.probes = append(s.probes, probe{e, b, probeForce})
-		case KindBit:
-			s.probes = append(s.probes, probe{e, b, probeBit})
-		case KindPlayerBullet, KindBeam:
-			s.probes = append(s.probes, probe{e, b, probeShot})
-		case KindPlayer:
+		switch ki := k.Kind.Info(); {
+		case ki.target != 0:
+			g.insert(e, b, ki.target)
+		case ki.probe == probeShip: // a ship collides while it is alive
 			if pl := s.c.Player.Get(e); pl != nil && pl.Flags&PlayerDead == 0 {
 				s.probes = append(s.probes, probe{e, b, probeShip})
 			}
+		case ki.probe != probeNone:
+			s.probes = append(s.probes, probe{e, b, ki.probe})
 		}
 	}
 	for class := probeForce; class <= probeShip; class++ {

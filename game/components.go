@@ -319,63 +319,11 @@ func (c *Components) DeriveFromKind(e ecs.Entity) {
 }
 
 // SizeOf is the hitbox and drawn size of an entity of kind k, in virtual px: sizes are fixed by
-// kind and variant (docs/PROTOCOL.md §4.1), so they are never sent. Unknown kinds and
-// KindStage are 0×0.
+// kind and variant (KindInfo.Variants, docs/PROTOCOL.md §4.1), so they are never sent. A variant
+// without a look, an unknown kind and KindStage are 0×0.
 func SizeOf(k Kind) Size {
-	v := int(k.Variant)
-	switch k.Kind {
-	case KindPlayer:
-		return Size{shipW, shipH}
-	case KindForce:
-		return Size{forceSize, forceSize}
-	case KindPlayerBullet:
-		if colour, level, ok := LaserOf(k.Variant); ok {
-			return laserSizes[colour][level]
-		}
-		switch k.Variant {
-		case ShotForce:
-			return Size{24, 12}
-		case ShotMissile:
-			return Size{28, 12}
-		}
-		return Size{32, 10}
-	case KindBit:
-		return Size{bitSize, bitSize}
-	case KindBossPart:
-		if v < len(partSizes) {
-			return partSizes[v]
-		}
-	case KindBeam:
-		if v >= 1 && v < len(beamLevels) {
-			return Size{beamLevels[v].w, beamLevels[v].h}
-		}
-	case KindEnemyBullet:
-		if k.Variant == BulletBig {
-			return Size{24, 24}
-		}
-		return Size{16, 16}
-	case KindEnemy:
-		if v < numEnemyKinds {
-			return Size{enemyDefaults[v].w, enemyDefaults[v].h}
-		}
-	case KindBoss:
-		if v < len(bossGeom) && bossGeom[v].w > 0 {
-			return Size{bossGeom[v].w, bossGeom[v].h}
-		}
-	case KindBossWeakPoint:
-		return Size{weakPointSize, weakPointSize}
-	case KindPowerUp:
-		return Size{powerUpSize, powerUpSize}
-	case KindExplosion:
-		switch k.Variant {
-		case ExplosionBig:
-			return Size{128, 128}
-		case ExplosionBoss:
-			return Size{256, 256}
-		}
-		return Size{64, 64}
-	}
-	return Size{}
+	vi, _ := k.Kind.Info().Variant(k.Variant)
+	return vi.Size
 }
 
 // StageState is the replicated component id 9 ("Stage"), held by the stage

@@ -192,17 +192,10 @@ type Event struct {
 	Stage  uint8      // EventStageClear: the index in the run of the stage cleared
 }
 
-var kindNames = [...]string{
-	KindNone: "none", KindPlayer: "player", KindForce: "force", KindPlayerBullet: "player-bullet",
-	KindBeam: "beam", KindEnemyBullet: "enemy-bullet", KindEnemy: "enemy", KindBoss: "boss",
-	KindBossWeakPoint: "boss-weak-point", KindPowerUp: "power-up", KindExplosion: "explosion", KindStage: "stage",
-	KindBit: "bit", KindBossPart: "boss-part",
-}
-
-// String returns the kind's name ("player", "enemy-bullet", ...) or "kind(N)".
+// String returns the kind's name ("player", "enemy-bullet", ...: KindInfo.Name) or "kind(N)".
 func (k EntityKind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
+	if int(k) < len(kinds) {
+		return kinds[k].Name
 	}
 	return "kind(" + itoa(int(k)) + ")"
 }

@@ -102,16 +102,14 @@ func (s *Sim) safeRespawnY(slot int) float32 {
 	return bestY
 }
 
-// safeFor returns how many ticks (up to respawnHorizon+1: never) until a threat reaches a ship
-// box at (shipSpawnX, y), each threat moving on at its current velocity.
+// safeFor returns how many ticks (up to respawnHorizon+1: never) until a threat (a Hostile kind)
+// reaches a ship box at (shipSpawnX, y), each threat moving on at its current velocity.
 func (s *Sim) safeFor(y float32) int {
 	hw, hh := float32(shipW/2+respawnMargin), float32(shipH/2+respawnMargin)
 	first := respawnHorizon + 1
 	for it := s.qPK.Iter(); it.Next(); {
 		p, k := it.Get()
-		switch k.Kind {
-		case KindEnemy, KindEnemyBullet, KindBoss, KindBossPart, KindBossWeakPoint:
-		default:
+		if !k.Kind.Info().Hostile {
 			continue
 		}
 		e := it.Entity()

@@ -46,16 +46,6 @@ const (
 	MaxSpeed = 3
 )
 
-// laserSizes is the hitbox of each laser shot by colour (LaserRed..LaserYellow) and level 1..3.
-var laserSizes = [4][4]Size{
-	LaserRed:    {{}, {64, 28}, {80, 40}, {96, 56}}, // helix envelope
-	LaserBlue:   {{}, {40, 12}, {52, 16}, {64, 20}}, // angled reflecting beams
-	LaserYellow: {{}, {36, 14}, {44, 18}, {52, 22}}, // crawling beams
-}
-
-// partSizes is the size of each boss part variant (PartTail ... PartTentacleTip).
-var partSizes = [4]Size{PartTail: {64, 64}, PartTailTip: {72, 72}, PartTentacle: {56, 56}, PartTentacleTip: {64, 64}}
-
 // Beam (charged shot) levels 1..3: size and damage.
 var beamLevels = [4]struct {
 	w, h   uint16
@@ -438,14 +428,8 @@ func (s *Sim) flushPending() {
 }
 
 func (s *Sim) explosion(x, y float32, variant uint8) {
-	life := uint16(24)
-	switch variant {
-	case ExplosionBig:
-		life = 40
-	case ExplosionBoss:
-		life = 30
-	}
-	s.queue(bulletReq{kind: KindExplosion, variant: variant, x: x, y: y, life: life})
+	vi, _ := KindExplosion.Info().Variant(variant)
+	s.queue(bulletReq{kind: KindExplosion, variant: variant, x: x, y: y, life: vi.Life})
 }
 
 // setPos writes a Position and marks it changed only when it moved.
@@ -602,15 +586,9 @@ func (s *Sim) sysScroll() {
 }
 
 // ExpiresOutsideField reports whether entities of kind k are destroyed as soon as their Position
-// leaves the field (OutsideField): bullets, beams, enemies and power-ups. Clients delete them
-// alike, so the server sends no DEL_ENT for them (docs/PROTOCOL.md §5.6).
-func ExpiresOutsideField(k EntityKind) bool {
-	switch k {
-	case KindPlayerBullet, KindBeam, KindEnemyBullet, KindEnemy, KindPowerUp:
-		return true
-	}
-	return false
-}
+// leaves the field (OutsideField): bullets, beams, enemies and power-ups (KindInfo.ExpiresOutside).
+// Clients delete them alike, so the server sends no DEL_ENT for them (docs/PROTOCOL.md §5.6).
+func ExpiresOutsideField(k EntityKind) bool { return k.Info().ExpiresOutside }
 
 // ExpirySlack is how far (virtual px) past the field's edge a client deletes an entity that
 // ExpiresOutsideField by itself (docs/PROTOCOL.md §5.6): more than the 0.5 px dead-reckoning bound,
@@ -724,7 +702,7 @@ func (s *Sim) sysMove() {
 			continue
 		}
 		e := it.Entity()
-		if k := s.c.Kind.Get(e); k != nil && (k.Kind == KindPlayer || k.Kind == KindForce || k.Kind == KindBit) {
+		if k := s.c.Kind.Get(e); k != nil && k.Kind.Info().selfMoved {
 			continue
 		}
 		p.X += v.X / TickRate
