@@ -23,19 +23,12 @@ import (
 // batches consecutive sprite draws into few draw calls), the terrain tiles and the parallax
 // layers. Every art pixel is drawn scale×scale virtual px with nearest filtering.
 type sprites struct {
-	scale              float32
-	atlas              *ebiten.Image
-	ship               [4][]*ebiten.Image // banking: up2, up1, level, down1, down2
-	flame, bit, weak   []*ebiten.Image
-	force              [4][]*ebiten.Image // by level
-	shot               [game.NumShotLooks][]*ebiten.Image
-	beam               [4][]*ebiten.Image // by level
-	ebullet            [2][]*ebiten.Image
-	enemy              [11][]*ebiten.Image
-	power              [6][]*ebiten.Image
-	boss               [4][]*ebiten.Image
-	part               [4][]*ebiten.Image
-	explosion          [3][]*ebiten.Image
+	scale float32
+	atlas *ebiten.Image
+	// kinds are the animations of each kind's variants (kindLooks; anim): a ship's are its
+	// banking frames up2, up1, level, down1, down2.
+	kinds              [game.NumKinds][][]*ebiten.Image
+	flame              []*ebiten.Image
 	logo, glow, dot    *ebiten.Image
 	white              *ebiten.Image // one white pixel (the centre of dot): rectangles
 	fill, lip          [3]*ebiten.Image
@@ -57,26 +50,19 @@ func newSprites() *sprites {
 		}
 		return out
 	}
-	sp.flame, sp.bit, sp.weak = get("flame"), get("bit"), get("weak")
-	for i := 1; i < 4; i++ {
-		sp.force[i] = get(fmt.Sprintf("force/%d", i))
-		sp.beam[i] = get(fmt.Sprintf("beam/%d", i))
-	}
-	sp.force[0], sp.beam[0] = sp.force[1], sp.beam[1]
-	// each variant's frames are "<kind>/<variant>" in the atlas
-	variants := func(kind string, out [][]*ebiten.Image) {
-		for i := range out {
-			out[i] = get(fmt.Sprintf("%s/%d", kind, i))
+	sp.flame = get("flame")
+	for k := range sp.kinds { // every variant with a look has its frames (kindLook.name)
+		lk, ki := lookOf(game.EntityKind(k)), game.EntityKind(k).Info()
+		if lk.frames == "" {
+			continue
+		}
+		sp.kinds[k] = make([][]*ebiten.Image, len(ki.Variants))
+		for v := range ki.Variants {
+			if _, ok := ki.Variant(uint8(v)); ok {
+				sp.kinds[k][v] = get(lk.name(uint8(v)))
+			}
 		}
 	}
-	variants("ship", sp.ship[:])
-	variants("shot", sp.shot[:])
-	variants("ebullet", sp.ebullet[:])
-	variants("enemy", sp.enemy[:])
-	variants("power", sp.power[:])
-	variants("boss", sp.boss[:])
-	variants("part", sp.part[:])
-	variants("explosion", sp.explosion[:])
 	sp.logo, sp.glow, sp.dot = get("logo")[0], get("glow")[0], get("dot")[0]
 	db := sp.dot.Bounds()
 	sp.white = sp.atlas.SubImage(image.Rect(db.Min.X, db.Min.Y, db.Min.X+1, db.Min.Y+1)).(*ebiten.Image)
@@ -92,6 +78,14 @@ func newSprites() *sprites {
 		}
 	}
 	return sp
+}
+
+// anim is the animation of variant v of kind k, nil for a kind or variant without a look.
+func (sp *sprites) anim(k game.EntityKind, v uint8) []*ebiten.Image {
+	if int(k) < len(sp.kinds) && int(v) < len(sp.kinds[k]) {
+		return sp.kinds[k][v]
+	}
+	return nil
 }
 
 // item is one entity to draw, copied out of the mirror world under the session lock.
@@ -232,38 +226,13 @@ func (d *drawList) collect(f *netflow.Frame, hud *[game.MaxPlayers]playerHUD) {
 
 // playShot plays the sound of the local player's predicted shot it (on the frame of the press).
 func (a *app) playShot(it *item) {
-	switch it.kind.Kind {
-	case game.KindPlayerBullet:
-		a.snd.Play(synth.Shot)
-	case game.KindBeam:
-		a.snd.Play(synth.BeamEffect(int(it.kind.Variant)))
+	if sound := lookOf(it.kind.Kind).appear; sound != nil {
+		a.snd.Play(sound(it.kind.Variant))
 	}
 }
 
-// layer orders drawing: background objects first, bullets and effects on top.
-func layer(k game.EntityKind) int {
-	switch k {
-	case game.KindBoss, game.KindBossPart:
-		return 0
-	case game.KindBossWeakPoint:
-		return 1
-	case game.KindEnemy:
-		return 2
-	case game.KindPowerUp:
-		return 3
-	case game.KindPlayerBullet, game.KindBeam:
-		return 4
-	case game.KindPlayer:
-		return 5
-	case game.KindForce, game.KindBit:
-		return 6
-	case game.KindEnemyBullet:
-		return 7
-	case game.KindExplosion:
-		return 8
-	}
-	return 3
-}
+// layer orders drawing: background objects first, bullets and effects on top (kindLook.layer).
+func layer(k game.EntityKind) int { return lookOf(k).layer }
 
 const numLayers = 9
 
@@ -433,16 +402,12 @@ func (a *app) effects() {
 			d.hangs[it.e] = hangs(a.stageTerrain(), d.scroll+it.x, it.y)
 		}
 		if isNew && !it.own { // an own shot sounded with its prediction
-			switch it.kind.Kind {
-			case game.KindPlayerBullet:
-				if dx, dy := it.x-selfX, it.y-selfY; dx*dx+dy*dy < 200*200 {
-					a.snd.Play(synth.Shot)
-				}
-			case game.KindBeam:
-				a.snd.Play(synth.BeamEffect(int(it.kind.Variant)))
-			case game.KindExplosion:
-				d.born[it.e] = a.frameN
-				a.snd.Play(explosionEffect(it.kind.Variant))
+			if vi, ok := it.kind.Kind.Info().Variant(it.kind.Variant); ok && vi.Life > 0 {
+				d.born[it.e] = a.frameN // its animation runs over its Life from now
+			}
+			lk := lookOf(it.kind.Kind)
+			if dx, dy := it.x-selfX, it.y-selfY; lk.appear != nil && (!lk.near || dx*dx+dy*dy < nearSound*nearSound) {
+				a.snd.Play(lk.appear(it.kind.Variant))
 			}
 		}
 	}
@@ -452,29 +417,17 @@ func (a *app) effects() {
 		if !fx.OnScreen(last.X, last.Y, 0) {
 			return
 		}
-		switch last.Kind.Kind {
-		case game.KindEnemy, game.KindBossWeakPoint:
-			col := art.EnemyColors[int(last.Kind.Variant)%len(art.EnemyColors)]
-			a.parts.Burst(last.X, last.Y, 22, 9, 28, 5, rgb(255, 200, 90))
-			a.parts.Burst(last.X, last.Y, 10, 6, 36, 6, rgb(col.R, col.G, col.B))
-			if last.Kind.Kind == game.KindBossWeakPoint {
-				a.snd.Play(synth.ExplosionMedium)
-			} else {
-				a.snd.Play(synth.ExplosionSmall)
+		lk := lookOf(last.Kind.Kind)
+		if lk.edge == 0 || last.X > lk.edge && last.X < Width-lk.edge {
+			for i := range lk.debris {
+				if col, ok := lk.debris[i].colour(last.Kind.Variant); ok {
+					b := &lk.debris[i]
+					a.parts.Burst(last.X, last.Y, b.n, b.speed, b.life, b.size, col)
+				}
 			}
-		case game.KindBoss:
-			a.parts.Burst(last.X, last.Y, 200, 18, 70, 9, rgb(255, 180, 80))
-			a.snd.Play(synth.ExplosionLarge)
-		case game.KindPlayer:
-			col := art.SlotColors[int(last.Kind.Variant)%4]
-			a.parts.Burst(last.X, last.Y, 60, 12, 50, 7, rgb(col.R, col.G, col.B))
-			a.parts.Burst(last.X, last.Y, 40, 8, 40, 5, rgb(255, 255, 255))
-		case game.KindPlayerBullet, game.KindEnemyBullet:
-			if last.X > 20 && last.X < Width-20 {
-				a.parts.Burst(last.X, last.Y, 4, 4, 8, 2.5, rgb(255, 255, 200))
-			}
-		case game.KindPowerUp:
-			a.parts.Burst(last.X, last.Y, 20, 7, 25, 4, rgb(140, 220, 255))
+		}
+		if lk.vanish != nil {
+			a.snd.Play(lk.vanish(last.Kind.Variant))
 		}
 	})
 	a.ownSounds() // charge hum, death, respawn, power-up, Force launch/attach
@@ -500,9 +453,11 @@ func bankFrame(vy float32) int {
 	return 2
 }
 
-// isGround reports whether an enemy variant stands on the terrain (turret, walker, hopper).
+// isGround reports whether an enemy variant stands on the terrain (turret, walker, hopper:
+// game.VariantInfo.Ground).
 func isGround(v uint8) bool {
-	return v == game.EnemyTurret || v == game.EnemyWalker || v == game.EnemyHopper
+	vi, _ := game.KindEnemy.Info().Variant(v)
+	return vi.Ground
 }
 
 // hangs reports whether a ground enemy first seen at (wx world px, y) hangs from the ceiling:
@@ -562,7 +517,11 @@ func (a *app) drawItem(p painter, sp *sprites, it *item) {
 	if calm {
 		flash *= reducedFlashScale
 	}
-	v := int(it.kind.Variant)
+	fr := sp.anim(it.kind.Kind, it.kind.Variant)
+	if fr == nil { // a kind or variant without a look (kindLooks)
+		p.rect(it.x-it.w/2, it.y-it.h/2, it.w, it.h, color.RGBA{200, 200, 200, 255})
+		return
+	}
 	s := sp.scale
 	clock := a.frameN
 	seed := it.e.Index()
@@ -571,8 +530,7 @@ func (a *app) drawItem(p painter, sp *sprites, it *item) {
 		if it.player.Flags&game.PlayerDead != 0 {
 			return
 		}
-		slot := int(it.player.Slot) % 4
-		img := sp.ship[slot][min(bankFrame(it.vy), len(sp.ship[slot])-1)]
+		img := fr[min(bankFrame(it.vy), len(fr)-1)] // the variant is the slot (its colour)
 		alpha := shipAlpha(it.player.Flags&game.PlayerInvulnerable != 0, calm, a.frameN)
 		if alpha < 1 {
 			flash = 0
@@ -591,13 +549,11 @@ func (a *app) drawItem(p painter, sp *sprites, it *item) {
 			p.tinted(sp.glow, it.x+it.w*0.62, it.y, r*pulse, r*pulse, color.RGBA{120, 190, 255, 255}, 0.5+0.5*k, true)
 		}
 	case game.KindForce:
-		lv := min(max(v, 1), 3)
 		p.tinted(sp.glow, it.x, it.y, it.w*1.6, it.w*1.6, color.RGBA{255, 140, 40, 255}, 0.35+0.1*float32(math.Sin(float64(a.frameN)/5)), true)
-		p.frame(frameAt(sp.force[lv], clock, 5, 0), it.x, it.y, s, s, 1, flash)
+		p.frame(frameAt(fr, clock, 5, 0), it.x, it.y, s, s, 1, flash)
 	case game.KindBit:
-		p.frame(frameAt(sp.bit, clock, 5, seed), it.x, it.y, s, s, 1, flash)
+		p.frame(frameAt(fr, clock, 5, seed), it.x, it.y, s, s, 1, flash)
 	case game.KindPlayerBullet:
-		fr := sp.shot[int(game.ShotLook(it.kind.Variant))%len(sp.shot)]
 		if colour, _, ok := game.LaserOf(it.kind.Variant); ok && colour == game.LaserBlue && (it.vx != 0 || it.vy != 0) {
 			p.frameRot(frameAt(fr, clock, 3, seed), it.x, it.y, s, math.Atan2(float64(it.vy), float64(it.vx)))
 			return
@@ -608,15 +564,13 @@ func (a *app) drawItem(p painter, sp *sprites, it *item) {
 		}
 		p.frame(frameAt(fr, clock, 3, seed), it.x, it.y, sx, s, 1-it.fade, 0)
 	case game.KindBeam:
-		lv := min(max(v, 1), 3)
-		p.frame(frameAt(sp.beam[lv], clock, 2, 0), it.x, it.y, s, s, 1-it.fade, 0)
+		p.frame(frameAt(fr, clock, 2, 0), it.x, it.y, s, s, 1-it.fade, 0)
 	case game.KindEnemyBullet:
 		if a.set.ColourBlind { // a white ring: visible on any scenery without telling pink from red
 			p.tinted(sp.glow, it.x, it.y, it.w*2.4, it.h*2.4, color.RGBA{255, 255, 255, 255}, 0.85, true)
 		}
-		p.frame(frameAt(sp.ebullet[v%2], clock, 4, seed), it.x, it.y, s, s, 1, 0)
+		p.frame(frameAt(fr, clock, 4, seed), it.x, it.y, s, s, 1, 0)
 	case game.KindEnemy:
-		fr := sp.enemy[v%len(sp.enemy)]
 		flip := a.mountFlip(it.e, it.kind.Variant, it.x, it.y, it.h)
 		var img *ebiten.Image
 		switch it.kind.Variant {
@@ -640,10 +594,10 @@ func (a *app) drawItem(p painter, sp *sprites, it *item) {
 		}
 		p.frame(img, it.x, it.y, s, s*flip, 1, flash)
 	case game.KindBoss:
-		p.frame(frameAt(sp.boss[v%len(sp.boss)], clock, 40, 0), it.x, it.y, s, s, 1, flash*0.5)
+		p.frame(frameAt(fr, clock, 40, 0), it.x, it.y, s, s, 1, flash*0.5)
 	case game.KindBossWeakPoint:
 		f := 0
-		if open := v%2 == 1 || a.bossOpen(); open {
+		if open := it.kind.Variant == 1 || a.bossOpen(); open {
 			f = 2 + (a.frameN/6)%2
 			if a.frameN-a.weakChangedAt < 8 {
 				f = 1 // opening
@@ -656,28 +610,25 @@ func (a *app) drawItem(p painter, sp *sprites, it *item) {
 		} else if a.frameN-a.weakChangedAt < 8 {
 			f = 1 // closing
 		}
-		p.frame(sp.weak[min(f, len(sp.weak)-1)], it.x, it.y, s, s, 1, flash)
+		p.frame(fr[min(f, len(fr)-1)], it.x, it.y, s, s, 1, flash)
 	case game.KindBossPart:
-		fr := sp.part[v%len(sp.part)]
 		sx := s
-		if it.x > Width-float32(fr[0].Bounds().Dx())*s && v >= int(game.PartTentacle) {
+		if it.x > Width-float32(fr[0].Bounds().Dx())*s && it.kind.Variant >= game.PartTentacle {
 			sx = s
 		}
 		p.frame(frameAt(fr, clock, 10, seed), it.x, it.y, sx, s, 1, flash)
 	case game.KindPowerUp:
 		bob := float32(math.Sin(float64(a.frameN)/8)) * 4
-		p.frame(frameAt(sp.power[v%len(sp.power)], clock, 8, seed), it.x, it.y+bob, s, s, 1, 0)
+		p.frame(frameAt(fr, clock, 8, seed), it.x, it.y+bob, s, s, 1, 0)
 	case game.KindExplosion:
-		fr := sp.explosion[v%len(sp.explosion)]
-		life := [3]int{24, 40, 30}[v%3] // the server's explosion lifetimes (ticks)
+		vi, _ := game.KindExplosion.Info().Variant(it.kind.Variant)
+		life := int(vi.Life) // the server's explosion lifetime (ticks)
 		age := a.frameN - a.draw.born[it.e]
 		f := age * len(fr) / life
 		if f >= len(fr) {
 			return
 		}
 		p.frame(fr[f], it.x, it.y, s, s, 1, 0)
-	default:
-		p.rect(it.x-it.w/2, it.y-it.h/2, it.w, it.h, color.RGBA{200, 200, 200, 255})
 	}
 }
 
@@ -914,7 +865,7 @@ func (a *app) drawHUD(dst surface) {
 			u.text(dst, out, u.small, float64(ix), Height-42, alignStart, outCol)
 		} else {
 			ix := sx + float32(u.textWidth(score, u.small)) + 34
-			p.frame(a.ui.sp.ship[slot][2], ix, Height-32, 1, 1, 1, 0)
+			p.frame(a.ui.sp.anim(game.KindPlayer, uint8(slot))[2], ix, Height-32, 1, 1, 1, 0)
 			u.text(dst, livesText[min(int(sc.lives), len(livesText)-1)], u.small, float64(ix+22), Height-42, alignStart, white)
 		}
 	}

@@ -127,7 +127,7 @@ func (u *ui) menu(dst surface, items []string, sel int, x, y float64) {
 			p.rect(float32(x)-half, float32(iy-6), 2*half, 50, color.RGBA{20, 40, 90, 200})
 			p.rect(float32(x)-half, float32(iy-6), 2*half, 3, color.RGBA{90, 160, 255, 255})
 			p.rect(float32(x)-half, float32(iy+41), 2*half, 3, color.RGBA{40, 80, 160, 255})
-			p.frame(u.sp.force[1][0], float32(x)-half+30, float32(iy+19), 2, 2, 1, 0)
+			p.frame(u.sp.anim(game.KindForce, 1)[0], float32(x)-half+30, float32(iy+19), 2, 2, 1, 0)
 		}
 		u.text(dst, label, u.normal, x, iy, alignCenter, col)
 	}
@@ -143,13 +143,14 @@ func (a *app) drawTitleArt(dst surface) {
 	p.frame(sp.logo, Width/2, 230, 5, 5, 1, 0)
 	bob := float32(math.Sin(float64(t)/30)) * 10
 	p.frame(sp.flame[(t/3)%len(sp.flame)], 500-72-16, 560+bob+2, 4, 4, 1, 0)
-	p.frame(sp.ship[0][2+int(math.Round(math.Cos(float64(t)/30)))], 500, 560+bob, 4, 4, 1, 0)
-	p.frame(sp.force[3][(t/5)%4], 640, 560+bob, 4, 4, 1, 0)
+	p.frame(sp.anim(game.KindPlayer, 0)[2+int(math.Round(math.Cos(float64(t)/30)))], 500, 560+bob, 4, 4, 1, 0)
+	p.frame(sp.anim(game.KindForce, 3)[(t/5)%4], 640, 560+bob, 4, 4, 1, 0)
+	sine, straight := sp.anim(game.KindEnemy, game.EnemySine), sp.anim(game.KindEnemy, game.EnemyStraight)
 	for i := 0; i < 3; i++ {
 		y := 500 + float32(i)*80 + float32(math.Sin(float64(t)/20+float64(i)))*20
-		p.frame(sp.enemy[game.EnemySine][(t/3+i)%len(sp.enemy[game.EnemySine])], 1300+float32(i)*110, y, 4, 4, 1, 0)
+		p.frame(sine[(t/3+i)%len(sine)], 1300+float32(i)*110, y, 4, 4, 1, 0)
 	}
-	p.frame(sp.enemy[game.EnemyStraight][(t/7)%len(sp.enemy[game.EnemyStraight])], 1620, 620, 4, 4, 1, 0)
+	p.frame(straight[(t/7)%len(straight)], 1620, 620, 4, 4, 1, 0)
 }
 
 // spinner is the "busy" label with an animation ("Connecting" + rotating dots).
@@ -611,7 +612,7 @@ func (a *app) drawMenus(dst surface) {
 			name, col := "- free -", u.dimCol
 			if i < len(a.members) {
 				name, col = a.members[i], art.SlotColors[i]
-				u.on(dst).frame(u.sp.ship[i][2], float32(cx-620), float32(y+20), 2, 2, 1, 0)
+				u.on(dst).frame(u.sp.anim(game.KindPlayer, uint8(i))[2], float32(cx-620), float32(y+20), 2, 2, 1, 0)
 				if i == 0 {
 					name += "  (owner)"
 				}
