@@ -14,9 +14,9 @@ import (
 // TestEveryKindHasItsLook: kindLooks and the atlas agree with the game's kinds. Every variant
 // of every kind that has a look (game.KindInfo.Variants) has its animation, named by kindLooks
 // and present in the atlas; every other variant, and every kind past game.NumKinds, has none
-// (it is drawn as a grey box, never as another variant's sprite); and the atlas holds no
+// (it is drawn as a grey box, never as another variant's sprite); the atlas holds no
 // animation that no variant uses (art for a variant the game does not have), besides the
-// client's own sprites.
+// client's own sprites; and a palette by variant has a colour for every variant.
 func TestEveryKindHasItsLook(t *testing.T) {
 	set := art.MustLoad()
 	sp := newSprites()
@@ -25,6 +25,11 @@ func TestEveryKindHasItsLook(t *testing.T) {
 		ki, lk := k.Info(), lookOf(k)
 		if lk.layer < 0 || lk.layer >= numLayers {
 			t.Errorf("%v: layer %d", k, lk.layer)
+		}
+		for _, b := range lk.debris {
+			if b.byVariant != nil && len(b.byVariant) < len(ki.Variants) {
+				t.Errorf("%v: debris palette of %d colours for %d variants", k, len(b.byVariant), len(ki.Variants))
+			}
 		}
 		for v := 0; v < 256; v++ {
 			_, look := ki.Variant(uint8(v))
