@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/net/bot"
+	"github.com/rtype/rtype/net/fleet"
 	"github.com/rtype/rtype/net/session"
 )
 
@@ -18,9 +19,14 @@ import (
 func TestSplitRejoinSpectateChat(t *testing.T) {
 	t.Parallel()
 	h := startSplitHost(t, "127.0.0.5", 4)
+	var remote *fleet.Remote
 	addr, _, stop := startServerTB(t, Config{Stage: "short", Logger: quietLog(),
-		Fleet: FleetConfig{Role: RoleLobby, Secret: testControlSecret, Hosts: []string{h.control}}})
+		Fleet: FleetConfig{Role: RoleLobby, Secret: testControlSecret, Hosts: []string{h.control}, OnRemote: func(r *fleet.Remote) { remote = r }}})
 	defer stop()
+	// The lobby hands START to the host only once the control channel is up.
+	if !waitFor(10*time.Second, func() bool { return remote.Up() == 1 }) {
+		t.Fatal("host not up")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var (
@@ -50,8 +56,11 @@ func TestSplitRejoinSpectateChat(t *testing.T) {
 			}()
 		},
 	}
-	first, _ := bot.Run(ctx, cfg, nil)
+	first, err := bot.Run(ctx, cfg, nil)
 	wg.Wait()
+	if err != nil {
+		t.Logf("first run: %v", err)
+	}
 	if len(first) != 2 || first[0].Result != "crashed" || !first[1].Ended() || first[1].Result == "aborted" {
 		t.Fatalf("first run: %+v", first)
 	}
