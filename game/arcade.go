@@ -2,6 +2,8 @@ package game
 
 import (
 	"encoding/binary"
+
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // Arcade runs. A game whose Config.Run names several stages plays them in order in one game:
@@ -29,8 +31,9 @@ const (
 // other bits are the index of the stage in the run (RunVariant).
 const RunTally uint8 = 0x80
 
-// MaxRunStages bounds the stages of an arcade run (the Kind variant's index bits).
-const MaxRunStages = 16
+// The index of the stage being played (RunVariant) fits below RunTally: a longer run
+// (stagefile.MaxRun) does not compile.
+const _ = uint(RunTally - stagefile.MaxRun)
 
 // RunVariant splits the stage singleton's Kind.Variant into the index of the stage being played
 // in the run (0 for a one-stage game) and whether the stage-clear tally after it is on.
@@ -89,8 +92,8 @@ func (s *Sim) initRun(stages []*Stage) *Stage {
 		}
 		return nil
 	}
-	if len(stages) > MaxRunStages {
-		stages = stages[:MaxRunStages]
+	if len(stages) > stagefile.MaxRun {
+		stages = stages[:stagefile.MaxRun]
 	}
 	s.run.stages = make([]*Stage, len(stages))
 	for i, st := range stages {

@@ -1,7 +1,6 @@
 package game
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -182,42 +181,5 @@ func TestTallyBonus(t *testing.T) {
 	}
 }
 
-// A catalogue's arcade run: DefaultRun's stages it offers, or SetRun's; never fewer than two; a
+// A catalogue's arcade run: stagefile.DefaultRun's stages it offers, or SetRun's; never fewer than two; a
 // stage file cannot take the pseudo-stage's name.
-func TestCatalogueRun(t *testing.T) {
-	cat, err := LoadStageCatalogue("stage1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, f := range cat.Run() {
-		names = append(names, f.Name)
-	}
-	var want []string
-	for _, n := range DefaultRun {
-		if cat.ByName(n) != nil {
-			want = append(want, n)
-		}
-	}
-	if len(want) < 2 || strings.Join(names, ",") != strings.Join(want, ",") {
-		t.Errorf("default run %v, want %v", names, want)
-	}
-	if err := cat.SetRun([]string{"short"}); err == nil {
-		t.Error("SetRun of one stage: no error")
-	}
-	if err := cat.SetRun([]string{"short", "nosuch"}); err == nil || !strings.Contains(err.Error(), "nosuch") {
-		t.Errorf("SetRun of an unknown stage: %v", err)
-	}
-	if err := cat.SetRun([]string{"short", "short"}); err != nil || len(cat.Run()) != 2 {
-		t.Errorf("SetRun(short, short): %v, %d stages", err, len(cat.Run()))
-	}
-	if err := cat.SetRun(nil); err != nil || cat.Run() != nil {
-		t.Errorf("SetRun(nil): %v, run %v", err, cat.Run())
-	}
-	f, _ := EmbeddedStageFile("short")
-	g := *f
-	g.Name = ArcadeName
-	if _, err := NewStageCatalogue(ArcadeName, &g); err == nil {
-		t.Error("a stage named arcade is offered")
-	}
-}

@@ -303,7 +303,7 @@ func TestPracticeSection(t *testing.T) {
 		}
 	}
 	// The boss: it is out within a few seconds.
-	b := NewSim(Config{Seed: 1, Players: 1, Stage: st, Section: PracticeBoss(st)})
+	b := NewSim(Config{Seed: 1, Players: 1, Stage: st, Section: st.PracticeBoss()})
 	for i := 0; i < 10*TickRate && !b.BossFight(); i++ {
 		b.Step()
 		b.World().ClearEvents()

@@ -2,6 +2,7 @@ package game
 
 import (
 	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // Gameplay tuning. Distances px, speeds px/s, times ticks.
@@ -103,7 +104,7 @@ type Config struct {
 	Difficulty Difficulty
 	// Section starts the game at that section of the stage (practice): 0 is the start, 1 ..
 	// len(Stage.Sections)-1 a later section (its waves only), len(Stage.Sections) the boss
-	// (PracticeBoss). Out of range: the start.
+	// (Stage.PracticeBoss). Out of range: the start.
 	Section int
 	// Run is an arcade run: with two or more stages the game plays them in order (arcade.go;
 	// Stage is then ignored and Section applies to the first). Nil entries are the embedded
@@ -111,11 +112,8 @@ type Config struct {
 	Run []*Stage
 }
 
-// MaxPracticeSection bounds Config.Section on the wire (a stage has at most 255 sections).
-const MaxPracticeSection = maxSections
-
-// PracticeBoss is the Config.Section that starts a stage at its boss.
-func PracticeBoss(st *Stage) int { return len(st.Sections) }
+// PracticeBoss is the Config.Section that starts the stage at its boss (stagefile.Script).
+func (st *Stage) PracticeBoss() int { return len(st.Sections) }
 
 // practiceBossLead is how far before the boss's position (px of scroll) a boss practice starts.
 const practiceBossLead = 240
@@ -212,7 +210,7 @@ func NewSim(cfg Config) *Sim {
 	}
 	if st == nil {
 		var err error
-		if st, err = LoadStage(DefaultStage); err != nil {
+		if st, err = LoadStage(stagefile.Default); err != nil {
 			panic("game: embedded stage1 is invalid: " + err.Error())
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // MaxLine is the largest lobby line in bytes, the terminating CRLF included
@@ -240,7 +241,7 @@ type LobbyInfo struct {
 
 // MaxLobbyEntry is the longest GET_LOBBIES entry in bytes:
 // "(" code "," 1 digit "," "false" "," the longest stage name "," "normal" ")" ";".
-const MaxLobbyEntry = 1 + CodeLen + 1 + 1 + 1 + 5 + 1 + game.MaxStageNameLen + 1 + len("normal") + 2
+const MaxLobbyEntry = 1 + CodeLen + 1 + 1 + 1 + 5 + 1 + stagefile.MaxNameLen + 1 + len("normal") + 2
 
 // AppendLobbies appends the GET_LOBBIES response body, one
 // "(<code>,<players>,<true|false>,<stage>,<difficulty>);" per lobby (an empty list is an
@@ -265,7 +266,7 @@ func AppendLobbies(buf []byte, ls []LobbyInfo) []byte {
 // ParseLobbies parses a GET_LOBBIES response body written by AppendLobbies.
 // Codes must be valid join codes, players 0..4 in decimal without sign or
 // leading zero, running exactly "true" or "false", stage a valid stage name
-// (game.ValidStageName); every entry ends with ';'.
+// (stagefile.ValidName); every entry ends with ';'.
 func ParseLobbies(body string) ([]LobbyInfo, error) {
 	var out []LobbyInfo
 	for body != "" {
@@ -303,7 +304,7 @@ func ParseLobbies(body string) ([]LobbyInfo, error) {
 		default:
 			return nil, syntaxErr("lobby entry %q: running must be true or false", entry)
 		}
-		if !game.ValidStageName(f[3]) {
+		if !stagefile.ValidName(f[3]) {
 			return nil, syntaxErr("lobby entry %q: invalid stage name", entry)
 		}
 		out = append(out, LobbyInfo{Code: f[0], Players: int(f[1][0] - '0'), Running: running, Stage: f[3], Difficulty: level})
@@ -318,10 +319,10 @@ type StageInfo struct {
 	Hash string
 }
 
-// ValidStageHash reports whether s is a stage hash: game.StageHashLen
+// ValidStageHash reports whether s is a stage hash: stagefile.HashLen
 // lowercase hex digits.
 func ValidStageHash(s string) bool {
-	if len(s) != game.StageHashLen {
+	if len(s) != stagefile.HashLen {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -373,7 +374,7 @@ func ParseStages(body string) ([]StageInfo, error) {
 	var out []StageInfo
 	for _, e := range strings.Split(body, ",") {
 		name, hash, ok := strings.Cut(e, ":")
-		if !ok || !game.ValidStageName(name) || !ValidStageHash(hash) {
+		if !ok || !stagefile.ValidName(name) || !ValidStageHash(hash) {
 			return nil, syntaxErr("stage entry %q is not <name>:<16 hex digits>", e)
 		}
 		for _, o := range out {
@@ -387,19 +388,19 @@ func ParseStages(body string) ([]StageInfo, error) {
 }
 
 // ParseRun parses the stages of a RUN push (docs/PROTOCOL.md §2.5.10), the arguments after the
-// lobby code: none (one stage: nil), or 2..game.MaxRunStages `<name>:<hash>` entries in the
+// lobby code: none (one stage: nil), or 2..stagefile.MaxRun `<name>:<hash>` entries in the
 // order they are played (a stage may come back).
 func ParseRun(args []string) ([]StageInfo, error) {
 	if len(args) == 0 {
 		return nil, nil
 	}
-	if len(args) < 2 || len(args) > game.MaxRunStages {
-		return nil, syntaxErr("an arcade run of %d stages (want 2..%d)", len(args), game.MaxRunStages)
+	if len(args) < 2 || len(args) > stagefile.MaxRun {
+		return nil, syntaxErr("an arcade run of %d stages (want 2..%d)", len(args), stagefile.MaxRun)
 	}
 	out := make([]StageInfo, len(args))
 	for i, e := range args {
 		name, hash, ok := strings.Cut(e, ":")
-		if !ok || !game.ValidStageName(name) || !ValidStageHash(hash) {
+		if !ok || !stagefile.ValidName(name) || !ValidStageHash(hash) {
 			return nil, syntaxErr("run entry %q is not <name>:<16 hex digits>", e)
 		}
 		out[i] = StageInfo{Name: name, Hash: hash}

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/scores"
 
 	_ "modernc.org/sqlite" // the examples' hall of fame
@@ -51,17 +52,17 @@ var (
 // conformanceStages is the catalogue of the server the examples run against
 // (docs/PROTOCOL.md §2.1.1): the embedded stage1 (the default) and short, and
 // testdata/lobby/tiny.json named "tiny"; its arcade run is short then tiny.
-func conformanceStages(t *testing.T) *game.StageCatalogue {
+func conformanceStages(t *testing.T) *stagefile.Catalogue {
 	t.Helper()
-	var files []*game.StageFile
+	var files []*stagefile.File
 	for _, n := range []string{"stage1", "short", "../testdata/lobby/tiny.json"} {
-		f, err := game.LoadStageFile(n)
+		f, err := stagefile.Load(n, game.ParseScript)
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, f)
 	}
-	cat, err := game.NewStageCatalogue("stage1", files...)
+	cat, err := stagefile.NewCatalogue("stage1", files...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // ConnID names one lobby connection to the Core; the runtime chooses it (unique while the
@@ -71,9 +72,9 @@ type Core struct {
 type lobbyState struct {
 	code    string
 	created uint64          // creation order (GET_LOBBIES lists the oldest first)
-	stage   *game.StageFile // what START plays; changed by SET_STAGE while waiting
+	stage   *stagefile.File // what START plays; changed by SET_STAGE while waiting
 	// run is the arcade run START plays (run.go; nil: the stage alone), stage its first.
-	run []*game.StageFile
+	run []*stagefile.File
 	// section is the practice section START plays (practice.go; 0: the stage's start).
 	section int
 	// difficulty is the level START plays; changed by SET_DIFFICULTY while waiting.
@@ -119,6 +120,9 @@ type connState struct {
 
 // NewCore returns a Core for cfg (see ServerConfig for the defaults) at time now.
 func NewCore(cfg ServerConfig, now time.Duration) *Core {
+	if cfg.Stages == nil {
+		panic("lobby: ServerConfig.Stages is nil: the lobby needs the stages it offers")
+	}
 	cfg = cfg.withDefaults()
 	c := &Core{
 		cfg:        cfg,

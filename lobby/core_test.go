@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // The lobby's rules, tested on the Core in virtual time: the test is the runtime. It opens
@@ -118,7 +119,7 @@ func newVLobby(t *testing.T, cfg ServerConfig) *vlobby {
 	}
 	cfg.ServerUUID = uuid.MustParse(vSrv)
 	v := &vlobby{t: t, st: st, conns: make(map[ConnID]*vconn), now: time.Hour}
-	v.core = NewCore(cfg, v.now)
+	v.core = NewCore(withStages(cfg), v.now)
 	return v
 }
 
@@ -454,7 +455,7 @@ func TestCoreChatRate(t *testing.T) {
 // TestCoreOwnerAndStage: the first member owns the lobby (START, SET_STAGE); when it leaves,
 // the next one does; SET_STAGE pushes STAGE to every member when the stage changes.
 func TestCoreOwnerAndStage(t *testing.T) {
-	stages, err := game.LoadStageCatalogue("stage1")
+	stages, err := stagefile.LoadCatalogue("stage1", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -853,13 +854,13 @@ func TestMaxConnsUnderFileLimit(t *testing.T) {
 		t.Fatalf("capConns(4096, 1024) = %d, %v", got, over)
 	}
 	var buf bytes.Buffer
-	NewServer(ServerConfig{MaxConns: 1 << 40, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	NewServer(withStages(ServerConfig{MaxConns: 1 << 40, Logger: slog.New(slog.NewTextHandler(&buf, nil))}))
 	if !strings.Contains(buf.String(), "lobby -max-conns exceeds what the process file limit allows") ||
 		!strings.Contains(buf.String(), "fileLimit="+strconv.FormatUint(n, 10)) {
 		t.Fatalf("no warning for MaxConns 2^40 under a file limit of %d: log %q", n, buf.String())
 	}
 	buf.Reset()
-	NewServer(ServerConfig{MaxConns: 1, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	NewServer(withStages(ServerConfig{MaxConns: 1, Logger: slog.New(slog.NewTextHandler(&buf, nil))}))
 	if strings.Contains(buf.String(), "file limit") {
 		t.Fatalf("warned for MaxConns 1: %q", buf.String())
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -220,8 +220,8 @@ func (c *Core) getScores(now time.Duration, cs *connState, cmd Command) {
 	}
 	q := scores.Query{Order: scores.Best, Stage: arg(0), Name: arg(4)}
 	today := false
-	if q.Stage != "" && !game.ValidStageName(q.Stage) {
-		c.reply(cs, CodeWrongRequest, fmt.Sprintf("invalid stage name %q: 1 to %d characters of A-Z a-z 0-9 _ -", q.Stage, game.MaxStageNameLen))
+	if q.Stage != "" && !stagefile.ValidName(q.Stage) {
+		c.reply(cs, CodeWrongRequest, fmt.Sprintf("invalid stage name %q: 1 to %d characters of A-Z a-z 0-9 _ -", q.Stage, stagefile.MaxNameLen))
 		return
 	}
 	if p := arg(1); p != "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -321,7 +322,7 @@ func TestCoreGameID(t *testing.T) {
 }
 
 func TestGameEntriesCodec(t *testing.T) {
-	full := scores.Record{ID: uuid.New(), Stage: strings.Repeat("s", game.MaxStageNameLen), Difficulty: game.DifficultyNormal,
+	full := scores.Record{ID: uuid.New(), Stage: strings.Repeat("s", stagefile.MaxNameLen), Difficulty: game.DifficultyNormal,
 		Result: game.ResultVictory, Ticks: 1<<32 - 1, Ended: time.Date(2026, 12, 31, 23, 59, 59, 0, time.UTC), ReplayBytes: scores.MaxReplayBytes}
 	for i := range MaxPlayers {
 		full.Slots = append(full.Slots, scores.Slot{Name: strings.Repeat(string(rune('a'+i)), 16), Score: 1<<32 - 1, Kills: 1<<16 - 1, Deaths: 255, Continued: true, Left: true})

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -35,7 +36,7 @@ const EndedLayout = "2006-01-02T15:04:05Z"
 // stage "," "normal" "," "victory" "," score (11 digits: 4 × 2^32) "," ticks (10) "," ended (20)
 // "," replay bytes (7) then per slot "," name (16) ":" score (10) ":" kills (5) ":" deaths (3)
 // ":" flags (2), and ");". PageSize of them fit one response line.
-const MaxGameEntry = 1 + 6 + 1 + 36 + 1 + game.MaxStageNameLen + 1 + 6 + 1 + 7 + 1 + 11 + 1 + 10 + 1 + 20 + 1 + 7 +
+const MaxGameEntry = 1 + 6 + 1 + 36 + 1 + stagefile.MaxNameLen + 1 + 6 + 1 + 7 + 1 + 11 + 1 + 10 + 1 + 20 + 1 + 7 +
 	MaxPlayers*(1+16+1+10+1+5+1+3+1+2) + 2
 
 // slotFlags are the flags of a slot in a GameEntry: c continued, l left, - none.
@@ -133,7 +134,7 @@ func ParseGameEntries(body string) ([]GameEntry, error) {
 		}
 		g := &e.Game
 		g.ID = id
-		if !game.ValidStageName(f[2]) {
+		if !stagefile.ValidName(f[2]) {
 			return nil, bad("stage")
 		}
 		g.Stage = f[2]

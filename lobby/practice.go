@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/rtype/rtype/game"
 )
 
 // Practice (docs/PROTOCOL.md §2.4.16, §2.5.11): the owner of a solo lobby chooses the section of
@@ -28,7 +26,7 @@ func (c *Core) setSection(_ time.Duration, cs *connState, cmd Command) {
 	if l == nil {
 		return
 	}
-	last := game.PracticeBoss(l.stage.Stage)
+	last := l.stage.Script.PracticeBoss()
 	n, err := strconv.Atoi(cmd.Args[0])
 	if err != nil || n < 0 || n > last || strconv.Itoa(n) != cmd.Args[0] {
 		c.reply(cs, CodeWrongRequest, fmt.Sprintf("section %q out of range: stage %s has sections 0..%d (%d: its boss)", cmd.Args[0], l.stage.Name, last, last))

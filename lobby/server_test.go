@@ -434,7 +434,7 @@ func TestNoStarter(t *testing.T) {
 func TestServeShutdown(t *testing.T) {
 	st := newFakeStarter()
 	ln := mustListen(t)
-	s := NewServer(ServerConfig{Starter: st, Logger: testLogger(t)})
+	s := NewServer(withStages(ServerConfig{Starter: st, Logger: testLogger(t)}))
 	ctx, cancel := contextWithCancel()
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(ctx, ln) }()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/balance"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 type config struct {
@@ -23,7 +24,7 @@ type config struct {
 
 func main() {
 	var cfg config
-	flag.StringVar(&cfg.stages, "stage", game.DefaultStage, "stages, comma-separated")
+	flag.StringVar(&cfg.stages, "stage", stagefile.Default, "stages, comma-separated")
 	flag.StringVar(&cfg.levels, "difficulty", "easy,normal,hard", "difficulty levels, comma-separated")
 	flag.StringVar(&cfg.players, "players", "1,4", "player counts, comma-separated")
 	flag.StringVar(&cfg.bots, "bot", "novice,autopilot", "player models (novice, autopilot), comma-separated")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/buildinfo"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/session"
 )
@@ -60,7 +61,7 @@ func main() {
 			slog.Error("-mode arcade plays the server's run: drop -stage")
 			os.Exit(2)
 		}
-		cfg.Stage = game.ArcadeName
+		cfg.Stage = stagefile.Arcade
 	default:
 		slog.Error("bad -mode: want stage or arcade", "mode", *mode)
 		os.Exit(2)

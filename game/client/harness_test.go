@@ -21,6 +21,7 @@ import (
 	"github.com/rtype/rtype/game/client/controls"
 	"github.com/rtype/rtype/game/client/netflow"
 	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/net/session"
 	"github.com/rtype/rtype/net/wire"
 )
@@ -233,8 +234,8 @@ func galleryWorld(name, tickStr string) (*netflow.LocalWorld, error) {
 		return nil, fmt.Errorf("RTYPE_GALLERY_TICK %q: want a tick >= %d", tickStr, galleryLead)
 	}
 	cfg := game.Config{Seed: 0x5eed, Players: game.MaxPlayers}
-	if name == game.ArcadeName { // the arcade run of the embedded stages: its tallies too
-		for _, n := range game.DefaultRun {
+	if name == stagefile.Arcade { // the arcade run of the embedded stages: its tallies too
+		for _, n := range stagefile.DefaultRun {
 			st, err := game.LoadStage(n)
 			if err != nil {
 				return nil, err

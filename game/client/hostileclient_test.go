@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/server"
 	"github.com/rtype/rtype/net/session/hostileserver"
@@ -80,7 +80,7 @@ func TestRealClientAgainstHostileServer(t *testing.T) {
 	ready := make(chan string, 1)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- server.Run(ctx, server.Config{Addr: "127.0.0.1:0", UDPHost: "127.0.0.1", Stage: game.DefaultStage,
+		errc <- server.Run(ctx, server.Config{Addr: "127.0.0.1:0", UDPHost: "127.0.0.1", Stage: stagefile.Default,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 			Ready:  func(a net.Addr, _ *instance.Manager) { ready <- a.String() }})
 	}()

@@ -16,6 +16,7 @@ import (
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/client/settings"
 	"github.com/rtype/rtype/game/replay"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -298,7 +299,7 @@ func (a *app) updateReplays() {
 const hallFilterRows = 3
 
 // hallStages are the stage filter's choices: every stage, then the embedded stages.
-func hallStages() []string { return append([]string{""}, game.EmbeddedStageNames()...) }
+func hallStages() []string { return append([]string{""}, stagefile.EmbeddedNames()...) }
 
 // stepIn returns the choice after (step 1) or before (-1) cur in list (wrapping).
 func stepIn[T comparable](list []T, cur T, step int) T {

@@ -18,6 +18,7 @@ import (
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/client/settings"
 	"github.com/rtype/rtype/game/client/synth"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 type align int
@@ -787,16 +788,16 @@ func (a *app) roomItems() []string {
 const sectionItem = "Start at"
 
 // practiceSections is the number of sections of the embedded stage name (its boss is section
-// that number: game.PracticeBoss), 0 for a stage the client does not hold or an arcade run.
+// that number: Stage.PracticeBoss), 0 for a stage the client does not hold or an arcade run.
 func practiceSections(name string) int {
-	if name == "" || name == game.ArcadeName {
+	if name == "" || name == stagefile.Arcade {
 		return 0
 	}
-	f, err := game.EmbeddedStageFile(name)
+	f, err := stagefile.Embedded(name, game.ParseScript)
 	if err != nil {
 		return 0
 	}
-	return game.PracticeBoss(f.Stage)
+	return f.Script.PracticeBoss()
 }
 
 // sectionLabel names practice section s of a stage of n sections for the room menu.

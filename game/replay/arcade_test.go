@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // An arcade run is recorded as mode 1 with its stages, and plays back through its stage-clear
@@ -43,7 +44,7 @@ func TestArcadeReplay(t *testing.T) {
 	if err := Verify(&gone); !errors.Is(err, ErrStage) || !strings.Contains(err.Error(), "nosuch") {
 		t.Errorf("Verify(unknown run stage) = %v", err)
 	}
-	f, _ := game.EmbeddedStageFile("short")
+	f, _ := stagefile.Embedded("short", game.ParseScript)
 	carried := *r
 	carried.Next = []RunStage{{Name: "mine", Hash: f.Hash, Data: f.Data}}
 	c2 := mustDecode(t, Encode(&carried))

@@ -8,19 +8,20 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // benchInputs are the buttons of a 4-autopilot game of stage 1 (seed 42), per tick and slot: the
 // recording benchmark feeds them to a Sim with and without a Recorder.
 var benchInputs = sync.OnceValue(func() [][game.MaxPlayers]game.Buttons {
-	st, _ := game.EmbeddedStageFile("stage1")
-	s := game.NewSim(game.Config{Seed: 42, Players: 4, Stage: st.Stage})
+	st, _ := stagefile.Embedded("stage1", game.ParseScript)
+	s := game.NewSim(game.Config{Seed: 42, Players: 4, Stage: game.StageOf(st)})
 	var out [][game.MaxPlayers]game.Buttons
 	for range 6000 {
 		var in [game.MaxPlayers]game.Buttons
 		for slot := range in {
 			if e := s.PlayerEntity(slot); e != ecs.Nil {
-				in[slot] = game.Autopilot(s.World(), s.Components(), &st.Stage.Terrain, e, s.Tick()).Buttons
+				in[slot] = game.Autopilot(s.World(), s.Components(), &game.StageOf(st).Terrain, e, s.Tick()).Buttons
 				s.SetInput(slot, game.Input{Buttons: in[slot]})
 			}
 		}
@@ -38,8 +39,8 @@ type benchGame struct {
 }
 
 func newBenchGame(record bool) *benchGame {
-	st, _ := game.EmbeddedStageFile("stage1")
-	cfg := game.Config{Seed: 42, Players: 4, Stage: st.Stage}
+	st, _ := stagefile.Embedded("stage1", game.ParseScript)
+	cfg := game.Config{Seed: 42, Players: 4, Stage: game.StageOf(st)}
 	g := &benchGame{sim: game.NewSim(cfg)}
 	if record {
 		g.sim.SetRecorder(NewRecorder(NewHeader(cfg, "stage1", nil)))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // botGame is a game played by game.Autopilot in every slot, recorded.
@@ -15,15 +16,15 @@ type botGame struct {
 }
 
 func newBotGame(tb testing.TB, stage string, players int, seed uint64) *botGame {
-	f, err := game.EmbeddedStageFile(stage)
+	f, err := stagefile.Embedded(stage, game.ParseScript)
 	if err != nil {
 		panic(err) // the embedded stages are part of the build
 	}
 	names := []string{"ann", "bob", "cyd", "dee"}[:players]
-	cfg := game.Config{Seed: seed, Players: players, Stage: f.Stage}
+	cfg := game.Config{Seed: seed, Players: players, Stage: game.StageOf(f)}
 	h := NewHeader(cfg, stage, names)
 	h.Protocol, h.Build, h.Time = 3, "test", 1764633600
-	g := &botGame{sim: game.NewSim(cfg), rec: NewRecorder(h), st: f.Stage}
+	g := &botGame{sim: game.NewSim(cfg), rec: NewRecorder(h), st: game.StageOf(f)}
 	g.sim.SetRecorder(g.rec)
 	return g
 }
@@ -32,11 +33,11 @@ func newBotGame(tb testing.TB, stage string, players int, seed uint64) *botGame 
 func newRunGame(tb testing.TB, stages []string, players int, seed uint64) *botGame {
 	run := make([]*game.Stage, len(stages))
 	for i, name := range stages {
-		f, err := game.EmbeddedStageFile(name)
+		f, err := stagefile.Embedded(name, game.ParseScript)
 		if err != nil {
 			panic(err)
 		}
-		run[i] = f.Stage
+		run[i] = game.StageOf(f)
 	}
 	names := []string{"ann", "bob", "cyd", "dee"}[:players]
 	cfg := game.Config{Seed: seed, Players: players, Run: run}

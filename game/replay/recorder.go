@@ -5,6 +5,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // RecorderBuffer is the capacity a Recorder's buffer starts with: about eight minutes of four
@@ -105,7 +106,7 @@ func (r *Recorder) Encode(s *game.Sim, res game.Result) []byte {
 	return appendTrailer(b, res, over, stats)
 }
 
-// NewHeader returns the header of a game of cfg whose stage is named stageName (game.StageFile
+// NewHeader returns the header of a game of cfg whose stage is named stageName (stagefile.File
 // names: "stage1", or a server's -stage file's base name) and whose players are names by slot:
 // this build's SimVersion, the stage's hash and, unless the stage is this build's embedded stage
 // of that name with that hash, the stage's file. A nil cfg.Stage is the embedded stage1. The
@@ -121,7 +122,7 @@ func NewRunHeader(cfg game.Config, stageNames []string, names []string) Header {
 	stages := []*game.Stage{cfg.Stage}
 	mode := ModeStage
 	if len(cfg.Run) >= 2 {
-		stages, mode = cfg.Run[:min(len(cfg.Run), MaxRunStages)], ModeArcade
+		stages, mode = cfg.Run[:min(len(cfg.Run), stagefile.MaxRun)], ModeArcade
 	}
 	refs := make([]RunStage, len(stages))
 	for i, st := range stages {
@@ -149,10 +150,10 @@ func NewRunHeader(cfg game.Config, stageNames []string, names []string) Header {
 // build's embedded stage of that name with that hash, its file.
 func stageRef(st *game.Stage, name string) RunStage {
 	if st == nil {
-		st, name = embeddedStage1(), game.DefaultStage
+		st, name = embeddedStage1(), stagefile.Default
 	}
 	rs := RunStage{Name: name, Hash: st.Hash()}
-	if !game.ValidStageName(rs.Name) {
+	if !stagefile.ValidName(rs.Name) {
 		rs.Name = ""
 	}
 	if rs.Hash == "" || embeddedHash(rs.Name) != rs.Hash {
@@ -180,7 +181,7 @@ func embeddedHash(name string) string {
 		return h.(string)
 	}
 	h := ""
-	if f, err := game.EmbeddedStageFile(name); err == nil {
+	if f, err := stagefile.Embedded(name, game.ParseScript); err == nil {
 		h = f.Hash
 	}
 	embeddedHashes.Store(name, h)
@@ -188,9 +189,9 @@ func embeddedHash(name string) string {
 }
 
 func embeddedStage1() *game.Stage {
-	f, err := game.EmbeddedStageFile(game.DefaultStage)
+	f, err := stagefile.Embedded(stagefile.Default, game.ParseScript)
 	if err != nil {
 		panic("replay: embedded stage1 is invalid: " + err.Error())
 	}
-	return f.Stage
+	return game.StageOf(f)
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // Format constants (docs/REPLAY.md).
@@ -53,9 +54,6 @@ const (
 	ModeArcade Mode = 1 // an arcade run: Header.Stage then the stages of Header.Next, in order (game.Config.Run)
 )
 
-// MaxRunStages bounds the stages of an arcade run's replay (game.MaxRunStages).
-const MaxRunStages = game.MaxRunStages
-
 // RunStage names one stage of an arcade run after the first (Header.Next), as Header's Stage,
 // StageHash and StageData name the first.
 type RunStage struct {
@@ -71,13 +69,13 @@ type Header struct {
 	Build      string // the recording server's build version (informational, buildinfo)
 	Time       int64  // Unix seconds when the game started (informational; 0: unknown)
 	Mode       Mode
-	// Stage is the stage's name ("stage1"); StageHash its game.StageHash (16 hex digits, "" when
+	// Stage is the stage's name ("stage1"); StageHash its stagefile.Hash (16 hex digits, "" when
 	// unknown); StageData its file when the stage is not one embedded in the game (nil: the
 	// build's embedded stage of that name, checked against StageHash).
 	Stage     string
 	StageHash string
 	StageData []byte
-	// Next are the stages after the first of an arcade run (Mode ModeArcade: 1..MaxRunStages-1
+	// Next are the stages after the first of an arcade run (Mode ModeArcade: 1..stagefile.MaxRun-1
 	// of them; nil in ModeStage).
 	Next       []RunStage
 	Seed       uint64
@@ -437,19 +435,19 @@ func (d *decoder) header(h *Header) error {
 		d.fail(ErrFormat, "mode %d (this build plays mode 0, one stage, and 1, an arcade run)", m)
 	}
 	h.Mode = m
-	h.Stage = d.str("stage name", game.MaxStageNameLen)
-	h.StageHash = d.str("stage hash", game.StageHashLen)
-	if data := d.str("stage data", game.MaxStageFileBytes); data != "" {
+	h.Stage = d.str("stage name", stagefile.MaxNameLen)
+	h.StageHash = d.str("stage hash", stagefile.HashLen)
+	if data := d.str("stage data", stagefile.MaxBytes); data != "" {
 		h.StageData = []byte(data)
 	}
 	if m == ModeArcade && d.err == nil {
 		n := d.byte("run stages")
-		if d.err == nil && (n < 1 || n > MaxRunStages-1) {
-			d.fail(ErrCorrupt, "an arcade run of %d more stages (want 1..%d)", n, MaxRunStages-1)
+		if d.err == nil && (n < 1 || n > stagefile.MaxRun-1) {
+			d.fail(ErrCorrupt, "an arcade run of %d more stages (want 1..%d)", n, stagefile.MaxRun-1)
 		}
 		for i := 0; i < int(n) && d.err == nil; i++ {
-			rs := RunStage{Name: d.str("run stage name", game.MaxStageNameLen), Hash: d.str("run stage hash", game.StageHashLen)}
-			if data := d.str("run stage data", game.MaxStageFileBytes); data != "" {
+			rs := RunStage{Name: d.str("run stage name", stagefile.MaxNameLen), Hash: d.str("run stage hash", stagefile.HashLen)}
+			if data := d.str("run stage data", stagefile.MaxBytes); data != "" {
 				rs.Data = []byte(data)
 			}
 			h.Next = append(h.Next, rs)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // reseal recomputes the checksum of a replay file whose content a test changed.
@@ -143,7 +144,7 @@ func TestRefusals(t *testing.T) {
 
 	// The same game with the stage carried in the file (a server's own stage).
 	carried := *r
-	f, _ := game.EmbeddedStageFile("short")
+	f, _ := stagefile.Embedded("short", game.ParseScript)
 	carried.Stage, carried.StageData = "mystage", f.Data
 	c2 := mustDecode(t, Encode(&carried))
 	if err := Verify(c2); err != nil {
@@ -158,7 +159,7 @@ func TestRefusals(t *testing.T) {
 
 // A stage that is not the embedded one of its name is carried in the replay (NewHeader).
 func TestNewHeaderCarriesOwnStages(t *testing.T) {
-	f, _ := game.EmbeddedStageFile("short")
+	f, _ := stagefile.Embedded("short", game.ParseScript)
 	own, err := game.ParseStage("x.json", append(bytes.Clone(f.Data), '\n'))
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +168,7 @@ func TestNewHeaderCarriesOwnStages(t *testing.T) {
 		name  string
 		st    *game.Stage
 		carry bool
-	}{{"short", f.Stage, false}, {"short", own, true}, {"cave", own, true}, {"", f.Stage, true}} {
+	}{{"short", game.StageOf(f), false}, {"short", own, true}, {"cave", own, true}, {"", game.StageOf(f), true}} {
 		h := NewHeader(game.Config{Players: 1, Stage: c.st}, c.name, nil)
 		if (h.StageData != nil) != c.carry || h.StageHash != c.st.Hash() {
 			t.Errorf("NewHeader(%q): %d bytes of stage data, hash %s (want carried %v)", c.name, len(h.StageData), h.StageHash, c.carry)

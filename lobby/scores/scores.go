@@ -25,6 +25,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/replay"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // PageSize is how many games one page of a query holds (GET_SCORES and GET_GAMES answer one
@@ -108,7 +109,7 @@ func (r *Record) Check() error {
 	switch {
 	case r.ID == uuid.Nil:
 		return errors.New("scores: record without a game id")
-	case !game.ValidStageName(r.Stage):
+	case !stagefile.ValidName(r.Stage):
 		return fmt.Errorf("scores: record %s: invalid stage name %q", r.ID, r.Stage)
 	case len(r.Slots) < 1 || len(r.Slots) > game.MaxPlayers:
 		return fmt.Errorf("scores: record %s: %d players (want 1..%d)", r.ID, len(r.Slots), game.MaxPlayers)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 )
 
@@ -164,7 +165,7 @@ func (s *Spec) gameSpec() (lobby.GameSpec, error) {
 	if !lobby.ValidCode(s.Code) {
 		return lobby.GameSpec{}, fmt.Errorf("lobby code %q", s.Code)
 	}
-	if !game.ValidStageName(s.Stage) {
+	if !stagefile.ValidName(s.Stage) {
 		return lobby.GameSpec{}, fmt.Errorf("stage name %q", s.Stage)
 	}
 	out := lobby.GameSpec{Code: s.Code, Stage: s.Stage, Difficulty: d}

@@ -53,6 +53,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/linksim"
 	"github.com/rtype/rtype/net/transport"
@@ -117,9 +118,10 @@ type Config struct {
 	// PublicPort, when not 0, is the port START hands out instead (Instance.Port): the port
 	// players reach when a NAT or Docker's -p forwards another one to Port.
 	PublicPort int
-	// Stages resolves the stage name a lobby starts with (lobby.Starter) to the stage its game
-	// plays (the server's game.StageCatalogue). When nil, every game plays Stage.
-	Stages func(name string) (*game.Stage, error)
+	// Stages are the stages a lobby may start (lobby.Starter): the server's catalogue, loaded
+	// with game.ParseScript, which resolves a lobby's stage name to the stage its game plays
+	// (game.CatalogueStage). When nil, every game plays Stage.
+	Stages *stagefile.Catalogue
 	// Stage is the stage of every game when Stages is nil (nil: game.NewSim's default, stage1).
 	Stage *game.Stage
 	// NetSim, when not zero, impairs the game socket (both directions) with the link simulator.
@@ -260,14 +262,14 @@ func (m *Manager) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
 	stage := m.cfg.Stage
 	if m.cfg.Stages != nil {
 		var err error
-		if stage, err = m.cfg.Stages(stageName); err != nil {
+		if stage, err = game.CatalogueStage(m.cfg.Stages, stageName); err != nil {
 			return nil, fmt.Errorf("instance: %w", err)
 		}
 	}
 	var run []*game.Stage
 	if len(spec.Run) >= 2 && m.cfg.Stages != nil { // an arcade run (docs/PROTOCOL.md §2.4.15)
 		for _, name := range spec.Run {
-			st, err := m.cfg.Stages(name)
+			st, err := game.CatalogueStage(m.cfg.Stages, name)
 			if err != nil {
 				return nil, fmt.Errorf("instance: arcade run: %w", err)
 			}

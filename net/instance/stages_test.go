@@ -10,6 +10,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/replay"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/wire"
 )
@@ -17,11 +18,11 @@ import (
 // StartGame plays the stage the lobby names, resolved through Config.Stages; an unknown name
 // starts nothing.
 func TestStartGamePlaysTheLobbysStage(t *testing.T) {
-	cat, err := game.LoadStageCatalogue("stage1")
+	cat, err := stagefile.LoadCatalogue("stage1", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := NewManager(Config{Host: "127.0.0.1", Stages: cat.Stage, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	m, err := NewManager(Config{Host: "127.0.0.1", Stages: cat, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,9 +38,9 @@ func TestStartGamePlaysTheLobbysStage(t *testing.T) {
 		if err != nil {
 			t.Fatalf("StartGame(stage %q): %v", name, err)
 		}
-		want := cat.Default().Stage
+		want := game.StageOf(cat.Default())
 		if name != "" {
-			want = cat.ByName(name).Stage
+			want = game.StageOf(cat.ByName(name))
 		}
 		var got *game.Stage
 		g.(*Instance).View(func(s *game.Sim) { got = s.Stage() })

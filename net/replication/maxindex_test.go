@@ -5,6 +5,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/net/replication"
 )
 
@@ -12,7 +13,7 @@ import (
 // of every embedded stage with four players, the busiest case, never use an entity index a
 // client's mirror would refuse (the ECS reuses the indices of destroyed entities).
 func TestGamesStayUnderClientIndexLimit(t *testing.T) {
-	for _, name := range game.EmbeddedStageNames() {
+	for _, name := range stagefile.EmbeddedNames() {
 		st, err := game.LoadStage(name)
 		if err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/replay"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/instance"
 )
@@ -29,15 +30,15 @@ func TestBotPlaysStageChosenInLobby(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bot: %v (%+v)", err, res)
 	}
-	short, err := game.EmbeddedStageFile("short")
+	short, err := stagefile.Embedded("short", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := <-played; got != short.Stage.Name {
-		t.Fatalf("the server played %q, want %q (short)", got, short.Stage.Name)
+	if got := <-played; got != game.StageOf(short).Name {
+		t.Fatalf("the server played %q, want %q (short)", got, game.StageOf(short).Name)
 	}
 	r := res[0]
-	if !r.Ended() || r.Stage != "short" || r.StageHash != short.Hash || !reflect.DeepEqual(r.Script, short.Stage) {
+	if !r.Ended() || r.Stage != "short" || r.StageHash != short.Hash || !reflect.DeepEqual(r.Script, game.StageOf(short)) {
 		t.Fatalf("bot result %+v: want an ended game of short (%s) with its stage resolved", r, short.Hash)
 	}
 }
@@ -67,7 +68,7 @@ func TestBotFetchesServerStageFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := res[0]
-	if !r.Ended() || r.Stage != "tinyfile" || r.StageHash != game.StageHash(data) || !reflect.DeepEqual(r.Script, want) {
+	if !r.Ended() || r.Stage != "tinyfile" || r.StageHash != stagefile.Hash(data) || !reflect.DeepEqual(r.Script, want) {
 		t.Fatalf("bot result %+v: want an ended game of tinyfile with the fetched stage", r)
 	}
 }
@@ -102,7 +103,7 @@ func TestBotsPlayArcadeRun(t *testing.T) {
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := bot.Run(ctx, bot.Config{Server: addr, Players: 2, Stage: game.ArcadeName}, nil)
+	res, err := bot.Run(ctx, bot.Config{Server: addr, Players: 2, Stage: stagefile.Arcade}, nil)
 	if err != nil {
 		t.Fatalf("bots: %v (%+v)", err, res)
 	}

@@ -79,7 +79,7 @@ func TestPracticeResultsFlagged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := New(Config{Stage: short, Players: 1, Seed: 2, Autopilot: true, Section: game.PracticeBoss(short)})
+	g, err := New(Config{Stage: short, Players: 1, Seed: 2, Autopilot: true, Section: short.PracticeBoss()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -392,12 +392,12 @@ func (n *Runner) Exec(c scene.Cmd) {
 			// lobby (GET_STAGE, docs/PROTOCOL.md §2.4.8); a few KB, well within the HERE timeout.
 			var stage *game.Stage
 			if stageName != "" && lc != nil {
-				sf, err := lc.ResolveStage(stageName, stageHash)
+				sf, err := lc.ResolveStage(stageName, stageHash, game.ParseScript)
 				if err != nil {
 					n.post(Reply{Ev: scene.Event{Kind: scene.EvSessionFailed, Err: fmt.Errorf("stage %s: %w", stageName, err)}})
 					return
 				}
-				stage = sf.Stage
+				stage = game.StageOf(sf)
 				n.log.Info("stage resolved", "stage", stageName, "hash", stageHash, "bytes", len(sf.Data))
 			}
 			var run []*game.Stage

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/session"
 )
@@ -49,7 +50,11 @@ func startLobbyConfig(t *testing.T, edit func(*lobby.ServerConfig)) (addr string
 		t.Fatal(err)
 	}
 	g := &fakeGame{done: make(chan struct{})}
-	cfg := lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 8, IdleTimeout: time.Minute, Starter: g,
+	cat, err := stagefile.LoadCatalogue(stagefile.Default, game.ParseScript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 8, IdleTimeout: time.Minute, Starter: g, Stages: cat,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if edit != nil {
 		edit(&cfg)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/wire"
 )
@@ -91,9 +92,9 @@ type Server struct {
 	once   sync.Once
 }
 
-// Start starts the game's UDP socket and the lobby (stage catalogue game.DefaultStage) on 127.0.0.1.
+// Start starts the game's UDP socket and the lobby (stage catalogue stagefile.Default) on 127.0.0.1.
 func Start(c Case) (*Server, error) {
-	cat, err := game.LoadStageCatalogue(game.DefaultStage)
+	cat, err := stagefile.LoadCatalogue(stagefile.Default, game.ParseScript)
 	if err != nil {
 		return nil, err
 	}
