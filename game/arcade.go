@@ -3,6 +3,7 @@ package game
 import (
 	"encoding/binary"
 
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 )
 
@@ -60,8 +61,8 @@ type arcade struct {
 	tally  int      // ticks left of the stage-clear tally (0: none)
 	// start is each slot's figures when the stage began (the tally shows the difference);
 	// clear is each slot's figures for the stage just cleared (Sim.StageFigures).
-	start [MaxPlayers]PlayerStats
-	clear [MaxPlayers]PlayerStats
+	start [rules.MaxPlayers]PlayerStats
+	clear [rules.MaxPlayers]PlayerStats
 }
 
 // Run returns the stages of the game's arcade run (nil for a one-stage game). Do not modify it.
@@ -78,7 +79,7 @@ func (s *Sim) Tally() int { return s.run.tally }
 // Shots and Hits count the stage only; Lives, Continues, ExtraLives and Present are as at the
 // tally's start. Zero before the first clear.
 func (s *Sim) StageFigures(slot int) PlayerStats {
-	if slot < 0 || slot >= MaxPlayers {
+	if slot < 0 || slot >= rules.MaxPlayers {
 		return PlayerStats{}
 	}
 	return s.run.clear[slot]
@@ -126,7 +127,7 @@ func (s *Sim) stageCleared() bool {
 	}
 	s.bossDead = false
 	r.tally = TallyTicks
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		now := s.Stats(slot)
 		if now.Present {
 			s.addScore(slot, TallyBonus(int(now.Lives), int(now.Deaths)-int(r.start[slot].Deaths)))
@@ -185,21 +186,21 @@ func (s *Sim) sysTally() {
 	s.setPos(s.stageEnt, p, 0, 0)
 	s.setVel(s.stageEnt, s.c.Velocity.Get(s.stageEnt), s.stage.ScrollSpeed, 0)
 	s.setStageVariant(uint8(r.index))
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		s.lastDeath[slot] = deathSpot{}
 		if e, sp, live := s.liveShip(slot); live {
 			s.setPos(e, sp, shipSpawnX, s.safeRespawnY(slot))
 		}
 	}
 	s.shieldShips(invulnTicks)
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		r.start[slot] = s.Stats(slot)
 	}
 }
 
 // shieldShips makes every live ship invulnerable for ticks.
 func (s *Sim) shieldShips(ticks int) {
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		e, _, live := s.liveShip(slot)
 		if !live {
 			continue

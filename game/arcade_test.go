@@ -2,6 +2,8 @@ package game
 
 import (
 	"testing"
+
+	"github.com/rtype/rtype/game/rules"
 )
 
 // arcadeRun is a run of three short stages: "short" twice and a terrain stage in the middle,
@@ -43,7 +45,7 @@ func TestArcadeRun(t *testing.T) {
 		}
 		var phases []runPhase
 		clears, music := 0, 0
-		var scoreAtClear, livesAtClear [MaxPlayers]int
+		var scoreAtClear, livesAtClear [rules.MaxPlayers]int
 		tallyTicks := 0
 		for tick := 0; tick < 60*60*TickRate; tick++ {
 			for slot := 0; slot < n; slot++ {
@@ -119,7 +121,7 @@ func TestArcadeRun(t *testing.T) {
 			}
 		}
 		over, r := s.Over()
-		if !over || r != ResultVictory {
+		if !over || r != rules.ResultVictory {
 			t.Fatalf("%d players: over %v result %v at stage %d (phases %v)", n, over, r, s.RunIndex(), phases)
 		}
 		want := []runPhase{{0, false}, {0, true}, {1, false}, {1, true}, {2, false}}

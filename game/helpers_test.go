@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // emptyStage has no waves and a boss far away: systems can be tested alone.
@@ -67,7 +68,7 @@ func addCapsule(s *Sim, variant uint8, x, y float32) ecs.Entity {
 
 // makeVulnerable clears the spawn invulnerability of every ship.
 func makeVulnerable(s *Sim) {
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		if e := s.PlayerEntity(slot); e != ecs.Nil {
 			s.c.Ship.Get(e).Invuln = 0
 			s.c.Player.Get(e).Flags &^= PlayerInvulnerable

@@ -1,6 +1,9 @@
 package game
 
-import "github.com/rtype/rtype/ecs"
+import (
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
+)
 
 // The arsenal: lasers fired through an attached Force, the detached Force's own fire, Bits,
 // homing missiles and the capsules' cycling crystals. Distances px, speeds px/s, times ticks.
@@ -249,7 +252,7 @@ func bitPlace(i int, x, y float32) (float32, float32) {
 // tick (within half a px it sits exactly there). Its Velocity is its ship's: clients
 // dead-reckon it with the ship, the lag costs an occasional Position.
 func (s *Sim) sysBits() {
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		e := s.ships[slot]
 		if e == ecs.Nil {
 			continue

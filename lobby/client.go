@@ -16,7 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/scores"
 )
@@ -107,11 +107,11 @@ type Client struct {
 	pending   string    // command awaiting its response, "" if none
 	code      string    // latest MEMBERS push
 	names     []string
-	stage     StageInfo       // latest STAGE push...
-	stageCode string          // ...and the lobby code it was for
-	level     game.Difficulty // latest DIFFICULTY push for lobby stageCode (Normal without one)
-	run       []StageInfo     // latest RUN push for lobby stageCode (nil: one stage)
-	section   int             // latest SECTION push for lobby stageCode (0: the start)
+	stage     StageInfo        // latest STAGE push...
+	stageCode string           // ...and the lobby code it was for
+	level     rules.Difficulty // latest DIFFICULTY push for lobby stageCode (Normal without one)
+	run       []StageInfo      // latest RUN push for lobby stageCode (nil: one stage)
+	section   int              // latest SECTION push for lobby stageCode (0: the start)
 	starts    []StartInfo
 	ends      []uint8
 	gameID    uuid.UUID     // latest GAME_ID push
@@ -325,14 +325,14 @@ func (c *Client) Stages() ([]StageInfo, error) {
 
 // SetDifficulty sends SET_DIFFICULTY: the lobby's owner chooses the level of the waiting lobby;
 // every member then gets a DIFFICULTY push (see Difficulty).
-func (c *Client) SetDifficulty(d game.Difficulty) error {
+func (c *Client) SetDifficulty(d rules.Difficulty) error {
 	_, err := c.request(CmdSetDifficulty, d.String())
 	return err
 }
 
 // Difficulty returns the level of the lobby the client is in: the latest DIFFICULTY push for
 // it, Normal without one.
-func (c *Client) Difficulty() game.Difficulty {
+func (c *Client) Difficulty() rules.Difficulty {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.level
@@ -808,16 +808,16 @@ func (c *Client) dispatch(line []byte) error {
 			return fmt.Errorf("%w: bad STAGE push %q", ErrProtocol, line)
 		}
 		if cmd.Args[0] != c.stageCode {
-			c.level = game.DifficultyNormal // another lobby: Normal until a DIFFICULTY push says otherwise
-			c.run = nil                     // and one stage until a RUN push
-			c.section = 0                   // from its start until a SECTION push
+			c.level = rules.DifficultyNormal // another lobby: Normal until a DIFFICULTY push says otherwise
+			c.run = nil                      // and one stage until a RUN push
+			c.section = 0                    // from its start until a SECTION push
 		}
 		c.stageCode, c.stage = cmd.Args[0], StageInfo{Name: cmd.Args[1], Hash: cmd.Args[2]}
 	case PushDifficulty:
 		if len(cmd.Args) != 2 || !ValidCode(cmd.Args[0]) {
 			return fmt.Errorf("%w: bad DIFFICULTY push %q", ErrProtocol, line)
 		}
-		d, err := game.ParseDifficulty(cmd.Args[1])
+		d, err := rules.ParseDifficulty(cmd.Args[1])
 		if err == nil && cmd.Args[0] == c.stageCode { // a level this client does not know: ignored
 			c.level = d
 		}

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 )
 
@@ -236,7 +236,7 @@ type LobbyInfo struct {
 	Running bool
 	Stage   string
 	// Difficulty is the lobby's level (the fifth field; Normal from a server without levels).
-	Difficulty game.Difficulty
+	Difficulty rules.Difficulty
 }
 
 // MaxLobbyEntry is the longest GET_LOBBIES entry in bytes:
@@ -283,18 +283,18 @@ func ParseLobbies(body string) ([]LobbyInfo, error) {
 		if len(f) != 4 && len(f) != 5 { // 4: a server from before difficulty levels (Normal)
 			return nil, syntaxErr("lobby entry %q is not (code,players,running,stage,difficulty)", entry)
 		}
-		var level game.Difficulty
+		var level rules.Difficulty
 		if len(f) == 5 {
 			var err error
-			if level, err = game.ParseDifficulty(f[4]); err != nil {
+			if level, err = rules.ParseDifficulty(f[4]); err != nil {
 				return nil, syntaxErr("lobby entry %q: difficulty must be easy, normal or hard", entry)
 			}
 		}
 		if !ValidCode(f[0]) {
 			return nil, syntaxErr("lobby entry %q: invalid code", entry)
 		}
-		if len(f[1]) != 1 || f[1][0] < '0' || f[1][0] > '0'+MaxPlayers {
-			return nil, syntaxErr("lobby entry %q: players must be 0..%d", entry, MaxPlayers)
+		if len(f[1]) != 1 || f[1][0] < '0' || f[1][0] > '0'+rules.MaxPlayers {
+			return nil, syntaxErr("lobby entry %q: players must be 0..%d", entry, rules.MaxPlayers)
 		}
 		var running bool
 		switch f[2] {

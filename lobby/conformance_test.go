@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/scores"
 
@@ -443,14 +444,14 @@ func conformanceHall(t *testing.T) *scores.Hall {
 		rec    scores.Record
 		replay []byte
 	}{
-		{scores.Record{ID: uuid.MustParse("0b7e1c6a-5a38-4a7e-9c1e-3d1f2a4b5c6d"), Stage: "stage1", Difficulty: game.DifficultyNormal,
-			Result: game.ResultVictory, Ticks: 11400, Ended: at("2025-03-14T09:26:53Z"), Slots: []scores.Slot{
+		{scores.Record{ID: uuid.MustParse("0b7e1c6a-5a38-4a7e-9c1e-3d1f2a4b5c6d"), Stage: "stage1", Difficulty: rules.DifficultyNormal,
+			Result: rules.ResultVictory, Ticks: 11400, Ended: at("2025-03-14T09:26:53Z"), Slots: []scores.Slot{
 				{Name: "alice", Score: 12000, Kills: 80, Deaths: 1}, {Name: "bob", Score: 9000, Kills: 61, Deaths: 3, Continued: true}}}, replay},
-		{scores.Record{ID: uuid.MustParse("5f0c2d8e-7b1a-4c3d-8e9f-a0b1c2d3e4f5"), Stage: "stage1", Difficulty: game.DifficultyHard,
-			Result: game.ResultDefeat, Ticks: 7260, Ended: at("2025-03-15T18:02:11Z"), Slots: []scores.Slot{
+		{scores.Record{ID: uuid.MustParse("5f0c2d8e-7b1a-4c3d-8e9f-a0b1c2d3e4f5"), Stage: "stage1", Difficulty: rules.DifficultyHard,
+			Result: rules.ResultDefeat, Ticks: 7260, Ended: at("2025-03-15T18:02:11Z"), Slots: []scores.Slot{
 				{Name: "alice", Score: 15000, Kills: 95, Deaths: 3}}}, nil},
-		{scores.Record{ID: uuid.MustParse("9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"), Stage: "short", Difficulty: game.DifficultyEasy,
-			Result: game.ResultAborted, Ticks: 1800, Ended: at("2025-03-16T20:45:00Z"), Slots: []scores.Slot{
+		{scores.Record{ID: uuid.MustParse("9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"), Stage: "short", Difficulty: rules.DifficultyEasy,
+			Result: rules.ResultAborted, Ticks: 1800, Ended: at("2025-03-16T20:45:00Z"), Slots: []scores.Slot{
 				{Name: "carol", Score: 300, Kills: 4, Deaths: 0, Left: true}}}, nil},
 	}
 	for _, g := range games {

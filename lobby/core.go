@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/time/rate"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 )
 
@@ -78,7 +78,7 @@ type lobbyState struct {
 	// section is the practice section START plays (practice.go; 0: the stage's start).
 	section int
 	// difficulty is the level START plays; changed by SET_DIFFICULTY while waiting.
-	difficulty game.Difficulty
+	difficulty rules.Difficulty
 	members    []*connState // join order; members[0] is the owner
 	game       Game         // the running game (nil: waiting)
 	gameID     uuid.UUID    // the running (or last) game's id (GameSpec.ID)

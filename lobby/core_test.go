@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 )
 
@@ -965,7 +966,7 @@ func TestCoreDifficulty(t *testing.T) {
 		t.Fatalf("GET_LOBBIES %q does not list the level", got)
 	}
 	a.ok(CmdStart)
-	if len(v.st.specs) != 1 || v.st.specs[0].Difficulty != game.DifficultyHard {
+	if len(v.st.specs) != 1 || v.st.specs[0].Difficulty != rules.DifficultyHard {
 		t.Fatalf("StartGame specs %+v, want the hard level", v.st.specs)
 	}
 	if got := a.fail(CmdSetDifficulty, "easy"); got != "lobby "+code+" is running a game" {

@@ -11,13 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 )
-
-// MaxPlayers is the largest number of members of one lobby (decision, docs/PROTOCOL.md
-// §2.4.3): the game's player count, declared once in game.
-const MaxPlayers = game.MaxPlayers
 
 // Member is one player of a started lobby as handed to Starter.StartGame: the user UUID from
 // AUTHENTICATE, the player name, the slot 0..3 (join order), the non-zero UDP session token
@@ -99,9 +94,9 @@ type GameSpec struct {
 	// ID is the game's id (random, crypto/rand): the id of its record and replay in the hall of
 	// fame, and of the GAME_ID push at its end (docs/PROTOCOL.md §2.5.9).
 	ID         uuid.UUID
-	Code       string          // the lobby's code (logs)
-	Stage      string          // the lobby's stage, one of ServerConfig.Stages
-	Difficulty game.Difficulty // the level the owner chose (SET_DIFFICULTY)
+	Code       string           // the lobby's code (logs)
+	Stage      string           // the lobby's stage, one of ServerConfig.Stages
+	Difficulty rules.Difficulty // the level the owner chose (SET_DIFFICULTY)
 	// Run names the stages of an arcade run, in order (Stage is the first); nil: Stage alone.
 	Run []string
 	// Section is the practice section the game starts at (game.Config.Section; 0: the start).
@@ -227,7 +222,7 @@ func (c *Core) GameEnded(now time.Duration, g Game, result uint8) {
 		}
 		c.push(m, PushEnd, r)
 	}
-	if len(l.spectators) > 0 && len(l.members) < MaxPlayers && !c.stopping {
+	if len(l.spectators) > 0 && len(l.members) < rules.MaxPlayers && !c.stopping {
 		c.promote(l) // spectators take the free places, in join order
 		c.pushMembers(l)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/scores"
 )
@@ -225,8 +226,8 @@ func (c *Core) getScores(now time.Duration, cs *connState, cmd Command) {
 		return
 	}
 	if p := arg(1); p != "" {
-		if len(p) != 1 || p[0] < '1' || p[0] > '0'+MaxPlayers {
-			c.reply(cs, CodeWrongRequest, fmt.Sprintf("player count %q: want 1..%d, or nothing for every count", p, MaxPlayers))
+		if len(p) != 1 || p[0] < '1' || p[0] > '0'+rules.MaxPlayers {
+			c.reply(cs, CodeWrongRequest, fmt.Sprintf("player count %q: want 1..%d, or nothing for every count", p, rules.MaxPlayers))
 			return
 		}
 		q.Players = int(p[0] - '0')

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // MaxSpectators is the number of spectators a lobby (and its game) accepts at once
@@ -183,7 +184,7 @@ func (c *Core) rejoin(_ time.Duration, cs *connState, cmd Command) {
 		return
 	}
 	slot, err := strconv.Atoi(cmd.Args[1])
-	if err != nil || slot < 0 || slot >= MaxPlayers || cmd.Args[1] != strconv.Itoa(slot) {
+	if err != nil || slot < 0 || slot >= rules.MaxPlayers || cmd.Args[1] != strconv.Itoa(slot) {
 		c.reply(cs, CodeWrongRequest, "invalid slot: 0 to 3")
 		return
 	}

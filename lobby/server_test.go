@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // TestFullFlow: create, join, list, start (tokens, slots, pushes), running
@@ -151,7 +152,7 @@ func TestFifthPlayerRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 1; i < MaxPlayers; i++ {
+	for i := 1; i < rules.MaxPlayers; i++ {
 		c, _ := dialClient(t, addr, fmt.Sprintf("p%d", i))
 		if _, err := c.Join(code); err != nil {
 			t.Fatalf("player %d: %v", i, err)
@@ -163,7 +164,7 @@ func TestFifthPlayerRefused(t *testing.T) {
 	if re := respErr(t, err, 500); !strings.Contains(re.Reason, "full") {
 		t.Fatalf("reason %q does not say the lobby is full", re.Reason)
 	}
-	if ls, _ := fifth.Lobbies(); len(ls) != 1 || ls[0].Players != MaxPlayers {
+	if ls, _ := fifth.Lobbies(); len(ls) != 1 || ls[0].Players != rules.MaxPlayers {
 		t.Fatalf("Lobbies = %v, want one lobby with 4 players", ls)
 	}
 	// The refused player can still create its own lobby.

@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/buildinfo"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/session"
@@ -47,7 +47,7 @@ func main() {
 		return
 	}
 	if *levelName != "" {
-		d, err := game.ParseDifficulty(*levelName)
+		d, err := rules.ParseDifficulty(*levelName)
 		if err != nil {
 			slog.Error("bad -difficulty", "err", err)
 			os.Exit(2)

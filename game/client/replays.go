@@ -16,6 +16,7 @@ import (
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/client/settings"
 	"github.com/rtype/rtype/game/replay"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/scores"
 )
@@ -206,7 +207,7 @@ func (a *app) drawWatchOverlay(dst surface) {
 		title = st.Name // the title of the stage being played (an arcade run's current one)
 	}
 	head := fmt.Sprintf("REPLAY  %s · %s · %s / %s · %s · following %s%s", title, r.Difficulty.Rules().Title,
-		clock(int(tick)), clock(int(end)), state, slotTags[follow%game.MaxPlayers], name)
+		clock(int(tick)), clock(int(end)), state, slotTags[follow%rules.MaxPlayers], name)
 	w := float32(u.textWidth(head, u.small))
 	p.rect(12, 8, w+36, 38, hudPlateCol)
 	u.text(dst, head, u.small, 30, 16, alignStart, u.selCol)

@@ -8,17 +8,18 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 )
 
 // benchInputs are the buttons of a 4-autopilot game of stage 1 (seed 42), per tick and slot: the
 // recording benchmark feeds them to a Sim with and without a Recorder.
-var benchInputs = sync.OnceValue(func() [][game.MaxPlayers]game.Buttons {
+var benchInputs = sync.OnceValue(func() [][rules.MaxPlayers]game.Buttons {
 	st, _ := stagefile.Embedded("stage1", game.ParseScript)
 	s := game.NewSim(game.Config{Seed: 42, Players: 4, Stage: game.StageOf(st)})
-	var out [][game.MaxPlayers]game.Buttons
+	var out [][rules.MaxPlayers]game.Buttons
 	for range 6000 {
-		var in [game.MaxPlayers]game.Buttons
+		var in [rules.MaxPlayers]game.Buttons
 		for slot := range in {
 			if e := s.PlayerEntity(slot); e != ecs.Nil {
 				in[slot] = game.Autopilot(s.World(), s.Components(), &game.StageOf(st).Terrain, e, s.Tick()).Buttons
@@ -48,7 +49,7 @@ func newBenchGame(record bool) *benchGame {
 	return g
 }
 
-func (g *benchGame) tick(ins [][game.MaxPlayers]game.Buttons) {
+func (g *benchGame) tick(ins [][rules.MaxPlayers]game.Buttons) {
 	in := &ins[g.i]
 	for slot := range in {
 		g.sim.SetInput(slot, game.Input{Buttons: in[slot]})
@@ -114,7 +115,7 @@ var bossReplay = sync.OnceValues(func() (*Replay, error) {
 		}
 		g.tick()
 	}
-	return Decode(g.rec.Encode(g.sim, game.ResultAborted))
+	return Decode(g.rec.Encode(g.sim, rules.ResultAborted))
 })
 
 // BenchmarkSeekBoss is a seek from the start to the boss of stage 1 (its first tick) in a

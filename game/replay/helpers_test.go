@@ -5,6 +5,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 )
 
@@ -51,7 +52,7 @@ func newRunGame(tb testing.TB, stages []string, players int, seed uint64) *botGa
 // tick sets every present slot's autopilot input, then steps.
 func (g *botGame) tick() {
 	s := g.sim
-	for slot := 0; slot < game.MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		if e := s.PlayerEntity(slot); e != 0 {
 			s.SetInput(slot, game.Autopilot(s.World(), s.Components(), &s.Stage().Terrain, e, s.Tick()))
 		}
@@ -72,7 +73,7 @@ func (g *botGame) run(ticks int) {
 // encode ends the recording now.
 func (g *botGame) encode(tb testing.TB) []byte {
 	tb.Helper()
-	res := game.ResultAborted // stopped
+	res := rules.ResultAborted // stopped
 	if over, r := g.sim.Over(); over {
 		res = r
 	}

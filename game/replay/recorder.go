@@ -5,6 +5,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 )
 
@@ -90,7 +91,7 @@ func (r *Recorder) Len() int { return len(r.buf) }
 // Encode returns the replay file of the game so far, ended now: s is the recorded Sim (its tick
 // and hash are the final ones, its Stats the results) and res how the game ended as its players
 // were told. The recording may go on. It returns nil for a game too long to record (MaxTicks).
-func (r *Recorder) Encode(s *game.Sim, res game.Result) []byte {
+func (r *Recorder) Encode(s *game.Sim, res rules.Result) []byte {
 	if r.overflow || s.Tick() < r.st.last {
 		return nil
 	}
@@ -132,7 +133,7 @@ func NewRunHeader(cfg game.Config, stageNames []string, names []string) Header {
 		}
 		refs[i] = stageRef(st, name)
 	}
-	players := min(max(cfg.Players, 1), game.MaxPlayers)
+	players := min(max(cfg.Players, 1), rules.MaxPlayers)
 	h := Header{SimVersion: game.SimVersion, Mode: mode, Stage: refs[0].Name, StageHash: refs[0].Hash, StageData: refs[0].Data,
 		Seed: cfg.Seed, Players: players, Difficulty: cfg.Difficulty, Section: max(cfg.Section, 0), Names: make([]string, players)}
 	if mode == ModeArcade {

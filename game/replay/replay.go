@@ -24,6 +24,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 )
 
@@ -79,8 +80,8 @@ type Header struct {
 	// of them; nil in ModeStage).
 	Next       []RunStage
 	Seed       uint64
-	Players    int // 1..game.MaxPlayers
-	Difficulty game.Difficulty
+	Players    int // 1..rules.MaxPlayers
+	Difficulty rules.Difficulty
 	Section    int      // game.Config.Section (practice)
 	Names      []string // the players' names by slot (len Players)
 }
@@ -128,7 +129,7 @@ type Replay struct {
 	Events []Event
 	// Result is how the game ended as its players were told (a game its server stopped ended
 	// as aborted while its Sim was still running: SimOver false).
-	Result  game.Result
+	Result  rules.Result
 	SimOver bool
 	Stats   []game.PlayerStats // by slot (len Players): game.Sim.Stats at the end
 }
@@ -213,7 +214,7 @@ func appendString(b []byte, s string) []byte {
 // buttons of its last input event (both zero at the start).
 type stream struct {
 	last ecs.Tick
-	held [game.MaxPlayers]game.Buttons
+	held [rules.MaxPlayers]game.Buttons
 }
 
 // Event head bytes (docs/REPLAY.md): a toggle is 0 | bit<<4 | slot<<2 | d, any other event
@@ -261,7 +262,7 @@ func (st *stream) appendEvent(b []byte, ev *Event) []byte {
 }
 
 // appendTrailer appends the results and the CRC-32 of everything before it.
-func appendTrailer(b []byte, res game.Result, over bool, stats []game.PlayerStats) []byte {
+func appendTrailer(b []byte, res rules.Result, over bool, stats []game.PlayerStats) []byte {
 	b = append(b, byte(res), boolByte(over))
 	for i := range stats {
 		st := &stats[i]
@@ -319,10 +320,10 @@ func Decode(b []byte) (*Replay, error) {
 		}
 	}
 	res, over := d.byte("result"), d.byte("sim over flag")
-	if d.err == nil && (res > byte(game.ResultAborted) || over > 1) {
+	if d.err == nil && (res > byte(rules.ResultAborted) || over > 1) {
 		d.fail(ErrCorrupt, "result %d / sim over %d", res, over)
 	}
-	r.Result, r.SimOver = game.Result(res), over == 1
+	r.Result, r.SimOver = rules.Result(res), over == 1
 	r.Stats = make([]game.PlayerStats, r.Players)
 	for i := range r.Stats {
 		st := &r.Stats[i]
@@ -457,13 +458,13 @@ func (d *decoder) header(h *Header) error {
 		h.Seed = binary.LittleEndian.Uint64(s)
 	}
 	players, diff := d.byte("players"), d.byte("difficulty")
-	if d.err == nil && (players < 1 || players > game.MaxPlayers) {
-		d.fail(ErrCorrupt, "%d players (want 1..%d)", players, game.MaxPlayers)
+	if d.err == nil && (players < 1 || players > rules.MaxPlayers) {
+		d.fail(ErrCorrupt, "%d players (want 1..%d)", players, rules.MaxPlayers)
 	}
-	if d.err == nil && game.Difficulty(diff) >= game.NumDifficulties {
-		d.fail(ErrCorrupt, "difficulty %d (this build has %d levels)", diff, game.NumDifficulties)
+	if d.err == nil && rules.Difficulty(diff) >= rules.NumDifficulties {
+		d.fail(ErrCorrupt, "difficulty %d (this build has %d levels)", diff, rules.NumDifficulties)
 	}
-	h.Players, h.Difficulty = int(players), game.Difficulty(diff)
+	h.Players, h.Difficulty = int(players), rules.Difficulty(diff)
 	h.Section = int(d.uvarint("section", 255))
 	if d.err != nil {
 		return d.err

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 )
 
@@ -238,7 +239,7 @@ func TestVerifyGameEndedEarly(t *testing.T) {
 	g.sim.RemovePlayer(0)
 	g.run(10) // the game ends (aborted) at the next step
 	r := mustDecode(t, g.encode(t))
-	if over, _ := g.sim.Over(); !over || !r.SimOver || r.Result != game.ResultAborted {
+	if over, _ := g.sim.Over(); !over || !r.SimOver || r.Result != rules.ResultAborted {
 		t.Fatalf("the game is not over: %v %v", r.SimOver, r.Result)
 	}
 	if err := Verify(r); err != nil {

@@ -23,8 +23,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/replay"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 )
 
@@ -64,11 +64,11 @@ type Slot struct {
 type Record struct {
 	ID         uuid.UUID // the game id (lobby.GameSpec.ID), also the replay's id
 	Stage      string
-	Difficulty game.Difficulty
-	Result     game.Result
+	Difficulty rules.Difficulty
+	Result     rules.Result
 	Ticks      uint32    // the game's length in ticks (game.TickRate a second)
 	Ended      time.Time // when it ended (kept in UTC to the millisecond)
-	Slots      []Slot    // by slot: len(Slots) is the player count, 1..game.MaxPlayers
+	Slots      []Slot    // by slot: len(Slots) is the player count, 1..rules.MaxPlayers
 	// ReplayBytes is the size of the kept replay file; 0: none (not recorded, or pruned).
 	ReplayBytes int64
 }
@@ -111,9 +111,9 @@ func (r *Record) Check() error {
 		return errors.New("scores: record without a game id")
 	case !stagefile.ValidName(r.Stage):
 		return fmt.Errorf("scores: record %s: invalid stage name %q", r.ID, r.Stage)
-	case len(r.Slots) < 1 || len(r.Slots) > game.MaxPlayers:
-		return fmt.Errorf("scores: record %s: %d players (want 1..%d)", r.ID, len(r.Slots), game.MaxPlayers)
-	case r.Result > game.ResultAborted:
+	case len(r.Slots) < 1 || len(r.Slots) > rules.MaxPlayers:
+		return fmt.Errorf("scores: record %s: %d players (want 1..%d)", r.ID, len(r.Slots), rules.MaxPlayers)
+	case r.Result > rules.ResultAborted:
 		return fmt.Errorf("scores: record %s: result %d", r.ID, r.Result)
 	}
 	for i, s := range r.Slots {
@@ -139,7 +139,7 @@ const (
 type Query struct {
 	Order   Order
 	Stage   string    // "" every stage
-	Players int       // 0 every player count, else 1..game.MaxPlayers
+	Players int       // 0 every player count, else 1..rules.MaxPlayers
 	Since   time.Time // zero: all time; else games that ended at or after it (today: StartOfDay)
 	Name    string    // "" every game; else the games with a slot of that player name
 	Page    int       // 0 first: games Page*PageSize .. Page*PageSize+PageSize-1

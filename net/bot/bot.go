@@ -20,6 +20,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/session"
 	"github.com/rtype/rtype/net/transport"
@@ -31,7 +32,7 @@ type Config struct {
 	Lobby  string // join this lobby code; "" = the first bot creates one
 	Stage  string // stage of the lobby the first bot creates ("" = the server's default; stagefile.Arcade: the server's arcade run)
 	// Difficulty is the level the first bot sets on the lobby it creates (nil: leave it).
-	Difficulty *game.Difficulty
+	Difficulty *rules.Difficulty
 	// Section, when not 0, is the practice section the first bot sets on the lobby it creates
 	// (a solo lobby: Players 1; docs/PROTOCOL.md §2.4.16).
 	Section int
@@ -122,8 +123,8 @@ func Run(ctx context.Context, cfg Config, out io.Writer) ([]Result, error) {
 	if cfg.Spectate && (cfg.Lobby == "" || cfg.Start) {
 		return nil, errors.New("bot: spectators join a running lobby (-lobby CODE) and do not start it")
 	}
-	if cfg.Players < 1 || (cfg.Players > game.MaxPlayers && !cfg.Spectate) || cfg.Players > lobby.MaxSpectators {
-		return nil, fmt.Errorf("bot: -players %d (want 1..%d)", cfg.Players, game.MaxPlayers)
+	if cfg.Players < 1 || (cfg.Players > rules.MaxPlayers && !cfg.Spectate) || cfg.Players > lobby.MaxSpectators {
+		return nil, fmt.Errorf("bot: -players %d (want 1..%d)", cfg.Players, rules.MaxPlayers)
 	}
 	if cfg.Name == "" {
 		cfg.Name = "bot"

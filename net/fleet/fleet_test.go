@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
 )
 
@@ -162,7 +162,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 func spec(code string, players int) lobby.GameSpec {
-	s := lobby.GameSpec{Code: code, Stage: "stage1", Difficulty: game.DifficultyHard}
+	s := lobby.GameSpec{Code: code, Stage: "stage1", Difficulty: rules.DifficultyHard}
 	for i := range players {
 		m := lobby.Member{UUID: uuid.New(), Name: "p" + string(rune('a'+i)), Slot: i, Token: uint32(100 + i)}
 		m.Key[0] = byte(i + 1)

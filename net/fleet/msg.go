@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 )
@@ -135,7 +135,7 @@ func (m Member) lobbyMember() (lobby.Member, error) {
 	if !lobby.ValidName(m.Name) {
 		return lobby.Member{}, fmt.Errorf("member name %q", m.Name)
 	}
-	if m.Slot < -1 || m.Slot >= lobby.MaxPlayers {
+	if m.Slot < -1 || m.Slot >= rules.MaxPlayers {
 		return lobby.Member{}, fmt.Errorf("member slot %d", m.Slot)
 	}
 	out := lobby.Member{UUID: id, Name: m.Name, Slot: m.Slot, Token: m.Token}
@@ -155,12 +155,12 @@ func (s *Spec) gameSpec() (lobby.GameSpec, error) {
 	if s == nil {
 		return lobby.GameSpec{}, errors.New("start without spec")
 	}
-	d, err := game.ParseDifficulty(s.Difficulty)
+	d, err := rules.ParseDifficulty(s.Difficulty)
 	if err != nil {
 		return lobby.GameSpec{}, err
 	}
-	if len(s.Members) == 0 || len(s.Members) > lobby.MaxPlayers {
-		return lobby.GameSpec{}, fmt.Errorf("start with %d members (1..%d)", len(s.Members), lobby.MaxPlayers)
+	if len(s.Members) == 0 || len(s.Members) > rules.MaxPlayers {
+		return lobby.GameSpec{}, fmt.Errorf("start with %d members (1..%d)", len(s.Members), rules.MaxPlayers)
 	}
 	if !lobby.ValidCode(s.Code) {
 		return lobby.GameSpec{}, fmt.Errorf("lobby code %q", s.Code)

@@ -53,6 +53,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/linksim"
@@ -389,7 +390,7 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	}
 	m.mu.Unlock()
 	for _, in := range live {
-		in.stop(game.ResultAborted)
+		in.stop(rules.ResultAborted)
 	}
 	done := make(chan struct{})
 	go func() { m.gamesWG.Wait(); close(done) }()
@@ -808,7 +809,7 @@ func (in *Instance) Drop(id uuid.UUID, left bool) {
 	}
 }
 
-func (in *Instance) stop(r game.Result) {
+func (in *Instance) stop(r rules.Result) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if !in.ended {

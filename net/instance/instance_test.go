@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/wire"
 )
@@ -56,7 +57,7 @@ func TestPanicEndsOnlyThatGame(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the game that panicked did not end")
 	}
-	if r := bad.Result(); r != uint8(game.ResultAborted) {
+	if r := bad.Result(); r != uint8(rules.ResultAborted) {
 		t.Errorf("result %d, want aborted (2)", r)
 	}
 	gi := good.(*Instance)
@@ -81,7 +82,7 @@ func TestPanicEndsOnlyThatGame(t *testing.T) {
 	if err := m.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if r := good.Result(); r != uint8(game.ResultAborted) {
+	if r := good.Result(); r != uint8(rules.ResultAborted) {
 		t.Errorf("shutdown result %d, want aborted", r)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/transport"
 	"github.com/rtype/rtype/net/wire"
@@ -67,7 +68,7 @@ func TestDatagramPanicEndsOnlyThatGame(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the game that panicked on a datagram did not end")
 	}
-	if r := bad.Result(); r != uint8(game.ResultAborted) {
+	if r := bad.Result(); r != uint8(rules.ResultAborted) {
 		t.Errorf("result %d, want aborted (2)", r)
 	}
 	if d := m.Drops(); d[DropPanic] != 1 {

@@ -6,14 +6,15 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/replication"
 	"github.com/rtype/rtype/net/wire"
 )
 
 // Rejoin, spectators and pause (docs/PROTOCOL.md §5.10–§5.12).
-// The wire's slots are the game's: wire.MaxSlot+1 == game.MaxPlayers, or this does not compile.
-const _, _ = uint(wire.MaxSlot + 1 - game.MaxPlayers), uint(game.MaxPlayers - wire.MaxSlot - 1)
+// The wire's slots are the game's: wire.MaxSlot+1 == rules.MaxPlayers, or this does not compile.
+const _, _ = uint(wire.MaxSlot + 1 - rules.MaxPlayers), uint(rules.MaxPlayers - wire.MaxSlot - 1)
 
 const (
 	// RejoinWindow is how long a player whose connection was lost (its client crashed, its
@@ -222,7 +223,7 @@ func (g *Game) broadcastResults() { g.broadcastFigures(g.sim.Stats) }
 // broadcastFigures sends every player's figures of stats (Sim.Stats: the game's; Sim.StageFigures:
 // a cleared stage's, docs/PROTOCOL.md §3.4.9) as RESULTS, one reliable command per player.
 func (g *Game) broadcastFigures(stats func(slot int) game.PlayerStats) {
-	for slot := 0; slot < game.MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		used := false
 		for _, p := range g.peers {
 			if !p.spectator && p.slot == slot {

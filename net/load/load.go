@@ -37,6 +37,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/transport"
 )
@@ -125,7 +126,7 @@ type group struct {
 // lgame is one game's four seats and the group they belong to.
 type lgame struct {
 	g     *group
-	seats [game.MaxPlayers]*seat
+	seats [rules.MaxPlayers]*seat
 }
 
 type runner struct {
@@ -408,13 +409,13 @@ func (r *runner) leaveAll() {
 
 type totals struct {
 	dgIn, dgOut, bytesIn, bytesOut uint64
-	snaps                          [][game.MaxPlayers]uint64
+	snaps                          [][rules.MaxPlayers]uint64
 	playing                        int
 }
 
 func (r *runner) totals() totals {
 	var t totals
-	t.snaps = make([][game.MaxPlayers]uint64, len(r.games))
+	t.snaps = make([][rules.MaxPlayers]uint64, len(r.games))
 	for gi, lg := range r.games {
 		g := lg.g
 		g.mu.Lock()
@@ -487,8 +488,8 @@ func (r *runner) playFloor(gi int) {
 func (r *runner) playGame(ctx context.Context, gi int, sem chan struct{}, ready chan<- int) {
 	lg := r.games[gi]
 	g := lg.g
-	clients := make([]*lobby.Client, game.MaxPlayers)
-	ids := make([]uuid.UUID, game.MaxPlayers)
+	clients := make([]*lobby.Client, rules.MaxPlayers)
+	ids := make([]uuid.UUID, rules.MaxPlayers)
 	defer func() {
 		for _, c := range clients {
 			if c != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/net/replication"
 )
@@ -18,7 +19,7 @@ func TestGamesStayUnderClientIndexLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := game.NewSim(game.Config{Seed: 9, Players: 4, Stage: st, Difficulty: game.DifficultyHard})
+		s := game.NewSim(game.Config{Seed: 9, Players: 4, Stage: st, Difficulty: rules.DifficultyHard})
 		maxIndex := uint32(0)
 		for tick := 0; tick < 20*60*game.TickRate; tick++ {
 			for slot := 0; slot < 4; slot++ {

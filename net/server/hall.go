@@ -11,6 +11,7 @@ import (
 	_ "modernc.org/sqlite"             // -db sqlite (the default)
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/net/fleet"
@@ -98,7 +99,7 @@ func (k *keeper) gameEnded(in *instance.Instance) {
 // GameRecord is the hall-of-fame record of the ended game in started from spec: every slot's
 // figures from the simulation (game.Sim.Stats), the game's result and length in ticks.
 func GameRecord(spec lobby.GameSpec, in *instance.Instance) scores.Record {
-	r := scores.Record{ID: spec.ID, Stage: spec.Stage, Difficulty: spec.Difficulty, Result: game.Result(in.Result()),
+	r := scores.Record{ID: spec.ID, Stage: spec.Stage, Difficulty: spec.Difficulty, Result: rules.Result(in.Result()),
 		Ended: time.Now().UTC()}
 	in.View(func(sim *game.Sim) {
 		r.Ticks = uint32(sim.Tick())
@@ -136,10 +137,10 @@ func hostReport(replays func(*instance.Instance) []byte) func(lobby.GameSpec, lo
 // its players' names, so that the GAME_ID the lobby pushes always names a kept game.
 func splitRecord(spec lobby.GameSpec, end fleet.GameEnd) scores.Record {
 	rec := end.Record
-	r := scores.Record{ID: spec.ID, Stage: spec.Stage, Difficulty: spec.Difficulty, Result: game.Result(end.Result),
+	r := scores.Record{ID: spec.ID, Stage: spec.Stage, Difficulty: spec.Difficulty, Result: rules.Result(end.Result),
 		Ended: time.Now().UTC()}
-	if rec == nil || len(rec.Slots) != len(spec.Members) || r.Result > game.ResultAborted {
-		rec, r.Result = nil, game.ResultAborted
+	if rec == nil || len(rec.Slots) != len(spec.Members) || r.Result > rules.ResultAborted {
+		rec, r.Result = nil, rules.ResultAborted
 	}
 	if rec != nil {
 		r.Ticks = rec.Ticks

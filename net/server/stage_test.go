@@ -10,6 +10,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/replay"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/instance"
@@ -90,7 +91,7 @@ func TestBotsPlayArcadeRun(t *testing.T) {
 	type end struct {
 		index  int
 		over   bool
-		result game.Result
+		result rules.Result
 		replay []byte
 	}
 	ended := make(chan end, 1)
@@ -113,7 +114,7 @@ func TestBotsPlayArcadeRun(t *testing.T) {
 		}
 	}
 	e := <-ended
-	if !e.over || e.result != game.ResultVictory || e.index != 2 {
+	if !e.over || e.result != rules.ResultVictory || e.index != 2 {
 		t.Fatalf("the server's game: over %v %v at stage %d", e.over, e.result, e.index)
 	}
 	rp, err := replay.Decode(e.replay)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
@@ -151,7 +152,7 @@ func TestLoneLostPlayerGameWaits(t *testing.T) {
 	if !g.RunUntil(g.Now+15*time.Second, func() bool { over, _ := g.Server.Over(); return over }) {
 		t.Fatal("the game did not end after the rejoin window")
 	}
-	if _, r := g.Server.Over(); r != game.ResultAborted {
+	if _, r := g.Server.Over(); r != rules.ResultAborted {
 		t.Errorf("result %v, want aborted", r)
 	}
 }

@@ -28,7 +28,7 @@ type Config struct {
 	// is then ignored); Section is a practice game's section (instance.GameConfig.Section).
 	Run     []*game.Stage
 	Section int
-	Players int    // 1..game.MaxPlayers
+	Players int    // 1..rules.MaxPlayers
 	Seed    uint64 // the game's PRNG seed
 	// Link gives player i's link (both directions; set a Seed per player for independent loss).
 	// nil: a clean link.

@@ -17,6 +17,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/replay"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/scores"
@@ -61,7 +62,7 @@ func TestHallOfFameAgainstRealLobby(t *testing.T) {
 		score  uint32
 		replay []byte
 	}{{kept, 9000, rep}, {bare, 5000, nil}, {junk, 100, []byte("not a replay at all")}} {
-		rec := scores.Record{ID: g.id, Stage: "stage1", Result: game.ResultDefeat, Ticks: 600, Ended: time.Now().UTC(),
+		rec := scores.Record{ID: g.id, Stage: "stage1", Result: rules.ResultDefeat, Ticks: 600, Ended: time.Now().UTC(),
 			Slots: []scores.Slot{{Name: "ann", Score: g.score}}}
 		if !h.Record(rec, g.replay) {
 			t.Fatal("the hall refused a game")
