@@ -23,7 +23,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
 )
@@ -36,9 +35,11 @@ const PageSize = 10
 // size of a GET_STAGE part (docs/PROTOCOL.md §2.4.14).
 const ReplayPartBytes = 2048
 
-// MaxReplayBytes is the largest replay a Hall keeps: the largest replay file
-// (replay.MaxBytes); a game with a larger replay is kept without it.
-const MaxReplayBytes = replay.MaxBytes
+// MaxReplayBytes is the largest replay a Hall keeps: the largest replay file, replay.MaxBytes
+// (declared here too so that the lobby does not link the replay package and the simulation
+// behind it; the package's tests do not compile unless the two are equal); a game with a
+// larger replay is kept without it.
+const MaxReplayBytes = 8 << 20
 
 // MaxReplayParts bounds the parts of one replay: 4096, so part numbers have at most 4 digits.
 const MaxReplayParts = (MaxReplayBytes + ReplayPartBytes - 1) / ReplayPartBytes
@@ -47,8 +48,9 @@ const MaxReplayParts = (MaxReplayBytes + ReplayPartBytes - 1) / ReplayPartBytes
 // replay.MaxBytes does not compile.
 const _ = uint(9999 - MaxReplayParts)
 
-// ReplayExt is the extension of the replay files under the data directory's replays/ folder.
-const ReplayExt = replay.FileExt
+// ReplayExt is the extension of the replay files under the data directory's replays/ folder:
+// replay.FileExt (TestReplayFacts ties the two).
+const ReplayExt = ".rtr"
 
 // Slot is one player's figures in a finished game (game.Sim.Stats at the end).
 type Slot struct {
