@@ -183,7 +183,7 @@ func isEbiten(p string) bool {
 func TestDesignLinks(t *testing.T) {
 	trackSources(t)
 	l := links(t, design(t))
-	for _, k := range []string{"ebiten-imports", "ebiten-links", "cgo-free", "no-game", "game-deps"} {
+	for _, k := range []string{"ebiten-imports", "ebiten-links", "cgo-free", "no-game", "game-deps", "no-lobby"} {
 		if len(l[k]) == 0 {
 			t.Errorf("the links block has no %s line", k)
 		}
@@ -240,6 +240,11 @@ func TestDesignLinks(t *testing.T) {
 	for _, p := range l["no-game"] {
 		if slices.Contains(deps(p), "game") {
 			t.Errorf("%s links package game: DESIGN.md says it knows no game", p)
+		}
+	}
+	for _, p := range l["no-lobby"] {
+		if slices.Contains(deps(p), "lobby") {
+			t.Errorf("%s links package lobby: DESIGN.md says it starts games through lobby/handoff alone", p)
 		}
 	}
 	if got := deps("game"); !slices.Equal(got, l["game-deps"]) {

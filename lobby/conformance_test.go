@@ -19,6 +19,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/lobby/scores"
 
 	_ "modernc.org/sqlite" // the examples' hall of fame
@@ -160,8 +161,8 @@ func TestDocExamplesConformance(t *testing.T) {
 }
 
 // conformanceStarter starts the games of the replayed server: fakeGames that, like the
-// reference server's (net/instance.Instance), accept spectators (lobby.Spectatable) and let a
-// lost player rejoin (lobby.Rejoiner), so that the examples show what a client of the reference
+// reference server's (net/instance.Instance), accept spectators (handoff.Spectatable) and let a
+// lost player rejoin (handoff.Rejoiner), so that the examples show what a client of the reference
 // server sees.
 type conformanceStarter struct {
 	*fakeStarter
@@ -169,7 +170,7 @@ type conformanceStarter struct {
 	games []*conformanceGame
 }
 
-func (s *conformanceStarter) StartGame(spec GameSpec) (Game, error) {
+func (s *conformanceStarter) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	g, err := s.fakeStarter.StartGame(spec)
 	if err != nil {
 		return nil, err
@@ -205,8 +206,8 @@ type conformanceGame struct {
 }
 
 var (
-	_ Rejoiner    = (*conformanceGame)(nil)
-	_ Spectatable = (*conformanceGame)(nil)
+	_ handoff.Rejoiner    = (*conformanceGame)(nil)
+	_ handoff.Spectatable = (*conformanceGame)(nil)
 )
 
 func (g *conformanceGame) Drop(id uuid.UUID, left bool) {
@@ -219,7 +220,7 @@ func (g *conformanceGame) Drop(id uuid.UUID, left bool) {
 	g.fakeGame.Drop(id, left)
 }
 
-func (g *conformanceGame) Rejoin(m Member) error {
+func (g *conformanceGame) Rejoin(m handoff.Member) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.away[m.Slot] {
@@ -230,7 +231,7 @@ func (g *conformanceGame) Rejoin(m Member) error {
 	return nil
 }
 
-func (g *conformanceGame) Spectate(Member) error { return nil }
+func (g *conformanceGame) Spectate(handoff.Member) error { return nil }
 
 // wasLeft reports how the lobby dropped id: true for LEAVE (or joining elsewhere), false for a
 // closed connection.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby/handoff"
 )
 
 // ConnID names one lobby connection to the Core; the runtime chooses it (unique while the
@@ -28,7 +29,7 @@ type Out struct {
 	Conn    ConnID
 	Line    []byte
 	Close   bool
-	Game    Game
+	Game    handoff.Game
 	Request *Request
 }
 
@@ -80,12 +81,12 @@ type lobbyState struct {
 	// difficulty is the level START plays; changed by SET_DIFFICULTY while waiting.
 	difficulty rules.Difficulty
 	members    []*connState // join order; members[0] is the owner
-	game       Game         // the running game (nil: waiting)
+	game       handoff.Game // the running game (nil: waiting)
 	gameID     uuid.UUID    // the running (or last) game's id (GameSpec.ID)
 	practice   bool         // the running (or last) game is a practice (GameSpec.Practice): not kept
 	// slots are the running game's players by slot (token and session key of the latest
 	// START or rejoin of each slot): REJOIN checks its proof against them (rejoin.go).
-	slots []Member
+	slots []handoff.Member
 	// spectators watch the lobby's games without a slot, in join order, at most
 	// MaxSpectators (rejoin.go).
 	spectators []*connState

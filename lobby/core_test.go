@@ -18,6 +18,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby/handoff"
 )
 
 // The lobby's rules, tested on the Core in virtual time: the test is the runtime. It opens
@@ -27,8 +28,8 @@ import (
 type vgame struct {
 	port      int
 	drops     []vdrop
-	rejoins   []Member
-	spectates []Member
+	rejoins   []handoff.Member
+	spectates []handoff.Member
 	noRejoin  bool // Rejoin fails (the slot is not waiting for a rejoin)
 }
 
@@ -41,14 +42,14 @@ func (g *vgame) Port() int                    { return g.port }
 func (g *vgame) Done() <-chan struct{}        { return nil }
 func (g *vgame) Result() uint8                { return 0 }
 func (g *vgame) Drop(id uuid.UUID, left bool) { g.drops = append(g.drops, vdrop{id, left}) }
-func (g *vgame) Rejoin(m Member) error {
+func (g *vgame) Rejoin(m handoff.Member) error {
 	if g.noRejoin {
 		return errors.New("not waiting")
 	}
 	g.rejoins = append(g.rejoins, m)
 	return nil
 }
-func (g *vgame) Spectate(m Member) error { g.spectates = append(g.spectates, m); return nil }
+func (g *vgame) Spectate(m handoff.Member) error { g.spectates = append(g.spectates, m); return nil }
 
 // plainGame is a Game that is neither a Rejoiner nor Spectatable.
 type plainGame struct{ g vgame }
@@ -60,8 +61,8 @@ func (g *plainGame) Drop(id uuid.UUID, left bool) { g.g.Drop(id, left) }
 
 type vstart struct {
 	code, stage string
-	members     []Member
-	game        Game
+	members     []handoff.Member
+	game        handoff.Game
 }
 
 // vstarter starts vgames (plainGames when plain is set), or fails with err.
@@ -69,16 +70,16 @@ type vstarter struct {
 	err    error
 	plain  bool
 	starts []vstart
-	specs  []GameSpec // every StartGame call's spec
+	specs  []handoff.GameSpec // every StartGame call's spec
 }
 
-func (s *vstarter) StartGame(spec GameSpec) (Game, error) {
+func (s *vstarter) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	code, stage, members := spec.Code, spec.Stage, spec.Members
 	s.specs = append(s.specs, spec)
 	if s.err != nil {
 		return nil, s.err
 	}
-	var g Game = &vgame{port: fakePort}
+	var g handoff.Game = &vgame{port: fakePort}
 	if s.plain {
 		g = &plainGame{vgame{port: fakePort}}
 	}
@@ -94,8 +95,8 @@ type vlobby struct {
 	now   time.Duration
 	next  ConnID
 	conns map[ConnID]*vconn
-	games []Game // handed over by the Core (Out.Game)
-	reqs  []Out  // hall-of-fame requests left by the Core (Out.Request)
+	games []handoff.Game // handed over by the Core (Out.Game)
+	reqs  []Out          // hall-of-fame requests left by the Core (Out.Request)
 }
 
 // vconn is one virtual connection: the lines the Core sent it, and whether it closed it.
@@ -595,7 +596,7 @@ func TestCoreSpectators(t *testing.T) {
 	owner.ok(CmdStart)
 	g := v.games[0].(*vgame)
 	var specs []*vconn
-	for i := range MaxSpectators {
+	for i := range handoff.MaxSpectators {
 		s := v.player("192.0.2.2", "s"+strconv.Itoa(i))
 		got := s.send("JOIN_LOBBY " + s.user + ";" + code)
 		if len(got) != 4 || got[0] != "200 "+vSrv+" "+code+"\r\n" || got[1] != "MEMBERS "+vSrv+";"+code+",owner,early\r\n" ||
@@ -877,14 +878,14 @@ func TestCoreSpectatorsFollowTheGame(t *testing.T) {
 	owner.ok(CmdStart)
 	g := v.games[0].(*vgame)
 	var specs []*vconn
-	for i := range MaxSpectators {
+	for i := range handoff.MaxSpectators {
 		s := v.player("192.0.2.2", "s"+strconv.Itoa(i))
 		s.ok(CmdJoinLobby, code)
 		specs = append(specs, s)
 	}
 	stale := g.spectates[7]
 	stale.Token++ // another SPECTATE of that user
-	v.core.SpectatorsGone(v.now, g, []Member{g.spectates[0], g.spectates[1], stale})
+	v.core.SpectatorsGone(v.now, g, []handoff.Member{g.spectates[0], g.spectates[1], stale})
 	v.collect()
 	if got := specs[0].fail(CmdChat, "still here?"); got != "not in a lobby" {
 		t.Fatalf("a dropped spectator's CHAT: %q", got)

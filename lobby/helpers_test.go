@@ -16,6 +16,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby/handoff"
 )
 
 func TestMain(m *testing.M) {
@@ -60,9 +61,9 @@ func (g *fakeGame) end(result uint8) {
 type startCall struct {
 	code    string
 	stage   string
-	members []Member
+	members []handoff.Member
 	game    *fakeGame
-	spec    GameSpec
+	spec    handoff.GameSpec
 }
 
 // fakeStarter records StartGame calls and returns fakeGames on port 4243
@@ -78,7 +79,7 @@ func newFakeStarter() *fakeStarter { return &fakeStarter{ch: make(chan startCall
 
 const fakePort = 4243
 
-func (f *fakeStarter) StartGame(spec GameSpec) (Game, error) {
+func (f *fakeStarter) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	code, stage, members := spec.Code, spec.Stage, spec.Members
 	if spec.Run != nil { // an arcade run: "the game plays stage,stage,..."
 		stage = strings.Join(spec.Run, ",")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/handoff"
 )
 
 // authenticate answers AUTHENTICATE ;<name> (docs/PROTOCOL.md §2.4.1).
@@ -171,7 +172,7 @@ func (c *Core) leave(cs *connState, reason string) {
 	c.log.Debug("lobby left", "code", l.code, "user", cs.user.String(), "name", cs.name, "reason", reason,
 		"players", len(l.members), "inGame", l.running())
 	if l.running() {
-		if _, ok := l.game.(Rejoiner); ok && reason == "disconnected" {
+		if _, ok := l.game.(handoff.Rejoiner); ok && reason == "disconnected" {
 			l.lost = true
 		}
 		l.game.Drop(cs.user, reason != "disconnected")

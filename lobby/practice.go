@@ -12,10 +12,6 @@ import (
 // GameSpec.Practice). A second member joining, or another stage, takes the lobby back to the
 // start.
 
-// Practice reports whether the game of spec is a practice (it starts past the stage's start):
-// its scores are not an arcade run's.
-func (s GameSpec) Practice() bool { return s.Section > 0 }
-
 // setSection answers SET_SECTION <uuid>;<section>.
 func (c *Core) setSection(_ time.Duration, cs *connState, cmd Command) {
 	if len(cmd.Args) != 1 {

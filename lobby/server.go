@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -42,7 +43,7 @@ type ServerConfig struct {
 	MaxLobbiesPerAddr int           // lobbies whose owner connects from one IP address
 	CommandRate       float64       // lines per second per connection, bursts of max(CommandBurst, 2 s worth)
 	AuthTimeout       time.Duration // time to AUTHENTICATE after connecting (negative: none)
-	Starter           Starter
+	Starter           handoff.Starter
 	Logger            *slog.Logger
 	// Stages are the stages lobbies may play (GET_STAGES, GET_STAGE); a new lobby plays
 	// Stages.Default() unless its creator names another. The lobby serves the files and reads
@@ -284,10 +285,10 @@ func (s *Server) runTimers(ctx context.Context) {
 
 // watch tells the Core the spectators g drops on its own (SpectatorReporter) and, once g is
 // finished, its end (the Core pushes END).
-func (s *Server) watch(ctx context.Context, g Game) {
+func (s *Server) watch(ctx context.Context, g handoff.Game) {
 	defer s.watchWG.Done()
 	var gone <-chan struct{} // nil: never ready
-	rep, _ := g.(SpectatorReporter)
+	rep, _ := g.(handoff.SpectatorReporter)
 	if rep != nil {
 		gone = rep.SpectatorsGone()
 	}

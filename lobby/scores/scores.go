@@ -64,7 +64,7 @@ type Slot struct {
 
 // Record is one finished game.
 type Record struct {
-	ID         uuid.UUID // the game id (lobby.GameSpec.ID), also the replay's id
+	ID         uuid.UUID // the game id (handoff.GameSpec.ID), also the replay's id
 	Stage      string
 	Difficulty rules.Difficulty
 	Result     rules.Result

@@ -22,6 +22,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/session"
 	"github.com/rtype/rtype/net/transport"
 )
@@ -123,7 +124,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) ([]Result, error) {
 	if cfg.Spectate && (cfg.Lobby == "" || cfg.Start) {
 		return nil, errors.New("bot: spectators join a running lobby (-lobby CODE) and do not start it")
 	}
-	if cfg.Players < 1 || (cfg.Players > rules.MaxPlayers && !cfg.Spectate) || cfg.Players > lobby.MaxSpectators {
+	if cfg.Players < 1 || (cfg.Players > rules.MaxPlayers && !cfg.Spectate) || cfg.Players > handoff.MaxSpectators {
 		return nil, fmt.Errorf("bot: -players %d (want 1..%d)", cfg.Players, rules.MaxPlayers)
 	}
 	if cfg.Name == "" {

@@ -18,7 +18,7 @@ import (
 	"github.com/rtype/rtype/game/buildinfo"
 	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/game/rules"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/replication"
 	"github.com/rtype/rtype/net/schema"
 	"github.com/rtype/rtype/net/transport"
@@ -27,8 +27,8 @@ import (
 
 // GameConfig configures one game core.
 type GameConfig struct {
-	Code    string         // lobby code (logs)
-	Members []lobby.Member // the players, slot = index (1..rules.MaxPlayers)
+	Code    string           // lobby code (logs)
+	Members []handoff.Member // the players, slot = index (1..rules.MaxPlayers)
 	Stage   *game.Stage
 	// StageName is the stage's name in the server's catalogue ("stage1", a -stage file's base
 	// name): the replay names the stage by it (replay.NewHeader).
@@ -93,8 +93,8 @@ type Game struct {
 	out transport.Outbox
 	buf [wire.MaxDatagram]byte
 	// spectatorsGone are the spectators dropped (silent, BYE, or by the lobby) and not taken
-	// by TakeSpectatorsGone yet: the lobby's count follows the game's (lobby.SpectatorReporter).
-	spectatorsGone []lobby.Member
+	// by TakeSpectatorsGone yet: the lobby's count follows the game's (handoff.SpectatorReporter).
+	spectatorsGone []handoff.Member
 }
 
 type inputSlot struct {
@@ -106,7 +106,7 @@ type inputSlot struct {
 // peer is the per-player state of a game: its address, endpoint, replication writer, inputs and
 // traffic counters.
 type peer struct {
-	member            lobby.Member
+	member            handoff.Member
 	slot              int
 	addr              netip.AddrPort
 	bound             bool

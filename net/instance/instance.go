@@ -55,7 +55,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/linksim"
 	"github.com/rtype/rtype/net/transport"
 	"github.com/rtype/rtype/net/wire"
@@ -119,7 +119,7 @@ type Config struct {
 	// PublicPort, when not 0, is the port START hands out instead (Instance.Port): the port
 	// players reach when a NAT or Docker's -p forwards another one to Port.
 	PublicPort int
-	// Stages are the stages a lobby may start (lobby.Starter): the server's catalogue, loaded
+	// Stages are the stages a lobby may start (handoff.Starter): the server's catalogue, loaded
 	// with game.ParseScript, which resolves a lobby's stage name to the stage its game plays
 	// (game.CatalogueStage). When nil, every game plays Stage.
 	Stages *stagefile.Catalogue
@@ -149,7 +149,7 @@ type Config struct {
 	OnGameEnd func(in *Instance)
 }
 
-// Manager starts games for the lobby (it implements lobby.Starter), runs them and shuts them down.
+// Manager starts games for the lobby (it implements handoff.Starter), runs them and shuts them down.
 type Manager struct {
 	cfg   Config
 	log   *slog.Logger
@@ -191,7 +191,7 @@ type Manager struct {
 	jobStart sync.Map      // *atomic.Int64 per worker: when its current tick started (ns since epoch), 0 between ticks
 }
 
-var _ lobby.Starter = (*Manager)(nil)
+var _ handoff.Starter = (*Manager)(nil)
 
 // NewManager opens the shared UDP socket on cfg.Host:cfg.Port and starts the runtime (reader,
 // tick schedule, workers); zero fields of cfg are defaulted. Shutdown stops it.
@@ -256,9 +256,9 @@ func (m *Manager) now() time.Duration { return time.Since(m.epoch) }
 // ErrShutdown is returned by StartGame once Shutdown has begun.
 var ErrShutdown = errors.New("instance: server shutting down")
 
-// StartGame starts a game for the lobby's members on the shared UDP port (lobby.Starter),
+// StartGame starts a game for the lobby's members on the shared UDP port (handoff.Starter),
 // playing the stage the lobby chose (Config.Stages).
-func (m *Manager) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
+func (m *Manager) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	code, stageName, members := spec.Code, spec.Stage, spec.Members
 	stage := m.cfg.Stage
 	if m.cfg.Stages != nil {
@@ -766,7 +766,7 @@ func (m *Manager) pruneRetired() {
 	}
 }
 
-// Instance is one running game as the lobby sees it (lobby.Game): a Game core and its share of
+// Instance is one running game as the lobby sees it (handoff.Game): a Game core and its share of
 // the Manager's runtime.
 type Instance struct {
 	m    *Manager
@@ -788,17 +788,17 @@ type Instance struct {
 	finalRes atomic.Uint32
 }
 
-// Port is the UDP port players send HERE to (lobby.Game, the START push): the Manager's public
+// Port is the UDP port players send HERE to (handoff.Game, the START push): the Manager's public
 // port (Config.PublicPort), else the port it binds.
 func (in *Instance) Port() int { return in.m.PublicPort() }
 
-// Done is closed when the game has ended (lobby.Game).
+// Done is closed when the game has ended (handoff.Game).
 func (in *Instance) Done() <-chan struct{} { return in.done }
 
-// Result is how the game ended, valid after Done (lobby.Game): 0 defeat, 1 victory, 2 aborted.
+// Result is how the game ended, valid after Done (handoff.Game): 0 defeat, 1 victory, 2 aborted.
 func (in *Instance) Result() uint8 { return uint8(in.finalRes.Load()) }
 
-// Drop removes a player who left the lobby mid-game (lobby.Game); the others carry on. The
+// Drop removes a player who left the lobby mid-game (handoff.Game); the others carry on. The
 // player gets BYE reason 0 (left) when it left, 3 (kicked) when its lobby connection closed.
 func (in *Instance) Drop(id uuid.UUID, left bool) {
 	in.mu.Lock()

@@ -11,7 +11,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/game/stagefile"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/wire"
 )
 
@@ -34,7 +34,7 @@ func TestStartGamePlaysTheLobbysStage(t *testing.T) {
 		}
 	}()
 	for _, name := range []string{"short", "stage1", ""} {
-		g, err := m.StartGame(lobby.GameSpec{Code: "STG" + name, Stage: name, Members: members(1)})
+		g, err := m.StartGame(handoff.GameSpec{Code: "STG" + name, Stage: name, Members: members(1)})
 		if err != nil {
 			t.Fatalf("StartGame(stage %q): %v", name, err)
 		}
@@ -56,7 +56,7 @@ func TestStartGamePlaysTheLobbysStage(t *testing.T) {
 			t.Errorf("stage %q: replay header stage %q hash %s, %d bytes of stage data, protocol %d", name, r.Stage, r.StageHash, len(r.StageData), r.Protocol)
 		}
 	}
-	if _, err := m.StartGame(lobby.GameSpec{Code: "NOPE", Stage: "nosuch", Members: members(1)}); err == nil || !strings.Contains(err.Error(), `unknown stage "nosuch"`) {
+	if _, err := m.StartGame(handoff.GameSpec{Code: "NOPE", Stage: "nosuch", Members: members(1)}); err == nil || !strings.Contains(err.Error(), `unknown stage "nosuch"`) {
 		t.Errorf("StartGame(unknown stage) = %v, want an unknown stage error", err)
 	}
 }

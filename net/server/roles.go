@@ -15,6 +15,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/fleet"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
@@ -334,7 +335,7 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	var lh lobby.Hall // a nil *scores.Hall must stay a nil interface
 	if hall != nil {
 		lh = hall
-		rc.OnGameEnd = func(spec lobby.GameSpec, end fleet.GameEnd) {
+		rc.OnGameEnd = func(spec handoff.GameSpec, end fleet.GameEnd) {
 			if !spec.Practice() { // a practice game is not kept (docs/PROTOCOL.md §2.5.9)
 				hall.Record(splitRecord(spec, end), end.Replay)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
 	"github.com/rtype/rtype/net/metrics"
@@ -165,7 +166,7 @@ func Run(ctx context.Context, cfg Config) error {
 		defer closeHall(hall, log)
 	}
 	// every game's replay is kept with its record
-	k := &keeper{hall: hall, replays: replaysOf(cfg), specs: map[*instance.Instance]lobby.GameSpec{}}
+	k := &keeper{hall: hall, replays: replaysOf(cfg), specs: map[*instance.Instance]handoff.GameSpec{}}
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
 	mgr, err := instance.NewManager(managerConfig(cfg, stages, ns, publicPort, log, func(in *instance.Instance) {
 		reg.GameEnded(in)

@@ -13,6 +13,7 @@ import (
 	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/fleet"
@@ -155,8 +156,8 @@ func TestSplitHall(t *testing.T) {
 // host, a record that does not fit, a result out of range) the game is kept as aborted with its
 // names and no figures, so it is never ranked on figures nobody vouched for.
 func TestSplitRecord(t *testing.T) {
-	spec := lobby.GameSpec{ID: uuid.New(), Stage: "short", Difficulty: rules.DifficultyHard,
-		Members: []lobby.Member{{Name: "ann", Slot: 0}, {Name: "bob", Slot: 1}}}
+	spec := handoff.GameSpec{ID: uuid.New(), Stage: "short", Difficulty: rules.DifficultyHard,
+		Members: []handoff.Member{{Name: "ann", Slot: 0}, {Name: "bob", Slot: 1}}}
 	rec := &fleet.Record{Ticks: 900, Slots: []fleet.SlotRecord{{Score: 700, Kills: 7, Deaths: 1}, {Score: 50, Kills: 1, Deaths: 3, Continued: true, Left: true}}}
 	r := splitRecord(spec, fleet.GameEnd{Result: 1, Record: rec, Replay: []byte("x")})
 	want := []scores.Slot{{Name: "ann", Score: 700, Kills: 7, Deaths: 1}, {Name: "bob", Score: 50, Kills: 1, Deaths: 3, Continued: true, Left: true}}

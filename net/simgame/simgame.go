@@ -15,7 +15,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
 	"github.com/rtype/rtype/net/session"
@@ -65,7 +65,7 @@ type Game struct {
 	ClientAddr []netip.AddrPort
 
 	cfg        Config
-	members    []lobby.Member
+	members    []handoff.Member
 	serverNext time.Duration
 	serverDone bool
 	clientNext []time.Duration
@@ -83,9 +83,9 @@ func New(cfg Config) (*Game, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	g := &Game{cfg: cfg, Net: linksim.NewNetwork(), ServerAddr: netip.MustParseAddrPort("10.0.0.1:4242")}
-	members := make([]lobby.Member, cfg.Players)
+	members := make([]handoff.Member, cfg.Players)
 	for i := range members {
-		members[i] = lobby.Member{UUID: uuid.NewSHA1(uuid.NameSpaceOID, []byte{byte(i), byte(cfg.Seed)}), Name: "p" + string(rune('1'+i)), Slot: i, Token: uint32(1000 + i)}
+		members[i] = handoff.Member{UUID: uuid.NewSHA1(uuid.NameSpaceOID, []byte{byte(i), byte(cfg.Seed)}), Name: "p" + string(rune('1'+i)), Slot: i, Token: uint32(1000 + i)}
 		members[i].Key = [16]byte(uuid.NewSHA1(uuid.NameSpaceOID, []byte{'k', byte(i), byte(cfg.Seed)}))
 	}
 	var runTerrains []*game.Terrain
@@ -130,7 +130,7 @@ func New(cfg Config) (*Game, error) {
 }
 
 // Members returns the lobby members the server game was made for (tests read tokens and keys).
-func (g *Game) Members() []lobby.Member { return g.members }
+func (g *Game) Members() []handoff.Member { return g.members }
 
 func (g *Game) attachClient(i int, addr netip.AddrPort) {
 	var lc linksim.Config

@@ -16,16 +16,17 @@ import (
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/session"
 )
 
 type fakeGame struct{ done chan struct{} }
 
-func (g *fakeGame) Port() int                                    { return 4999 }
-func (g *fakeGame) Done() <-chan struct{}                        { return g.done }
-func (g *fakeGame) Result() uint8                                { return 2 }
-func (g *fakeGame) Drop(id uuid.UUID, left bool)                 {}
-func (g *fakeGame) StartGame(lobby.GameSpec) (lobby.Game, error) { return g, nil }
+func (g *fakeGame) Port() int                                        { return 4999 }
+func (g *fakeGame) Done() <-chan struct{}                            { return g.done }
+func (g *fakeGame) Result() uint8                                    { return 2 }
+func (g *fakeGame) Drop(id uuid.UUID, left bool)                     {}
+func (g *fakeGame) StartGame(handoff.GameSpec) (handoff.Game, error) { return g, nil }
 
 // startLobby runs a real lobby.Server on a free port with a fake game starter.
 func startLobby(t *testing.T) string {
