@@ -1,4 +1,4 @@
-// Package simgame plays a whole game in virtual time: one server game core (net/instance.Game),
+// Package simgame is test support: it plays a whole game in virtual time: one server game core (net/instance.Game),
 // its players' client cores (net/session.Client) and the link simulator's virtual network
 // (net/linksim.Network) between them, driven by one discrete-event loop. Nothing sleeps and
 // nothing depends on the scheduler: a game of the short stage runs in a fraction of its real
