@@ -1,6 +1,6 @@
-// Package simgame is test support: it plays a whole game in virtual time: one server game core (net/instance.Game),
-// its players' client cores (net/session.Client) and the link simulator's virtual network
-// (net/linksim.Network) between them, driven by one discrete-event loop. Nothing sleeps and
+// Package simgame is test support: a whole game in virtual time, one server game core
+// (net/instance.Game), its players' client cores (net/session.Client) and a virtual network
+// (internal/testsupport/vnet) between them, driven by one discrete-event loop. Nothing sleeps and
 // nothing depends on the scheduler: a game of the short stage runs in a fraction of its real
 // length, and the same seeds give the same run. The netcode tests (link matrix, soak, prediction)
 // use it; the real-socket end-to-end tests keep the runtimes honest.
@@ -15,6 +15,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/internal/testsupport/vnet"
 	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
@@ -53,7 +54,7 @@ type Game struct {
 	Now     time.Duration // virtual time (0 at the start)
 	Server  *instance.Game
 	Clients []*session.Client
-	Net     *linksim.Network
+	Net     *vnet.Network
 	// Events holds each client's reliable events in order (session.Event.String form).
 	Events [][]string
 	// ServerEvents holds the game events the server sent every client reliably (DEATH, MUSIC,
@@ -82,7 +83,7 @@ func New(cfg Config) (*Game, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	g := &Game{cfg: cfg, Net: linksim.NewNetwork(), ServerAddr: netip.MustParseAddrPort("10.0.0.1:4242")}
+	g := &Game{cfg: cfg, Net: vnet.New(), ServerAddr: netip.MustParseAddrPort("10.0.0.1:4242")}
 	members := make([]handoff.Member, cfg.Players)
 	for i := range members {
 		members[i] = handoff.Member{UUID: uuid.NewSHA1(uuid.NameSpaceOID, []byte{byte(i), byte(cfg.Seed)}), Name: "p" + string(rune('1'+i)), Slot: i, Token: uint32(1000 + i)}
