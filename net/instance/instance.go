@@ -55,6 +55,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/internal/hist"
 	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/linksim"
 	"github.com/rtype/rtype/net/transport"
@@ -181,10 +182,11 @@ type Manager struct {
 
 	drops      [NumDropReasons]atomic.Uint64 // datagrams no game took (invalid, unknown token, rate, ended, panic)
 	dropMu     sync.Mutex
-	dlog       dropLog // guarded by dropMu
-	endedDrops Drops   // what the games that ended dropped (guarded by mu)
-	late       lateness
-	stepDur    stepDurations // how long game ticks take to run
+	dlog       dropLog         // guarded by dropMu
+	endedDrops Drops           // what the games that ended dropped (guarded by mu)
+	late       *hist.Histogram // how late game ticks start (ticktimes.go)
+	stepDur    *hist.Histogram // how long game ticks take to run
+	overruns   atomic.Uint64   // the times a game skipped ticks (MaxCatchUp)
 
 	workers  atomic.Int32  // worker goroutines running (Config.Workers, plus extras while held)
 	extras   atomic.Uint64 // extra workers started (RuntimeStats.ExtraWorkers)
@@ -222,7 +224,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	} else {
 		batch = transport.NewBatchConn(us)
 	}
-	m := &Manager{cfg: cfg, log: cfg.Logger, sock: sock, udp: us, batch: batch, port: int(us.LocalAddr().Port()), epoch: time.Now(),
+	m := &Manager{cfg: cfg, log: cfg.Logger, late: hist.New(lateBucket, lateBuckets), stepDur: hist.New(stepBucket, stepBuckets), sock: sock, udp: us, batch: batch, port: int(us.LocalAddr().Port()), epoch: time.Now(),
 		live: map[*Instance]struct{}{}, routes: map[uint32][]*Instance{},
 		work: make(chan job, 256), quit: make(chan struct{}), kick: make(chan struct{}, 1), challenges: NewChallengeLimiter()}
 	if cfg.RateLimit == 0 {
@@ -438,7 +440,9 @@ func (m *Manager) Stats() RuntimeStats {
 	var st RuntimeStats
 	st.Games = m.Running()
 	st.Ticks = m.ticks.Load()
-	st.TickLateP50, st.TickLateP99, st.TickLateMax, st.GameTicks, st.Overruns = m.late.summary()
+	late := m.late.Snapshot()
+	st.TickLateP50, st.TickLateP99, st.TickLateMax, st.GameTicks = late.Quantile(0.5), late.Quantile(0.99), late.Max, late.N()
+	st.Overruns = m.overruns.Load()
 	st.ExtraWorkers = m.extras.Load()
 	st.CPU = processCPU()
 	return st
@@ -665,7 +669,7 @@ func (m *Manager) worker(start *atomic.Int64, extra bool) {
 			case j = <-m.work:
 			}
 		}
-		m.late.add(time.Since(j.due))
+		m.late.Add(time.Since(j.due))
 		start.Store(int64(m.now()))
 		finished := j.in.run(j.sched, &out)
 		start.Store(0)
@@ -897,13 +901,13 @@ func (in *Instance) run(sched uint64, out *transport.Outbox) (finished bool) {
 	target := sched - in.base
 	for steps := 0; in.ticks < target; steps++ {
 		if steps == MaxCatchUp {
-			in.m.late.overrun()
+			in.m.overruns.Add(1)
 			in.ticks = target
 			break
 		}
 		t0 := time.Now()
 		in.g.Tick(in.m.now())
-		in.m.stepDur.add(time.Since(t0))
+		in.m.stepDur.Add(time.Since(t0))
 		in.ticks++
 		out.Append(&in.g.out)
 	}
