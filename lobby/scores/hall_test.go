@@ -280,19 +280,3 @@ func TestHallCloseStoresQueue(t *testing.T) {
 		t.Fatalf("after Close: %+v, want the 5 queued games stored", st)
 	}
 }
-
-func TestSampler(t *testing.T) {
-	s := sampler{every: time.Minute}
-	t0 := day0
-	if ok, _ := s.ok(t0); !ok {
-		t.Fatal("first line refused")
-	}
-	for i := range 10 {
-		if ok, _ := s.ok(t0.Add(time.Duration(i) * time.Second)); ok {
-			t.Fatal("a second line within the minute")
-		}
-	}
-	if ok, n := s.ok(t0.Add(time.Minute)); !ok || n != 10 {
-		t.Fatalf("after a minute: %v, %d skipped (want true, 10)", ok, n)
-	}
-}
