@@ -98,6 +98,8 @@
 package game
 
 import (
+	"strconv"
+
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game/rules"
 )
@@ -182,19 +184,5 @@ func (k EntityKind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
 	}
-	return "kind(" + itoa(int(k)) + ")"
-}
-
-func itoa(v int) string {
-	if v == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for v > 0 {
-		i--
-		b[i] = byte('0' + v%10)
-		v /= 10
-	}
-	return string(b[i:])
+	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
