@@ -110,3 +110,12 @@ func collectEvents(s *Sim, n int, b Buttons) []Event {
 	}
 	return out
 }
+
+// terrainCol is the terrain segment under world x wx: -1 before the samples (or without
+// terrain), len(Ceil)-1 past them.
+func terrainCol(t *Terrain, wx float32) int32 {
+	if t == nil || len(t.Ceil) < 2 || wx < t.Start {
+		return -1
+	}
+	return int32(min(int((wx-t.Start)/t.Step), len(t.Ceil)-1))
+}

@@ -443,15 +443,6 @@ func (s *Sim) bounce(e ecs.Entity, g *Guide, p *Position, v *Velocity, sz *Size,
 	s.setVel(e, v, wvx-scrollV, vy)
 }
 
-// terrainCol is the terrain segment under world x wx: -1 before the samples (or without
-// terrain), len(Ceil)-1 past them.
-func terrainCol(t *Terrain, wx float32) int32 {
-	if t == nil || len(t.Ceil) < 2 || wx < t.Start {
-		return -1
-	}
-	return int32(min(int((wx-t.Start)/t.Step), len(t.Ceil)-1))
-}
-
 // crawl runs a yellow laser: in flight it goes up or down until it reaches the ceiling or the
 // floor (the playfield's edges where there is none); then its variant becomes the crawling one
 // (CrawlShot), its Velocity (g.Speed, 0) and it runs along that surface: every tick its y is

@@ -47,7 +47,7 @@ func TestArcadeReplay(t *testing.T) {
 	f, _ := stagefile.Embedded("short", game.ParseScript)
 	carried := *r
 	carried.Next = []RunStage{{Name: "mine", Hash: f.Hash, Data: f.Data}}
-	c2 := mustDecode(t, Encode(&carried))
+	c2 := mustDecode(t, encode(&carried))
 	if err := Verify(c2); err != nil {
 		t.Errorf("Verify(carried run stage) = %v", err)
 	}
@@ -59,7 +59,7 @@ func TestArcadeReplay(t *testing.T) {
 	// A mode-1 header with no later stage is corrupt.
 	empty := *r
 	empty.Next = nil
-	if _, err := Decode(Encode(&empty)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "arcade run of 0") {
+	if _, err := Decode(encode(&empty)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "arcade run of 0") {
 		t.Errorf("Decode(arcade run of one stage) = %v", err)
 	}
 }

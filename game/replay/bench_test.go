@@ -44,7 +44,7 @@ func newBenchGame(record bool) *benchGame {
 	cfg := game.Config{Seed: 42, Players: 4, Stage: game.StageOf(st)}
 	g := &benchGame{sim: game.NewSim(cfg)}
 	if record {
-		g.sim.SetRecorder(NewRecorder(NewHeader(cfg, "stage1", nil)))
+		g.sim.SetRecorder(NewRecorder(NewRunHeader(cfg, []string{"stage1"}, nil)))
 	}
 	return g
 }
@@ -141,5 +141,5 @@ func BenchmarkSeekBoss(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(end), "ticks")
-	b.ReportMetric(float64(len(Encode(r)))*60*game.TickRate/float64(end), "bytes/min")
+	b.ReportMetric(float64(len(encode(r)))*60*game.TickRate/float64(end), "bytes/min")
 }

@@ -23,7 +23,7 @@ func newBotGame(tb testing.TB, stage string, players int, seed uint64) *botGame 
 	}
 	names := []string{"ann", "bob", "cyd", "dee"}[:players]
 	cfg := game.Config{Seed: seed, Players: players, Stage: game.StageOf(f)}
-	h := NewHeader(cfg, stage, names)
+	h := NewRunHeader(cfg, []string{stage}, names)
 	h.Protocol, h.Build, h.Time = 3, "test", 1764633600
 	g := &botGame{sim: game.NewSim(cfg), rec: NewRecorder(h), st: game.StageOf(f)}
 	g.sim.SetRecorder(g.rec)
@@ -94,3 +94,13 @@ func mustDecode(tb testing.TB, b []byte) *Replay {
 }
 
 func ecsTick(t uint32) ecs.Tick { return ecs.Tick(t) }
+
+// encode returns the file bytes of r (docs/REPLAY.md). r.Events must end with EventEnd.
+func encode(r *Replay) []byte {
+	b := appendHeader(make([]byte, 0, 256+len(r.StageData)+2*len(r.Events)), &r.Header)
+	var st stream
+	for i := range r.Events {
+		b = st.appendEvent(b, &r.Events[i])
+	}
+	return appendTrailer(b, r.Result, r.SimOver, r.Stats)
+}

@@ -28,7 +28,7 @@ type Recorder struct {
 
 var _ game.Recorder = (*Recorder)(nil)
 
-// NewRecorder starts the replay of a game with header h (NewHeader).
+// NewRecorder starts the replay of a game with header h (NewRunHeader).
 func NewRecorder(h Header) *Recorder {
 	buf := make([]byte, 0, RecorderBuffer+len(h.StageData))
 	return &Recorder{buf: appendHeader(buf, &h), players: h.Players}
@@ -107,18 +107,13 @@ func (r *Recorder) Encode(s *game.Sim, res rules.Result) []byte {
 	return appendTrailer(b, res, over, stats)
 }
 
-// NewHeader returns the header of a game of cfg whose stage is named stageName (stagefile.File
-// names: "stage1", or a server's -stage file's base name) and whose players are names by slot:
-// this build's SimVersion, the stage's hash and, unless the stage is this build's embedded stage
-// of that name with that hash, the stage's file. A nil cfg.Stage is the embedded stage1. The
-// caller sets the informational fields (Protocol, Build, Time).
-func NewHeader(cfg game.Config, stageName string, names []string) Header {
-	return NewRunHeader(cfg, []string{stageName}, names)
-}
-
-// NewRunHeader is NewHeader for a game that may be an arcade run (cfg.Run of two or more
-// stages, named by stageNames in order: ModeArcade); otherwise it is NewHeader of cfg.Stage named
-// stageNames[0].
+// NewRunHeader returns the header of a game of cfg whose stages are named stageNames
+// (stagefile.File names: "stage1", or a server's -stage file's base name) and whose players are
+// names by slot: this build's SimVersion and, for each stage, its hash and, unless it is this
+// build's embedded stage of that name with that hash, its file. A game of one stage plays
+// cfg.Stage, named stageNames[0] (a nil cfg.Stage is the embedded stage1); an arcade run
+// (cfg.Run of two or more stages, ModeArcade) plays cfg.Run in order. The caller sets the
+// informational fields (Protocol, Build, Time).
 func NewRunHeader(cfg game.Config, stageNames []string, names []string) Header {
 	stages := []*game.Stage{cfg.Stage}
 	mode := ModeStage

@@ -162,16 +162,6 @@ var (
 	ErrTooLarge  = fmt.Errorf("replay: larger than %d bytes", MaxBytes)
 )
 
-// Encode returns the file bytes of r (docs/REPLAY.md). r.Events must end with EventEnd.
-func Encode(r *Replay) []byte {
-	b := appendHeader(make([]byte, 0, 256+len(r.StageData)+2*len(r.Events)), &r.Header)
-	var st stream
-	for i := range r.Events {
-		b = st.appendEvent(b, &r.Events[i])
-	}
-	return appendTrailer(b, r.Result, r.SimOver, r.Stats)
-}
-
 // appendHeader appends the header's bytes (magic to names) to b.
 func appendHeader(b []byte, h *Header) []byte {
 	b = append(b, Magic...)

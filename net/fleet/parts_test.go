@@ -429,3 +429,6 @@ func FuzzReplayParts(f *testing.F) {
 		}
 	})
 }
+
+// held is the replay bytes held now (the tests pin the bound).
+func (p *replayParts) held() int { return cap(p.buf) }

@@ -31,7 +31,7 @@ type GameConfig struct {
 	Members []handoff.Member // the players, slot = index (1..rules.MaxPlayers)
 	Stage   *game.Stage
 	// StageName is the stage's name in the server's catalogue ("stage1", a -stage file's base
-	// name): the replay names the stage by it (replay.NewHeader).
+	// name): the replay names the stage by it (replay.NewRunHeader).
 	StageName string
 	// Run, with two or more stages, makes the game an arcade run of them (game.Config.Run; Stage
 	// is then its first), named by RunNames in the server's catalogue.

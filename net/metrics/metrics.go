@@ -98,9 +98,6 @@ func (c *hallCollector) Collect(ch chan<- prometheus.Metric) {
 // GameEnded adds the final figures of an ended game to the runtime's totals.
 func (r *Registry) GameEnded(in *instance.Instance) { r.games.gameEnded(in) }
 
-// Gatherer is the underlying Prometheus gatherer (tests).
-func (r *Registry) Gatherer() prometheus.Gatherer { return r.reg }
-
 // Handler serves the metrics in the Prometheus exposition format (GET /metrics).
 func (r *Registry) Handler() http.Handler {
 	return promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{Registry: r.reg})

@@ -32,7 +32,7 @@ func recordGame(t *testing.T, ticks int) []byte {
 	}
 	cfg := game.Config{Seed: 7, Players: 1, Stage: game.StageOf(f)}
 	sim := game.NewSim(cfg)
-	rec := replay.NewRecorder(replay.NewHeader(cfg, "stage1", []string{"ann"}))
+	rec := replay.NewRecorder(replay.NewRunHeader(cfg, []string{"stage1"}, []string{"ann"}))
 	sim.SetRecorder(rec)
 	for i := 0; i < ticks; i++ {
 		sim.SetInput(0, game.Autopilot(sim.World(), sim.Components(), &game.StageOf(f).Terrain, sim.PlayerEntity(0), sim.Tick()))

@@ -23,7 +23,7 @@ func record(t *testing.T, ticks int) ([]byte, []uint64) {
 	}
 	cfg := game.Config{Seed: 42, Players: 2, Stage: game.StageOf(f)}
 	sim := game.NewSim(cfg)
-	rec := replay.NewRecorder(replay.NewHeader(cfg, "stage1", []string{"ann", "bob"}))
+	rec := replay.NewRecorder(replay.NewRunHeader(cfg, []string{"stage1"}, []string{"ann", "bob"}))
 	sim.SetRecorder(rec)
 	var hashes []uint64
 	for i := 0; i < ticks; i++ {
