@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
 	"github.com/rtype/rtype/lobby/handoff"
 )
 

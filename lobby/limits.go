@@ -9,8 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rtype/rtype/internal/logsample"
 	"golang.org/x/time/rate"
+
+	"github.com/rtype/rtype/internal/logsample"
 )
 
 // Defaults of the limits applied by NewServer to zero ServerConfig fields

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby/handoff"
 )
