@@ -183,7 +183,7 @@ func isEbiten(p string) bool {
 func TestDesignLinks(t *testing.T) {
 	trackSources(t)
 	l := links(t, design(t))
-	for _, k := range []string{"ebiten-imports", "ebiten-links", "cgo-free", "no-game", "game-deps"} {
+	for _, k := range []string{"ebiten-imports", "ebiten-links", "cgo-free", "no-game", "game-deps", "no-lobby", "test-support"} {
 		if len(l[k]) == 0 {
 			t.Errorf("the links block has no %s line", k)
 		}
@@ -199,6 +199,29 @@ func TestDesignLinks(t *testing.T) {
 	sort.Strings(imp)
 	if !slices.Equal(imp, l["ebiten-imports"]) {
 		t.Errorf("packages importing ebiten: %v, DESIGN.md says %v", imp, l["ebiten-imports"])
+	}
+	// test-support: exactly the packages under internal/testsupport/, and only tests (and other
+	// test support) import them.
+	support := map[string]bool{}
+	for _, p := range l["test-support"] {
+		support[p] = true
+	}
+	var under []string
+	for _, line := range goList(t, nil, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...") {
+		f := strings.Fields(line)
+		p := rel(f[0])
+		if strings.HasPrefix(p, "internal/testsupport/") {
+			under = append(under, p)
+		}
+		for _, imp := range f[1:] {
+			if strings.HasPrefix(imp, module+"/") && support[rel(imp)] && !support[p] {
+				t.Errorf("%s imports the test support %s outside its tests", p, rel(imp))
+			}
+		}
+	}
+	sort.Strings(under)
+	if !slices.Equal(under, l["test-support"]) {
+		t.Errorf("packages under internal/testsupport/: %v, DESIGN.md's test-support line says %v", under, l["test-support"])
 	}
 	// ebiten-links: exactly the packages that link one.
 	var linked []string
@@ -240,6 +263,11 @@ func TestDesignLinks(t *testing.T) {
 	for _, p := range l["no-game"] {
 		if slices.Contains(deps(p), "game") {
 			t.Errorf("%s links package game: DESIGN.md says it knows no game", p)
+		}
+	}
+	for _, p := range l["no-lobby"] {
+		if slices.Contains(deps(p), "lobby") {
+			t.Errorf("%s links package lobby: DESIGN.md says it starts games through lobby/handoff alone", p)
 		}
 	}
 	if got := deps("game"); !slices.Equal(got, l["game-deps"]) {

@@ -2,6 +2,9 @@ package game
 
 import (
 	"encoding/binary"
+
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // Arcade runs. A game whose Config.Run names several stages plays them in order in one game:
@@ -29,8 +32,9 @@ const (
 // other bits are the index of the stage in the run (RunVariant).
 const RunTally uint8 = 0x80
 
-// MaxRunStages bounds the stages of an arcade run (the Kind variant's index bits).
-const MaxRunStages = 16
+// The index of the stage being played (RunVariant) fits below RunTally: a longer run
+// (stagefile.MaxRun) does not compile.
+const _ = uint(RunTally - stagefile.MaxRun)
 
 // RunVariant splits the stage singleton's Kind.Variant into the index of the stage being played
 // in the run (0 for a one-stage game) and whether the stage-clear tally after it is on.
@@ -57,8 +61,8 @@ type arcade struct {
 	tally  int      // ticks left of the stage-clear tally (0: none)
 	// start is each slot's figures when the stage began (the tally shows the difference);
 	// clear is each slot's figures for the stage just cleared (Sim.StageFigures).
-	start [MaxPlayers]PlayerStats
-	clear [MaxPlayers]PlayerStats
+	start [rules.MaxPlayers]PlayerStats
+	clear [rules.MaxPlayers]PlayerStats
 }
 
 // Run returns the stages of the game's arcade run (nil for a one-stage game). Do not modify it.
@@ -75,7 +79,7 @@ func (s *Sim) Tally() int { return s.run.tally }
 // Shots and Hits count the stage only; Lives, Continues, ExtraLives and Present are as at the
 // tally's start. Zero before the first clear.
 func (s *Sim) StageFigures(slot int) PlayerStats {
-	if slot < 0 || slot >= MaxPlayers {
+	if slot < 0 || slot >= rules.MaxPlayers {
 		return PlayerStats{}
 	}
 	return s.run.clear[slot]
@@ -89,8 +93,8 @@ func (s *Sim) initRun(stages []*Stage) *Stage {
 		}
 		return nil
 	}
-	if len(stages) > MaxRunStages {
-		stages = stages[:MaxRunStages]
+	if len(stages) > stagefile.MaxRun {
+		stages = stages[:stagefile.MaxRun]
 	}
 	s.run.stages = make([]*Stage, len(stages))
 	for i, st := range stages {
@@ -123,7 +127,7 @@ func (s *Sim) stageCleared() bool {
 	}
 	s.bossDead = false
 	r.tally = TallyTicks
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		now := s.Stats(slot)
 		if now.Present {
 			s.addScore(slot, TallyBonus(int(now.Lives), int(now.Deaths)-int(r.start[slot].Deaths)))
@@ -181,21 +185,21 @@ func (s *Sim) sysTally() {
 	s.setPos(s.stageEnt, p, 0, 0)
 	s.setVel(s.stageEnt, s.c.Velocity.Get(s.stageEnt), s.stage.ScrollSpeed, 0)
 	s.setStageVariant(uint8(r.index))
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		s.lastDeath[slot] = deathSpot{}
 		if e, sp, live := s.liveShip(slot); live {
 			s.setPos(e, sp, shipSpawnX, s.safeRespawnY(slot))
 		}
 	}
 	s.shieldShips(invulnTicks)
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		r.start[slot] = s.Stats(slot)
 	}
 }
 
 // shieldShips makes every live ship invulnerable for ticks.
 func (s *Sim) shieldShips(ticks int) {
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		e, _, live := s.liveShip(slot)
 		if !live {
 			continue

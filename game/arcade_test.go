@@ -1,8 +1,9 @@
 package game
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/rtype/rtype/game/rules"
 )
 
 // arcadeRun is a run of three short stages: "short" twice and a terrain stage in the middle,
@@ -44,7 +45,7 @@ func TestArcadeRun(t *testing.T) {
 		}
 		var phases []runPhase
 		clears, music := 0, 0
-		var scoreAtClear, livesAtClear [MaxPlayers]int
+		var scoreAtClear, livesAtClear [rules.MaxPlayers]int
 		tallyTicks := 0
 		for tick := 0; tick < 60*60*TickRate; tick++ {
 			for slot := 0; slot < n; slot++ {
@@ -120,7 +121,7 @@ func TestArcadeRun(t *testing.T) {
 			}
 		}
 		over, r := s.Over()
-		if !over || r != ResultVictory {
+		if !over || r != rules.ResultVictory {
 			t.Fatalf("%d players: over %v result %v at stage %d (phases %v)", n, over, r, s.RunIndex(), phases)
 		}
 		want := []runPhase{{0, false}, {0, true}, {1, false}, {1, true}, {2, false}}
@@ -182,42 +183,5 @@ func TestTallyBonus(t *testing.T) {
 	}
 }
 
-// A catalogue's arcade run: DefaultRun's stages it offers, or SetRun's; never fewer than two; a
+// A catalogue's arcade run: stagefile.DefaultRun's stages it offers, or SetRun's; never fewer than two; a
 // stage file cannot take the pseudo-stage's name.
-func TestCatalogueRun(t *testing.T) {
-	cat, err := LoadStageCatalogue("stage1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, f := range cat.Run() {
-		names = append(names, f.Name)
-	}
-	var want []string
-	for _, n := range DefaultRun {
-		if cat.ByName(n) != nil {
-			want = append(want, n)
-		}
-	}
-	if len(want) < 2 || strings.Join(names, ",") != strings.Join(want, ",") {
-		t.Errorf("default run %v, want %v", names, want)
-	}
-	if err := cat.SetRun([]string{"short"}); err == nil {
-		t.Error("SetRun of one stage: no error")
-	}
-	if err := cat.SetRun([]string{"short", "nosuch"}); err == nil || !strings.Contains(err.Error(), "nosuch") {
-		t.Errorf("SetRun of an unknown stage: %v", err)
-	}
-	if err := cat.SetRun([]string{"short", "short"}); err != nil || len(cat.Run()) != 2 {
-		t.Errorf("SetRun(short, short): %v, %d stages", err, len(cat.Run()))
-	}
-	if err := cat.SetRun(nil); err != nil || cat.Run() != nil {
-		t.Errorf("SetRun(nil): %v, run %v", err, cat.Run())
-	}
-	f, _ := EmbeddedStageFile("short")
-	g := *f
-	g.Name = ArcadeName
-	if _, err := NewStageCatalogue(ArcadeName, &g); err == nil {
-		t.Error("a stage named arcade is offered")
-	}
-}

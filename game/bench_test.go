@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/rtype/rtype/game/rules"
 )
 
 // benchStage: 64 turrets (HP 1000 before scaling) on the floor and the ceiling of a corridor
@@ -41,7 +43,7 @@ func benchSim(tb testing.TB) *Sim {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s := NewSim(Config{Seed: 7, Players: 4, Stage: st, Difficulty: DifficultyHard}) // Hard: as busy as Normal was before the levels
+	s := NewSim(Config{Seed: 7, Players: 4, Stage: st, Difficulty: rules.DifficultyHard}) // Hard: as busy as Normal was before the levels
 	for i := 0; i < 600; i++ {
 		benchTick(s)
 	}
@@ -51,7 +53,7 @@ func benchSim(tb testing.TB) *Sim {
 // benchTick keeps the ships invulnerable, moving and tapping fire, then steps.
 func benchTick(s *Sim) {
 	t := int(s.Tick())
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		e := s.PlayerEntity(slot)
 		s.c.Ship.Get(e).Invuln = 1000
 		b := BtnUp

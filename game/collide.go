@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // Broadphase: a uniform grid of 128 px cells over the playfield plus a
@@ -428,7 +429,7 @@ func (s *Sim) damageBoss(dmg uint16, slot int) {
 }
 
 func (s *Sim) addScore(slot int, pts uint32) {
-	if slot < 0 || slot >= MaxPlayers || s.ships[slot] == ecs.Nil {
+	if slot < 0 || slot >= rules.MaxPlayers || s.ships[slot] == ecs.Nil {
 		return
 	}
 	pl := s.c.Player.Mut(s.ships[slot])

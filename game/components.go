@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // Wire ids of the replicated components (docs/PROTOCOL.md §4, "Component list v3").
@@ -593,7 +594,7 @@ func (playerCodec) Parse(b []byte, v *Player) error {
 	if len(b) != 14 {
 		return sizeErr("Player", 14, len(b))
 	}
-	if b[0] >= MaxPlayers {
+	if b[0] >= rules.MaxPlayers {
 		return &CodecError{Component: "Player", Field: "slot", Reason: fmt.Sprintf("%d is not a slot 0..3", b[0])}
 	}
 	if b[3] > LaserYellow {

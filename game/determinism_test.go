@@ -1,6 +1,10 @@
 package game
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rtype/rtype/game/rules"
+)
 
 // scripted returns pseudo-random but reproducible buttons for slot at tick
 // (an LCG of the test, independent of the simulation's PRNG).
@@ -29,7 +33,7 @@ func runScript(t testing.TB, seed uint64, ticks, changeAt int) []uint64 {
 	s := NewSim(Config{Seed: seed, Players: 4, Stage: st})
 	var hashes []uint64
 	for i := 0; i < ticks; i++ {
-		for slot := 0; slot < MaxPlayers; slot++ {
+		for slot := 0; slot < rules.MaxPlayers; slot++ {
 			b := scripted(slot, i)
 			if slot == 0 && changeAt >= 0 && i >= changeAt && i < changeAt+30 {
 				b = BtnDown | BtnLeft

@@ -6,35 +6,22 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rtype/rtype/game/rules"
 )
 
-func newLevelSim(t testing.TB, players int, d Difficulty) *Sim {
+func newLevelSim(t testing.TB, players int, d rules.Difficulty) *Sim {
 	t.Helper()
 	return NewSim(Config{Seed: 1, Players: players, Stage: mustParse(t, "empty.json", emptyStage), Difficulty: d})
-}
-
-func TestParseDifficulty(t *testing.T) {
-	for _, d := range Difficulties {
-		got, err := ParseDifficulty(d.String())
-		if err != nil || got != d {
-			t.Errorf("ParseDifficulty(%q) = %v, %v", d.String(), got, err)
-		}
-	}
-	if _, err := ParseDifficulty("insane"); err == nil {
-		t.Error("an unknown level parsed")
-	}
-	if Difficulty(0) != DifficultyNormal {
-		t.Error("the zero Difficulty is not Normal")
-	}
 }
 
 // The levels scale what they say, calmest to hardest: more lives, fewer and slower enemy shots
 // and weaker enemies on Easy; the reverse on Hard.
 func TestDifficultyScaling(t *testing.T) {
-	var hp, fire [NumDifficulties]int
-	var speed [NumDifficulties]float32
-	var lives [NumDifficulties]uint8
-	for _, d := range Difficulties {
+	var hp, fire [rules.NumDifficulties]int
+	var speed [rules.NumDifficulties]float32
+	var lives [rules.NumDifficulties]uint8
+	for _, d := range rules.Difficulties {
 		s := newLevelSim(t, 1, d)
 		hp[d], fire[d], speed[d] = s.scaleHP(100), s.scaleFire(100), s.bulletSpeed(enemyBulletSpeed)
 		lives[d] = s.c.Player.Get(s.PlayerEntity(0)).Lives
@@ -42,7 +29,7 @@ func TestDifficultyScaling(t *testing.T) {
 			t.Errorf("%v: %d lives at the start, want %d", d, lives[d], d.Rules().Lives)
 		}
 	}
-	e, n, h := DifficultyEasy, DifficultyNormal, DifficultyHard
+	e, n, h := rules.DifficultyEasy, rules.DifficultyNormal, rules.DifficultyHard
 	if !(hp[e] < hp[n] && hp[n] < hp[h]) {
 		t.Errorf("enemy HP by level %v, want rising", hp)
 	}
@@ -60,7 +47,7 @@ func TestDifficultyScaling(t *testing.T) {
 		t.Error("Easy and Hard hash alike")
 	}
 	// An enemy spawned by the stage has the level's HP.
-	for _, d := range Difficulties {
+	for _, d := range rules.Difficulties {
 		s := newLevelSim(t, 2, d)
 		if got, want := s.scaleHP(10), 10*3*d.Rules().HPPct/200; got != want {
 			t.Errorf("%v, 2 players: HP 10 scales to %d, want %d", d, got, want)
@@ -69,7 +56,7 @@ func TestDifficultyScaling(t *testing.T) {
 }
 
 func TestExtraLives(t *testing.T) {
-	s := newLevelSim(t, 1, DifficultyNormal)
+	s := newLevelSim(t, 1, rules.DifficultyNormal)
 	r := s.rules
 	e := s.PlayerEntity(0)
 	lives := s.c.Player.Get(e).Lives
@@ -110,7 +97,7 @@ func killLast(s *Sim) {
 }
 
 func TestContinue(t *testing.T) {
-	s := newLevelSim(t, 1, DifficultyNormal)
+	s := newLevelSim(t, 1, rules.DifficultyNormal)
 	e := s.PlayerEntity(0)
 	s.addScore(0, 5000)
 	killLast(s)
@@ -143,7 +130,7 @@ func TestContinue(t *testing.T) {
 	// Not taken: out when the count ends, and the game is lost.
 	killLast(s)
 	step(s, continueTicks, BtnUp) // moving is not a continue
-	if over, r := s.Over(); !over || r != ResultDefeat {
+	if over, r := s.Over(); !over || r != rules.ResultDefeat {
 		t.Fatalf("Over() = %v, %v after the countdown, want defeat", over, r)
 	}
 	if f := s.c.Player.Get(e).Flags; f != PlayerDead {
@@ -153,7 +140,7 @@ func TestContinue(t *testing.T) {
 
 // The continues are counted: once the level's are used, the last ship ends the player.
 func TestContinuesRunOut(t *testing.T) {
-	s := newLevelSim(t, 1, DifficultyHard)
+	s := newLevelSim(t, 1, rules.DifficultyHard)
 	for i := 0; i < int(s.rules.Continues); i++ {
 		killLast(s)
 		step(s, 5, 0)
@@ -168,14 +155,14 @@ func TestContinuesRunOut(t *testing.T) {
 		t.Fatalf("flags %03b with no continue left, want dead only", f)
 	}
 	step(s, 1, 0)
-	if over, r := s.Over(); !over || r != ResultDefeat {
+	if over, r := s.Over(); !over || r != rules.ResultDefeat {
 		t.Fatalf("Over() = %v, %v, want defeat at once", over, r)
 	}
 }
 
 // A continue pending on a suspended player keeps the game going and comes back with it.
 func TestContinueSurvivesSuspend(t *testing.T) {
-	s := newLevelSim(t, 2, DifficultyNormal)
+	s := newLevelSim(t, 2, rules.DifficultyNormal)
 	s.c.Player.Get(s.PlayerEntity(1)).Lives = 1
 	makeVulnerable(s)
 	s.killShip(1)
@@ -194,7 +181,7 @@ func TestContinueSurvivesSuspend(t *testing.T) {
 // A ship killed by a turret aimed at its respawn point does not come back in the same line of
 // fire: it respawns where nothing is about to hit it, away from where it died.
 func TestSafeRespawn(t *testing.T) {
-	s := newLevelSim(t, 1, DifficultyNormal)
+	s := newLevelSim(t, 1, rules.DifficultyNormal)
 	e := s.PlayerEntity(0)
 	makeVulnerable(s)
 	y0 := s.c.Position.Get(e).Y
@@ -223,7 +210,7 @@ func TestSafeRespawn(t *testing.T) {
 	if s.c.Player.Get(e).Flags&PlayerInvulnerable == 0 {
 		t.Fatal("invulnerability ended before InvulnMax while standing still")
 	}
-	s2 := newLevelSim(t, 1, DifficultyNormal)
+	s2 := newLevelSim(t, 1, rules.DifficultyNormal)
 	e2 := s2.PlayerEntity(0)
 	makeVulnerable(s2)
 	s2.killShip(0)
@@ -259,7 +246,7 @@ func TestReadmeDifficultyTable(t *testing.T) {
 		}
 		return fmt.Sprintf("%d %03d", v/1000, v%1000)
 	}
-	for _, d := range Difficulties {
+	for _, d := range rules.Difficulties {
 		r := d.Rules()
 		secs := strconv.FormatFloat(float64(r.InvulnMax)/TickRate, 'f', -1, 64)
 		want := fmt.Sprintf("| %s | %d | %d %% | %d %% | %d %% | %s, then every %s | %d | %s s |", r.Title, r.Lives, r.HPPct,
@@ -303,7 +290,7 @@ func TestPracticeSection(t *testing.T) {
 		}
 	}
 	// The boss: it is out within a few seconds.
-	b := NewSim(Config{Seed: 1, Players: 1, Stage: st, Section: PracticeBoss(st)})
+	b := NewSim(Config{Seed: 1, Players: 1, Stage: st, Section: st.PracticeBoss()})
 	for i := 0; i < 10*TickRate && !b.BossFight(); i++ {
 		b.Step()
 		b.World().ClearEvents()

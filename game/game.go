@@ -90,14 +90,19 @@
 // Difficulty scales with the number of players n: enemy HP x(n+1)/2 (1 player x1, 2 x1.5,
 // 3 x2, 4 x2.5), the boss's x(3n+1)/4 (4 players x3.25), fire intervals x12/(n+11) (1 player
 // x1, 4 players x0.8: more bullets); the boss fires faster the longer the fight lasts. The level (Config.Difficulty,
-// difficulty.go) then scales HP, fire intervals and bullet speed by its percentages and sets
+// rules.DifficultyRules) then scales HP, fire intervals and bullet speed by its percentages and sets
 // the lives, extra-life thresholds, continues and respawn invulnerability.
 //
 // The ecs world tick is advanced at the start of Step, so every change made
 // during a Step is stamped with the tick that Sim.Tick returns afterwards.
 package game
 
-import "github.com/rtype/rtype/ecs"
+import (
+	"strconv"
+
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
+)
 
 // Simulation constants.
 const (
@@ -105,8 +110,6 @@ const (
 	TickRate = 60
 	// Width and Height are the playfield size in virtual pixels.
 	Width, Height = 1920, 1080
-	// MaxPlayers is the number of player slots (slot = colour index 0..3).
-	MaxPlayers = 4
 	// HUDHeight is the bar at the bottom of the playfield where clients draw the scores; ships
 	// stay above it (ShipMaxY), so no ship is ever drawn under the HUD.
 	HUDHeight = 64
@@ -132,29 +135,6 @@ const (
 // Input is what one player sends for one tick.
 type Input struct {
 	Buttons Buttons
-}
-
-// Result is how a game ended (wire value of GAME_END).
-type Result uint8
-
-// Game results.
-const (
-	ResultDefeat  Result = 0
-	ResultVictory Result = 1
-	ResultAborted Result = 2
-)
-
-// String returns "defeat", "victory" or "aborted".
-func (r Result) String() string {
-	switch r {
-	case ResultDefeat:
-		return "defeat"
-	case ResultVictory:
-		return "victory"
-	case ResultAborted:
-		return "aborted"
-	}
-	return "unknown"
 }
 
 // EventKind identifies a game event.
@@ -184,12 +164,12 @@ const (
 // are visible through ecs.World.Events for replication.
 type Event struct {
 	Kind   EventKind
-	Entity ecs.Entity // EventDeath: the ship
-	Slot   uint8      // EventDeath, EventExtraLife, EventContinue: player slot 0..3
-	Lives  uint8      // EventDeath, EventExtraLife, EventContinue: lives left
-	Song   uint8      // EventMusic: song id
-	Result Result     // EventGameEnd
-	Stage  uint8      // EventStageClear: the index in the run of the stage cleared
+	Entity ecs.Entity   // EventDeath: the ship
+	Slot   uint8        // EventDeath, EventExtraLife, EventContinue: player slot 0..3
+	Lives  uint8        // EventDeath, EventExtraLife, EventContinue: lives left
+	Song   uint8        // EventMusic: song id
+	Result rules.Result // EventGameEnd
+	Stage  uint8        // EventStageClear: the index in the run of the stage cleared
 }
 
 // String returns the kind's name ("player", "enemy-bullet", ...: KindInfo.Name) or "kind(N)".
@@ -197,19 +177,5 @@ func (k EntityKind) String() string {
 	if int(k) < len(kinds) {
 		return kinds[k].Name
 	}
-	return "kind(" + itoa(int(k)) + ")"
-}
-
-func itoa(v int) string {
-	if v == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for v > 0 {
-		i--
-		b[i] = byte('0' + v%10)
-		v /= 10
-	}
-	return string(b[i:])
+	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // emptyStage has no waves and a boss far away: systems can be tested alone.
@@ -67,7 +68,7 @@ func addCapsule(s *Sim, variant uint8, x, y float32) ecs.Entity {
 
 // makeVulnerable clears the spawn invulnerability of every ship.
 func makeVulnerable(s *Sim) {
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		if e := s.PlayerEntity(slot); e != ecs.Nil {
 			s.c.Ship.Get(e).Invuln = 0
 			s.c.Player.Get(e).Flags &^= PlayerInvulnerable
@@ -108,4 +109,13 @@ func collectEvents(s *Sim, n int, b Buttons) []Event {
 		out = append(out, s.Events()...)
 	}
 	return out
+}
+
+// terrainCol is the terrain segment under world x wx: -1 before the samples (or without
+// terrain), len(Ceil)-1 past them.
+func terrainCol(t *Terrain, wx float32) int32 {
+	if t == nil || len(t.Ceil) < 2 || wx < t.Start {
+		return -1
+	}
+	return int32(min(int((wx-t.Start)/t.Step), len(t.Ceil)-1))
 }

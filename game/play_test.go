@@ -4,11 +4,12 @@ import (
 	"testing"
 
 	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // playAuto runs the stage with every ship on Autopilot until the game is
 // over or maxTicks; it returns whether it ended, the result and the ticks played.
-func playAuto(t testing.TB, st *Stage, players int, seed uint64, maxTicks int) (bool, Result, int, *Sim) {
+func playAuto(t testing.TB, st *Stage, players int, seed uint64, maxTicks int) (bool, rules.Result, int, *Sim) {
 	t.Helper()
 	s := NewSim(Config{Seed: seed, Players: players, Stage: st})
 	for i := 0; i < maxTicks; i++ {
@@ -31,7 +32,7 @@ func TestAutopilotWinsShort(t *testing.T) {
 	}
 	for _, n := range []int{1, 2, 4} {
 		over, r, ticks, s := playAuto(t, st, n, 1, 3600)
-		if !over || r != ResultVictory {
+		if !over || r != rules.ResultVictory {
 			t.Errorf("%d players: over=%v result=%v after %d ticks, want victory within 3600", n, over, r, ticks)
 			continue
 		}
@@ -68,10 +69,10 @@ func TestAutopilotPlaysStages(t *testing.T) {
 				t.Errorf("%s, %d players: not over after %d ticks (scroll %v)", name, n, ticks, s.Scroll())
 				continue
 			}
-			if r == ResultAborted {
+			if r == rules.ResultAborted {
 				t.Errorf("%s, %d players: aborted", name, n)
 			}
-			if name == "stage1" && n == 1 && r != ResultVictory {
+			if name == "stage1" && n == 1 && r != rules.ResultVictory {
 				t.Errorf("stage1, 1 player: %v, want a victory", r)
 			}
 			t.Logf("%s, %d players: %v after %d ticks (%.0f s)", name, n, r, ticks, float64(ticks)/TickRate)

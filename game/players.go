@@ -1,6 +1,9 @@
 package game
 
-import "github.com/rtype/rtype/ecs"
+import (
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
+)
 
 // PlayerStats are one slot's figures for the results screen (wire RESULTS, docs/PROTOCOL.md
 // §3.4.8), counted by the simulation from the start of the game, deterministic like the rest.
@@ -25,7 +28,7 @@ type awaySlot struct {
 
 // Stats returns slot's figures (zero for an invalid slot).
 func (s *Sim) Stats(slot int) PlayerStats {
-	if slot < 0 || slot >= MaxPlayers {
+	if slot < 0 || slot >= rules.MaxPlayers {
 		return PlayerStats{}
 	}
 	st := s.stats[slot]
@@ -42,14 +45,14 @@ func (s *Sim) Stats(slot int) PlayerStats {
 }
 
 func (s *Sim) addKill(slot int) {
-	if slot >= 0 && slot < MaxPlayers {
+	if slot >= 0 && slot < rules.MaxPlayers {
 		s.stats[slot].Kills++
 	}
 }
 
 // shotHit counts shot e's first damage (Hits, and BeamHits for a beam).
 func (s *Sim) shotHit(e ecs.Entity, shot *Shot) {
-	if shot.Hit != 0 || int(shot.Slot) >= MaxPlayers {
+	if shot.Hit != 0 || int(shot.Slot) >= rules.MaxPlayers {
 		return
 	}
 	shot.Hit = 1
@@ -65,7 +68,7 @@ func (s *Sim) shotHit(e ecs.Entity, shot *Shot) {
 // Player record (lives, score, power-ups) is kept for ResumePlayer. A suspended slot with lives
 // left keeps the game from ending in defeat. It reports whether slot had a ship.
 func (s *Sim) SuspendPlayer(slot int) bool {
-	if slot < 0 || slot >= MaxPlayers || s.ships[slot] == ecs.Nil {
+	if slot < 0 || slot >= rules.MaxPlayers || s.ships[slot] == ecs.Nil {
 		return false
 	}
 	s.record(OpSuspend, slot, 0)
@@ -84,7 +87,7 @@ func (s *Sim) SuspendPlayer(slot int) bool {
 
 // Suspended reports whether slot is suspended (SuspendPlayer, not resumed or removed since).
 func (s *Sim) Suspended(slot int) bool {
-	return slot >= 0 && slot < MaxPlayers && s.away[slot].valid
+	return slot >= 0 && slot < rules.MaxPlayers && s.away[slot].valid
 }
 
 // ResumePlayer brings a suspended slot back: a new ship entity (returned) at the respawn point,

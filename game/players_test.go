@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // The results figures: two shots fired, both hit, one kill; a beam that pierces three enemies
@@ -94,7 +95,7 @@ func TestSuspendResume(t *testing.T) {
 	s.SuspendPlayer(1)
 	s.RemovePlayer(1)
 	step(s, continueTicks+1, 0) // player 1's continue offer runs out
-	if over, r := s.Over(); !over || r != ResultDefeat {
+	if over, r := s.Over(); !over || r != rules.ResultDefeat {
 		t.Fatalf("Over() = %v, %v after the suspended player was removed, want defeat", over, r)
 	}
 	if st := s.Stats(1); st.Score != 1234 || st.Present {

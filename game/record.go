@@ -1,6 +1,9 @@
 package game
 
-import "github.com/rtype/rtype/ecs"
+import (
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
+)
 
 // SimVersion is the version of the simulation's behaviour: a replay (game/replay) recorded by a
 // build whose SimVersion differs is refused rather than played into a silent desync. Bump it in
@@ -44,7 +47,7 @@ func (s *Sim) SetRecorder(r Recorder) { s.rec = r }
 
 // Input returns the buttons slot holds (the last SetInput, masked; 0 for an invalid slot).
 func (s *Sim) Input(slot int) Buttons {
-	if slot < 0 || slot >= MaxPlayers {
+	if slot < 0 || slot >= rules.MaxPlayers {
 		return 0
 	}
 	return s.inputs[slot]

@@ -1,6 +1,9 @@
 package game
 
-import "github.com/rtype/rtype/ecs"
+import (
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
+)
 
 // Safe respawns. A ship comes back at shipSpawnX, at the height of the corridor where nothing
 // is about to hit it: candidate heights are scored by how long until an enemy, a boss part or
@@ -57,7 +60,7 @@ func (s *Sim) continueTimer(slot int, e ecs.Entity, sh *Ship) {
 
 // ContinueLeft returns the ticks left to take slot's continue (0: none offered).
 func (s *Sim) ContinueLeft(slot int) int {
-	if slot < 0 || slot >= MaxPlayers || s.ships[slot] == ecs.Nil {
+	if slot < 0 || slot >= rules.MaxPlayers || s.ships[slot] == ecs.Nil {
 		return 0
 	}
 	e := s.ships[slot]

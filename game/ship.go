@@ -1,6 +1,9 @@
 package game
 
-import "github.com/rtype/rtype/ecs"
+import (
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
+)
 
 // MoveShip is one tick of ship movement, shared by the server and client
 // prediction: 8 + 1.5·speed px/tick (480 px/s without speed-ups, speed =
@@ -35,7 +38,7 @@ func MoveShip(x, y float32, b Buttons, speed uint8) (nx, ny float32) {
 
 // sysInput moves ships, fires shots and beams and handles the Force button.
 func (s *Sim) sysInput() {
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		e := s.ships[slot]
 		if e == ecs.Nil {
 			continue
@@ -114,7 +117,7 @@ func (s *Sim) sysInput() {
 // launched from the back, follow the ship vertically and fire on their own (forceFire);
 // recalled ones home in and re-attach on the side they touch.
 func (s *Sim) sysForce() {
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		e := s.ships[slot]
 		if e == ecs.Nil {
 			continue

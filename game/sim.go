@@ -2,6 +2,8 @@ package game
 
 import (
 	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // Gameplay tuning. Distances px, speeds px/s, times ticks.
@@ -90,10 +92,10 @@ type Config struct {
 	Players int    // 1..MaxPlayers ships in slots 0..Players-1 (clamped)
 	Stage   *Stage // stage script; nil loads the embedded "stage1"
 	// Difficulty is the level chosen in the lobby (zero: Normal).
-	Difficulty Difficulty
+	Difficulty rules.Difficulty
 	// Section starts the game at that section of the stage (practice): 0 is the start, 1 ..
 	// len(Stage.Sections)-1 a later section (its waves only), len(Stage.Sections) the boss
-	// (PracticeBoss). Out of range: the start.
+	// (Stage.PracticeBoss). Out of range: the start.
 	Section int
 	// Run is an arcade run: with two or more stages the game plays them in order (arcade.go;
 	// Stage is then ignored and Section applies to the first). Nil entries are the embedded
@@ -101,11 +103,8 @@ type Config struct {
 	Run []*Stage
 }
 
-// MaxPracticeSection bounds Config.Section on the wire (a stage has at most 255 sections).
-const MaxPracticeSection = maxSections
-
-// PracticeBoss is the Config.Section that starts a stage at its boss.
-func PracticeBoss(st *Stage) int { return len(st.Sections) }
+// PracticeBoss is the Config.Section that starts the stage at its boss (stagefile.Script).
+func (st *Stage) PracticeBoss() int { return len(st.Sections) }
 
 // practiceBossLead is how far before the boss's position (px of scroll) a boss practice starts.
 const practiceBossLead = 240
@@ -121,11 +120,11 @@ type Sim struct {
 	stage *Stage
 	rng   rng
 	n     int // players at start (difficulty)
-	diff  Difficulty
-	rules DifficultyRules
+	diff  rules.Difficulty
+	rules rules.DifficultyRules
 
-	inputs   [MaxPlayers]Buttons
-	ships    [MaxPlayers]ecs.Entity
+	inputs   [rules.MaxPlayers]Buttons
+	ships    [rules.MaxPlayers]ecs.Entity
 	stageEnt ecs.Entity
 	boss     ecs.Entity
 	weak     ecs.Entity
@@ -136,18 +135,18 @@ type Sim struct {
 	bossDead    bool // boss death animation finished
 	bossKilled  bool // weak point destroyed this tick
 	over        bool
-	result      Result
+	result      rules.Result
 	musicSent   bool
 
 	events []Event
 
 	// Per-slot figures (players.go): stats counts them; away holds suspended slots' records;
 	// removed keeps a removed slot's score.
-	stats   [MaxPlayers]PlayerStats
-	away    [MaxPlayers]awaySlot
-	removed [MaxPlayers]PlayerStats
+	stats   [rules.MaxPlayers]PlayerStats
+	away    [rules.MaxPlayers]awaySlot
+	removed [rules.MaxPlayers]PlayerStats
 	// lastDeath is where each slot's ship was last destroyed (safe respawns avoid it).
-	lastDeath [MaxPlayers]deathSpot
+	lastDeath [rules.MaxPlayers]deathSpot
 
 	// Queries (built once).
 	qPK    *ecs.Query2[Position, Kind]
@@ -202,7 +201,7 @@ func NewSim(cfg Config) *Sim {
 	}
 	if st == nil {
 		var err error
-		if st, err = LoadStage(DefaultStage); err != nil {
+		if st, err = LoadStage(stagefile.Default); err != nil {
 			panic("game: embedded stage1 is invalid: " + err.Error())
 		}
 	}
@@ -211,8 +210,8 @@ func NewSim(cfg Config) *Sim {
 	if n < 1 {
 		n = 1
 	}
-	if n > MaxPlayers {
-		n = MaxPlayers
+	if n > rules.MaxPlayers {
+		n = rules.MaxPlayers
 	}
 	w := ecs.NewWorld()
 	s := &Sim{
@@ -237,7 +236,7 @@ func NewSim(cfg Config) *Sim {
 	s.kills = make([]killReq, 0, 32)
 	s.probes = make([]probe, 0, 64)
 	s.pickups = make([]pickup, 0, 8)
-	s.deaths = make([]int, 0, MaxPlayers)
+	s.deaths = make([]int, 0, rules.MaxPlayers)
 
 	s.stageEnt = w.Create()
 	s.c.Kind.Set(s.stageEnt, Kind{Kind: KindStage})
@@ -300,7 +299,7 @@ func (s *Sim) Tick() ecs.Tick { return s.w.Tick() }
 // SetInput sets the buttons slot holds from the next Step on (they stay
 // held until the next SetInput). Invalid slots are ignored.
 func (s *Sim) SetInput(slot int, in Input) {
-	if slot < 0 || slot >= MaxPlayers {
+	if slot < 0 || slot >= rules.MaxPlayers {
 		return
 	}
 	b := in.Buttons & (BtnUp | BtnDown | BtnLeft | BtnRight | BtnFire | BtnForce)
@@ -313,7 +312,7 @@ func (s *Sim) SetInput(slot int, in Input) {
 // PlayerEntity returns the ship of slot, or ecs.Nil if the slot is empty
 // (never joined or removed). The ship entity stays the same across deaths.
 func (s *Sim) PlayerEntity(slot int) ecs.Entity {
-	if slot < 0 || slot >= MaxPlayers {
+	if slot < 0 || slot >= rules.MaxPlayers {
 		return ecs.Nil
 	}
 	return s.ships[slot]
@@ -323,7 +322,7 @@ func (s *Sim) PlayerEntity(slot int) ecs.Entity {
 // with the others. When no ship is left, the next Step ends the game with
 // ResultAborted.
 func (s *Sim) RemovePlayer(slot int) {
-	if slot < 0 || slot >= MaxPlayers {
+	if slot < 0 || slot >= rules.MaxPlayers {
 		return
 	}
 	if s.away[slot].valid { // suspended: its record goes
@@ -347,7 +346,7 @@ func (s *Sim) RemovePlayer(slot int) {
 }
 
 // Over reports whether the game has ended and how.
-func (s *Sim) Over() (bool, Result) { return s.over, s.result }
+func (s *Sim) Over() (bool, rules.Result) { return s.over, s.result }
 
 // BossFight reports whether the stage's boss is out (the scroll has stopped for the fight).
 func (s *Sim) BossFight() bool { return s.bossSpawned }
@@ -411,7 +410,7 @@ func (s *Sim) flushPending() {
 		switch r.kind {
 		case KindPlayerBullet, KindBeam:
 			s.c.Shot.Set(e, Shot{Damage: r.damage, Slot: r.slot, Pierce: r.pierce})
-			if int(r.slot) < MaxPlayers {
+			if int(r.slot) < rules.MaxPlayers {
 				s.stats[r.slot].Shots++
 			}
 			if r.guide != 0 {
@@ -463,7 +462,7 @@ func (s *Sim) liveShip(slot int) (ecs.Entity, *Position, bool) {
 // nearestShip returns the position of the live ship closest to (x, y).
 func (s *Sim) nearestShip(x, y float32) (tx, ty float32, ok bool) {
 	best := float32(0)
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		_, p, live := s.liveShip(slot)
 		if !live {
 			continue
@@ -478,7 +477,7 @@ func (s *Sim) nearestShip(x, y float32) (tx, ty float32, ok bool) {
 }
 
 // Difficulty returns the game's difficulty level.
-func (s *Sim) Difficulty() Difficulty { return s.diff }
+func (s *Sim) Difficulty() rules.Difficulty { return s.diff }
 
 // scaleBossHP scales the boss's weak point like scaleHP but closer to the players' firepower,
 // x(3n+1)/4 (4 players x3.25), so a boss fight lasts about as long with four players as with one.
@@ -518,7 +517,7 @@ func (s *Sim) bulletSpeed(v float32) float32 { return v * float32(s.rules.Bullet
 
 // sysTimers: respawn, invulnerability, lifetimes.
 func (s *Sim) sysTimers() {
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		e := s.ships[slot]
 		if e == ecs.Nil {
 			continue
@@ -660,11 +659,11 @@ func (s *Sim) sysCleanup() {
 func (s *Sim) sysEnd() {
 	s.sysTally()
 	if s.bossDead && !s.stageCleared() {
-		s.end(ResultVictory)
+		s.end(rules.ResultVictory)
 		return
 	}
 	present, alive := 0, 0
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		e := s.ships[slot]
 		if e == ecs.Nil {
 			if s.away[slot].valid { // suspended: may come back
@@ -682,13 +681,13 @@ func (s *Sim) sysEnd() {
 	}
 	switch {
 	case present == 0:
-		s.end(ResultAborted)
+		s.end(rules.ResultAborted)
 	case alive == 0:
-		s.end(ResultDefeat)
+		s.end(rules.ResultDefeat)
 	}
 }
 
-func (s *Sim) end(r Result) {
+func (s *Sim) end(r rules.Result) {
 	s.over, s.result = true, r
 	s.emit(Event{Kind: EventGameEnd, Result: r})
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/rtype/rtype/assets"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // Stage is a validated stage script (see LoadStage, ParseStage and
@@ -38,13 +39,13 @@ type Stage struct {
 // Stage built in code. Do not modify it.
 func (st *Stage) Source() []byte { return st.source }
 
-// Hash returns StageHash of the stage's file (Source): the stable name of the stage definition
+// Hash returns the stagefile.Hash of the stage's file (Source): the stable name of the stage definition
 // that replays and the lobby protocol carry; "" for a Stage built in code.
 func (st *Stage) Hash() string {
 	if st.source == nil {
 		return ""
 	}
-	return StageHash(st.source)
+	return stagefile.Hash(st.source)
 }
 
 // Section is a music section starting at scroll position At (px).
@@ -133,7 +134,7 @@ const (
 	maxWaveCount   = 64
 	maxSpawns      = 20000
 	maxScrollAt    = 1e6
-	maxSections    = 255
+	maxSections    = stagefile.MaxSections
 	maxBossPhases  = 8
 	maxEnemyHP     = 1000
 	maxBossHP      = 20000

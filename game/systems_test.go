@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
 )
 
 func TestMoveShip(t *testing.T) {
@@ -324,7 +325,7 @@ func TestDefeatAndStepAfterOver(t *testing.T) {
 			deaths++
 		case EventGameEnd:
 			ends++
-			if ev.Result != ResultDefeat {
+			if ev.Result != rules.ResultDefeat {
 				t.Errorf("game end result %v, want defeat", ev.Result)
 			}
 		}
@@ -333,7 +334,7 @@ func TestDefeatAndStepAfterOver(t *testing.T) {
 		t.Fatalf("%d deaths and %d game ends, want %d and 1", deaths, ends, startLives)
 	}
 	over, r := s.Over()
-	if !over || r != ResultDefeat {
+	if !over || r != rules.ResultDefeat {
 		t.Fatalf("Over() = %v, %v", over, r)
 	}
 	tick, h := s.Tick(), s.Hash()
@@ -360,7 +361,7 @@ func TestDefeatNeedsEveryPlayer(t *testing.T) {
 		t.Fatal("game over while both players may still continue")
 	}
 	step(s, 2, 0)
-	if over, r := s.Over(); !over || r != ResultDefeat {
+	if over, r := s.Over(); !over || r != rules.ResultDefeat {
 		t.Fatalf("Over() = %v, %v, want defeat", over, r)
 	}
 }
@@ -380,14 +381,14 @@ func TestRemovePlayer(t *testing.T) {
 	s.RemovePlayer(9) // invalid: no-op
 	s.RemovePlayer(0)
 	step(s, 1, 0)
-	if over, r := s.Over(); !over || r != ResultAborted {
+	if over, r := s.Over(); !over || r != rules.ResultAborted {
 		t.Fatalf("Over() = %v, %v, want aborted", over, r)
 	}
 }
 
 func TestInvalidSlotsAndPlayerCount(t *testing.T) {
 	s := NewSim(Config{Seed: 1, Players: 9, Stage: mustParse(t, "empty.json", emptyStage)})
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		if s.PlayerEntity(slot) == ecs.Nil {
 			t.Errorf("slot %d empty with Players=9 (clamped to 4)", slot)
 		}
@@ -636,10 +637,10 @@ func TestBossPhasesWeakPointAndVictory(t *testing.T) {
 		t.Errorf("score %d, want the boss bonus %d", sc, bossScore)
 	}
 	ev = collectEvents(s, bossDyingTicks+5, 0)
-	if !hasEvent(ev, Event{Kind: EventGameEnd, Result: ResultVictory}) {
+	if !hasEvent(ev, Event{Kind: EventGameEnd, Result: rules.ResultVictory}) {
 		t.Fatalf("no victory event in %v", ev)
 	}
-	if over, r := s.Over(); !over || r != ResultVictory {
+	if over, r := s.Over(); !over || r != rules.ResultVictory {
 		t.Errorf("Over() = %v, %v", over, r)
 	}
 }

@@ -1,6 +1,9 @@
 package game
 
-import "github.com/rtype/rtype/ecs"
+import (
+	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
+)
 
 // The arsenal: lasers fired through an attached Force, the detached Force's own fire, Bits,
 // homing missiles and the capsules' cycling crystals. Distances px, speeds px/s, times ticks.
@@ -249,7 +252,7 @@ func bitPlace(i int, x, y float32) (float32, float32) {
 // tick (within half a px it sits exactly there). Its Velocity is its ship's: clients
 // dead-reckon it with the ship, the lag costs an occasional Position.
 func (s *Sim) sysBits() {
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		e := s.ships[slot]
 		if e == ecs.Nil {
 			continue
@@ -438,15 +441,6 @@ func (s *Sim) bounce(e ecs.Entity, g *Guide, p *Position, v *Velocity, sz *Size,
 	g.Left--
 	s.setPos(e, p, p.X-v.X/TickRate, p.Y-v.Y/TickRate)
 	s.setVel(e, v, wvx-scrollV, vy)
-}
-
-// terrainCol is the terrain segment under world x wx: -1 before the samples (or without
-// terrain), len(Ceil)-1 past them.
-func terrainCol(t *Terrain, wx float32) int32 {
-	if t == nil || len(t.Ceil) < 2 || wx < t.Start {
-		return -1
-	}
-	return int32(min(int((wx-t.Start)/t.Step), len(t.Ceil)-1))
 }
 
 // crawl runs a yellow laser: in flight it goes up or down until it reaches the ceiling or the

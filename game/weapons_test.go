@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rtype/rtype/ecs"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // corridorStage is emptyStage (no waves, no boss in reach, scroll 60 px/s) with a terrain of n
@@ -622,7 +623,7 @@ func TestDeathLosesTheArsenal(t *testing.T) {
 // arsenalInputs gives every weapon to the 4 ships of s (Force colours red, blue, yellow, and a
 // detached yellow one; Bits, missiles, speed) in a corridor stage.
 func armAll(s *Sim) {
-	for slot := 0; slot < MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		e := s.PlayerEntity(slot)
 		sh := s.c.Ship.Get(e)
 		s.giveForce(e, sh)
@@ -664,7 +665,7 @@ func runArsenal(t testing.TB, seed uint64, ticks int) []uint64 {
 	armAll(s)
 	var hashes []uint64
 	for i := 0; i < ticks; i++ {
-		for slot := 0; slot < MaxPlayers; slot++ {
+		for slot := 0; slot < rules.MaxPlayers; slot++ {
 			s.c.Ship.Get(s.PlayerEntity(slot)).Invuln = 1000 // terrain and bullets do not end the test
 			s.SetInput(slot, Input{Buttons: scripted(slot, i)})
 		}

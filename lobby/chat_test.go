@@ -160,7 +160,7 @@ func TestEndBeforeCloseAtShutdown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := NewServer(ServerConfig{Starter: st, Logger: discardLogger(), ServerUUID: uuid.New()})
+		s := NewServer(withStages(ServerConfig{Starter: st, Logger: discardLogger(), ServerUUID: uuid.New()}))
 		ctx, cancel := context.WithCancel(context.Background())
 		errc := make(chan error, 1)
 		go func() { errc <- s.Serve(ctx, ln) }()

@@ -16,7 +16,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -106,11 +107,11 @@ type Client struct {
 	pending   string    // command awaiting its response, "" if none
 	code      string    // latest MEMBERS push
 	names     []string
-	stage     StageInfo       // latest STAGE push...
-	stageCode string          // ...and the lobby code it was for
-	level     game.Difficulty // latest DIFFICULTY push for lobby stageCode (Normal without one)
-	run       []StageInfo     // latest RUN push for lobby stageCode (nil: one stage)
-	section   int             // latest SECTION push for lobby stageCode (0: the start)
+	stage     StageInfo        // latest STAGE push...
+	stageCode string           // ...and the lobby code it was for
+	level     rules.Difficulty // latest DIFFICULTY push for lobby stageCode (Normal without one)
+	run       []StageInfo      // latest RUN push for lobby stageCode (nil: one stage)
+	section   int              // latest SECTION push for lobby stageCode (0: the start)
 	starts    []StartInfo
 	ends      []uint8
 	gameID    uuid.UUID     // latest GAME_ID push
@@ -324,21 +325,21 @@ func (c *Client) Stages() ([]StageInfo, error) {
 
 // SetDifficulty sends SET_DIFFICULTY: the lobby's owner chooses the level of the waiting lobby;
 // every member then gets a DIFFICULTY push (see Difficulty).
-func (c *Client) SetDifficulty(d game.Difficulty) error {
+func (c *Client) SetDifficulty(d rules.Difficulty) error {
 	_, err := c.request(CmdSetDifficulty, d.String())
 	return err
 }
 
 // Difficulty returns the level of the lobby the client is in: the latest DIFFICULTY push for
 // it, Normal without one.
-func (c *Client) Difficulty() game.Difficulty {
+func (c *Client) Difficulty() rules.Difficulty {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.level
 }
 
 // SetSection sends SET_SECTION: the owner of a waiting solo lobby chooses the section of its
-// stage the game starts at (0: the start; game.PracticeBoss: the boss); every member then gets a
+// stage the game starts at (0: the start; Script.PracticeBoss: the boss); every member then gets a
 // SECTION push (see Section).
 func (c *Client) SetSection(n int) error {
 	_, err := c.request(CmdSetSection, strconv.Itoa(n))
@@ -372,12 +373,12 @@ func (c *Client) Stage() (code string, st StageInfo) {
 
 // FetchStage downloads the stage file whose StageHash is hash with GET_STAGE
 // (parts 0..parts-1, docs/PROTOCOL.md §2.4.8), gunzips it (at most
-// game.MaxStageFileBytes) and checks its hash. A malformed response body is a
+// stagefile.MaxBytes) and checks its hash. A malformed response body is a
 // protocol violation (the connection is closed); data that does not match the
 // hash is an ErrBadStage error.
 func (c *Client) FetchStage(hash string) ([]byte, error) {
 	if !ValidStageHash(hash) {
-		return nil, fmt.Errorf("lobby: stage hash %q is not %d lowercase hex digits", hash, game.StageHashLen)
+		return nil, fmt.Errorf("lobby: stage hash %q is not %d lowercase hex digits", hash, stagefile.HashLen)
 	}
 	var gz []byte
 	parts := 1
@@ -401,38 +402,39 @@ func (c *Client) FetchStage(hash string) ([]byte, error) {
 }
 
 // DecodeStage gunzips the gzip stream gz of a stage file (at most
-// game.MaxStageFileBytes once decompressed) and checks that its StageHash is
+// stagefile.MaxBytes once decompressed) and checks that its StageHash is
 // hash; errors wrap ErrBadStage.
 func DecodeStage(hash string, gz []byte) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: not gzip data: %v", ErrBadStage, hash, err)
 	}
-	data, err := io.ReadAll(io.LimitReader(zr, game.MaxStageFileBytes+1))
+	data, err := io.ReadAll(io.LimitReader(zr, stagefile.MaxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: corrupt gzip data: %v", ErrBadStage, hash, err)
 	}
-	if len(data) > game.MaxStageFileBytes {
-		return nil, fmt.Errorf("%w %s: more than %d bytes once decompressed", ErrBadStage, hash, game.MaxStageFileBytes)
+	if len(data) > stagefile.MaxBytes {
+		return nil, fmt.Errorf("%w %s: more than %d bytes once decompressed", ErrBadStage, hash, stagefile.MaxBytes)
 	}
-	if got := game.StageHash(data); got != hash {
+	if got := stagefile.Hash(data); got != hash {
 		return nil, fmt.Errorf("%w: the data fetched for %s hashes to %s", ErrBadStage, hash, got)
 	}
 	return data, nil
 }
 
-// ResolveStage returns the stage name whose file hashes to hash: the embedded
-// stage of that name when its hash matches (no network), else the file fetched
-// from the server (FetchStage) and parsed with game.ParseStage.
-func (c *Client) ResolveStage(name, hash string) (*game.StageFile, error) {
-	if f, err := game.EmbeddedStageFile(name); err == nil && f.Hash == hash {
+// ResolveStage returns the stage name whose file hashes to hash, checked with parse (the
+// simulation's game.ParseScript, which a client that plays the stage passes): the embedded
+// stage of that name when its hash matches (no network), else the file fetched from the
+// server (FetchStage); data parse refuses is refused with ErrBadStage.
+func (c *Client) ResolveStage(name, hash string, parse stagefile.Parser) (*stagefile.File, error) {
+	if f, err := stagefile.Embedded(name, parse); err == nil && f.Hash == hash {
 		return f, nil
 	}
 	data, err := c.FetchStage(hash)
 	if err != nil {
 		return nil, err
 	}
-	f, err := game.NewStageFile(name, "stage "+name+" ("+hash+") from the server", data)
+	f, err := stagefile.New(name, "stage "+name+" ("+hash+") from the server", data, parse)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadStage, err)
 	}
@@ -802,20 +804,20 @@ func (c *Client) dispatch(line []byte) error {
 		}
 		c.code, c.names = cmd.Args[0], append([]string(nil), cmd.Args[1:]...)
 	case PushStage:
-		if len(cmd.Args) != 3 || !ValidCode(cmd.Args[0]) || !game.ValidStageName(cmd.Args[1]) || !ValidStageHash(cmd.Args[2]) {
+		if len(cmd.Args) != 3 || !ValidCode(cmd.Args[0]) || !stagefile.ValidName(cmd.Args[1]) || !ValidStageHash(cmd.Args[2]) {
 			return fmt.Errorf("%w: bad STAGE push %q", ErrProtocol, line)
 		}
 		if cmd.Args[0] != c.stageCode {
-			c.level = game.DifficultyNormal // another lobby: Normal until a DIFFICULTY push says otherwise
-			c.run = nil                     // and one stage until a RUN push
-			c.section = 0                   // from its start until a SECTION push
+			c.level = rules.DifficultyNormal // another lobby: Normal until a DIFFICULTY push says otherwise
+			c.run = nil                      // and one stage until a RUN push
+			c.section = 0                    // from its start until a SECTION push
 		}
 		c.stageCode, c.stage = cmd.Args[0], StageInfo{Name: cmd.Args[1], Hash: cmd.Args[2]}
 	case PushDifficulty:
 		if len(cmd.Args) != 2 || !ValidCode(cmd.Args[0]) {
 			return fmt.Errorf("%w: bad DIFFICULTY push %q", ErrProtocol, line)
 		}
-		d, err := game.ParseDifficulty(cmd.Args[1])
+		d, err := rules.ParseDifficulty(cmd.Args[1])
 		if err == nil && cmd.Args[0] == c.stageCode { // a level this client does not know: ignored
 			c.level = d
 		}
@@ -835,7 +837,7 @@ func (c *Client) dispatch(line []byte) error {
 			return fmt.Errorf("%w: bad SECTION push %q", ErrProtocol, line)
 		}
 		n, err := strconv.Atoi(cmd.Args[1])
-		if err != nil || n < 0 || n > game.MaxPracticeSection {
+		if err != nil || n < 0 || n > stagefile.MaxSections {
 			return fmt.Errorf("%w: bad SECTION push %q", ErrProtocol, line)
 		}
 		if cmd.Args[0] == c.stageCode {

@@ -10,7 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // MaxLine is the largest lobby line in bytes, the terminating CRLF included
@@ -235,12 +236,12 @@ type LobbyInfo struct {
 	Running bool
 	Stage   string
 	// Difficulty is the lobby's level (the fifth field; Normal from a server without levels).
-	Difficulty game.Difficulty
+	Difficulty rules.Difficulty
 }
 
 // MaxLobbyEntry is the longest GET_LOBBIES entry in bytes:
 // "(" code "," 1 digit "," "false" "," the longest stage name "," "normal" ")" ";".
-const MaxLobbyEntry = 1 + CodeLen + 1 + 1 + 1 + 5 + 1 + game.MaxStageNameLen + 1 + len("normal") + 2
+const MaxLobbyEntry = 1 + CodeLen + 1 + 1 + 1 + 5 + 1 + stagefile.MaxNameLen + 1 + len("normal") + 2
 
 // AppendLobbies appends the GET_LOBBIES response body, one
 // "(<code>,<players>,<true|false>,<stage>,<difficulty>);" per lobby (an empty list is an
@@ -265,7 +266,7 @@ func AppendLobbies(buf []byte, ls []LobbyInfo) []byte {
 // ParseLobbies parses a GET_LOBBIES response body written by AppendLobbies.
 // Codes must be valid join codes, players 0..4 in decimal without sign or
 // leading zero, running exactly "true" or "false", stage a valid stage name
-// (game.ValidStageName); every entry ends with ';'.
+// (stagefile.ValidName); every entry ends with ';'.
 func ParseLobbies(body string) ([]LobbyInfo, error) {
 	var out []LobbyInfo
 	for body != "" {
@@ -282,18 +283,18 @@ func ParseLobbies(body string) ([]LobbyInfo, error) {
 		if len(f) != 4 && len(f) != 5 { // 4: a server from before difficulty levels (Normal)
 			return nil, syntaxErr("lobby entry %q is not (code,players,running,stage,difficulty)", entry)
 		}
-		var level game.Difficulty
+		var level rules.Difficulty
 		if len(f) == 5 {
 			var err error
-			if level, err = game.ParseDifficulty(f[4]); err != nil {
+			if level, err = rules.ParseDifficulty(f[4]); err != nil {
 				return nil, syntaxErr("lobby entry %q: difficulty must be easy, normal or hard", entry)
 			}
 		}
 		if !ValidCode(f[0]) {
 			return nil, syntaxErr("lobby entry %q: invalid code", entry)
 		}
-		if len(f[1]) != 1 || f[1][0] < '0' || f[1][0] > '0'+MaxPlayers {
-			return nil, syntaxErr("lobby entry %q: players must be 0..%d", entry, MaxPlayers)
+		if len(f[1]) != 1 || f[1][0] < '0' || f[1][0] > '0'+rules.MaxPlayers {
+			return nil, syntaxErr("lobby entry %q: players must be 0..%d", entry, rules.MaxPlayers)
 		}
 		var running bool
 		switch f[2] {
@@ -303,7 +304,7 @@ func ParseLobbies(body string) ([]LobbyInfo, error) {
 		default:
 			return nil, syntaxErr("lobby entry %q: running must be true or false", entry)
 		}
-		if !game.ValidStageName(f[3]) {
+		if !stagefile.ValidName(f[3]) {
 			return nil, syntaxErr("lobby entry %q: invalid stage name", entry)
 		}
 		out = append(out, LobbyInfo{Code: f[0], Players: int(f[1][0] - '0'), Running: running, Stage: f[3], Difficulty: level})
@@ -318,10 +319,10 @@ type StageInfo struct {
 	Hash string
 }
 
-// ValidStageHash reports whether s is a stage hash: game.StageHashLen
+// ValidStageHash reports whether s is a stage hash: stagefile.HashLen
 // lowercase hex digits.
 func ValidStageHash(s string) bool {
-	if len(s) != game.StageHashLen {
+	if len(s) != stagefile.HashLen {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -373,7 +374,7 @@ func ParseStages(body string) ([]StageInfo, error) {
 	var out []StageInfo
 	for _, e := range strings.Split(body, ",") {
 		name, hash, ok := strings.Cut(e, ":")
-		if !ok || !game.ValidStageName(name) || !ValidStageHash(hash) {
+		if !ok || !stagefile.ValidName(name) || !ValidStageHash(hash) {
 			return nil, syntaxErr("stage entry %q is not <name>:<16 hex digits>", e)
 		}
 		for _, o := range out {
@@ -387,19 +388,19 @@ func ParseStages(body string) ([]StageInfo, error) {
 }
 
 // ParseRun parses the stages of a RUN push (docs/PROTOCOL.md §2.5.10), the arguments after the
-// lobby code: none (one stage: nil), or 2..game.MaxRunStages `<name>:<hash>` entries in the
+// lobby code: none (one stage: nil), or 2..stagefile.MaxRun `<name>:<hash>` entries in the
 // order they are played (a stage may come back).
 func ParseRun(args []string) ([]StageInfo, error) {
 	if len(args) == 0 {
 		return nil, nil
 	}
-	if len(args) < 2 || len(args) > game.MaxRunStages {
-		return nil, syntaxErr("an arcade run of %d stages (want 2..%d)", len(args), game.MaxRunStages)
+	if len(args) < 2 || len(args) > stagefile.MaxRun {
+		return nil, syntaxErr("an arcade run of %d stages (want 2..%d)", len(args), stagefile.MaxRun)
 	}
 	out := make([]StageInfo, len(args))
 	for i, e := range args {
 		name, hash, ok := strings.Cut(e, ":")
-		if !ok || !game.ValidStageName(name) || !ValidStageHash(hash) {
+		if !ok || !stagefile.ValidName(name) || !ValidStageHash(hash) {
 			return nil, syntaxErr("run entry %q is not <name>:<16 hex digits>", e)
 		}
 		out[i] = StageInfo{Name: name, Hash: hash}

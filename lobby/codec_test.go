@@ -1,8 +1,6 @@
 package lobby
 
 import (
-	"github.com/rtype/rtype/game"
-
 	"bytes"
 	"errors"
 	"io"
@@ -11,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rtype/rtype/game/rules"
 )
 
 const (
@@ -176,7 +176,7 @@ func TestIsResponse(t *testing.T) {
 }
 
 func TestLobbiesBody(t *testing.T) {
-	ls := []LobbyInfo{{"K7QF2", 2, false, "stage1", game.DifficultyNormal}, {"ABCD3", 4, true, "short", game.DifficultyHard}}
+	ls := []LobbyInfo{{"K7QF2", 2, false, "stage1", rules.DifficultyNormal}, {"ABCD3", 4, true, "short", rules.DifficultyHard}}
 	body := string(AppendLobbies(nil, ls))
 	if want := "(K7QF2,2,false,stage1,normal);(ABCD3,4,true,short,hard);"; body != want {
 		t.Fatalf("AppendLobbies = %q, want %q", body, want)
@@ -187,7 +187,7 @@ func TestLobbiesBody(t *testing.T) {
 	}
 	// A server from before difficulty levels lists four fields: Normal. A client that reads the
 	// first three fields (seed 004) reads both forms.
-	if got, err := ParseLobbies("(K7QF2,2,false,stage1);"); err != nil || len(got) != 1 || got[0].Difficulty != game.DifficultyNormal || got[0].Stage != "stage1" {
+	if got, err := ParseLobbies("(K7QF2,2,false,stage1);"); err != nil || len(got) != 1 || got[0].Difficulty != rules.DifficultyNormal || got[0].Stage != "stage1" {
 		t.Fatalf("ParseLobbies(four fields) = %v, %v", got, err)
 	}
 	if got, err := ParseLobbies(""); err != nil || len(got) != 0 {

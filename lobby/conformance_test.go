@@ -17,6 +17,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/lobby/scores"
 
 	_ "modernc.org/sqlite" // the examples' hall of fame
@@ -51,17 +54,17 @@ var (
 // conformanceStages is the catalogue of the server the examples run against
 // (docs/PROTOCOL.md §2.1.1): the embedded stage1 (the default) and short, and
 // testdata/lobby/tiny.json named "tiny"; its arcade run is short then tiny.
-func conformanceStages(t *testing.T) *game.StageCatalogue {
+func conformanceStages(t *testing.T) *stagefile.Catalogue {
 	t.Helper()
-	var files []*game.StageFile
+	var files []*stagefile.File
 	for _, n := range []string{"stage1", "short", "../testdata/lobby/tiny.json"} {
-		f, err := game.LoadStageFile(n)
+		f, err := stagefile.Load(n, game.ParseScript)
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, f)
 	}
-	cat, err := game.NewStageCatalogue("stage1", files...)
+	cat, err := stagefile.NewCatalogue("stage1", files...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,8 +161,8 @@ func TestDocExamplesConformance(t *testing.T) {
 }
 
 // conformanceStarter starts the games of the replayed server: fakeGames that, like the
-// reference server's (net/instance.Instance), accept spectators (lobby.Spectatable) and let a
-// lost player rejoin (lobby.Rejoiner), so that the examples show what a client of the reference
+// reference server's (net/instance.Instance), accept spectators (handoff.Spectatable) and let a
+// lost player rejoin (handoff.Rejoiner), so that the examples show what a client of the reference
 // server sees.
 type conformanceStarter struct {
 	*fakeStarter
@@ -167,7 +170,7 @@ type conformanceStarter struct {
 	games []*conformanceGame
 }
 
-func (s *conformanceStarter) StartGame(spec GameSpec) (Game, error) {
+func (s *conformanceStarter) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	g, err := s.fakeStarter.StartGame(spec)
 	if err != nil {
 		return nil, err
@@ -203,8 +206,8 @@ type conformanceGame struct {
 }
 
 var (
-	_ Rejoiner    = (*conformanceGame)(nil)
-	_ Spectatable = (*conformanceGame)(nil)
+	_ handoff.Rejoiner    = (*conformanceGame)(nil)
+	_ handoff.Spectatable = (*conformanceGame)(nil)
 )
 
 func (g *conformanceGame) Drop(id uuid.UUID, left bool) {
@@ -217,7 +220,7 @@ func (g *conformanceGame) Drop(id uuid.UUID, left bool) {
 	g.fakeGame.Drop(id, left)
 }
 
-func (g *conformanceGame) Rejoin(m Member) error {
+func (g *conformanceGame) Rejoin(m handoff.Member) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.away[m.Slot] {
@@ -228,7 +231,7 @@ func (g *conformanceGame) Rejoin(m Member) error {
 	return nil
 }
 
-func (g *conformanceGame) Spectate(Member) error { return nil }
+func (g *conformanceGame) Spectate(handoff.Member) error { return nil }
 
 // wasLeft reports how the lobby dropped id: true for LEAVE (or joining elsewhere), false for a
 // closed connection.
@@ -442,14 +445,14 @@ func conformanceHall(t *testing.T) *scores.Hall {
 		rec    scores.Record
 		replay []byte
 	}{
-		{scores.Record{ID: uuid.MustParse("0b7e1c6a-5a38-4a7e-9c1e-3d1f2a4b5c6d"), Stage: "stage1", Difficulty: game.DifficultyNormal,
-			Result: game.ResultVictory, Ticks: 11400, Ended: at("2025-03-14T09:26:53Z"), Slots: []scores.Slot{
+		{scores.Record{ID: uuid.MustParse("0b7e1c6a-5a38-4a7e-9c1e-3d1f2a4b5c6d"), Stage: "stage1", Difficulty: rules.DifficultyNormal,
+			Result: rules.ResultVictory, Ticks: 11400, Ended: at("2025-03-14T09:26:53Z"), Slots: []scores.Slot{
 				{Name: "alice", Score: 12000, Kills: 80, Deaths: 1}, {Name: "bob", Score: 9000, Kills: 61, Deaths: 3, Continued: true}}}, replay},
-		{scores.Record{ID: uuid.MustParse("5f0c2d8e-7b1a-4c3d-8e9f-a0b1c2d3e4f5"), Stage: "stage1", Difficulty: game.DifficultyHard,
-			Result: game.ResultDefeat, Ticks: 7260, Ended: at("2025-03-15T18:02:11Z"), Slots: []scores.Slot{
+		{scores.Record{ID: uuid.MustParse("5f0c2d8e-7b1a-4c3d-8e9f-a0b1c2d3e4f5"), Stage: "stage1", Difficulty: rules.DifficultyHard,
+			Result: rules.ResultDefeat, Ticks: 7260, Ended: at("2025-03-15T18:02:11Z"), Slots: []scores.Slot{
 				{Name: "alice", Score: 15000, Kills: 95, Deaths: 3}}}, nil},
-		{scores.Record{ID: uuid.MustParse("9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"), Stage: "short", Difficulty: game.DifficultyEasy,
-			Result: game.ResultAborted, Ticks: 1800, Ended: at("2025-03-16T20:45:00Z"), Slots: []scores.Slot{
+		{scores.Record{ID: uuid.MustParse("9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"), Stage: "short", Difficulty: rules.DifficultyEasy,
+			Result: rules.ResultAborted, Ticks: 1800, Ended: at("2025-03-16T20:45:00Z"), Slots: []scores.Slot{
 				{Name: "carol", Score: 300, Kills: 4, Deaths: 0, Left: true}}}, nil},
 	}
 	for _, g := range games {

@@ -9,7 +9,9 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/time/rate"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby/handoff"
 )
 
 // ConnID names one lobby connection to the Core; the runtime chooses it (unique while the
@@ -27,7 +29,7 @@ type Out struct {
 	Conn    ConnID
 	Line    []byte
 	Close   bool
-	Game    Game
+	Game    handoff.Game
 	Request *Request
 }
 
@@ -71,20 +73,20 @@ type Core struct {
 type lobbyState struct {
 	code    string
 	created uint64          // creation order (GET_LOBBIES lists the oldest first)
-	stage   *game.StageFile // what START plays; changed by SET_STAGE while waiting
+	stage   *stagefile.File // what START plays; changed by SET_STAGE while waiting
 	// run is the arcade run START plays (run.go; nil: the stage alone), stage its first.
-	run []*game.StageFile
+	run []*stagefile.File
 	// section is the practice section START plays (practice.go; 0: the stage's start).
 	section int
 	// difficulty is the level START plays; changed by SET_DIFFICULTY while waiting.
-	difficulty game.Difficulty
+	difficulty rules.Difficulty
 	members    []*connState // join order; members[0] is the owner
-	game       Game         // the running game (nil: waiting)
+	game       handoff.Game // the running game (nil: waiting)
 	gameID     uuid.UUID    // the running (or last) game's id (GameSpec.ID)
 	practice   bool         // the running (or last) game is a practice (GameSpec.Practice): not kept
 	// slots are the running game's players by slot (token and session key of the latest
 	// START or rejoin of each slot): REJOIN checks its proof against them (rejoin.go).
-	slots []Member
+	slots []handoff.Member
 	// spectators watch the lobby's games without a slot, in join order, at most
 	// MaxSpectators (rejoin.go).
 	spectators []*connState
@@ -119,6 +121,9 @@ type connState struct {
 
 // NewCore returns a Core for cfg (see ServerConfig for the defaults) at time now.
 func NewCore(cfg ServerConfig, now time.Duration) *Core {
+	if cfg.Stages == nil {
+		panic("lobby: ServerConfig.Stages is nil: the lobby needs the stages it offers")
+	}
 	cfg = cfg.withDefaults()
 	c := &Core{
 		cfg:        cfg,

@@ -16,6 +16,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby/handoff"
 )
 
 // The lobby's rules, tested on the Core in virtual time: the test is the runtime. It opens
@@ -25,8 +28,8 @@ import (
 type vgame struct {
 	port      int
 	drops     []vdrop
-	rejoins   []Member
-	spectates []Member
+	rejoins   []handoff.Member
+	spectates []handoff.Member
 	noRejoin  bool // Rejoin fails (the slot is not waiting for a rejoin)
 }
 
@@ -39,14 +42,14 @@ func (g *vgame) Port() int                    { return g.port }
 func (g *vgame) Done() <-chan struct{}        { return nil }
 func (g *vgame) Result() uint8                { return 0 }
 func (g *vgame) Drop(id uuid.UUID, left bool) { g.drops = append(g.drops, vdrop{id, left}) }
-func (g *vgame) Rejoin(m Member) error {
+func (g *vgame) Rejoin(m handoff.Member) error {
 	if g.noRejoin {
 		return errors.New("not waiting")
 	}
 	g.rejoins = append(g.rejoins, m)
 	return nil
 }
-func (g *vgame) Spectate(m Member) error { g.spectates = append(g.spectates, m); return nil }
+func (g *vgame) Spectate(m handoff.Member) error { g.spectates = append(g.spectates, m); return nil }
 
 // plainGame is a Game that is neither a Rejoiner nor Spectatable.
 type plainGame struct{ g vgame }
@@ -58,8 +61,8 @@ func (g *plainGame) Drop(id uuid.UUID, left bool) { g.g.Drop(id, left) }
 
 type vstart struct {
 	code, stage string
-	members     []Member
-	game        Game
+	members     []handoff.Member
+	game        handoff.Game
 }
 
 // vstarter starts vgames (plainGames when plain is set), or fails with err.
@@ -67,16 +70,16 @@ type vstarter struct {
 	err    error
 	plain  bool
 	starts []vstart
-	specs  []GameSpec // every StartGame call's spec
+	specs  []handoff.GameSpec // every StartGame call's spec
 }
 
-func (s *vstarter) StartGame(spec GameSpec) (Game, error) {
+func (s *vstarter) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	code, stage, members := spec.Code, spec.Stage, spec.Members
 	s.specs = append(s.specs, spec)
 	if s.err != nil {
 		return nil, s.err
 	}
-	var g Game = &vgame{port: fakePort}
+	var g handoff.Game = &vgame{port: fakePort}
 	if s.plain {
 		g = &plainGame{vgame{port: fakePort}}
 	}
@@ -92,8 +95,8 @@ type vlobby struct {
 	now   time.Duration
 	next  ConnID
 	conns map[ConnID]*vconn
-	games []Game // handed over by the Core (Out.Game)
-	reqs  []Out  // hall-of-fame requests left by the Core (Out.Request)
+	games []handoff.Game // handed over by the Core (Out.Game)
+	reqs  []Out          // hall-of-fame requests left by the Core (Out.Request)
 }
 
 // vconn is one virtual connection: the lines the Core sent it, and whether it closed it.
@@ -118,7 +121,7 @@ func newVLobby(t *testing.T, cfg ServerConfig) *vlobby {
 	}
 	cfg.ServerUUID = uuid.MustParse(vSrv)
 	v := &vlobby{t: t, st: st, conns: make(map[ConnID]*vconn), now: time.Hour}
-	v.core = NewCore(cfg, v.now)
+	v.core = NewCore(withStages(cfg), v.now)
 	return v
 }
 
@@ -454,7 +457,7 @@ func TestCoreChatRate(t *testing.T) {
 // TestCoreOwnerAndStage: the first member owns the lobby (START, SET_STAGE); when it leaves,
 // the next one does; SET_STAGE pushes STAGE to every member when the stage changes.
 func TestCoreOwnerAndStage(t *testing.T) {
-	stages, err := game.LoadStageCatalogue("stage1")
+	stages, err := stagefile.LoadCatalogue("stage1", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -593,7 +596,7 @@ func TestCoreSpectators(t *testing.T) {
 	owner.ok(CmdStart)
 	g := v.games[0].(*vgame)
 	var specs []*vconn
-	for i := range MaxSpectators {
+	for i := range handoff.MaxSpectators {
 		s := v.player("192.0.2.2", "s"+strconv.Itoa(i))
 		got := s.send("JOIN_LOBBY " + s.user + ";" + code)
 		if len(got) != 4 || got[0] != "200 "+vSrv+" "+code+"\r\n" || got[1] != "MEMBERS "+vSrv+";"+code+",owner,early\r\n" ||
@@ -853,13 +856,13 @@ func TestMaxConnsUnderFileLimit(t *testing.T) {
 		t.Fatalf("capConns(4096, 1024) = %d, %v", got, over)
 	}
 	var buf bytes.Buffer
-	NewServer(ServerConfig{MaxConns: 1 << 40, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	NewServer(withStages(ServerConfig{MaxConns: 1 << 40, Logger: slog.New(slog.NewTextHandler(&buf, nil))}))
 	if !strings.Contains(buf.String(), "lobby -max-conns exceeds what the process file limit allows") ||
 		!strings.Contains(buf.String(), "fileLimit="+strconv.FormatUint(n, 10)) {
 		t.Fatalf("no warning for MaxConns 2^40 under a file limit of %d: log %q", n, buf.String())
 	}
 	buf.Reset()
-	NewServer(ServerConfig{MaxConns: 1, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	NewServer(withStages(ServerConfig{MaxConns: 1, Logger: slog.New(slog.NewTextHandler(&buf, nil))}))
 	if strings.Contains(buf.String(), "file limit") {
 		t.Fatalf("warned for MaxConns 1: %q", buf.String())
 	}
@@ -875,14 +878,14 @@ func TestCoreSpectatorsFollowTheGame(t *testing.T) {
 	owner.ok(CmdStart)
 	g := v.games[0].(*vgame)
 	var specs []*vconn
-	for i := range MaxSpectators {
+	for i := range handoff.MaxSpectators {
 		s := v.player("192.0.2.2", "s"+strconv.Itoa(i))
 		s.ok(CmdJoinLobby, code)
 		specs = append(specs, s)
 	}
 	stale := g.spectates[7]
 	stale.Token++ // another SPECTATE of that user
-	v.core.SpectatorsGone(v.now, g, []Member{g.spectates[0], g.spectates[1], stale})
+	v.core.SpectatorsGone(v.now, g, []handoff.Member{g.spectates[0], g.spectates[1], stale})
 	v.collect()
 	if got := specs[0].fail(CmdChat, "still here?"); got != "not in a lobby" {
 		t.Fatalf("a dropped spectator's CHAT: %q", got)
@@ -964,7 +967,7 @@ func TestCoreDifficulty(t *testing.T) {
 		t.Fatalf("GET_LOBBIES %q does not list the level", got)
 	}
 	a.ok(CmdStart)
-	if len(v.st.specs) != 1 || v.st.specs[0].Difficulty != game.DifficultyHard {
+	if len(v.st.specs) != 1 || v.st.specs[0].Difficulty != rules.DifficultyHard {
 		t.Fatalf("StartGame specs %+v, want the hard level", v.st.specs)
 	}
 	if got := a.fail(CmdSetDifficulty, "easy"); got != "lobby "+code+" is running a game" {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // pushSettings tells cs, which just joined (or rejoined, or came to watch) lobby l, what the
@@ -13,7 +13,7 @@ import (
 // levels and runs existed.
 func (c *Core) pushSettings(cs *connState, l *lobbyState) {
 	c.pushStage(cs, l)
-	if l.difficulty != game.DifficultyNormal {
+	if l.difficulty != rules.DifficultyNormal {
 		c.pushDifficulty(cs, l)
 	}
 	if l.run != nil {
@@ -35,7 +35,7 @@ func (c *Core) setDifficulty(_ time.Duration, cs *connState, cmd Command) {
 		c.reply(cs, CodeWrongRequest, "SET_DIFFICULTY takes one argument: easy, normal or hard")
 		return
 	}
-	d, err := game.ParseDifficulty(cmd.Args[0])
+	d, err := rules.ParseDifficulty(cmd.Args[0])
 	if err != nil {
 		c.reply(cs, CodeWrongRequest, fmt.Sprintf("unknown difficulty %q (easy, normal or hard)", cmd.Args[0]))
 		return

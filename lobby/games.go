@@ -12,46 +12,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/handoff"
 )
-
-// MaxPlayers is the largest number of members of one lobby (decision, docs/PROTOCOL.md
-// §2.4.3): the game's player count, declared once in game.
-const MaxPlayers = game.MaxPlayers
-
-// Member is one player of a started lobby as handed to Starter.StartGame: the user UUID from
-// AUTHENTICATE, the player name, the slot 0..3 (join order), the non-zero UDP session token
-// and the 128-bit session key (crypto/rand) sent to that player in its START push
-// (docs/PROTOCOL.md §2.5.1; the key answers CHALLENGE, §5.9).
-type Member struct {
-	UUID  uuid.UUID
-	Name  string
-	Slot  int
-	Token uint32
-	Key   [16]byte
-}
-
-// Game is a running game instance as seen by the lobby. Port is the UDP port players send
-// HERE to; Done is closed when the game is over; Result is then 0 defeat, 1 victory, 2 aborted
-// (the END push); Drop removes a player who left the lobby mid-game: left is true when the
-// player chose to (LEAVE, or JOIN_LOBBY elsewhere), false when its connection closed. The Core
-// calls Port and Drop from its runtime's goroutine, under the runtime's lock: they must not
-// call back into the lobby.
-type Game interface {
-	Port() int
-	Done() <-chan struct{}
-	Result() uint8
-	Drop(id uuid.UUID, left bool)
-}
-
-// HostedGame is implemented by a Game that runs on another machine than the lobby (a game host
-// of the fleet, net/fleet): Host is where its players send UDP, a DNS name or an IP address,
-// sent as the fourth field of START and SPECTATE (docs/PROTOCOL.md §2.5.1). A Game without it
-// (net/instance, all in one process) is on the lobby's own host: the pushes carry three fields,
-// as they always have.
-type HostedGame interface {
-	Host() string
-}
 
 // MaxHostLen bounds the host field of START and SPECTATE (a DNS name's longest form).
 const MaxHostLen = 253
@@ -85,35 +48,12 @@ func ValidHost(s string) bool {
 
 // addrArgs are the fields of a START or SPECTATE push: port, token, key and, for a game on
 // another host, that host.
-func addrArgs(g Game, port string, token uint32, key [16]byte) []string {
+func addrArgs(g handoff.Game, port string, token uint32, key [16]byte) []string {
 	args := []string{port, strconv.FormatUint(uint64(token), 10), hex.EncodeToString(key[:])}
-	if h, ok := g.(HostedGame); ok && ValidHost(h.Host()) {
+	if h, ok := g.(handoff.HostedGame); ok && ValidHost(h.Host()) {
 		args = append(args, h.Host())
 	}
 	return args
-}
-
-// GameSpec is everything a lobby decides about the game it starts: what the game runtime needs
-// to run it. A new lobby setting is a field here.
-type GameSpec struct {
-	// ID is the game's id (random, crypto/rand): the id of its record and replay in the hall of
-	// fame, and of the GAME_ID push at its end (docs/PROTOCOL.md §2.5.9).
-	ID         uuid.UUID
-	Code       string          // the lobby's code (logs)
-	Stage      string          // the lobby's stage, one of ServerConfig.Stages
-	Difficulty game.Difficulty // the level the owner chose (SET_DIFFICULTY)
-	// Run names the stages of an arcade run, in order (Stage is the first); nil: Stage alone.
-	Run []string
-	// Section is the practice section the game starts at (game.Config.Section; 0: the start).
-	Section int
-	Members []Member // the players in slot order
-}
-
-// Starter is the game runtime a lobby hands its game to at START (net/instance.Manager). It is
-// called from the Core, under the runtime's lock: it must return promptly and not call back
-// into the lobby.
-type Starter interface {
-	StartGame(spec GameSpec) (Game, error)
 }
 
 // ownWaitingLobby returns the lobby cs owns when it is waiting, the lobby an owner's command
@@ -151,7 +91,7 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 		c.reply(cs, CodeWrongRequest, "no game server available")
 		return
 	}
-	members := make([]Member, len(l.members))
+	members := make([]handoff.Member, len(l.members))
 	for i, m := range l.members {
 		t, err := randToken()
 		for err == nil && slicesContainsToken(members[:i], t) {
@@ -161,7 +101,7 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 			c.reply(cs, CodeWrongRequest, "cannot generate session tokens")
 			return
 		}
-		members[i] = Member{UUID: m.user, Name: m.name, Slot: i, Token: t}
+		members[i] = handoff.Member{UUID: m.user, Name: m.name, Slot: i, Token: t}
 		if _, err := rand.Read(members[i].Key[:]); err != nil {
 			c.reply(cs, CodeWrongRequest, "cannot generate session keys")
 			return
@@ -172,8 +112,8 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 		c.reply(cs, CodeWrongRequest, "cannot generate a game id")
 		return
 	}
-	g, err := c.cfg.Starter.StartGame(GameSpec{ID: gameID, Code: l.code, Stage: l.stage.Name, Difficulty: l.difficulty, Run: l.runNames(), Section: l.section,
-		Members: append([]Member(nil), members...)})
+	g, err := c.cfg.Starter.StartGame(handoff.GameSpec{ID: gameID, Code: l.code, Stage: l.stage.Name, Difficulty: l.difficulty, Run: l.runNames(), Section: l.section,
+		Members: append([]handoff.Member(nil), members...)})
 	if err == nil && g == nil {
 		err = errors.New("starter returned no game")
 	}
@@ -198,7 +138,7 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 // GameEnded tells the Core that game g (handed to the runtime in an Out) is over with result
 // (0 defeat, 1 victory, 2 aborted): its lobby waits again, its members and spectators get END
 // and their idle timers restart, and spectators take the free places.
-func (c *Core) GameEnded(now time.Duration, g Game, result uint8) {
+func (c *Core) GameEnded(now time.Duration, g handoff.Game, result uint8) {
 	var l *lobbyState
 	for _, o := range c.lobbies {
 		if o.game == g {
@@ -227,7 +167,7 @@ func (c *Core) GameEnded(now time.Duration, g Game, result uint8) {
 		}
 		c.push(m, PushEnd, r)
 	}
-	if len(l.spectators) > 0 && len(l.members) < MaxPlayers && !c.stopping {
+	if len(l.spectators) > 0 && len(l.members) < rules.MaxPlayers && !c.stopping {
 		c.promote(l) // spectators take the free places, in join order
 		c.pushMembers(l)
 	}
@@ -246,7 +186,7 @@ func randToken() (uint32, error) {
 	}
 }
 
-func slicesContainsToken(ms []Member, t uint32) bool {
+func slicesContainsToken(ms []handoff.Member, t uint32) bool {
 	for _, m := range ms {
 		if m.Token == t {
 			return true

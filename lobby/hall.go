@@ -9,7 +9,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -220,13 +221,13 @@ func (c *Core) getScores(now time.Duration, cs *connState, cmd Command) {
 	}
 	q := scores.Query{Order: scores.Best, Stage: arg(0), Name: arg(4)}
 	today := false
-	if q.Stage != "" && !game.ValidStageName(q.Stage) {
-		c.reply(cs, CodeWrongRequest, fmt.Sprintf("invalid stage name %q: 1 to %d characters of A-Z a-z 0-9 _ -", q.Stage, game.MaxStageNameLen))
+	if q.Stage != "" && !stagefile.ValidName(q.Stage) {
+		c.reply(cs, CodeWrongRequest, fmt.Sprintf("invalid stage name %q: 1 to %d characters of A-Z a-z 0-9 _ -", q.Stage, stagefile.MaxNameLen))
 		return
 	}
 	if p := arg(1); p != "" {
-		if len(p) != 1 || p[0] < '1' || p[0] > '0'+MaxPlayers {
-			c.reply(cs, CodeWrongRequest, fmt.Sprintf("player count %q: want 1..%d, or nothing for every count", p, MaxPlayers))
+		if len(p) != 1 || p[0] < '1' || p[0] > '0'+rules.MaxPlayers {
+			c.reply(cs, CodeWrongRequest, fmt.Sprintf("player count %q: want 1..%d, or nothing for every count", p, rules.MaxPlayers))
 			return
 		}
 		q.Players = int(p[0] - '0')

@@ -10,7 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -49,7 +50,7 @@ func (v *vlobby) answer(o Out, a Answer) {
 }
 
 var hallGame = scores.Record{ID: uuid.MustParse("0b7e1c6a-5a38-4a7e-9c1e-3d1f2a4b5c6d"), Stage: "stage1",
-	Difficulty: game.DifficultyNormal, Result: game.ResultVictory, Ticks: 5400,
+	Difficulty: rules.DifficultyNormal, Result: rules.ResultVictory, Ticks: 5400,
 	Ended: time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC), ReplayBytes: 4100,
 	Slots: []scores.Slot{{Name: "alice", Score: 12000, Kills: 80, Deaths: 1}, {Name: "bob", Score: 9000, Kills: 61, Deaths: 3, Continued: true}}}
 
@@ -321,9 +322,9 @@ func TestCoreGameID(t *testing.T) {
 }
 
 func TestGameEntriesCodec(t *testing.T) {
-	full := scores.Record{ID: uuid.New(), Stage: strings.Repeat("s", game.MaxStageNameLen), Difficulty: game.DifficultyNormal,
-		Result: game.ResultVictory, Ticks: 1<<32 - 1, Ended: time.Date(2026, 12, 31, 23, 59, 59, 0, time.UTC), ReplayBytes: scores.MaxReplayBytes}
-	for i := range MaxPlayers {
+	full := scores.Record{ID: uuid.New(), Stage: strings.Repeat("s", stagefile.MaxNameLen), Difficulty: rules.DifficultyNormal,
+		Result: rules.ResultVictory, Ticks: 1<<32 - 1, Ended: time.Date(2026, 12, 31, 23, 59, 59, 0, time.UTC), ReplayBytes: scores.MaxReplayBytes}
+	for i := range rules.MaxPlayers {
 		full.Slots = append(full.Slots, scores.Slot{Name: strings.Repeat(string(rune('a'+i)), 16), Score: 1<<32 - 1, Kills: 1<<16 - 1, Deaths: 255, Continued: true, Left: true})
 	}
 	var es []GameEntry

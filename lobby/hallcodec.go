@@ -8,7 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -35,8 +36,8 @@ const EndedLayout = "2006-01-02T15:04:05Z"
 // stage "," "normal" "," "victory" "," score (11 digits: 4 × 2^32) "," ticks (10) "," ended (20)
 // "," replay bytes (7) then per slot "," name (16) ":" score (10) ":" kills (5) ":" deaths (3)
 // ":" flags (2), and ");". PageSize of them fit one response line.
-const MaxGameEntry = 1 + 6 + 1 + 36 + 1 + game.MaxStageNameLen + 1 + 6 + 1 + 7 + 1 + 11 + 1 + 10 + 1 + 20 + 1 + 7 +
-	MaxPlayers*(1+16+1+10+1+5+1+3+1+2) + 2
+const MaxGameEntry = 1 + 6 + 1 + 36 + 1 + stagefile.MaxNameLen + 1 + 6 + 1 + 7 + 1 + 11 + 1 + 10 + 1 + 20 + 1 + 7 +
+	rules.MaxPlayers*(1+16+1+10+1+5+1+3+1+2) + 2
 
 // slotFlags are the flags of a slot in a GameEntry: c continued, l left, - none.
 func slotFlags(s scores.Slot) string {
@@ -117,8 +118,8 @@ func ParseGameEntries(body string) ([]GameEntry, error) {
 			return nil, syntaxErr("game entry %q is not (...)", cut(entry))
 		}
 		f := strings.Split(entry[1:len(entry)-1], ",")
-		if len(f) < 10 || len(f) > 9+MaxPlayers {
-			return nil, syntaxErr("game entry %q: want 9 fields and 1..%d slots", cut(entry), MaxPlayers)
+		if len(f) < 10 || len(f) > 9+rules.MaxPlayers {
+			return nil, syntaxErr("game entry %q: want 9 fields and 1..%d slots", cut(entry), rules.MaxPlayers)
 		}
 		bad := func(what string) error { return syntaxErr("game entry %q: bad %s", cut(entry), what) }
 		var e GameEntry
@@ -133,20 +134,20 @@ func ParseGameEntries(body string) ([]GameEntry, error) {
 		}
 		g := &e.Game
 		g.ID = id
-		if !game.ValidStageName(f[2]) {
+		if !stagefile.ValidName(f[2]) {
 			return nil, bad("stage")
 		}
 		g.Stage = f[2]
-		if g.Difficulty, err = game.ParseDifficulty(f[3]); err != nil {
+		if g.Difficulty, err = rules.ParseDifficulty(f[3]); err != nil {
 			return nil, bad("difficulty")
 		}
 		switch f[4] {
 		case "defeat":
-			g.Result = game.ResultDefeat
+			g.Result = rules.ResultDefeat
 		case "victory":
-			g.Result = game.ResultVictory
+			g.Result = rules.ResultVictory
 		case "aborted":
-			g.Result = game.ResultAborted
+			g.Result = rules.ResultAborted
 		default:
 			return nil, bad("result")
 		}

@@ -15,6 +15,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby/handoff"
 )
 
 func TestMain(m *testing.M) {
@@ -59,9 +61,9 @@ func (g *fakeGame) end(result uint8) {
 type startCall struct {
 	code    string
 	stage   string
-	members []Member
+	members []handoff.Member
 	game    *fakeGame
-	spec    GameSpec
+	spec    handoff.GameSpec
 }
 
 // fakeStarter records StartGame calls and returns fakeGames on port 4243
@@ -77,7 +79,7 @@ func newFakeStarter() *fakeStarter { return &fakeStarter{ch: make(chan startCall
 
 const fakePort = 4243
 
-func (f *fakeStarter) StartGame(spec GameSpec) (Game, error) {
+func (f *fakeStarter) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	code, stage, members := spec.Code, spec.Stage, spec.Members
 	if spec.Run != nil { // an arcade run: "the game plays stage,stage,..."
 		stage = strings.Join(spec.Run, ",")
@@ -107,6 +109,24 @@ func (f *fakeStarter) lastGame(t *testing.T) *fakeGame {
 
 func testLogger(t *testing.T) *slog.Logger {
 	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// embeddedStages is the catalogue of a server without -stage: the embedded stages, stage1 the
+// default.
+var embeddedStages = sync.OnceValue(func() *stagefile.Catalogue {
+	cat, err := stagefile.LoadCatalogue(stagefile.Default, game.ParseScript)
+	if err != nil {
+		panic(err)
+	}
+	return cat
+})
+
+// withStages gives cfg the embedded stages when it names none.
+func withStages(cfg ServerConfig) ServerConfig {
+	if cfg.Stages == nil {
+		cfg.Stages = embeddedStages()
+	}
+	return cfg
 }
 
 // startServer serves a Server on 127.0.0.1:0 until the test ends, then
@@ -325,7 +345,7 @@ func discardLogger() *slog.Logger {
 // defaultHash is the hash of the embedded stage1, the default stage of a test server.
 func defaultHash(t *testing.T) string {
 	t.Helper()
-	f, err := game.EmbeddedStageFile("stage1")
+	f, err := stagefile.Embedded("stage1", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}

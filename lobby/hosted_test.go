@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/lobby/handoff"
 )
 
 // hostedGame is a vgame on another host (HostedGame), as net/fleet's games are.
@@ -22,10 +24,10 @@ func (g *hostedGame) Host() string { return g.host }
 type hostedStarter struct {
 	host  string
 	games []*hostedGame
-	specs []GameSpec
+	specs []handoff.GameSpec
 }
 
-func (s *hostedStarter) StartGame(spec GameSpec) (Game, error) {
+func (s *hostedStarter) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	g := &hostedGame{vgame: vgame{port: fakePort}, host: s.host}
 	s.games = append(s.games, g)
 	s.specs = append(s.specs, spec)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/rtype/rtype/internal/logsample"
 )
 
 // Defaults of the limits applied by NewServer to zero ServerConfig fields
@@ -195,59 +197,39 @@ func (k *counters) limit(name string) {
 // limit and address: a flood logs one line per window, not one per request.
 const burstWindow = 10 * time.Second
 
-// burstLog logs the first event of a burst per key and counts the others; their number is
-// logged when the burst's window is over: by the next event for that key, or by flush, which
-// Core.Tick calls every burstWindow (so the end of a flood is reported when it ends).
+// burstLog logs the first event of a burst per key (logsample) and counts the others; their
+// number is logged when the burst's window is over: by the next event for that key, or by
+// flush, which Core.Tick calls every burstWindow (so the end of a flood is reported when it
+// ends). The zero value is ready to use.
 type burstLog struct {
-	last map[string]*burst
+	s *logsample.Sampler[string, burstLine]
 }
 
-type burst struct {
-	since time.Duration
-	n     uint64
+// burstLine is a burst's line: its latest event's message and attributes.
+type burstLine struct {
 	msg   string
 	attrs []any
 }
 
 func (b *burstLog) hit(log *slog.Logger, now time.Duration, key, msg string, attrs ...any) {
-	if b.last == nil {
-		b.last = make(map[string]*burst)
+	if b.s == nil {
+		b.s = logsample.New[string, burstLine](burstWindow)
 	}
-	e := b.last[key]
-	if e != nil && (now-e.since) < burstWindow {
-		e.n++
-		return
+	if ok, before := b.s.Hit(now, key, burstLine{msg, attrs}); ok {
+		log.Warn(msg, append(attrs, "repeats_not_logged", before.Skipped)...)
 	}
-	var suppressed uint64
-	if e != nil {
-		suppressed = e.n
-	}
-	if len(b.last) >= 4096 { // many addresses: forget the old bursts
-		for k, v := range b.last {
-			if (now - v.since) >= burstWindow {
-				delete(b.last, k)
-			}
-		}
-	}
-	b.last[key] = &burst{since: now, msg: msg, attrs: attrs}
-	log.Warn(msg, append(attrs, "repeats_not_logged", suppressed)...)
 }
 
 // flush logs, for each burst whose window is over at now, the events that were not logged, and
 // forgets it.
 func (b *burstLog) flush(log *slog.Logger, now time.Duration) {
-	var done []*burst
-	for k, v := range b.last {
-		if (now - v.since) >= burstWindow {
-			if v.n > 0 {
-				done = append(done, v)
-			}
-			delete(b.last, k)
-		}
+	if b.s == nil {
+		return
 	}
-	for _, v := range done {
-		log.Warn(v.msg, append(v.attrs[:len(v.attrs):len(v.attrs)], "repeats_not_logged", v.n, "seconds", (now-v.since).Seconds())...)
-	}
+	b.s.Flush(now, func(_ string, r logsample.Report[burstLine]) {
+		a := r.Last.attrs
+		log.Warn(r.Last.msg, append(a[:len(a):len(a)], "repeats_not_logged", r.Skipped, "seconds", (now-r.Since).Seconds())...)
+	})
 }
 
 // remoteIP is the IP address of a connection's peer (the zero Addr when it has none).

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // flakyListener fails Accept with EMFILE ("too many open files") while fail is
@@ -41,7 +42,7 @@ func serveOn(t *testing.T, cfg ServerConfig, ln net.Listener) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = testLogger(t)
 	}
-	s := NewServer(cfg)
+	s := NewServer(withStages(cfg))
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(ctx, ln) }()
@@ -201,18 +202,18 @@ func TestTimersCloseSockets(t *testing.T) {
 
 // longStages offers a stage with a 32-character name, so that GET_LOBBIES
 // entries are as long as they get.
-func longStages(t *testing.T) (*game.StageCatalogue, string) {
+func longStages(t *testing.T) (*stagefile.Catalogue, string) {
 	t.Helper()
 	data, err := os.ReadFile("../testdata/lobby/tiny.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := strings.Repeat("x", game.MaxStageNameLen)
-	f, err := game.NewStageFile(name, "tiny.json", data)
+	name := strings.Repeat("x", stagefile.MaxNameLen)
+	f, err := stagefile.New(name, "tiny.json", data, game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := game.NewStageCatalogue(name, f)
+	cat, err := stagefile.NewCatalogue(name, f)
 	if err != nil {
 		t.Fatal(err)
 	}

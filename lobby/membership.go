@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/handoff"
 )
 
 // authenticate answers AUTHENTICATE ;<name> (docs/PROTOCOL.md §2.4.1).
@@ -108,8 +111,8 @@ func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
 		case l.running():
 			c.spectate(cs, l)
 			return
-		case len(l.members) >= MaxPlayers:
-			c.reply(cs, CodeWrongRequest, "lobby "+code+" is full ("+strconv.Itoa(MaxPlayers)+" players)")
+		case len(l.members) >= rules.MaxPlayers:
+			c.reply(cs, CodeWrongRequest, "lobby "+code+" is full ("+strconv.Itoa(rules.MaxPlayers)+" players)")
 			return
 		}
 	}
@@ -170,7 +173,7 @@ func (c *Core) leave(cs *connState, reason string) {
 	c.log.Debug("lobby left", "code", l.code, "user", cs.user.String(), "name", cs.name, "reason", reason,
 		"players", len(l.members), "inGame", l.running())
 	if l.running() {
-		if _, ok := l.game.(Rejoiner); ok && reason == "disconnected" {
+		if _, ok := l.game.(handoff.Rejoiner); ok && reason == "disconnected" {
 			l.lost = true
 		}
 		l.game.Drop(cs.user, reason != "disconnected")
@@ -200,7 +203,7 @@ func removeConn(cs []*connState, x *connState) []*connState {
 
 // promote makes l's spectators players while l has room, in join order (a waiting lobby).
 func (c *Core) promote(l *lobbyState) {
-	for len(l.spectators) > 0 && len(l.members) < MaxPlayers {
+	for len(l.spectators) > 0 && len(l.members) < rules.MaxPlayers {
 		cs := l.spectators[0]
 		l.spectators = l.spectators[1:]
 		l.members = append(l.members, cs)

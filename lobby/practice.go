@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/rtype/rtype/game"
 )
 
 // Practice (docs/PROTOCOL.md §2.4.16, §2.5.11): the owner of a solo lobby chooses the section of
@@ -13,10 +11,6 @@ import (
 // len(sections) the boss). A practice game's results are marked as such (RESULTS flag bit 3,
 // GameSpec.Practice). A second member joining, or another stage, takes the lobby back to the
 // start.
-
-// Practice reports whether the game of spec is a practice (it starts past the stage's start):
-// its scores are not an arcade run's.
-func (s GameSpec) Practice() bool { return s.Section > 0 }
 
 // setSection answers SET_SECTION <uuid>;<section>.
 func (c *Core) setSection(_ time.Duration, cs *connState, cmd Command) {
@@ -28,7 +22,7 @@ func (c *Core) setSection(_ time.Duration, cs *connState, cmd Command) {
 	if l == nil {
 		return
 	}
-	last := game.PracticeBoss(l.stage.Stage)
+	last := l.stage.Script.PracticeBoss()
 	n, err := strconv.Atoi(cmd.Args[0])
 	if err != nil || n < 0 || n > last || strconv.Itoa(n) != cmd.Args[0] {
 		c.reply(cs, CodeWrongRequest, fmt.Sprintf("section %q out of range: stage %s has sections 0..%d (%d: its boss)", cmd.Args[0], l.stage.Name, last, last))

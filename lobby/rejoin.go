@@ -9,33 +9,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/handoff"
 )
-
-// MaxSpectators is the number of spectators a lobby (and its game) accepts at once
-// (docs/PROTOCOL.md §2.4.3, §5.10).
-const MaxSpectators = 8
-
-// Rejoiner is implemented by a Game that lets a player whose connection was lost take its slot
-// back (net/instance.Instance): m carries the slot, the rejoiner's user UUID and name, and a new
-// token and session key. An error means the slot is not waiting for a rejoin.
-type Rejoiner interface {
-	Rejoin(m Member) error
-}
-
-// Spectatable is implemented by a Game that accepts spectators: m has Slot -1 and its own token
-// and session key.
-type Spectatable interface {
-	Spectate(m Member) error
-}
-
-// SpectatorReporter is implemented by a Game that drops spectators on its own (one silent for
-// too long, or that said BYE; net/instance.Instance): SpectatorsGone is signalled when it has,
-// and TakeSpectatorsGone returns them (each Member as Spectate got it) and forgets them. The
-// lobby's runtime hands them to Core.SpectatorsGone, so the lobby's spectators are the game's.
-type SpectatorReporter interface {
-	SpectatorsGone() <-chan struct{}
-	TakeSpectatorsGone() []Member
-}
 
 // RejoinProofLen is the length of REJOIN's proof: 32 lowercase hex digits (16 bytes).
 const RejoinProofLen = 32
@@ -88,11 +65,11 @@ func newSession(l *lobbyState) (token uint32, key [16]byte, err error) {
 // (docs/PROTOCOL.md §2.4.3): 200 <code>, MEMBERS and STAGE to cs, then SPECTATE with its token
 // and key.
 func (c *Core) spectate(cs *connState, l *lobbyState) {
-	if len(l.spectators) >= MaxSpectators {
-		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is running a game and has "+strconv.Itoa(MaxSpectators)+" spectators (max)")
+	if len(l.spectators) >= handoff.MaxSpectators {
+		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is running a game and has "+strconv.Itoa(handoff.MaxSpectators)+" spectators (max)")
 		return
 	}
-	sp, ok := l.game.(Spectatable)
+	sp, ok := l.game.(handoff.Spectatable)
 	if !ok {
 		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is running a game")
 		return
@@ -102,7 +79,7 @@ func (c *Core) spectate(cs *connState, l *lobbyState) {
 		c.reply(cs, CodeWrongRequest, "cannot generate a session token")
 		return
 	}
-	m := Member{UUID: cs.user, Name: cs.name, Slot: -1, Token: tok, Key: key}
+	m := handoff.Member{UUID: cs.user, Name: cs.name, Slot: -1, Token: tok, Key: key}
 	if err := sp.Spectate(m); err != nil {
 		c.reply(cs, CodeWrongRequest, "cannot watch lobby "+l.code+": "+err.Error())
 		return
@@ -119,8 +96,8 @@ func (c *Core) spectate(cs *connState, l *lobbyState) {
 }
 
 // startSpectators makes l's spectators spectators of its new game g: SPECTATE to each.
-func (c *Core) startSpectators(l *lobbyState, g Game, port string) {
-	sp, ok := g.(Spectatable)
+func (c *Core) startSpectators(l *lobbyState, g handoff.Game, port string) {
+	sp, ok := g.(handoff.Spectatable)
 	if !ok {
 		return
 	}
@@ -129,7 +106,7 @@ func (c *Core) startSpectators(l *lobbyState, g Game, port string) {
 		if err != nil {
 			continue
 		}
-		if err := sp.Spectate(Member{UUID: cs.user, Name: cs.name, Slot: -1, Token: tok, Key: key}); err != nil {
+		if err := sp.Spectate(handoff.Member{UUID: cs.user, Name: cs.name, Slot: -1, Token: tok, Key: key}); err != nil {
 			c.log.Warn("spectator not added to the game", "code", l.code, "user", cs.user.String(), "err", err)
 			continue
 		}
@@ -142,7 +119,7 @@ func (c *Core) startSpectators(l *lobbyState, g Game, port string) {
 // each that is still that game's spectator with that token leaves the lobby, so that its
 // place is free for another spectator and it is not made a player at END (docs/PROTOCOL.md
 // §2.4.3). Its connection stays open, in no lobby.
-func (c *Core) SpectatorsGone(_ time.Duration, g Game, gone []Member) {
+func (c *Core) SpectatorsGone(_ time.Duration, g handoff.Game, gone []handoff.Member) {
 	var l *lobbyState
 	for _, o := range c.lobbies {
 		if o.game == g {
@@ -183,7 +160,7 @@ func (c *Core) rejoin(_ time.Duration, cs *connState, cmd Command) {
 		return
 	}
 	slot, err := strconv.Atoi(cmd.Args[1])
-	if err != nil || slot < 0 || slot >= MaxPlayers || cmd.Args[1] != strconv.Itoa(slot) {
+	if err != nil || slot < 0 || slot >= rules.MaxPlayers || cmd.Args[1] != strconv.Itoa(slot) {
 		c.reply(cs, CodeWrongRequest, "invalid slot: 0 to 3")
 		return
 	}
@@ -208,7 +185,7 @@ func (c *Core) rejoin(_ time.Duration, cs *connState, cmd Command) {
 		c.reply(cs, CodeWrongRequest, "rejoin refused: wrong proof for slot "+strconv.Itoa(slot))
 		return
 	}
-	rj, ok := l.game.(Rejoiner)
+	rj, ok := l.game.(handoff.Rejoiner)
 	if !ok {
 		c.reply(cs, CodeWrongRequest, "this server does not support rejoining")
 		return
@@ -218,7 +195,7 @@ func (c *Core) rejoin(_ time.Duration, cs *connState, cmd Command) {
 		c.reply(cs, CodeWrongRequest, "cannot generate a session token")
 		return
 	}
-	m := Member{UUID: cs.user, Name: cs.name, Slot: slot, Token: tok, Key: key}
+	m := handoff.Member{UUID: cs.user, Name: cs.name, Slot: slot, Token: tok, Key: key}
 	if err := rj.Rejoin(m); err != nil {
 		c.reply(cs, CodeWrongRequest, "slot "+strconv.Itoa(slot)+" of lobby "+code+" is not waiting for a rejoin (its player is connected, left, or the time to rejoin is over)")
 		return

@@ -1,24 +1,22 @@
 package lobby
 
-import (
-	"github.com/rtype/rtype/game"
-)
+import "github.com/rtype/rtype/game/stagefile"
 
 // Arcade runs in the lobby (docs/PROTOCOL.md §2.4.15, §2.5.10): a lobby plays one stage or the
-// server's arcade run, chosen as the pseudo-stage game.ArcadeName ("arcade") wherever a stage
+// server's arcade run, chosen as the pseudo-stage stagefile.Arcade ("arcade") wherever a stage
 // is chosen (JOIN_LOBBY's create form, SET_STAGE). An arcade lobby's STAGE push names the run's
 // first stage (what a client that knows no runs plays), a RUN push follows with every stage of
 // the run, and GET_LOBBIES lists the lobby's stage as "arcade".
 
 // choice is what a lobby plays: a stage, or the run (run non-nil, stage its first).
 type choice struct {
-	stage *game.StageFile
-	run   []*game.StageFile
+	stage *stagefile.File
+	run   []*stagefile.File
 }
 
-// choose resolves a stage name or game.ArcadeName; ok false when the server offers neither.
+// choose resolves a stage name or stagefile.Arcade; ok false when the server offers neither.
 func (c *Core) choose(name string) (choice, bool) {
-	if name == game.ArcadeName {
+	if name == stagefile.Arcade {
 		run := c.cfg.Stages.Run()
 		if run == nil {
 			return choice{}, false
@@ -32,7 +30,7 @@ func (c *Core) choose(name string) (choice, bool) {
 // listedStage is the stage field of l's GET_LOBBIES entry: its stage, or "arcade".
 func (l *lobbyState) listedStage() string {
 	if l.run != nil {
-		return game.ArcadeName
+		return stagefile.Arcade
 	}
 	return l.stage.Name
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // The reference client follows an arcade lobby: Create("arcade") gets the run's first stage as
@@ -15,7 +16,7 @@ import (
 // (GameSpec.Run), and a one-stage choice clears it. A server whose catalogue has no run refuses
 // the pseudo-stage by name.
 func TestClientArcadeRun(t *testing.T) {
-	cat, err := game.LoadStageCatalogue("stage1")
+	cat, err := stagefile.LoadCatalogue("stage1", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +26,7 @@ func TestClientArcadeRun(t *testing.T) {
 	st := newFakeStarter()
 	_, addr := startServer(t, ServerConfig{Stages: cat, Starter: st})
 	c, _ := dialClient(t, addr, "alice")
-	if _, err := c.Create(game.ArcadeName); err != nil {
+	if _, err := c.Create(stagefile.Arcade); err != nil {
 		t.Fatal(err)
 	}
 	short, stage1 := cat.ByName("short"), cat.ByName("stage1")
@@ -38,7 +39,7 @@ func TestClientArcadeRun(t *testing.T) {
 		t.Errorf("an arcade lobby's STAGE push names %q, want the run's first stage", s.Name)
 	}
 	ls, err := c.Lobbies()
-	if err != nil || len(ls) != 1 || ls[0].Stage != game.ArcadeName {
+	if err != nil || len(ls) != 1 || ls[0].Stage != stagefile.Arcade {
 		t.Fatalf("GET_LOBBIES: %+v %v", ls, err)
 	}
 	if err := c.Start(); err != nil {
@@ -57,7 +58,7 @@ func TestClientArcadeRun(t *testing.T) {
 	if _, err := c2.Create("short"); err != nil {
 		t.Fatal(err)
 	}
-	if err := c2.SetStage(game.ArcadeName); err != nil {
+	if err := c2.SetStage(stagefile.Arcade); err != nil {
 		t.Fatal(err)
 	}
 	if roundTrip(t, c2); len(c2.Run()) != 3 {
@@ -71,7 +72,7 @@ func TestClientArcadeRun(t *testing.T) {
 		t.Errorf("SET_STAGE stage1: Run %+v, stage %q", c2.Run(), s.Name)
 	}
 
-	none, err := game.LoadStageCatalogue("stage1")
+	none, err := stagefile.LoadCatalogue("stage1", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestClientArcadeRun(t *testing.T) {
 	}
 	_, addr2 := startServer(t, ServerConfig{Stages: none, Starter: newFakeStarter()})
 	c3, _ := dialClient(t, addr2, "cyd")
-	if _, err := c3.Create(game.ArcadeName); err == nil || !strings.Contains(err.Error(), "this server offers no arcade run") {
+	if _, err := c3.Create(stagefile.Arcade); err == nil || !strings.Contains(err.Error(), "this server offers no arcade run") {
 		t.Errorf("Create(arcade) on a server without a run: %v", err)
 	}
 }
@@ -98,7 +99,7 @@ func TestParseRun(t *testing.T) {
 			t.Errorf("ParseRun(%q): no error", bad)
 		}
 	}
-	many := make([]string, game.MaxRunStages+1)
+	many := make([]string, stagefile.MaxRun+1)
 	for i := range many {
 		many[i] = "a:" + h
 	}
@@ -125,8 +126,8 @@ func TestClientPractice(t *testing.T) {
 	if _, err := c.Create("stage1"); err != nil {
 		t.Fatal(err)
 	}
-	stage1, _ := game.EmbeddedStageFile("stage1")
-	boss := game.PracticeBoss(stage1.Stage)
+	stage1, _ := stagefile.Embedded("stage1", game.ParseScript)
+	boss := stage1.Script.PracticeBoss()
 	if err := c.SetSection(boss + 1); err == nil {
 		t.Error("a section past the boss was accepted")
 	}
@@ -176,7 +177,7 @@ func FuzzParseRun(f *testing.F) {
 		if err != nil || run == nil {
 			return
 		}
-		if len(run) < 2 || len(run) > game.MaxRunStages {
+		if len(run) < 2 || len(run) > stagefile.MaxRun {
 			t.Fatalf("%q: a run of %d stages", body, len(run))
 		}
 		for i, s := range run {

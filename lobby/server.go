@@ -10,7 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -30,8 +31,8 @@ const maxOutbox = 64 << 10
 
 // ServerConfig configures a Server (and its Core). Zero values get defaults: a random
 // ServerUUID, DefaultMaxLobbies, DefaultIdleTimeout (a negative IdleTimeout disables the idle
-// check), the Default* limits of limits.go, slog.Default(), the embedded stages with stage1 as
-// the default (game.LoadStageCatalogue(game.DefaultStage)). A nil Starter makes START fail with 500.
+// check), the Default* limits of limits.go, slog.Default(). Stages is required (NewCore panics
+// without it). A nil Starter makes START fail with 500.
 type ServerConfig struct {
 	ServerUUID  uuid.UUID
 	MaxLobbies  int
@@ -42,11 +43,13 @@ type ServerConfig struct {
 	MaxLobbiesPerAddr int           // lobbies whose owner connects from one IP address
 	CommandRate       float64       // lines per second per connection, bursts of max(CommandBurst, 2 s worth)
 	AuthTimeout       time.Duration // time to AUTHENTICATE after connecting (negative: none)
-	Starter           Starter
+	Starter           handoff.Starter
 	Logger            *slog.Logger
 	// Stages are the stages lobbies may play (GET_STAGES, GET_STAGE); a new lobby plays
-	// Stages.Default() unless its creator names another.
-	Stages *game.StageCatalogue
+	// Stages.Default() unless its creator names another. The lobby serves the files and reads
+	// their practice sections (stagefile.Script); the catalogue's Parser checked them
+	// (net/server loads it with game.ParseScript).
+	Stages *stagefile.Catalogue
 	// Hall, when set, is the hall of fame GET_SCORES, GET_GAMES and GET_REPLAY read, and the
 	// server keeps every finished game (it pushes GAME_ID before END); nil: those commands get
 	// 500 (-db off).
@@ -80,13 +83,6 @@ func (cfg ServerConfig) withDefaults() ServerConfig {
 	}
 	if cfg.AuthTimeout == 0 {
 		cfg.AuthTimeout = DefaultAuthTimeout
-	}
-	if cfg.Stages == nil {
-		cat, err := game.LoadStageCatalogue(game.DefaultStage)
-		if err != nil { // the embedded stages are checked by game's tests
-			panic("lobby: the embedded stages do not load: " + err.Error())
-		}
-		cfg.Stages = cat
 	}
 	return cfg
 }
@@ -289,10 +285,10 @@ func (s *Server) runTimers(ctx context.Context) {
 
 // watch tells the Core the spectators g drops on its own (SpectatorReporter) and, once g is
 // finished, its end (the Core pushes END).
-func (s *Server) watch(ctx context.Context, g Game) {
+func (s *Server) watch(ctx context.Context, g handoff.Game) {
 	defer s.watchWG.Done()
 	var gone <-chan struct{} // nil: never ready
-	rep, _ := g.(SpectatorReporter)
+	rep, _ := g.(handoff.SpectatorReporter)
 	if rep != nil {
 		gone = rep.SpectatorsGone()
 	}

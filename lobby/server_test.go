@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/game/rules"
 )
 
 // TestFullFlow: create, join, list, start (tokens, slots, pushes), running
@@ -151,7 +153,7 @@ func TestFifthPlayerRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 1; i < MaxPlayers; i++ {
+	for i := 1; i < rules.MaxPlayers; i++ {
 		c, _ := dialClient(t, addr, fmt.Sprintf("p%d", i))
 		if _, err := c.Join(code); err != nil {
 			t.Fatalf("player %d: %v", i, err)
@@ -163,7 +165,7 @@ func TestFifthPlayerRefused(t *testing.T) {
 	if re := respErr(t, err, 500); !strings.Contains(re.Reason, "full") {
 		t.Fatalf("reason %q does not say the lobby is full", re.Reason)
 	}
-	if ls, _ := fifth.Lobbies(); len(ls) != 1 || ls[0].Players != MaxPlayers {
+	if ls, _ := fifth.Lobbies(); len(ls) != 1 || ls[0].Players != rules.MaxPlayers {
 		t.Fatalf("Lobbies = %v, want one lobby with 4 players", ls)
 	}
 	// The refused player can still create its own lobby.
@@ -434,7 +436,7 @@ func TestNoStarter(t *testing.T) {
 func TestServeShutdown(t *testing.T) {
 	st := newFakeStarter()
 	ln := mustListen(t)
-	s := NewServer(ServerConfig{Starter: st, Logger: testLogger(t)})
+	s := NewServer(withStages(ServerConfig{Starter: st, Logger: testLogger(t)}))
 	ctx, cancel := contextWithCancel()
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(ctx, ln) }()

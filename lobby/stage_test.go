@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // bigStageFile writes a valid stage file whose gzip is several GET_STAGE parts long and returns
@@ -44,7 +45,7 @@ func bigStageFile(t *testing.T, dir, name string) string {
 // it to the very stage the server plays.
 func TestClientFetchesAStageItDoesNotHave(t *testing.T) {
 	path := bigStageFile(t, t.TempDir(), "cave")
-	cat, err := game.LoadStageCatalogue(path)
+	cat, err := stagefile.LoadCatalogue(path, game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,16 +74,16 @@ func TestClientFetchesAStageItDoesNotHave(t *testing.T) {
 	if len(ss) != len(cat.Files()) || ss[0] != st {
 		t.Fatalf("GET_STAGES = %v, want %d stages, cave first", ss, len(cat.Files()))
 	}
-	f, err := c.ResolveStage(st.Name, st.Hash)
+	f, err := c.ResolveStage(st.Name, st.Hash, game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(f.Data, srvFile.Data) || f.Hash != srvFile.Hash || !reflect.DeepEqual(f.Stage, srvFile.Stage) {
+	if !bytes.Equal(f.Data, srvFile.Data) || f.Hash != srvFile.Hash || !reflect.DeepEqual(f.Script, srvFile.Script) {
 		t.Fatalf("fetched stage differs from the server's (%d bytes, hash %s)", len(f.Data), f.Hash)
 	}
 	// An embedded stage whose hash matches needs no network: same bytes as the embedded file.
 	short := cat.ByName("short")
-	f2, err := c.ResolveStage("short", short.Hash)
+	f2, err := c.ResolveStage("short", short.Hash, game.ParseScript)
 	if err != nil || !bytes.Equal(f2.Data, short.Data) {
 		t.Fatalf("ResolveStage(short) = %v, %v", f2, err)
 	}
@@ -98,7 +99,7 @@ func TestClientFetchesAStageItDoesNotHave(t *testing.T) {
 // the other file see a different hash and fetch the server's.
 func TestStageFileShadowsEmbeddedStage(t *testing.T) {
 	path := bigStageFile(t, t.TempDir(), "short")
-	cat, err := game.LoadStageCatalogue(path)
+	cat, err := stagefile.LoadCatalogue(path, game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,19 +109,19 @@ func TestStageFileShadowsEmbeddedStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	embedded, err := game.EmbeddedStageFile("short")
+	embedded, err := stagefile.Embedded("short", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ss[0].Name != "short" || ss[0].Hash == embedded.Hash || ss[0].Hash != cat.ByName("short").Hash {
 		t.Fatalf("GET_STAGES = %v: want the file's short (%s) first", ss, cat.ByName("short").Hash)
 	}
-	f, err := c.ResolveStage("short", ss[0].Hash)
+	f, err := c.ResolveStage("short", ss[0].Hash, game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Stage.Name != "Big" {
-		t.Fatalf("resolved %q, want the server's file (Big)", f.Stage.Name)
+	if game.StageOf(f).Name != "Big" {
+		t.Fatalf("resolved %q, want the server's file (Big)", game.StageOf(f).Name)
 	}
 }
 
@@ -139,7 +140,7 @@ func TestClientStageChoice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	short, _ := game.EmbeddedStageFile("short")
+	short, _ := stagefile.Embedded("short", game.ParseScript)
 	if ls, _ := bob.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 1, false, "short", 0}}) {
 		t.Fatalf("Lobbies = %v", ls)
 	}
@@ -193,16 +194,16 @@ func gzipped(b []byte) []byte {
 }
 
 // DecodeStage refuses data that is not gzip, that is corrupt, that decompresses to more than
-// game.MaxStageFileBytes, or whose hash differs; each error says which.
+// stagefile.MaxBytes, or whose hash differs; each error says which.
 func TestDecodeStageRejects(t *testing.T) {
 	good := []byte(`{"a":1}`)
-	h := game.StageHash(good)
+	h := stagefile.Hash(good)
 	if got, err := DecodeStage(h, gzipped(good)); err != nil || !bytes.Equal(got, good) {
 		t.Fatalf("DecodeStage(good) = %q, %v", got, err)
 	}
 	corrupt := gzipped(good)
 	corrupt[len(corrupt)-6] ^= 0xff // CRC-32
-	bomb := make([]byte, game.MaxStageFileBytes+1)
+	bomb := make([]byte, stagefile.MaxBytes+1)
 	for _, tc := range []struct {
 		name, hash string
 		gz         []byte
@@ -211,7 +212,7 @@ func TestDecodeStageRejects(t *testing.T) {
 		{"not gzip", h, []byte("plain text"), "not gzip"},
 		{"corrupt", h, corrupt, "corrupt gzip"},
 		{"truncated", h, gzipped(good)[:15], "corrupt gzip"},
-		{"too large", game.StageHash(bomb), gzipped(bomb), "more than 1048576 bytes"},
+		{"too large", stagefile.Hash(bomb), gzipped(bomb), "more than 1048576 bytes"},
 		{"hash mismatch", "0123456789abcdef", gzipped(good), "hashes to " + h},
 	} {
 		_, err := DecodeStage(tc.hash, tc.gz)
@@ -247,7 +248,7 @@ func stageServer(t *testing.T, bodies ...string) string {
 // add up to the hashed file are ErrBadStage.
 func TestFetchStageRejectsBadServers(t *testing.T) {
 	good := []byte(`{"a":1}`)
-	h := game.StageHash(good)
+	h := stagefile.Hash(good)
 	gz := gzipped(good)
 	b64 := base64.StdEncoding.EncodeToString
 	half := len(gz) / 2

@@ -5,10 +5,11 @@ import (
 
 	"compress/gzip"
 	"fmt"
-	"github.com/rtype/rtype/game"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // stageBodies gzips data (level 9, no name, mtime 0) and returns the GET_STAGE response bodies
@@ -33,7 +34,7 @@ func (c *Core) pushStage(cs *connState, l *lobbyState) {
 }
 
 func (c *Core) unknownStage(name string) string {
-	if name == game.ArcadeName {
+	if name == stagefile.Arcade {
 		return "this server offers no arcade run"
 	}
 	return fmt.Sprintf("unknown stage %q (offered: %s)", name, strings.Join(c.cfg.Stages.Names(), ", "))

@@ -12,8 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/balance"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 type config struct {
@@ -23,7 +24,7 @@ type config struct {
 
 func main() {
 	var cfg config
-	flag.StringVar(&cfg.stages, "stage", game.DefaultStage, "stages, comma-separated")
+	flag.StringVar(&cfg.stages, "stage", stagefile.Default, "stages, comma-separated")
 	flag.StringVar(&cfg.levels, "difficulty", "easy,normal,hard", "difficulty levels, comma-separated")
 	flag.StringVar(&cfg.players, "players", "1,4", "player counts, comma-separated")
 	flag.StringVar(&cfg.bots, "bot", "novice,autopilot", "player models (novice, autopilot), comma-separated")
@@ -43,14 +44,14 @@ func run(cfg config) error {
 				return fmt.Errorf("-bot %q: want novice or autopilot", b)
 			}
 			for _, l := range split(cfg.levels) {
-				d, err := game.ParseDifficulty(l)
+				d, err := rules.ParseDifficulty(l)
 				if err != nil {
 					return err
 				}
 				for _, p := range split(cfg.players) {
 					n, err := strconv.Atoi(p)
-					if err != nil || n < 1 || n > game.MaxPlayers {
-						return fmt.Errorf("-players %q: want 1..%d", p, game.MaxPlayers)
+					if err != nil || n < 1 || n > rules.MaxPlayers {
+						return fmt.Errorf("-players %q: want 1..%d", p, rules.MaxPlayers)
 					}
 					cases = append(cases, balance.Case{Stage: st, Difficulty: d, Players: n, Bot: balance.Bot(b)})
 				}

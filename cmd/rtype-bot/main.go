@@ -15,8 +15,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/buildinfo"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/session"
 )
@@ -46,7 +47,7 @@ func main() {
 		return
 	}
 	if *levelName != "" {
-		d, err := game.ParseDifficulty(*levelName)
+		d, err := rules.ParseDifficulty(*levelName)
 		if err != nil {
 			slog.Error("bad -difficulty", "err", err)
 			os.Exit(2)
@@ -60,7 +61,7 @@ func main() {
 			slog.Error("-mode arcade plays the server's run: drop -stage")
 			os.Exit(2)
 		}
-		cfg.Stage = game.ArcadeName
+		cfg.Stage = stagefile.Arcade
 	default:
 		slog.Error("bad -mode: want stage or arcade", "mode", *mode)
 		os.Exit(2)

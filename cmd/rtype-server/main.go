@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/buildinfo"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/net/instance"
@@ -92,7 +92,7 @@ func main() {
 	tokenFile := flag.String("admin-token-file", env("RTYPE_ADMIN_TOKEN_FILE", ""), "file holding the admin token that /debug/pprof/ and POST /broadcast require (Authorization: Bearer TOKEN); else the env RTYPE_ADMIN_TOKEN; neither = those endpoints are off (env RTYPE_ADMIN_TOKEN_FILE)")
 	httpHosts := flag.String("http-hosts", env("RTYPE_HTTP_HOSTS", ""), "comma-separated host names the metrics and admin addresses answer to, besides IP addresses and localhost (others are refused: DNS rebinding) (env RTYPE_HTTP_HOSTS)")
 	flag.StringVar(&cfg.Arcade, "arcade", env("RTYPE_ARCADE", ""), "stages of the arcade run lobbies may choose, comma-separated offered stages (default stage1,stage2,stage3, those offered; none: no arcade run) (env RTYPE_ARCADE)")
-	flag.StringVar(&cfg.Stage, "stage", env("RTYPE_STAGE", game.DefaultStage), "default stage of new lobbies: an embedded stage (stage1, short, ...) or a path to a stage JSON file, which is then offered too; lobbies may choose any offered stage (env RTYPE_STAGE)")
+	flag.StringVar(&cfg.Stage, "stage", env("RTYPE_STAGE", stagefile.Default), "default stage of new lobbies: an embedded stage (stage1, short, ...) or a path to a stage JSON file, which is then offered too; lobbies may choose any offered stage (env RTYPE_STAGE)")
 	flag.IntVar(&cfg.UDPRate, "udp-rate", envInt("RTYPE_UDP_RATE", instance.DefaultRateLimit), "datagrams per second each source address (IP and port) may send to the game port, in bursts of twice as many; the excess is dropped; negative = no limit (env RTYPE_UDP_RATE)")
 	flag.StringVar(&cfg.NetSim, "netsim", env("RTYPE_NETSIM", ""), `simulate a bad network on game sockets, e.g. "lat=75ms,jitter=10ms,loss=5%,dup=1%" (env RTYPE_NETSIM)`)
 	dataDir, dataErr := scores.DefaultDataDir()

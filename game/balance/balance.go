@@ -12,6 +12,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // Bot names a player model.
@@ -26,7 +27,7 @@ const (
 // Case is one line of the table: a stage played by Players bots of one model at one level.
 type Case struct {
 	Stage      string
-	Difficulty game.Difficulty
+	Difficulty rules.Difficulty
 	Players    int
 	Bot        Bot
 }
@@ -50,7 +51,7 @@ type Run struct {
 	BossAt int
 	// PlayerCredit is, per player, the tick its own first credit ended (its last ship lost the
 	// first time; Ticks when never): how long one player lasts, whatever the others do.
-	PlayerCredit [game.MaxPlayers]int
+	PlayerCredit [rules.MaxPlayers]int
 }
 
 // Result is a Case over its seeds.
@@ -69,7 +70,7 @@ func Play(c Case, seed uint64) (Run, error) {
 		return Run{}, err
 	}
 	s := game.NewSim(game.Config{Seed: seed, Players: c.Players, Stage: st, Difficulty: c.Difficulty})
-	var nov [game.MaxPlayers]*game.Novice
+	var nov [rules.MaxPlayers]*game.Novice
 	for i := range nov {
 		nov[i] = game.NewNovice(seed*8 + uint64(i))
 	}
@@ -121,7 +122,7 @@ func Play(c Case, seed uint64) (Run, error) {
 		s.World().ClearEvents()
 		if over, res := s.Over(); over {
 			r.Ticks = tick + 1
-			r.Cleared = res == game.ResultVictory
+			r.Cleared = res == rules.ResultVictory
 			break
 		}
 	}

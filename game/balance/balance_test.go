@@ -3,7 +3,7 @@ package balance
 import (
 	"testing"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // The balance targets docs/BENCHMARKS.md ("Balance") states, on a few fixed seeds (the runs are
@@ -13,10 +13,10 @@ import (
 func TestBalanceTargets(t *testing.T) {
 	seeds := 3
 	rs, err := Measure([]Case{
-		{Stage: "stage1", Difficulty: game.DifficultyEasy, Players: 1, Bot: Novice},
-		{Stage: "stage1", Difficulty: game.DifficultyEasy, Players: 4, Bot: Novice},
-		{Stage: "stage1", Difficulty: game.DifficultyNormal, Players: 1, Bot: Autopilot},
-		{Stage: "stage1", Difficulty: game.DifficultyNormal, Players: 4, Bot: Autopilot},
+		{Stage: "stage1", Difficulty: rules.DifficultyEasy, Players: 1, Bot: Novice},
+		{Stage: "stage1", Difficulty: rules.DifficultyEasy, Players: 4, Bot: Novice},
+		{Stage: "stage1", Difficulty: rules.DifficultyNormal, Players: 1, Bot: Autopilot},
+		{Stage: "stage1", Difficulty: rules.DifficultyNormal, Players: 4, Bot: Autopilot},
 	}, seeds)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestBalanceTargets(t *testing.T) {
 // The Novice is deterministic for its seed (balance tables are reproducible) and weaker than the
 // Autopilot it is built on.
 func TestNoviceDeterministicAndWeaker(t *testing.T) {
-	c := Case{Stage: "short", Difficulty: game.DifficultyNormal, Players: 1, Bot: Novice}
+	c := Case{Stage: "short", Difficulty: rules.DifficultyNormal, Players: 1, Bot: Novice}
 	a, err := Play(c, 7)
 	if err != nil {
 		t.Fatal(err)

@@ -48,6 +48,7 @@ import (
 	"github.com/rtype/rtype/game/client/sfx"
 	"github.com/rtype/rtype/game/client/starfield"
 	"github.com/rtype/rtype/game/client/synth"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/net/session"
 )
 
@@ -179,7 +180,7 @@ type app struct {
 	drawnN     int  // entities drawn by the last Draw
 	shotReady  bool // gameN reached ScreenshotAfter: the next Draw with entities triggers the write
 	draws      int  // Draw calls (harness FPS measurement)
-	scores     [game.MaxPlayers]playerHUD
+	scores     [rules.MaxPlayers]playerHUD
 	draw       drawList
 	collectFn  func(f *netflow.Frame) // draw.collect of this frame (made once: no closure per frame)
 	autoFn     func(f *netflow.Frame) // -autoplay: the autopilot's buttons into autoBtns
@@ -202,9 +203,9 @@ type app struct {
 	rebind           int // settings row being rebound, -1 none
 	scanner          *input.KeyScanner
 	members          []string
-	roomStage        string          // the lobby's stage (STAGE push), refreshed with members
-	roomLevel        game.Difficulty // the lobby's level (DIFFICULTY push), refreshed with members
-	roomSection      int             // the section a solo lobby's game starts at (SECTION push; 0 the start)
+	roomStage        string           // the lobby's stage (STAGE push), refreshed with members
+	roomLevel        rules.Difficulty // the lobby's level (DIFFICULTY push), refreshed with members
+	roomSection      int              // the section a solo lobby's game starts at (SECTION push; 0 the start)
 	membersAt        int
 	stageSel         int    // browser: index in m.Stages of the stage for "Create lobby"
 	msg              string // transient message (settings problems), shown on the title
@@ -467,7 +468,7 @@ func (a *app) Update() error {
 		// waiting forever
 		reason := a.m.Reason
 		if a.m.Scene == scene.Results {
-			reason = fmt.Sprintf("the game ended (%s) after %d of %d ticks", game.Result(a.m.Result), a.gameN, a.cfg.ScreenshotAfter)
+			reason = fmt.Sprintf("the game ended (%s) after %d of %d ticks", rules.Result(a.m.Result), a.gameN, a.cfg.ScreenshotAfter)
 		}
 		a.shotErr = fmt.Errorf("client: no screenshot: %s", reason)
 		return ebiten.Termination
@@ -489,7 +490,7 @@ func (a *app) startGame(l netflow.Link) {
 	a.tracker.Reset()
 	a.parts.P = a.parts.P[:0]
 	a.gameN = 0
-	a.scores = [game.MaxPlayers]playerHUD{}
+	a.scores = [rules.MaxPlayers]playerHUD{}
 	a.ux.startGame(a)
 	a.soundState = soundWatch{notice: a.soundState.notice, noticed: a.soundState.noticed}
 	// the menu music plays on until the stage's first MUSIC

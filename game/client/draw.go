@@ -17,6 +17,7 @@ import (
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/client/starfield"
 	"github.com/rtype/rtype/game/client/synth"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // sprites are the art.Set images uploaded once: one atlas (sub-images per frame, so ebiten
@@ -150,7 +151,7 @@ func defaultSize(k game.Kind) (float32, float32) {
 }
 
 // collect copies the drawable entities of the frame into d.items and the players into hud.
-func (d *drawList) collect(f *netflow.Frame, hud *[game.MaxPlayers]playerHUD) {
+func (d *drawList) collect(f *netflow.Frame, hud *[rules.MaxPlayers]playerHUD) {
 	d.items = d.items[:0]
 	d.self = f.Slot
 	d.spectator, d.paused, d.interrupted, d.silence = f.Spectator, f.Paused, f.Interrupted, f.Silence
@@ -288,7 +289,7 @@ func (a *app) snapScroll(w painter) float32 {
 // tags, the HUD, the F3 overlay and the pause menu.
 func (a *app) drawGameUI(dst surface) {
 	u := a.ui
-	var placed [game.MaxPlayers][2]float32 // x, y of the tags drawn so far
+	var placed [rules.MaxPlayers][2]float32 // x, y of the tags drawn so far
 	n := 0
 	for i := range a.draw.items {
 		it := &a.draw.items[i]
@@ -300,7 +301,7 @@ func (a *app) drawGameUI(dst surface) {
 		tx, _ = placeTag(placed[:n], tx, ty) // ships flying together: tags side by side, not on top
 		placed[n] = [2]float32{tx, ty}
 		n++
-		slot := int(it.player.Slot) % game.MaxPlayers
+		slot := int(it.player.Slot) % rules.MaxPlayers
 		u.text(dst, slotTags[slot], u.small, float64(tx), float64(ty), alignEnd, art.SlotColors[slot])
 	}
 	if a.set.ColourBlind {
@@ -352,7 +353,7 @@ func (a *app) drawCrystalNames(dst surface) {
 }
 
 // slotTags are the players' labels by slot.
-var slotTags = [game.MaxPlayers]string{"1P", "2P", "3P", "4P"}
+var slotTags = [rules.MaxPlayers]string{"1P", "2P", "3P", "4P"}
 
 // stageTerrain is the terrain of the stage being played (nil: open space): the stage the
 // frame carries (resolved from the lobby before the game), or the test world's.
@@ -793,8 +794,8 @@ func (a *app) drawParticles(p painter) {
 // hudText caches the HUD's changing strings, rebuilt only when their value changes (no
 // allocation in a steady frame).
 type hudText struct {
-	score    [game.MaxPlayers]string
-	scoreVal [game.MaxPlayers]uint32
+	score    [rules.MaxPlayers]string
+	scoreVal [rules.MaxPlayers]uint32
 	rtt      string
 	rttVal   int
 }
@@ -815,7 +816,7 @@ func (h *hudText) rttOf(ms float64) string {
 }
 
 var (
-	hudFree     = [game.MaxPlayers]string{"1P  ---", "2P  ---", "3P  ---", "4P  ---"}
+	hudFree     = [rules.MaxPlayers]string{"1P  ---", "2P  ---", "3P  ---", "4P  ---"}
 	livesText   = [...]string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x9+"}
 	hudBarCol   = color.RGBA{0, 0, 0, 215} // nearly opaque: ships stay above it (game.ShipMaxY); what is below shows only faintly
 	hudPlateCol = color.RGBA{0, 0, 0, 150} // behind the top HUD texts
@@ -836,7 +837,7 @@ func (a *app) drawHUD(dst surface) {
 	p := u.on(dst)
 	p.rect(0, art.HUDLineY, Width, game.HUDHeight, hudBarCol)
 	p.rect(0, art.HUDLineY, Width, 2, art.HUDLineColor) // screenshot marker
-	xs := [game.MaxPlayers]float32{20, 376, 1216, 1572}
+	xs := [rules.MaxPlayers]float32{20, 376, 1216, 1572}
 	for slot, sc := range a.scores {
 		x := xs[slot]
 		col := art.SlotColors[slot]
@@ -878,7 +879,7 @@ func (a *app) drawHUD(dst surface) {
 	u.text(dst, "BEAM", u.small, float64(mx-14), float64(my+2), alignEnd, beamCol)
 	p.strokeRect(mx, my, mw, mh, 2, beamEdgeCol)
 	charge := float32(0)
-	if s := a.draw.self; s >= 0 && s < game.MaxPlayers {
+	if s := a.draw.self; s >= 0 && s < rules.MaxPlayers {
 		charge = float32(a.scores[s].charge) / 255
 	}
 	if charge > 0 {

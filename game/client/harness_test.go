@@ -21,6 +21,8 @@ import (
 	"github.com/rtype/rtype/game/client/controls"
 	"github.com/rtype/rtype/game/client/netflow"
 	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/net/session"
 	"github.com/rtype/rtype/net/wire"
 )
@@ -232,9 +234,9 @@ func galleryWorld(name, tickStr string) (*netflow.LocalWorld, error) {
 	if _, err := fmt.Sscan(tickStr, &tick); err != nil || tick < galleryLead {
 		return nil, fmt.Errorf("RTYPE_GALLERY_TICK %q: want a tick >= %d", tickStr, galleryLead)
 	}
-	cfg := game.Config{Seed: 0x5eed, Players: game.MaxPlayers}
-	if name == game.ArcadeName { // the arcade run of the embedded stages: its tallies too
-		for _, n := range game.DefaultRun {
+	cfg := game.Config{Seed: 0x5eed, Players: rules.MaxPlayers}
+	if name == stagefile.Arcade { // the arcade run of the embedded stages: its tallies too
+		for _, n := range stagefile.DefaultRun {
 			st, err := game.LoadStage(n)
 			if err != nil {
 				return nil, err
@@ -252,7 +254,7 @@ func galleryWorld(name, tickStr string) (*netflow.LocalWorld, error) {
 	c := sim.Components()
 	lw := netflow.NewLocalWorld()
 	step := func() {
-		for slot := 0; slot < game.MaxPlayers; slot++ {
+		for slot := 0; slot < rules.MaxPlayers; slot++ {
 			e := sim.PlayerEntity(slot)
 			if p := c.Player.Get(e); p != nil && p.Lives < 3 {
 				c.Player.Mut(e).Lives = 3
@@ -263,7 +265,7 @@ func galleryWorld(name, tickStr string) (*netflow.LocalWorld, error) {
 		for _, ev := range sim.Events() {
 			if ev.Kind == game.EventStageClear { // the stage's figures, as the server sends them
 				var r wire.Results
-				for slot := 0; slot < game.MaxPlayers; slot++ {
+				for slot := 0; slot < rules.MaxPlayers; slot++ {
 					f := sim.StageFigures(slot)
 					r.Entries[r.Count] = wire.ResultEntry{Slot: uint8(slot), Score: f.Score, Kills: f.Kills, Deaths: f.Deaths,
 						BeamHits: f.BeamHits, Shots: f.Shots, Hits: f.Hits}
@@ -364,7 +366,7 @@ var menuStates = []struct {
 	{"connect", func(a *app) { a.m.Scene, a.m.Busy = scene.Connect, "Connecting" }},
 	{"browser", func(a *app) {
 		a.m.Scene, a.m.Busy, a.menu = scene.Browser, "", 1
-		a.m.Lobbies = []scene.Lobby{{Code: "K7QF2", Players: 2, Stage: "stage1"}, {Code: "ABCD3", Players: 4, Running: true, Stage: "short", Difficulty: game.DifficultyHard},
+		a.m.Lobbies = []scene.Lobby{{Code: "K7QF2", Players: 2, Stage: "stage1"}, {Code: "ABCD3", Players: 4, Running: true, Stage: "short", Difficulty: rules.DifficultyHard},
 			{Code: "XY2ZW", Players: 1, Stage: "stage1"}}
 		a.m.Stages, a.stageSel = []string{"stage1", "short"}, 1
 	}},
@@ -375,7 +377,7 @@ var menuStates = []struct {
 	}},
 	{"room-difficulty", func(a *app) {
 		a.m.Scene, a.m.Code, a.menu = scene.Room, "K7QF2", 1
-		a.members, a.membersAt, a.roomStage, a.roomLevel = []string{"alice", "bob"}, 1<<30, "stage1", game.DifficultyEasy
+		a.members, a.membersAt, a.roomStage, a.roomLevel = []string{"alice", "bob"}, 1<<30, "stage1", rules.DifficultyEasy
 		a.m.Stages = []string{"stage1", "stage2", "short"}
 		a.net.SetName("alice")
 	}},

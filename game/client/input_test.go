@@ -12,6 +12,7 @@ import (
 	"github.com/rtype/rtype/game/client/controls"
 	"github.com/rtype/rtype/game/client/netflow"
 	"github.com/rtype/rtype/game/client/settings"
+	"github.com/rtype/rtype/game/rules"
 )
 
 func TestKeymapFromSettings(t *testing.T) {
@@ -69,7 +70,7 @@ func TestButtonBitsMatchGame(t *testing.T) {
 func TestCollectDrawList(t *testing.T) {
 	lw := demoWorld(100)
 	var d drawList
-	var hud [game.MaxPlayers]playerHUD
+	var hud [rules.MaxPlayers]playerHUD
 	lw.Frame(func(f *netflow.Frame) { d.collect(f, &hud) })
 	if len(d.items) != 99 { // every entity but the stage singleton
 		t.Fatalf("%d items, want 99", len(d.items))

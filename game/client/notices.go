@@ -14,6 +14,7 @@ import (
 	"github.com/rtype/rtype/game/client/netflow"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/client/settings"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/net/wire"
 )
 
@@ -38,12 +39,12 @@ type uxState struct {
 	silenceSecs int    // interrupted text cache: seconds shown
 	silenceText string // "connection interrupted… 3 s"
 
-	stage     string          // the stage and level of the game (the results screen says them)
-	level     game.Difficulty //
-	lastLives uint8           // the local player's lives in the last frame (extra ships are announced)
-	haveLives bool            // lastLives is known
-	contShown bool            // the continue offer is on screen, since the frame of tick contFrom
-	contFrom  ecs.Tick        // first tick the offer was seen
+	stage     string           // the stage and level of the game (the results screen says them)
+	level     rules.Difficulty //
+	lastLives uint8            // the local player's lives in the last frame (extra ships are announced)
+	haveLives bool             // lastLives is known
+	contShown bool             // the continue offer is on screen, since the frame of tick contFrom
+	contFrom  ecs.Tick         // first tick the offer was seen
 }
 
 // startGame resets the per-game state when a session comes up.
@@ -66,7 +67,7 @@ func (s *uxState) death(a *app, slot, lives int) {
 // is an extra ship, announced.
 func (s *uxState) lives(a *app) {
 	self := a.draw.self
-	if self < 0 || self >= game.MaxPlayers || !a.scores[self].present {
+	if self < 0 || self >= rules.MaxPlayers || !a.scores[self].present {
 		s.lastLives, s.haveLives = 0, false
 		return
 	}
@@ -207,10 +208,10 @@ func (a *app) drawNotices(dst surface) {
 	case d.spectator:
 		a.plate(dst, scene.SpectatingNotice, u.normal, y, spectateCol)
 		y += 70
-	case self >= 0 && self < game.MaxPlayers && a.scores[self].present && a.scores[self].cont:
+	case self >= 0 && self < rules.MaxPlayers && a.scores[self].present && a.scores[self].cont:
 		a.drawContinue(dst, a.ux.continueLeft(a.scores[self]))
 		y += 100
-	case self >= 0 && self < game.MaxPlayers && a.scores[self].present && a.scores[self].lives == 0:
+	case self >= 0 && self < rules.MaxPlayers && a.scores[self].present && a.scores[self].lives == 0:
 		a.plate(dst, scene.GameOverSpectating, u.big, y, gameOverCol)
 		y += 100
 	}
@@ -272,7 +273,7 @@ func (a *app) drawResultsTable(dst surface, y float64) {
 		}
 	}
 	for _, r := range rows {
-		col := art.SlotColors[r.Slot%game.MaxPlayers]
+		col := art.SlotColors[r.Slot%rules.MaxPlayers]
 		if r.Self {
 			cc := col
 			u.on(dst).rect(220, float32(y-12), 1640, 52, color.RGBA{cc.R / 4, cc.G / 4, cc.B / 4, 220})

@@ -16,6 +16,8 @@ import (
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/client/settings"
 	"github.com/rtype/rtype/game/replay"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -205,7 +207,7 @@ func (a *app) drawWatchOverlay(dst surface) {
 		title = st.Name // the title of the stage being played (an arcade run's current one)
 	}
 	head := fmt.Sprintf("REPLAY  %s · %s · %s / %s · %s · following %s%s", title, r.Difficulty.Rules().Title,
-		clock(int(tick)), clock(int(end)), state, slotTags[follow%game.MaxPlayers], name)
+		clock(int(tick)), clock(int(end)), state, slotTags[follow%rules.MaxPlayers], name)
 	w := float32(u.textWidth(head, u.small))
 	p.rect(12, 8, w+36, 38, hudPlateCol)
 	u.text(dst, head, u.small, 30, 16, alignStart, u.selCol)
@@ -298,7 +300,7 @@ func (a *app) updateReplays() {
 const hallFilterRows = 3
 
 // hallStages are the stage filter's choices: every stage, then the embedded stages.
-func hallStages() []string { return append([]string{""}, game.EmbeddedStageNames()...) }
+func hallStages() []string { return append([]string{""}, stagefile.EmbeddedNames()...) }
 
 // stepIn returns the choice after (step 1) or before (-1) cur in list (wrapping).
 func stepIn[T comparable](list []T, cur T, step int) T {

@@ -8,6 +8,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/client/synth"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // soundWatch is the own ship's state of the last drawn frame, whose changes make sounds.
@@ -106,7 +107,7 @@ func (a *app) musicFor(id scene.ID) {
 	case scene.Title, scene.Browser, scene.Room, scene.Connect, scene.Settings:
 		a.snd.Music(int(synth.SongTitle))
 	case scene.Results:
-		if a.m.Result == uint8(game.ResultVictory) {
+		if a.m.Result == uint8(rules.ResultVictory) {
 			a.snd.Stinger(synth.StingerVictory)
 		} else {
 			a.snd.Stinger(synth.StingerGameOver)

@@ -4,9 +4,9 @@ import (
 	"image/color"
 	"strconv"
 
-	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/art"
 	"github.com/rtype/rtype/game/client/netflow"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/net/wire"
 )
 
@@ -28,7 +28,7 @@ type tallyText struct {
 	key   wire.Results
 	frac  int // count-up step the lines were built for
 	title string
-	rows  [game.MaxPlayers]struct {
+	rows  [rules.MaxPlayers]struct {
 		name, score, kills, bonus string
 		slot                      int
 	}
@@ -68,7 +68,7 @@ func (a *app) drawTally(dst surface) {
 		if a.ux.haveResults {
 			for _, e := range a.ux.results.Entries[:a.ux.results.Count] {
 				r := &t.rows[t.n]
-				r.slot = int(e.Slot) % game.MaxPlayers
+				r.slot = int(e.Slot) % rules.MaxPlayers
 				r.name = a.resultName(int(e.Slot))
 				r.score = strconv.FormatUint(uint64(e.Score)*uint64(step)/tallyCountUp, 10)
 				r.kills = strconv.Itoa(int(e.Kills)*step/tallyCountUp) + " kills"

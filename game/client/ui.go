@@ -18,6 +18,8 @@ import (
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/client/settings"
 	"github.com/rtype/rtype/game/client/synth"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 type align int
@@ -607,7 +609,7 @@ func (a *app) drawMenus(dst surface) {
 			hint = "Left/Right: the stage, or on Difficulty and Start at their choice (owner) · " + hint
 		}
 		u.help(dst, hint)
-		for i := 0; i < game.MaxPlayers; i++ {
+		for i := 0; i < rules.MaxPlayers; i++ {
 			y := 320 + float64(i)*70
 			name, col := "- free -", u.dimCol
 			if i < len(a.members) {
@@ -630,10 +632,10 @@ func (a *app) drawMenus(dst surface) {
 		a.drawChatPanel(dst, cx+300, 300, 620, 600)
 	case scene.Results:
 		title, col := "MISSION FAILED", color.RGBA{255, 100, 100, 255}
-		switch game.Result(m.Result) {
-		case game.ResultVictory:
+		switch rules.Result(m.Result) {
+		case rules.ResultVictory:
 			title, col = "MISSION COMPLETE", color.RGBA{120, 255, 160, 255}
-		case game.ResultAborted:
+		case rules.ResultAborted:
 			title, col = "GAME ABORTED", color.RGBA{255, 200, 120, 255}
 		}
 		u.text(dst, title, u.big, cx, 160, alignCenter, col)
@@ -788,16 +790,16 @@ func (a *app) roomItems() []string {
 const sectionItem = "Start at"
 
 // practiceSections is the number of sections of the embedded stage name (its boss is section
-// that number: game.PracticeBoss), 0 for a stage the client does not hold or an arcade run.
+// that number: Stage.PracticeBoss), 0 for a stage the client does not hold or an arcade run.
 func practiceSections(name string) int {
-	if name == "" || name == game.ArcadeName {
+	if name == "" || name == stagefile.Arcade {
 		return 0
 	}
-	f, err := game.EmbeddedStageFile(name)
+	f, err := stagefile.Embedded(name, game.ParseScript)
 	if err != nil {
 		return 0
 	}
-	return game.PracticeBoss(f.Stage)
+	return f.Script.PracticeBoss()
 }
 
 // sectionLabel names practice section s of a stage of n sections for the room menu.
@@ -814,9 +816,9 @@ func sectionLabel(s, n int) string {
 // difficultyItem starts the room menu's difficulty item (Left/Right on it change the level).
 const difficultyItem = "Difficulty"
 
-// nextLevel is the level after (step 1) or before (step -1) d in game.Difficulties.
-func nextLevel(d game.Difficulty, step int) game.Difficulty {
-	ls := game.Difficulties[:]
+// nextLevel is the level after (step 1) or before (step -1) d in rules.Difficulties.
+func nextLevel(d rules.Difficulty, step int) rules.Difficulty {
+	ls := rules.Difficulties[:]
 	i := 0
 	for j, l := range ls {
 		if l == d {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // An arcade run is recorded as mode 1 with its stages, and plays back through its stage-clear
@@ -43,10 +44,10 @@ func TestArcadeReplay(t *testing.T) {
 	if err := Verify(&gone); !errors.Is(err, ErrStage) || !strings.Contains(err.Error(), "nosuch") {
 		t.Errorf("Verify(unknown run stage) = %v", err)
 	}
-	f, _ := game.EmbeddedStageFile("short")
+	f, _ := stagefile.Embedded("short", game.ParseScript)
 	carried := *r
 	carried.Next = []RunStage{{Name: "mine", Hash: f.Hash, Data: f.Data}}
-	c2 := mustDecode(t, Encode(&carried))
+	c2 := mustDecode(t, encode(&carried))
 	if err := Verify(c2); err != nil {
 		t.Errorf("Verify(carried run stage) = %v", err)
 	}
@@ -58,7 +59,7 @@ func TestArcadeReplay(t *testing.T) {
 	// A mode-1 header with no later stage is corrupt.
 	empty := *r
 	empty.Next = nil
-	if _, err := Decode(Encode(&empty)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "arcade run of 0") {
+	if _, err := Decode(encode(&empty)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "arcade run of 0") {
 		t.Errorf("Decode(arcade run of one stage) = %v", err)
 	}
 }

@@ -8,19 +8,21 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // benchInputs are the buttons of a 4-autopilot game of stage 1 (seed 42), per tick and slot: the
 // recording benchmark feeds them to a Sim with and without a Recorder.
-var benchInputs = sync.OnceValue(func() [][game.MaxPlayers]game.Buttons {
-	st, _ := game.EmbeddedStageFile("stage1")
-	s := game.NewSim(game.Config{Seed: 42, Players: 4, Stage: st.Stage})
-	var out [][game.MaxPlayers]game.Buttons
+var benchInputs = sync.OnceValue(func() [][rules.MaxPlayers]game.Buttons {
+	st, _ := stagefile.Embedded("stage1", game.ParseScript)
+	s := game.NewSim(game.Config{Seed: 42, Players: 4, Stage: game.StageOf(st)})
+	var out [][rules.MaxPlayers]game.Buttons
 	for range 6000 {
-		var in [game.MaxPlayers]game.Buttons
+		var in [rules.MaxPlayers]game.Buttons
 		for slot := range in {
 			if e := s.PlayerEntity(slot); e != ecs.Nil {
-				in[slot] = game.Autopilot(s.World(), s.Components(), &st.Stage.Terrain, e, s.Tick()).Buttons
+				in[slot] = game.Autopilot(s.World(), s.Components(), &game.StageOf(st).Terrain, e, s.Tick()).Buttons
 				s.SetInput(slot, game.Input{Buttons: in[slot]})
 			}
 		}
@@ -38,16 +40,16 @@ type benchGame struct {
 }
 
 func newBenchGame(record bool) *benchGame {
-	st, _ := game.EmbeddedStageFile("stage1")
-	cfg := game.Config{Seed: 42, Players: 4, Stage: st.Stage}
+	st, _ := stagefile.Embedded("stage1", game.ParseScript)
+	cfg := game.Config{Seed: 42, Players: 4, Stage: game.StageOf(st)}
 	g := &benchGame{sim: game.NewSim(cfg)}
 	if record {
-		g.sim.SetRecorder(NewRecorder(NewHeader(cfg, "stage1", nil)))
+		g.sim.SetRecorder(NewRecorder(NewRunHeader(cfg, []string{"stage1"}, nil)))
 	}
 	return g
 }
 
-func (g *benchGame) tick(ins [][game.MaxPlayers]game.Buttons) {
+func (g *benchGame) tick(ins [][rules.MaxPlayers]game.Buttons) {
 	in := &ins[g.i]
 	for slot := range in {
 		g.sim.SetInput(slot, game.Input{Buttons: in[slot]})
@@ -113,7 +115,7 @@ var bossReplay = sync.OnceValues(func() (*Replay, error) {
 		}
 		g.tick()
 	}
-	return Decode(g.rec.Encode(g.sim, game.ResultAborted))
+	return Decode(g.rec.Encode(g.sim, rules.ResultAborted))
 })
 
 // BenchmarkSeekBoss is a seek from the start to the boss of stage 1 (its first tick) in a
@@ -139,5 +141,5 @@ func BenchmarkSeekBoss(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(end), "ticks")
-	b.ReportMetric(float64(len(Encode(r)))*60*game.TickRate/float64(end), "bytes/min")
+	b.ReportMetric(float64(len(encode(r)))*60*game.TickRate/float64(end), "bytes/min")
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // botGame is a game played by game.Autopilot in every slot, recorded.
@@ -15,15 +17,15 @@ type botGame struct {
 }
 
 func newBotGame(tb testing.TB, stage string, players int, seed uint64) *botGame {
-	f, err := game.EmbeddedStageFile(stage)
+	f, err := stagefile.Embedded(stage, game.ParseScript)
 	if err != nil {
 		panic(err) // the embedded stages are part of the build
 	}
 	names := []string{"ann", "bob", "cyd", "dee"}[:players]
-	cfg := game.Config{Seed: seed, Players: players, Stage: f.Stage}
-	h := NewHeader(cfg, stage, names)
+	cfg := game.Config{Seed: seed, Players: players, Stage: game.StageOf(f)}
+	h := NewRunHeader(cfg, []string{stage}, names)
 	h.Protocol, h.Build, h.Time = 3, "test", 1764633600
-	g := &botGame{sim: game.NewSim(cfg), rec: NewRecorder(h), st: f.Stage}
+	g := &botGame{sim: game.NewSim(cfg), rec: NewRecorder(h), st: game.StageOf(f)}
 	g.sim.SetRecorder(g.rec)
 	return g
 }
@@ -32,11 +34,11 @@ func newBotGame(tb testing.TB, stage string, players int, seed uint64) *botGame 
 func newRunGame(tb testing.TB, stages []string, players int, seed uint64) *botGame {
 	run := make([]*game.Stage, len(stages))
 	for i, name := range stages {
-		f, err := game.EmbeddedStageFile(name)
+		f, err := stagefile.Embedded(name, game.ParseScript)
 		if err != nil {
 			panic(err)
 		}
-		run[i] = f.Stage
+		run[i] = game.StageOf(f)
 	}
 	names := []string{"ann", "bob", "cyd", "dee"}[:players]
 	cfg := game.Config{Seed: seed, Players: players, Run: run}
@@ -50,7 +52,7 @@ func newRunGame(tb testing.TB, stages []string, players int, seed uint64) *botGa
 // tick sets every present slot's autopilot input, then steps.
 func (g *botGame) tick() {
 	s := g.sim
-	for slot := 0; slot < game.MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		if e := s.PlayerEntity(slot); e != 0 {
 			s.SetInput(slot, game.Autopilot(s.World(), s.Components(), &s.Stage().Terrain, e, s.Tick()))
 		}
@@ -71,7 +73,7 @@ func (g *botGame) run(ticks int) {
 // encode ends the recording now.
 func (g *botGame) encode(tb testing.TB) []byte {
 	tb.Helper()
-	res := game.ResultAborted // stopped
+	res := rules.ResultAborted // stopped
 	if over, r := g.sim.Over(); over {
 		res = r
 	}
@@ -92,3 +94,13 @@ func mustDecode(tb testing.TB, b []byte) *Replay {
 }
 
 func ecsTick(t uint32) ecs.Tick { return ecs.Tick(t) }
+
+// encode returns the file bytes of r (docs/REPLAY.md). r.Events must end with EventEnd.
+func encode(r *Replay) []byte {
+	b := appendHeader(make([]byte, 0, 256+len(r.StageData)+2*len(r.Events)), &r.Header)
+	var st stream
+	for i := range r.Events {
+		b = st.appendEvent(b, &r.Events[i])
+	}
+	return appendTrailer(b, r.Result, r.SimOver, r.Stats)
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // ErrStage wraps the errors of a replay whose stage this build cannot give: not embedded and not
@@ -80,7 +81,7 @@ func (r *Replay) LoadStages() ([]*game.Stage, error) {
 
 func loadStage(rs RunStage) (*game.Stage, error) {
 	if rs.Data != nil {
-		got := game.StageHash(rs.Data)
+		got := stagefile.Hash(rs.Data)
 		if rs.Hash != "" && got != rs.Hash {
 			return nil, fmt.Errorf("%w %q: the replay's copy of the stage has hash %s, its header says %s (the file was damaged)", ErrStage, rs.Name, got, rs.Hash)
 		}
@@ -90,15 +91,15 @@ func loadStage(rs RunStage) (*game.Stage, error) {
 		}
 		return st, nil
 	}
-	f, err := game.EmbeddedStageFile(rs.Name)
+	f, err := stagefile.Embedded(rs.Name, game.ParseScript)
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: not one of this build's stages (%s), and the replay does not carry it", ErrStage, rs.Name,
-			strings.Join(game.EmbeddedStageNames(), ", "))
+			strings.Join(stagefile.EmbeddedNames(), ", "))
 	}
 	if f.Hash != rs.Hash {
 		return nil, fmt.Errorf("%w %q: the replay was recorded on the stage with hash %s, this build's has hash %s", ErrStage, rs.Name, rs.Hash, f.Hash)
 	}
-	return f.Stage, nil
+	return game.StageOf(f), nil
 }
 
 // Config is the game.Config of the replay's game on stage st (LoadStage).

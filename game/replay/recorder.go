@@ -5,6 +5,8 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // RecorderBuffer is the capacity a Recorder's buffer starts with: about eight minutes of four
@@ -26,7 +28,7 @@ type Recorder struct {
 
 var _ game.Recorder = (*Recorder)(nil)
 
-// NewRecorder starts the replay of a game with header h (NewHeader).
+// NewRecorder starts the replay of a game with header h (NewRunHeader).
 func NewRecorder(h Header) *Recorder {
 	buf := make([]byte, 0, RecorderBuffer+len(h.StageData))
 	return &Recorder{buf: appendHeader(buf, &h), players: h.Players}
@@ -89,7 +91,7 @@ func (r *Recorder) Len() int { return len(r.buf) }
 // Encode returns the replay file of the game so far, ended now: s is the recorded Sim (its tick
 // and hash are the final ones, its Stats the results) and res how the game ended as its players
 // were told. The recording may go on. It returns nil for a game too long to record (MaxTicks).
-func (r *Recorder) Encode(s *game.Sim, res game.Result) []byte {
+func (r *Recorder) Encode(s *game.Sim, res rules.Result) []byte {
 	if r.overflow || s.Tick() < r.st.last {
 		return nil
 	}
@@ -105,23 +107,18 @@ func (r *Recorder) Encode(s *game.Sim, res game.Result) []byte {
 	return appendTrailer(b, res, over, stats)
 }
 
-// NewHeader returns the header of a game of cfg whose stage is named stageName (game.StageFile
-// names: "stage1", or a server's -stage file's base name) and whose players are names by slot:
-// this build's SimVersion, the stage's hash and, unless the stage is this build's embedded stage
-// of that name with that hash, the stage's file. A nil cfg.Stage is the embedded stage1. The
-// caller sets the informational fields (Protocol, Build, Time).
-func NewHeader(cfg game.Config, stageName string, names []string) Header {
-	return NewRunHeader(cfg, []string{stageName}, names)
-}
-
-// NewRunHeader is NewHeader for a game that may be an arcade run (cfg.Run of two or more
-// stages, named by stageNames in order: ModeArcade); otherwise it is NewHeader of cfg.Stage named
-// stageNames[0].
+// NewRunHeader returns the header of a game of cfg whose stages are named stageNames
+// (stagefile.File names: "stage1", or a server's -stage file's base name) and whose players are
+// names by slot: this build's SimVersion and, for each stage, its hash and, unless it is this
+// build's embedded stage of that name with that hash, its file. A game of one stage plays
+// cfg.Stage, named stageNames[0] (a nil cfg.Stage is the embedded stage1); an arcade run
+// (cfg.Run of two or more stages, ModeArcade) plays cfg.Run in order. The caller sets the
+// informational fields (Protocol, Build, Time).
 func NewRunHeader(cfg game.Config, stageNames []string, names []string) Header {
 	stages := []*game.Stage{cfg.Stage}
 	mode := ModeStage
 	if len(cfg.Run) >= 2 {
-		stages, mode = cfg.Run[:min(len(cfg.Run), MaxRunStages)], ModeArcade
+		stages, mode = cfg.Run[:min(len(cfg.Run), stagefile.MaxRun)], ModeArcade
 	}
 	refs := make([]RunStage, len(stages))
 	for i, st := range stages {
@@ -131,7 +128,7 @@ func NewRunHeader(cfg game.Config, stageNames []string, names []string) Header {
 		}
 		refs[i] = stageRef(st, name)
 	}
-	players := min(max(cfg.Players, 1), game.MaxPlayers)
+	players := min(max(cfg.Players, 1), rules.MaxPlayers)
 	h := Header{SimVersion: game.SimVersion, Mode: mode, Stage: refs[0].Name, StageHash: refs[0].Hash, StageData: refs[0].Data,
 		Seed: cfg.Seed, Players: players, Difficulty: cfg.Difficulty, Section: max(cfg.Section, 0), Names: make([]string, players)}
 	if mode == ModeArcade {
@@ -149,10 +146,10 @@ func NewRunHeader(cfg game.Config, stageNames []string, names []string) Header {
 // build's embedded stage of that name with that hash, its file.
 func stageRef(st *game.Stage, name string) RunStage {
 	if st == nil {
-		st, name = embeddedStage1(), game.DefaultStage
+		st, name = embeddedStage1(), stagefile.Default
 	}
 	rs := RunStage{Name: name, Hash: st.Hash()}
-	if !game.ValidStageName(rs.Name) {
+	if !stagefile.ValidName(rs.Name) {
 		rs.Name = ""
 	}
 	if rs.Hash == "" || embeddedHash(rs.Name) != rs.Hash {
@@ -180,7 +177,7 @@ func embeddedHash(name string) string {
 		return h.(string)
 	}
 	h := ""
-	if f, err := game.EmbeddedStageFile(name); err == nil {
+	if f, err := stagefile.Embedded(name, game.ParseScript); err == nil {
 		h = f.Hash
 	}
 	embeddedHashes.Store(name, h)
@@ -188,9 +185,9 @@ func embeddedHash(name string) string {
 }
 
 func embeddedStage1() *game.Stage {
-	f, err := game.EmbeddedStageFile(game.DefaultStage)
+	f, err := stagefile.Embedded(stagefile.Default, game.ParseScript)
 	if err != nil {
 		panic("replay: embedded stage1 is invalid: " + err.Error())
 	}
-	return f.Stage
+	return game.StageOf(f)
 }

@@ -24,6 +24,8 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // Format constants (docs/REPLAY.md).
@@ -53,9 +55,6 @@ const (
 	ModeArcade Mode = 1 // an arcade run: Header.Stage then the stages of Header.Next, in order (game.Config.Run)
 )
 
-// MaxRunStages bounds the stages of an arcade run's replay (game.MaxRunStages).
-const MaxRunStages = game.MaxRunStages
-
 // RunStage names one stage of an arcade run after the first (Header.Next), as Header's Stage,
 // StageHash and StageData name the first.
 type RunStage struct {
@@ -71,18 +70,18 @@ type Header struct {
 	Build      string // the recording server's build version (informational, buildinfo)
 	Time       int64  // Unix seconds when the game started (informational; 0: unknown)
 	Mode       Mode
-	// Stage is the stage's name ("stage1"); StageHash its game.StageHash (16 hex digits, "" when
+	// Stage is the stage's name ("stage1"); StageHash its stagefile.Hash (16 hex digits, "" when
 	// unknown); StageData its file when the stage is not one embedded in the game (nil: the
 	// build's embedded stage of that name, checked against StageHash).
 	Stage     string
 	StageHash string
 	StageData []byte
-	// Next are the stages after the first of an arcade run (Mode ModeArcade: 1..MaxRunStages-1
+	// Next are the stages after the first of an arcade run (Mode ModeArcade: 1..stagefile.MaxRun-1
 	// of them; nil in ModeStage).
 	Next       []RunStage
 	Seed       uint64
-	Players    int // 1..game.MaxPlayers
-	Difficulty game.Difficulty
+	Players    int // 1..rules.MaxPlayers
+	Difficulty rules.Difficulty
 	Section    int      // game.Config.Section (practice)
 	Names      []string // the players' names by slot (len Players)
 }
@@ -130,7 +129,7 @@ type Replay struct {
 	Events []Event
 	// Result is how the game ended as its players were told (a game its server stopped ended
 	// as aborted while its Sim was still running: SimOver false).
-	Result  game.Result
+	Result  rules.Result
 	SimOver bool
 	Stats   []game.PlayerStats // by slot (len Players): game.Sim.Stats at the end
 }
@@ -162,16 +161,6 @@ var (
 	ErrCorrupt   = errors.New("replay: corrupt")
 	ErrTooLarge  = fmt.Errorf("replay: larger than %d bytes", MaxBytes)
 )
-
-// Encode returns the file bytes of r (docs/REPLAY.md). r.Events must end with EventEnd.
-func Encode(r *Replay) []byte {
-	b := appendHeader(make([]byte, 0, 256+len(r.StageData)+2*len(r.Events)), &r.Header)
-	var st stream
-	for i := range r.Events {
-		b = st.appendEvent(b, &r.Events[i])
-	}
-	return appendTrailer(b, r.Result, r.SimOver, r.Stats)
-}
 
 // appendHeader appends the header's bytes (magic to names) to b.
 func appendHeader(b []byte, h *Header) []byte {
@@ -215,7 +204,7 @@ func appendString(b []byte, s string) []byte {
 // buttons of its last input event (both zero at the start).
 type stream struct {
 	last ecs.Tick
-	held [game.MaxPlayers]game.Buttons
+	held [rules.MaxPlayers]game.Buttons
 }
 
 // Event head bytes (docs/REPLAY.md): a toggle is 0 | bit<<4 | slot<<2 | d, any other event
@@ -263,7 +252,7 @@ func (st *stream) appendEvent(b []byte, ev *Event) []byte {
 }
 
 // appendTrailer appends the results and the CRC-32 of everything before it.
-func appendTrailer(b []byte, res game.Result, over bool, stats []game.PlayerStats) []byte {
+func appendTrailer(b []byte, res rules.Result, over bool, stats []game.PlayerStats) []byte {
 	b = append(b, byte(res), boolByte(over))
 	for i := range stats {
 		st := &stats[i]
@@ -321,10 +310,10 @@ func Decode(b []byte) (*Replay, error) {
 		}
 	}
 	res, over := d.byte("result"), d.byte("sim over flag")
-	if d.err == nil && (res > byte(game.ResultAborted) || over > 1) {
+	if d.err == nil && (res > byte(rules.ResultAborted) || over > 1) {
 		d.fail(ErrCorrupt, "result %d / sim over %d", res, over)
 	}
-	r.Result, r.SimOver = game.Result(res), over == 1
+	r.Result, r.SimOver = rules.Result(res), over == 1
 	r.Stats = make([]game.PlayerStats, r.Players)
 	for i := range r.Stats {
 		st := &r.Stats[i]
@@ -437,19 +426,19 @@ func (d *decoder) header(h *Header) error {
 		d.fail(ErrFormat, "mode %d (this build plays mode 0, one stage, and 1, an arcade run)", m)
 	}
 	h.Mode = m
-	h.Stage = d.str("stage name", game.MaxStageNameLen)
-	h.StageHash = d.str("stage hash", game.StageHashLen)
-	if data := d.str("stage data", game.MaxStageFileBytes); data != "" {
+	h.Stage = d.str("stage name", stagefile.MaxNameLen)
+	h.StageHash = d.str("stage hash", stagefile.HashLen)
+	if data := d.str("stage data", stagefile.MaxBytes); data != "" {
 		h.StageData = []byte(data)
 	}
 	if m == ModeArcade && d.err == nil {
 		n := d.byte("run stages")
-		if d.err == nil && (n < 1 || n > MaxRunStages-1) {
-			d.fail(ErrCorrupt, "an arcade run of %d more stages (want 1..%d)", n, MaxRunStages-1)
+		if d.err == nil && (n < 1 || n > stagefile.MaxRun-1) {
+			d.fail(ErrCorrupt, "an arcade run of %d more stages (want 1..%d)", n, stagefile.MaxRun-1)
 		}
 		for i := 0; i < int(n) && d.err == nil; i++ {
-			rs := RunStage{Name: d.str("run stage name", game.MaxStageNameLen), Hash: d.str("run stage hash", game.StageHashLen)}
-			if data := d.str("run stage data", game.MaxStageFileBytes); data != "" {
+			rs := RunStage{Name: d.str("run stage name", stagefile.MaxNameLen), Hash: d.str("run stage hash", stagefile.HashLen)}
+			if data := d.str("run stage data", stagefile.MaxBytes); data != "" {
 				rs.Data = []byte(data)
 			}
 			h.Next = append(h.Next, rs)
@@ -459,13 +448,13 @@ func (d *decoder) header(h *Header) error {
 		h.Seed = binary.LittleEndian.Uint64(s)
 	}
 	players, diff := d.byte("players"), d.byte("difficulty")
-	if d.err == nil && (players < 1 || players > game.MaxPlayers) {
-		d.fail(ErrCorrupt, "%d players (want 1..%d)", players, game.MaxPlayers)
+	if d.err == nil && (players < 1 || players > rules.MaxPlayers) {
+		d.fail(ErrCorrupt, "%d players (want 1..%d)", players, rules.MaxPlayers)
 	}
-	if d.err == nil && game.Difficulty(diff) >= game.NumDifficulties {
-		d.fail(ErrCorrupt, "difficulty %d (this build has %d levels)", diff, game.NumDifficulties)
+	if d.err == nil && rules.Difficulty(diff) >= rules.NumDifficulties {
+		d.fail(ErrCorrupt, "difficulty %d (this build has %d levels)", diff, rules.NumDifficulties)
 	}
-	h.Players, h.Difficulty = int(players), game.Difficulty(diff)
+	h.Players, h.Difficulty = int(players), rules.Difficulty(diff)
 	h.Section = int(d.uvarint("section", 255))
 	if d.err != nil {
 		return d.err

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // reseal recomputes the checksum of a replay file whose content a test changed.
@@ -41,8 +43,8 @@ func TestRecordDecodeVerify(t *testing.T) {
 	g.run(150)
 	b := g.encode(t)
 	r := mustDecode(t, b)
-	if !bytes.Equal(Encode(r), b) {
-		t.Fatal("Encode(Decode(b)) differs from b")
+	if !bytes.Equal(encode(r), b) {
+		t.Fatal("encode(Decode(b)) differs from b")
 	}
 	if r.SimVersion != game.SimVersion || r.Stage != "stage1" || r.StageData != nil || r.Players != 4 || r.Names[3] != "dee" ||
 		r.Build != "test" || r.Protocol != 3 || r.Seed != 5 {
@@ -75,7 +77,7 @@ func TestVerifyNamesTheFirstDivergence(t *testing.T) {
 	r := mustDecode(t, g.encode(t))
 
 	// A checkpoint's hash changed: that checkpoint.
-	bad := mustDecode(t, Encode(r))
+	bad := mustDecode(t, encode(r))
 	var cp *Event
 	for i := range bad.Events {
 		if bad.Events[i].Kind == EventCheckpoint && bad.Events[i].Tick == 600 {
@@ -92,7 +94,7 @@ func TestVerifyNamesTheFirstDivergence(t *testing.T) {
 	}
 
 	// An input changed at tick 310: the checkpoint at 600 is the first to differ.
-	bad = mustDecode(t, Encode(r))
+	bad = mustDecode(t, encode(r))
 	for i := range bad.Events {
 		if ev := &bad.Events[i]; ev.Kind == EventInput && ev.Tick > 310 {
 			ev.Buttons ^= game.BtnFire | game.BtnUp
@@ -104,7 +106,7 @@ func TestVerifyNamesTheFirstDivergence(t *testing.T) {
 	}
 
 	// A result changed: the slot is named.
-	bad = mustDecode(t, Encode(r))
+	bad = mustDecode(t, encode(r))
 	bad.Stats[1].Score++
 	if err := Verify(bad); err == nil || !strings.Contains(err.Error(), "slot 1") {
 		t.Fatalf("Verify = %v, want a divergence in slot 1's results", err)
@@ -143,9 +145,9 @@ func TestRefusals(t *testing.T) {
 
 	// The same game with the stage carried in the file (a server's own stage).
 	carried := *r
-	f, _ := game.EmbeddedStageFile("short")
+	f, _ := stagefile.Embedded("short", game.ParseScript)
 	carried.Stage, carried.StageData = "mystage", f.Data
-	c2 := mustDecode(t, Encode(&carried))
+	c2 := mustDecode(t, encode(&carried))
 	if err := Verify(c2); err != nil {
 		t.Errorf("Verify(carried stage) = %v", err)
 	}
@@ -156,9 +158,9 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-// A stage that is not the embedded one of its name is carried in the replay (NewHeader).
-func TestNewHeaderCarriesOwnStages(t *testing.T) {
-	f, _ := game.EmbeddedStageFile("short")
+// A stage that is not the embedded one of its name is carried in the replay (NewRunHeader).
+func TestNewRunHeaderCarriesOwnStages(t *testing.T) {
+	f, _ := stagefile.Embedded("short", game.ParseScript)
 	own, err := game.ParseStage("x.json", append(bytes.Clone(f.Data), '\n'))
 	if err != nil {
 		t.Fatal(err)
@@ -167,10 +169,10 @@ func TestNewHeaderCarriesOwnStages(t *testing.T) {
 		name  string
 		st    *game.Stage
 		carry bool
-	}{{"short", f.Stage, false}, {"short", own, true}, {"cave", own, true}, {"", f.Stage, true}} {
-		h := NewHeader(game.Config{Players: 1, Stage: c.st}, c.name, nil)
+	}{{"short", game.StageOf(f), false}, {"short", own, true}, {"cave", own, true}, {"", game.StageOf(f), true}} {
+		h := NewRunHeader(game.Config{Players: 1, Stage: c.st}, []string{c.name}, nil)
 		if (h.StageData != nil) != c.carry || h.StageHash != c.st.Hash() {
-			t.Errorf("NewHeader(%q): %d bytes of stage data, hash %s (want carried %v)", c.name, len(h.StageData), h.StageHash, c.carry)
+			t.Errorf("NewRunHeader(%q): %d bytes of stage data, hash %s (want carried %v)", c.name, len(h.StageData), h.StageHash, c.carry)
 		}
 	}
 }
@@ -216,13 +218,13 @@ func TestDecodeErrors(t *testing.T) {
 	// An event for a slot the game does not have.
 	r := mustDecode(t, b)
 	r.Events[0].Slot = 3
-	if _, err := Decode(Encode(r)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "slot 3 of a 2-player game") {
+	if _, err := Decode(encode(r)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "slot 3 of a 2-player game") {
 		t.Errorf("event for slot 3: %v", err)
 	}
 	// A tick past MaxTicks.
 	r = mustDecode(t, b)
 	r.Events[len(r.Events)-1].Tick = MaxTicks + 1
-	if _, err := Decode(Encode(r)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "past the") {
+	if _, err := Decode(encode(r)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "past the") {
 		t.Errorf("tick past MaxTicks: %v", err)
 	}
 	if _, err := Read(bytes.NewReader(b)); err != nil {
@@ -237,7 +239,7 @@ func TestVerifyGameEndedEarly(t *testing.T) {
 	g.sim.RemovePlayer(0)
 	g.run(10) // the game ends (aborted) at the next step
 	r := mustDecode(t, g.encode(t))
-	if over, _ := g.sim.Over(); !over || !r.SimOver || r.Result != game.ResultAborted {
+	if over, _ := g.sim.Over(); !over || !r.SimOver || r.Result != rules.ResultAborted {
 		t.Fatalf("the game is not over: %v %v", r.SimOver, r.Result)
 	}
 	if err := Verify(r); err != nil {
@@ -309,8 +311,8 @@ func FuzzDecode(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if !bytes.Equal(Encode(r), c) {
-				t.Fatalf("a decoded replay encodes to other bytes:\n% x\n% x", c, Encode(r))
+			if !bytes.Equal(encode(r), c) {
+				t.Fatalf("a decoded replay encodes to other bytes:\n% x\n% x", c, encode(r))
 			}
 			if p, err := NewPlayer(r); err == nil && r.End().Tick < 3000 {
 				for !p.Done() && p.Step() == nil {

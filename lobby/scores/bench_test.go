@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // BenchmarkAdd is the cost of committing one finished game (4 players): SQLite with the
@@ -29,7 +29,7 @@ func BenchmarkAdd(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			s := c.open(b)
-			r := rec("stage1", 0, game.ResultDefeat, 1, 2, 3, 4)
+			r := rec("stage1", 0, rules.ResultDefeat, 1, 2, 3, 4)
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
 				r.ID = uuid.New()

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/internal/logsample"
 )
 
 // Defaults of Config.
@@ -102,7 +104,8 @@ type Hall struct {
 	queueBytes int64
 	pending    map[uuid.UUID]bool // queued or being stored
 	st         Stats
-	warn       sampler
+	warn       *logsample.Sampler[struct{}, struct{}] // the failure lines: one per FailureLogEvery
+	epoch      time.Time                              // the sampler's time 0 (cfg.Now at Open)
 }
 
 // Open opens the data directory and the database, removes what a crash left behind (temporary
@@ -138,7 +141,8 @@ func Open(ctx context.Context, cfg Config) (*Hall, error) {
 		return nil, err
 	}
 	h := &Hall{cfg: cfg, log: cfg.Logger, store: st, dir: dir, kick: make(chan struct{}, 1), quit: make(chan struct{}),
-		done: make(chan struct{}), pending: map[uuid.UUID]bool{}, warn: sampler{every: FailureLogEvery}}
+		done: make(chan struct{}), pending: map[uuid.UUID]bool{},
+		warn: logsample.New[struct{}, struct{}](FailureLogEvery), epoch: cfg.Now()}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	if err := h.sweep(ctx); err != nil {
 		h.cancel()
@@ -181,7 +185,7 @@ func (h *Hall) Record(rec Record, replay []byte) bool {
 	if len(h.queue) >= h.cfg.QueueGames || h.queueBytes+int64(len(replay)) > h.cfg.QueueBytes {
 		h.st.Dropped++
 		n := len(h.queue)
-		line, skipped := h.warn.ok(h.cfg.Now())
+		line, skipped := h.sampled(h.cfg.Now())
 		h.mu.Unlock()
 		if line {
 			h.log.Warn("game recording stopped: the queue of finished games is full; this game is not kept, games go on",
@@ -293,7 +297,7 @@ func (h *Hall) storeJob(j job) bool {
 			h.st.ReplayBytes += int64(len(j.replay))
 			was := h.st.Failing
 			h.st.Failing = false
-			h.warn.reset()
+			h.warn.Reset(struct{}{})
 			h.mu.Unlock()
 			if was {
 				h.log.Info("game recording resumed", "game", j.rec.ID, "stopped_for", h.cfg.Now().Sub(since).Round(time.Millisecond))
@@ -308,7 +312,7 @@ func (h *Hall) storeJob(j job) bool {
 		}
 		h.st.Failing = true
 		n := len(h.queue)
-		line, skipped := h.warn.ok(now)
+		line, skipped := h.sampled(now)
 		h.mu.Unlock()
 		var fe *fileError
 		if !errors.As(err, &fe) && h.pingOK() {
@@ -481,7 +485,7 @@ func (h *Hall) prune(ctx context.Context) {
 	defer cancel()
 	if err := h.pruneOnce(ctx); err != nil {
 		h.mu.Lock()
-		line, skipped := h.warn.ok(h.cfg.Now())
+		line, skipped := h.sampled(h.cfg.Now())
 		h.mu.Unlock()
 		if line {
 			h.log.Warn("replay retention failed; it runs again after the next game", "err", err, "lines_skipped", skipped)
@@ -534,23 +538,9 @@ func (h *Hall) pruneOnce(ctx context.Context) error {
 	return nil
 }
 
-// sampler lets one log line through per period and counts the others.
-type sampler struct {
-	every   time.Duration
-	last    time.Time
-	skipped int
+// sampled reports whether a failure line may be logged at now, and how many were not since the
+// last. Call it with h.mu held.
+func (h *Hall) sampled(now time.Time) (bool, uint64) {
+	ok, before := h.warn.Hit(now.Sub(h.epoch), struct{}{}, struct{}{})
+	return ok, before.Skipped
 }
-
-// ok reports whether a line may be logged at now, and how many were skipped since the last.
-func (s *sampler) ok(now time.Time) (bool, int) {
-	if !s.last.IsZero() && now.Sub(s.last) < s.every {
-		s.skipped++
-		return false, 0
-	}
-	n := s.skipped
-	s.last, s.skipped = now, 0
-	return true, n
-}
-
-// reset lets the next failure log at once (recording works again).
-func (s *sampler) reset() { s.last, s.skipped = time.Time{}, 0 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // logBuf is a slog destination the test reads.
@@ -76,12 +76,12 @@ func recorded(h *Hall, n uint64) func() bool { return func() bool { return h.Sta
 func TestHallReplayParts(t *testing.T) {
 	eachBackend(t, func(t *testing.T, d Dialect, dsn string) {
 		h, _ := openHall(t, Config{Dialect: d, DSN: dsn})
-		r := rec("stage1", 0, game.ResultVictory, 100, 200)
+		r := rec("stage1", 0, rules.ResultVictory, 100, 200)
 		data := replayFor(r.ID, 2*ReplayPartBytes+5)
 		if !h.Record(r, data) {
 			t.Fatal("Record refused a game")
 		}
-		noReplay := rec("stage1", time.Second, game.ResultDefeat, 5)
+		noReplay := rec("stage1", time.Second, rules.ResultDefeat, 5)
 		h.Record(noReplay, nil)
 		waitFor(t, "two games stored", recorded(h, 2))
 		var got []byte
@@ -121,8 +121,8 @@ func TestHallRetention(t *testing.T) {
 		const size = 1000
 		h, _ := openHall(t, Config{Dialect: d, DSN: dsn, KeepBytes: 5 * size, KeepDays: 30, Now: func() time.Time { return now }})
 		// The best game, 40 days old: older than -keep-days, but the top of stage1 solo.
-		best := rec("stage1", -40*24*time.Hour, game.ResultVictory, 1_000_000)
-		old := rec("stage1", -31*24*time.Hour, game.ResultAborted, 1) // too old, and not ranked
+		best := rec("stage1", -40*24*time.Hour, rules.ResultVictory, 1_000_000)
+		old := rec("stage1", -31*24*time.Hour, rules.ResultAborted, 1) // too old, and not ranked
 		h.Record(best, replayFor(best.ID, size))
 		h.Record(old, replayFor(old.ID, size))
 		waitFor(t, "two games", recorded(h, 2))
@@ -134,12 +134,12 @@ func TestHallRetention(t *testing.T) {
 		// the oldest unprotected go.
 		var top, low []Record
 		for i := range ProtectTop {
-			r := rec("stage1", time.Duration(i)*time.Second, game.ResultDefeat, 50_000, uint32(i))
+			r := rec("stage1", time.Duration(i)*time.Second, rules.ResultDefeat, 50_000, uint32(i))
 			top = append(top, r)
 			h.Record(r, replayFor(r.ID, size))
 		}
 		for i := range 4 {
-			r := rec("stage1", time.Duration(100+i)*time.Second, game.ResultDefeat, uint32(i))
+			r := rec("stage1", time.Duration(100+i)*time.Second, rules.ResultDefeat, uint32(i))
 			low = append(low, r)
 			h.Record(r, replayFor(r.ID, size))
 		}
@@ -163,7 +163,7 @@ func TestHallRetention(t *testing.T) {
 			}
 		}
 		// An 11th duo game below the 10 others is not protected: over the size limit, it goes.
-		extra := rec("stage1", 200*time.Second, game.ResultDefeat, 1, 1)
+		extra := rec("stage1", 200*time.Second, rules.ResultDefeat, 1, 1)
 		h.Record(extra, replayFor(extra.ID, size))
 		waitFor(t, "the extra game", recorded(h, uint64(2+ProtectTop+4+1)))
 		waitFor(t, "the extra replay pruned", func() bool { return !has(extra) })
@@ -183,13 +183,13 @@ func TestHallDatabaseGone(t *testing.T) {
 	pg := startPG(t)
 	defer pg.stop()
 	h, lb := openHall(t, Config{Dialect: Postgres, DSN: pg.newDB(t)})
-	first := rec("stage1", 0, game.ResultDefeat, 1)
+	first := rec("stage1", 0, rules.ResultDefeat, 1)
 	h.Record(first, replayFor(first.ID, 100))
 	waitFor(t, "a game stored", recorded(h, 1))
 	pg.halt(t)
 	var gone []Record
 	for i := range 5 {
-		r := rec("stage1", time.Duration(i+1)*time.Second, game.ResultDefeat, uint32(10+i))
+		r := rec("stage1", time.Duration(i+1)*time.Second, rules.ResultDefeat, uint32(10+i))
 		gone = append(gone, r)
 		t0 := time.Now()
 		if !h.Record(r, replayFor(r.ID, 100)) {
@@ -238,7 +238,7 @@ func TestHallDirectoryGone(t *testing.T) {
 	}
 	var kept int
 	for i := range 5 {
-		r := rec("stage1", time.Duration(i)*time.Second, game.ResultDefeat, uint32(i))
+		r := rec("stage1", time.Duration(i)*time.Second, rules.ResultDefeat, uint32(i))
 		if h.Record(r, replayFor(r.ID, 100)) {
 			kept++
 		}
@@ -271,7 +271,7 @@ func TestHallCloseStoresQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 5 {
-		r := rec("stage1", time.Duration(i)*time.Second, game.ResultDefeat, uint32(i))
+		r := rec("stage1", time.Duration(i)*time.Second, rules.ResultDefeat, uint32(i))
 		h.Record(r, replayFor(r.ID, 3000))
 	}
 	if err := h.Close(ctx(t)); err != nil {
@@ -279,21 +279,5 @@ func TestHallCloseStoresQueue(t *testing.T) {
 	}
 	if st := h.Stats(); st.Recorded != 5 || st.Dropped != 0 {
 		t.Fatalf("after Close: %+v, want the 5 queued games stored", st)
-	}
-}
-
-func TestSampler(t *testing.T) {
-	s := sampler{every: time.Minute}
-	t0 := day0
-	if ok, _ := s.ok(t0); !ok {
-		t.Fatal("first line refused")
-	}
-	for i := range 10 {
-		if ok, _ := s.ok(t0.Add(time.Duration(i) * time.Second)); ok {
-			t.Fatal("a second line within the minute")
-		}
-	}
-	if ok, n := s.ok(t0.Add(time.Minute)); !ok || n != 10 {
-		t.Fatalf("after a minute: %v, %d skipped (want true, 10)", ok, n)
 	}
 }

@@ -19,7 +19,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // replayFor is the replay bytes the kill -9 child writes for game id: n bytes that depend on
@@ -46,7 +46,7 @@ func killChild() {
 		os.Exit(1)
 	}
 	for n := 1; ; n++ {
-		r := rec("stage1", time.Duration(n)*time.Second, game.ResultDefeat, uint32(n), uint32(2*n))
+		r := rec("stage1", time.Duration(n)*time.Second, rules.ResultDefeat, uint32(n), uint32(2*n))
 		size := 20_000 + (n*7919)%300_000 // 20..320 KB: the kill lands in a write, a sync or a commit
 		binary.LittleEndian.PutUint32(r.ID[:4], uint32(size))
 		h.Record(r, replayFor(r.ID, size))

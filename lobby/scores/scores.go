@@ -23,8 +23,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/game/replay"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // PageSize is how many games one page of a query holds (GET_SCORES and GET_GAMES answer one
@@ -35,9 +35,11 @@ const PageSize = 10
 // size of a GET_STAGE part (docs/PROTOCOL.md §2.4.14).
 const ReplayPartBytes = 2048
 
-// MaxReplayBytes is the largest replay a Hall keeps: the largest replay file
-// (replay.MaxBytes); a game with a larger replay is kept without it.
-const MaxReplayBytes = replay.MaxBytes
+// MaxReplayBytes is the largest replay a Hall keeps: the largest replay file, replay.MaxBytes
+// (declared here too so that the lobby does not link the replay package and the simulation
+// behind it; the package's tests do not compile unless the two are equal); a game with a
+// larger replay is kept without it.
+const MaxReplayBytes = 8 << 20
 
 // MaxReplayParts bounds the parts of one replay: 4096, so part numbers have at most 4 digits.
 const MaxReplayParts = (MaxReplayBytes + ReplayPartBytes - 1) / ReplayPartBytes
@@ -46,8 +48,9 @@ const MaxReplayParts = (MaxReplayBytes + ReplayPartBytes - 1) / ReplayPartBytes
 // replay.MaxBytes does not compile.
 const _ = uint(9999 - MaxReplayParts)
 
-// ReplayExt is the extension of the replay files under the data directory's replays/ folder.
-const ReplayExt = replay.FileExt
+// ReplayExt is the extension of the replay files under the data directory's replays/ folder:
+// replay.FileExt (TestReplayFacts ties the two).
+const ReplayExt = ".rtr"
 
 // Slot is one player's figures in a finished game (game.Sim.Stats at the end).
 type Slot struct {
@@ -61,13 +64,13 @@ type Slot struct {
 
 // Record is one finished game.
 type Record struct {
-	ID         uuid.UUID // the game id (lobby.GameSpec.ID), also the replay's id
+	ID         uuid.UUID // the game id (handoff.GameSpec.ID), also the replay's id
 	Stage      string
-	Difficulty game.Difficulty
-	Result     game.Result
+	Difficulty rules.Difficulty
+	Result     rules.Result
 	Ticks      uint32    // the game's length in ticks (game.TickRate a second)
 	Ended      time.Time // when it ended (kept in UTC to the millisecond)
-	Slots      []Slot    // by slot: len(Slots) is the player count, 1..game.MaxPlayers
+	Slots      []Slot    // by slot: len(Slots) is the player count, 1..rules.MaxPlayers
 	// ReplayBytes is the size of the kept replay file; 0: none (not recorded, or pruned).
 	ReplayBytes int64
 }
@@ -108,11 +111,11 @@ func (r *Record) Check() error {
 	switch {
 	case r.ID == uuid.Nil:
 		return errors.New("scores: record without a game id")
-	case !game.ValidStageName(r.Stage):
+	case !stagefile.ValidName(r.Stage):
 		return fmt.Errorf("scores: record %s: invalid stage name %q", r.ID, r.Stage)
-	case len(r.Slots) < 1 || len(r.Slots) > game.MaxPlayers:
-		return fmt.Errorf("scores: record %s: %d players (want 1..%d)", r.ID, len(r.Slots), game.MaxPlayers)
-	case r.Result > game.ResultAborted:
+	case len(r.Slots) < 1 || len(r.Slots) > rules.MaxPlayers:
+		return fmt.Errorf("scores: record %s: %d players (want 1..%d)", r.ID, len(r.Slots), rules.MaxPlayers)
+	case r.Result > rules.ResultAborted:
 		return fmt.Errorf("scores: record %s: result %d", r.ID, r.Result)
 	}
 	for i, s := range r.Slots {
@@ -138,7 +141,7 @@ const (
 type Query struct {
 	Order   Order
 	Stage   string    // "" every stage
-	Players int       // 0 every player count, else 1..game.MaxPlayers
+	Players int       // 0 every player count, else 1..rules.MaxPlayers
 	Since   time.Time // zero: all time; else games that ended at or after it (today: StartOfDay)
 	Name    string    // "" every game; else the games with a slot of that player name
 	Page    int       // 0 first: games Page*PageSize .. Page*PageSize+PageSize-1

@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // Dialect names the database behind a Store. The schema, the migrations and the queries are
@@ -219,7 +219,7 @@ func (s *Store) Games(ctx context.Context, q Query) ([]Record, error) {
 	)
 	if q.Order == Best {
 		where = append(where, "g.result <> ?")
-		args = append(args, int(game.ResultAborted))
+		args = append(args, int(rules.ResultAborted))
 	}
 	if q.Stage != "" {
 		where = append(where, "g.stage = ?")
@@ -285,12 +285,12 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]Record, err
 		if err != nil {
 			return nil, fmt.Errorf("scores: game id %q in the database: %w", id, err)
 		}
-		d, err := game.ParseDifficulty(diff)
+		d, err := rules.ParseDifficulty(diff)
 		if err != nil {
 			return nil, fmt.Errorf("scores: game %s: %w", id, err)
 		}
 		byID[id] = len(out)
-		out = append(out, Record{ID: gid, Stage: stage, Difficulty: d, Result: game.Result(result), Ticks: uint32(ticks),
+		out = append(out, Record{ID: gid, Stage: stage, Difficulty: d, Result: rules.Result(result), Ticks: uint32(ticks),
 			Ended: time.UnixMilli(ended).UTC(), ReplayBytes: size})
 	}
 	if err := rows.Err(); err != nil {
@@ -367,7 +367,7 @@ func (s *Store) replays(ctx context.Context) ([]replayRow, error) {
 func (s *Store) topGames(ctx context.Context) (map[uuid.UUID]bool, error) {
 	rows, err := s.db.QueryContext(ctx, s.dialect.rebind(`SELECT id FROM (
 		SELECT id, ROW_NUMBER() OVER (PARTITION BY stage, players ORDER BY score DESC, ended_at, id) AS r
-		FROM games WHERE result <> ?) t WHERE r <= ?`), int(game.ResultAborted), ProtectTop)
+		FROM games WHERE result <> ?) t WHERE r <= ?`), int(rules.ResultAborted), ProtectTop)
 	if err != nil {
 		return nil, fmt.Errorf("scores: list top games: %w", err)
 	}

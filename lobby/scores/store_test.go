@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 )
 
 // backend is a real database a test opens Stores on.
@@ -57,8 +57,8 @@ func openStore(t *testing.T, d Dialect, dsn string) *Store {
 var day0 = time.Date(2026, 3, 14, 9, 26, 53, 589_000_000, time.UTC)
 
 // rec is a game of the given stage, slots' scores and result, ended at day0 + at.
-func rec(stage string, at time.Duration, result game.Result, scores ...uint32) Record {
-	r := Record{ID: uuid.New(), Stage: stage, Difficulty: game.DifficultyNormal, Result: result, Ticks: 3600, Ended: day0.Add(at)}
+func rec(stage string, at time.Duration, result rules.Result, scores ...uint32) Record {
+	r := Record{ID: uuid.New(), Stage: stage, Difficulty: rules.DifficultyNormal, Result: result, Ticks: 3600, Ended: day0.Add(at)}
 	for i, s := range scores {
 		r.Slots = append(r.Slots, Slot{Name: fmt.Sprintf("p%d", i), Score: s, Kills: uint16(s / 100), Deaths: 1})
 	}
@@ -84,7 +84,7 @@ func wantIDs(t *testing.T, what string, got []Record, want ...Record) {
 func TestStoreRoundTrip(t *testing.T) {
 	eachBackend(t, func(t *testing.T, d Dialect, dsn string) {
 		s := openStore(t, d, dsn)
-		r := Record{ID: uuid.New(), Stage: "stage1", Difficulty: game.DifficultyHard, Result: game.ResultVictory, Ticks: 4_000_000_000,
+		r := Record{ID: uuid.New(), Stage: "stage1", Difficulty: rules.DifficultyHard, Result: rules.ResultVictory, Ticks: 4_000_000_000,
 			Ended: day0, ReplayBytes: 12345, Slots: []Slot{
 				{Name: "alice", Score: 4_000_000_000, Kills: 65535, Deaths: 255, Continued: true},
 				{Name: "bob-2", Score: 10, Kills: 1, Deaths: 0, Left: true},
@@ -121,12 +121,12 @@ func TestStoreQueries(t *testing.T) {
 	eachBackend(t, func(t *testing.T, d Dialect, dsn string) {
 		s := openStore(t, d, dsn)
 		yesterday := -24 * time.Hour
-		a := rec("stage1", yesterday, game.ResultVictory, 9000)     // best solo, yesterday
-		b := rec("stage1", 0, game.ResultDefeat, 5000)              // today
-		c := rec("stage1", time.Minute, game.ResultDefeat, 5000)    // same score, later: after b
-		e := rec("stage1", 2*time.Minute, game.ResultAborted, 9999) // aborted: never ranked
-		f := rec("short", 3*time.Minute, game.ResultDefeat, 1, 20000)
-		g := rec("stage1", 4*time.Minute, game.ResultDefeat, 3000, 3000)
+		a := rec("stage1", yesterday, rules.ResultVictory, 9000)     // best solo, yesterday
+		b := rec("stage1", 0, rules.ResultDefeat, 5000)              // today
+		c := rec("stage1", time.Minute, rules.ResultDefeat, 5000)    // same score, later: after b
+		e := rec("stage1", 2*time.Minute, rules.ResultAborted, 9999) // aborted: never ranked
+		f := rec("short", 3*time.Minute, rules.ResultDefeat, 1, 20000)
+		g := rec("stage1", 4*time.Minute, rules.ResultDefeat, 3000, 3000)
 		f.Slots[1].Name = "alice"
 		b.Slots[0].Name = "alice"
 		for _, r := range []Record{a, b, c, e, f, g} {
@@ -161,7 +161,7 @@ func TestStorePaging(t *testing.T) {
 		s := openStore(t, d, dsn)
 		var all []Record
 		for i := range 2*PageSize + 3 {
-			r := rec("stage1", time.Duration(i)*time.Second, game.ResultDefeat, uint32(1000-i))
+			r := rec("stage1", time.Duration(i)*time.Second, rules.ResultDefeat, uint32(1000-i))
 			all = append(all, r)
 			if err := s.Add(ctx(t), &r); err != nil {
 				t.Fatal(err)
@@ -180,7 +180,7 @@ func TestStorePaging(t *testing.T) {
 func TestStoreMigrations(t *testing.T) {
 	eachBackend(t, func(t *testing.T, d Dialect, dsn string) {
 		s := openStore(t, d, dsn)
-		r := rec("stage1", 0, game.ResultDefeat, 1)
+		r := rec("stage1", 0, rules.ResultDefeat, 1)
 		if err := s.Add(ctx(t), &r); err != nil {
 			t.Fatal(err)
 		}

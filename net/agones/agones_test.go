@@ -19,6 +19,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,7 +56,7 @@ func TestSDK(t *testing.T) {
 	srv := httptest.NewServer(f)
 	defer srv.Close()
 	sdk := NewSDK(srv.URL, quiet())
-	sdk.SetBackoff(fast)
+	sdk.setBackoff(fast)
 	ctx := ctxT(t)
 
 	host, port, err := Address(ctx, sdk, "game")
@@ -90,7 +91,7 @@ func TestSDK(t *testing.T) {
 	if _, err := sdk.UpdateCounter(ctx, CounterGames, CounterUpdate{Count: &five}); !errors.As(err, &he) || he.Status != 400 {
 		t.Fatalf("count above capacity: %v, want 400", err)
 	}
-	if _, err := sdk.Counter(ctx, "players"); !errors.As(err, &he) || he.Status != 404 {
+	if _, err := sdk.counter(ctx, "players"); !errors.As(err, &he) || he.Status != 404 {
 		t.Fatalf("unknown counter: %v, want 404", err)
 	}
 	if err := sdk.SetLabel(ctx, "stages", "a,b"); !errors.As(err, &he) || he.Status != 400 {
@@ -121,7 +122,7 @@ func TestSDKRetries(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close() // nobody listens: connection refused
 	sdk := NewSDK("http://"+addr, quiet())
-	sdk.SetBackoff(fast)
+	sdk.setBackoff(fast)
 	var tries atomic.Int32
 	sdk.c.hc.Transport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		tries.Add(1)
@@ -183,7 +184,7 @@ func TestCounterSync(t *testing.T) {
 	srv := httptest.NewServer(f)
 	defer srv.Close()
 	sdk := NewSDK(srv.URL, quiet())
-	sdk.SetBackoff(fast)
+	sdk.setBackoff(fast)
 	cs := NewCounterSync(sdk, CounterGames, quiet())
 	cs.Refresh = 20 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
@@ -374,4 +375,14 @@ func TestDeployDocRequest(t *testing.T) {
 	if string(got) != want.String() {
 		t.Fatalf("docs/DEPLOY.md shows\n%s\nthe lobby sends\n%s", want.String(), got)
 	}
+}
+
+// setBackoff changes the wait between tries.
+func (s *SDK) setBackoff(b Backoff) { s.c.backoff = b }
+
+// counter returns a counter (GET /v1beta1/counters/{name}).
+func (s *SDK) counter(ctx context.Context, name string) (Counter, error) {
+	var c Counter
+	err := s.c.call(ctx, http.MethodGet, "/v1beta1/counters/"+url.PathEscape(name), nil, &c)
+	return c, err
 }

@@ -242,9 +242,6 @@ func SDKFromEnv(log *slog.Logger) (*SDK, error) {
 	return NewSDK("http://localhost:"+p, log), nil
 }
 
-// SetBackoff changes the wait between tries (tests).
-func (s *SDK) SetBackoff(b Backoff) { s.c.backoff = b }
-
 // Ready marks the GameServer Ready (POST /ready): allocations may pick it.
 func (s *SDK) Ready(ctx context.Context) error {
 	return s.c.call(ctx, http.MethodPost, "/ready", struct{}{}, nil)
@@ -254,11 +251,6 @@ func (s *SDK) Ready(ctx context.Context) error {
 // stop for its health.failureThreshold periods.
 func (s *SDK) Health(ctx context.Context) error {
 	return s.c.call(ctx, http.MethodPost, "/health", struct{}{}, nil)
-}
-
-// Allocate marks the GameServer Allocated itself (POST /allocate).
-func (s *SDK) Allocate(ctx context.Context) error {
-	return s.c.call(ctx, http.MethodPost, "/allocate", struct{}{}, nil)
 }
 
 // Shutdown asks Agones to shut the GameServer down (POST /shutdown).
@@ -277,13 +269,6 @@ func (s *SDK) GameServer(ctx context.Context) (GameServer, error) {
 // "agones.dev/sdk-<key>"). value must be a Kubernetes label value (LabelValue).
 func (s *SDK) SetLabel(ctx context.Context, key, value string) error {
 	return s.c.call(ctx, http.MethodPut, "/metadata/label", KeyValue{Key: key, Value: value}, nil)
-}
-
-// Counter returns a counter (GET /v1beta1/counters/{name}).
-func (s *SDK) Counter(ctx context.Context, name string) (Counter, error) {
-	var c Counter
-	err := s.c.call(ctx, http.MethodGet, "/v1beta1/counters/"+url.PathEscape(name), nil, &c)
-	return c, err
 }
 
 // UpdateCounter changes a counter (PATCH /v1beta1/counters/{name}) and returns it.

@@ -20,7 +20,9 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/session"
 	"github.com/rtype/rtype/net/transport"
 )
@@ -29,9 +31,9 @@ import (
 type Config struct {
 	Server string // TCP lobby address host:port
 	Lobby  string // join this lobby code; "" = the first bot creates one
-	Stage  string // stage of the lobby the first bot creates ("" = the server's default; game.ArcadeName: the server's arcade run)
+	Stage  string // stage of the lobby the first bot creates ("" = the server's default; stagefile.Arcade: the server's arcade run)
 	// Difficulty is the level the first bot sets on the lobby it creates (nil: leave it).
-	Difficulty *game.Difficulty
+	Difficulty *rules.Difficulty
 	// Section, when not 0, is the practice section the first bot sets on the lobby it creates
 	// (a solo lobby: Players 1; docs/PROTOCOL.md §2.4.16).
 	Section int
@@ -122,8 +124,8 @@ func Run(ctx context.Context, cfg Config, out io.Writer) ([]Result, error) {
 	if cfg.Spectate && (cfg.Lobby == "" || cfg.Start) {
 		return nil, errors.New("bot: spectators join a running lobby (-lobby CODE) and do not start it")
 	}
-	if cfg.Players < 1 || (cfg.Players > game.MaxPlayers && !cfg.Spectate) || cfg.Players > lobby.MaxSpectators {
-		return nil, fmt.Errorf("bot: -players %d (want 1..%d)", cfg.Players, game.MaxPlayers)
+	if cfg.Players < 1 || (cfg.Players > rules.MaxPlayers && !cfg.Spectate) || cfg.Players > handoff.MaxSpectators {
+		return nil, fmt.Errorf("bot: -players %d (want 1..%d)", cfg.Players, rules.MaxPlayers)
 	}
 	if cfg.Name == "" {
 		cfg.Name = "bot"
@@ -244,19 +246,19 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	if st.Stage.Name == "" {
 		return fail("error", errors.New("no STAGE push before START: cannot tell which stage the game plays"))
 	}
-	sf, err := lc.ResolveStage(st.Stage.Name, st.Stage.Hash)
+	sf, err := lc.ResolveStage(st.Stage.Name, st.Stage.Hash, game.ParseScript)
 	if err != nil {
 		return fail("error", fmt.Errorf("stage %s: %w", st.Stage.Name, err))
 	}
-	res.Script = sf.Stage
-	terrain := &sf.Stage.Terrain // the autopilot steers through it
-	var run []*game.Terrain      // an arcade run: each stage's (docs/PROTOCOL.md §2.4.15)
+	res.Script = game.StageOf(sf)
+	terrain := &res.Script.Terrain // the autopilot steers through it
+	var run []*game.Terrain        // an arcade run: each stage's (docs/PROTOCOL.md §2.4.15)
 	for _, rs := range lc.Run() {
-		f, err := lc.ResolveStage(rs.Name, rs.Hash)
+		f, err := lc.ResolveStage(rs.Name, rs.Hash, game.ParseScript)
 		if err != nil {
 			return fail("error", fmt.Errorf("arcade run stage %s: %w", rs.Name, err))
 		}
-		run = append(run, &f.Stage.Terrain)
+		run = append(run, &game.StageOf(f).Terrain)
 		res.Run = append(res.Run, rs.Name)
 	}
 	host, _, _ := net.SplitHostPort(cfg.Server)

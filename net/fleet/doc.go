@@ -4,7 +4,7 @@
 // carrying the game hand-over — start, rejoin, spectate, drop one way; replies, ends, dropped
 // spectators and the host's load the other.
 //
-// Host serves a host's games (a lobby.Starter, net/instance.Manager) to authenticated lobbies;
-// Remote is the lobby's lobby.Starter over a list of hosts, choosing the least loaded
+// Host serves a host's games (a handoff.Starter, net/instance.Manager) to authenticated lobbies;
+// Remote is the lobby's handoff.Starter over a list of hosts, choosing the least loaded
 // (Choose, a pure function) and giving the lobby each game as a RemoteGame.
 package fleet

@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/handoff"
 )
 
 var testSecret = []byte("0123456789abcdef-test-secret")
@@ -27,7 +27,7 @@ type fakeStarter struct {
 	err  error
 }
 
-func (s *fakeStarter) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
+func (s *fakeStarter) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
@@ -45,7 +45,7 @@ func (s *fakeStarter) games() []*fakeGame {
 }
 
 type fakeGame struct {
-	spec lobby.GameSpec
+	spec handoff.GameSpec
 	port int
 	done chan struct{}
 	gone chan struct{}
@@ -54,9 +54,9 @@ type fakeGame struct {
 	result    uint8
 	ended     bool
 	drops     []string
-	rejoins   []lobby.Member
-	specs     []lobby.Member
-	goneList  []lobby.Member
+	rejoins   []handoff.Member
+	specs     []handoff.Member
+	goneList  []handoff.Member
 	aborted   bool
 	rejoinErr error
 }
@@ -73,7 +73,7 @@ func (g *fakeGame) Drop(id uuid.UUID, left bool) {
 	defer g.mu.Unlock()
 	g.drops = append(g.drops, id.String())
 }
-func (g *fakeGame) Rejoin(m lobby.Member) error {
+func (g *fakeGame) Rejoin(m handoff.Member) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.rejoinErr != nil {
@@ -82,14 +82,14 @@ func (g *fakeGame) Rejoin(m lobby.Member) error {
 	g.rejoins = append(g.rejoins, m)
 	return nil
 }
-func (g *fakeGame) Spectate(m lobby.Member) error {
+func (g *fakeGame) Spectate(m handoff.Member) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.specs = append(g.specs, m)
 	return nil
 }
 func (g *fakeGame) SpectatorsGone() <-chan struct{} { return g.gone }
-func (g *fakeGame) TakeSpectatorsGone() []lobby.Member {
+func (g *fakeGame) TakeSpectatorsGone() []handoff.Member {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	out := g.goneList
@@ -161,17 +161,17 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func spec(code string, players int) lobby.GameSpec {
-	s := lobby.GameSpec{Code: code, Stage: "stage1", Difficulty: game.DifficultyHard}
+func spec(code string, players int) handoff.GameSpec {
+	s := handoff.GameSpec{Code: code, Stage: "stage1", Difficulty: rules.DifficultyHard}
 	for i := range players {
-		m := lobby.Member{UUID: uuid.New(), Name: "p" + string(rune('a'+i)), Slot: i, Token: uint32(100 + i)}
+		m := handoff.Member{UUID: uuid.New(), Name: "p" + string(rune('a'+i)), Slot: i, Token: uint32(100 + i)}
 		m.Key[0] = byte(i + 1)
 		s.Members = append(s.Members, m)
 	}
 	return s
 }
 
-func waitDone(t *testing.T, g lobby.Game) {
+func waitDone(t *testing.T, g handoff.Game) {
 	t.Helper()
 	select {
 	case <-g.Done():
@@ -242,12 +242,12 @@ func TestHandOver(t *testing.T) {
 	if err := rg.Rejoin(rm); err == nil || err.Error() != "slot not away" {
 		t.Fatalf("refused rejoin: %v, want the host's reason", err)
 	}
-	sm := lobby.Member{UUID: uuid.New(), Name: "watcher", Slot: -1, Token: 888}
+	sm := handoff.Member{UUID: uuid.New(), Name: "watcher", Slot: -1, Token: 888}
 	if err := rg.Spectate(sm); err != nil {
 		t.Fatal(err)
 	}
 	fg.mu.Lock()
-	fg.goneList = []lobby.Member{fg.specs[0]}
+	fg.goneList = []handoff.Member{fg.specs[0]}
 	fg.mu.Unlock()
 	fg.gone <- struct{}{}
 	select {

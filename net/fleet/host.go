@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game/replay"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 )
 
 // DefaultCapacity is a host's games at once unless configured (-capacity): well within what
@@ -33,7 +33,7 @@ type HostConfig struct {
 	// keys (with Secret, when set, too).
 	TLS *tls.Config
 	// Starter runs the games (net/instance.Manager).
-	Starter lobby.Starter
+	Starter handoff.Starter
 	// Capacity is the number of games the host takes at once (0: DefaultCapacity).
 	Capacity int
 	// PublicHost is the host players send UDP to, sent in every start reply; "" lets the lobby
@@ -48,7 +48,7 @@ type HostConfig struct {
 	// Report, when set, gives an ended game's record and replay file (nil: none), sent to
 	// its lobby before the game's ended (docs/CONTROL.md §4.1; net/server: GameRecord and
 	// instance.Instance.Replay). spec is the game's start as the host got it.
-	Report func(spec lobby.GameSpec, g lobby.Game) (*Record, []byte)
+	Report func(spec handoff.GameSpec, g handoff.Game) (*Record, []byte)
 }
 
 // Host is a game host's control endpoint (-role host, -control): it serves authenticated
@@ -180,7 +180,7 @@ func (h *Host) serveConn(ctx context.Context, nc net.Conn) {
 		nc.Close()
 		return
 	}
-	s := &hostSession{h: h, c: c, games: map[uint64]lobby.Game{}, log: h.log.With("lobby", nc.RemoteAddr().String())}
+	s := &hostSession{h: h, c: c, games: map[uint64]handoff.Game{}, log: h.log.With("lobby", nc.RemoteAddr().String())}
 	h.mu.Lock()
 	h.sessions[s] = struct{}{}
 	h.mu.Unlock()
@@ -198,7 +198,7 @@ type hostSession struct {
 	log *slog.Logger
 
 	mu    sync.Mutex
-	games map[uint64]lobby.Game
+	games map[uint64]handoff.Game
 	wg    sync.WaitGroup // watch goroutines
 	// endMu keeps each game's replay parts and ended together on the connection: the lobby
 	// holds one replay at a time (replayParts).
@@ -251,7 +251,7 @@ func (s *hostSession) run(ctx context.Context) {
 	s.c.Close()
 	close(quit)
 	s.mu.Lock()
-	games := make([]lobby.Game, 0, len(s.games))
+	games := make([]handoff.Game, 0, len(s.games))
 	for _, g := range s.games {
 		games = append(games, g)
 	}
@@ -285,7 +285,7 @@ func (s *hostSession) handle(m *Msg) {
 	}
 }
 
-func (s *hostSession) game(id uint64) lobby.Game {
+func (s *hostSession) game(id uint64) handoff.Game {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.games[id]
@@ -343,10 +343,10 @@ func (s *hostSession) start(m *Msg) {
 }
 
 // watch reports the spectators g drops and, once it is over, its end.
-func (s *hostSession) watch(id uint64, spec lobby.GameSpec, g lobby.Game) {
+func (s *hostSession) watch(id uint64, spec handoff.GameSpec, g handoff.Game) {
 	defer s.wg.Done()
 	var gone <-chan struct{}
-	rep, _ := g.(lobby.SpectatorReporter)
+	rep, _ := g.(handoff.SpectatorReporter)
 	if rep != nil {
 		gone = rep.SpectatorsGone()
 	}
@@ -407,11 +407,11 @@ func (s *hostSession) member(m *Msg) {
 	err = errors.New("the game does not take " + m.Type + "s")
 	switch m.Type {
 	case TypeRejoin:
-		if rj, ok := g.(lobby.Rejoiner); ok {
+		if rj, ok := g.(handoff.Rejoiner); ok {
 			err = rj.Rejoin(lm)
 		}
 	case TypeSpectate:
-		if sp, ok := g.(lobby.Spectatable); ok {
+		if sp, ok := g.(handoff.Spectatable); ok {
 			err = sp.Spectate(lm)
 		}
 	}

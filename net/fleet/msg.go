@@ -8,8 +8,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 )
 
 // Message types (docs/CONTROL.md §4): the lobby sends start, rejoin, spectate, drop and ping;
@@ -40,7 +42,7 @@ type Msg struct {
 	// Member is the rejoining player or new spectator; Members the spectators a game dropped.
 	Member  *Member  `json:"member,omitempty"`
 	Members []Member `json:"members,omitempty"`
-	// User and Left: the player drop removes (lobby.Game.Drop).
+	// User and Left: the player drop removes (handoff.Game.Drop).
 	User string `json:"user,omitempty"`
 	Left bool   `json:"left,omitempty"`
 	// Port and Host: where the started game's players send UDP (reply to start); Host "" means
@@ -97,7 +99,7 @@ func (r *Record) Check(players int) error {
 	return nil
 }
 
-// Spec is lobby.GameSpec on the wire.
+// Spec is handoff.GameSpec on the wire.
 type Spec struct {
 	Code       string   `json:"code"`
 	Stage      string   `json:"stage"`
@@ -105,7 +107,7 @@ type Spec struct {
 	Members    []Member `json:"members"`
 }
 
-// Member is lobby.Member on the wire: the key as 32 lowercase hex digits.
+// Member is handoff.Member on the wire: the key as 32 lowercase hex digits.
 type Member struct {
 	UUID  string `json:"uuid"`
 	Name  string `json:"name"`
@@ -114,35 +116,35 @@ type Member struct {
 	Key   string `json:"key"`
 }
 
-func memberOf(m lobby.Member) Member {
+func memberOf(m handoff.Member) Member {
 	return Member{UUID: m.UUID.String(), Name: m.Name, Slot: m.Slot, Token: m.Token, Key: hex.EncodeToString(m.Key[:])}
 }
 
 // lobbyMember checks and converts a wire member (a host never trusts the peer's fields: the
 // game would refuse them later, less clearly).
-func (m Member) lobbyMember() (lobby.Member, error) {
+func (m Member) lobbyMember() (handoff.Member, error) {
 	id, err := uuid.Parse(m.UUID)
 	if err != nil {
-		return lobby.Member{}, fmt.Errorf("member uuid %q: %w", m.UUID, err)
+		return handoff.Member{}, fmt.Errorf("member uuid %q: %w", m.UUID, err)
 	}
 	if !lobby.ValidSessionKey(m.Key) {
-		return lobby.Member{}, errors.New("member key: want 32 lowercase hex digits")
+		return handoff.Member{}, errors.New("member key: want 32 lowercase hex digits")
 	}
 	if m.Token == 0 {
-		return lobby.Member{}, errors.New("member token 0")
+		return handoff.Member{}, errors.New("member token 0")
 	}
 	if !lobby.ValidName(m.Name) {
-		return lobby.Member{}, fmt.Errorf("member name %q", m.Name)
+		return handoff.Member{}, fmt.Errorf("member name %q", m.Name)
 	}
-	if m.Slot < -1 || m.Slot >= lobby.MaxPlayers {
-		return lobby.Member{}, fmt.Errorf("member slot %d", m.Slot)
+	if m.Slot < -1 || m.Slot >= rules.MaxPlayers {
+		return handoff.Member{}, fmt.Errorf("member slot %d", m.Slot)
 	}
-	out := lobby.Member{UUID: id, Name: m.Name, Slot: m.Slot, Token: m.Token}
+	out := handoff.Member{UUID: id, Name: m.Name, Slot: m.Slot, Token: m.Token}
 	_, _ = hex.Decode(out.Key[:], []byte(m.Key))
 	return out, nil
 }
 
-func specOf(s lobby.GameSpec) *Spec {
+func specOf(s handoff.GameSpec) *Spec {
 	out := &Spec{Code: s.Code, Stage: s.Stage, Difficulty: s.Difficulty.String()}
 	for _, m := range s.Members {
 		out.Members = append(out.Members, memberOf(m))
@@ -150,28 +152,28 @@ func specOf(s lobby.GameSpec) *Spec {
 	return out
 }
 
-func (s *Spec) gameSpec() (lobby.GameSpec, error) {
+func (s *Spec) gameSpec() (handoff.GameSpec, error) {
 	if s == nil {
-		return lobby.GameSpec{}, errors.New("start without spec")
+		return handoff.GameSpec{}, errors.New("start without spec")
 	}
-	d, err := game.ParseDifficulty(s.Difficulty)
+	d, err := rules.ParseDifficulty(s.Difficulty)
 	if err != nil {
-		return lobby.GameSpec{}, err
+		return handoff.GameSpec{}, err
 	}
-	if len(s.Members) == 0 || len(s.Members) > lobby.MaxPlayers {
-		return lobby.GameSpec{}, fmt.Errorf("start with %d members (1..%d)", len(s.Members), lobby.MaxPlayers)
+	if len(s.Members) == 0 || len(s.Members) > rules.MaxPlayers {
+		return handoff.GameSpec{}, fmt.Errorf("start with %d members (1..%d)", len(s.Members), rules.MaxPlayers)
 	}
 	if !lobby.ValidCode(s.Code) {
-		return lobby.GameSpec{}, fmt.Errorf("lobby code %q", s.Code)
+		return handoff.GameSpec{}, fmt.Errorf("lobby code %q", s.Code)
 	}
-	if !game.ValidStageName(s.Stage) {
-		return lobby.GameSpec{}, fmt.Errorf("stage name %q", s.Stage)
+	if !stagefile.ValidName(s.Stage) {
+		return handoff.GameSpec{}, fmt.Errorf("stage name %q", s.Stage)
 	}
-	out := lobby.GameSpec{Code: s.Code, Stage: s.Stage, Difficulty: d}
+	out := handoff.GameSpec{Code: s.Code, Stage: s.Stage, Difficulty: d}
 	for _, m := range s.Members {
 		lm, err := m.lobbyMember()
 		if err != nil {
-			return lobby.GameSpec{}, err
+			return handoff.GameSpec{}, err
 		}
 		out.Members = append(out.Members, lm)
 	}

@@ -122,6 +122,3 @@ func (p *replayParts) take(game uint64) ([]byte, error) {
 }
 
 func (p *replayParts) reset() { p.game, p.parts, p.next, p.buf = 0, 0, 0, nil }
-
-// held is the replay bytes held now (tests pin the bound).
-func (p *replayParts) held() int { return cap(p.buf) }

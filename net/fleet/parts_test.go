@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game/replay"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 )
 
 func randBytes(n int, seed uint64) []byte {
@@ -162,7 +162,7 @@ func TestReplayMessageFitsFrame(t *testing.T) {
 }
 
 type gameEnd struct {
-	spec lobby.GameSpec
+	spec handoff.GameSpec
 	end  GameEnd
 	done bool // the game's Done was closed already when OnGameEnd ran
 }
@@ -171,10 +171,10 @@ type gameEnd struct {
 type endRecorder struct {
 	mu   sync.Mutex
 	ends []gameEnd
-	gs   map[string]lobby.Game // by code, set once started
+	gs   map[string]handoff.Game // by code, set once started
 }
 
-func (e *endRecorder) onGameEnd(spec lobby.GameSpec, end GameEnd) {
+func (e *endRecorder) onGameEnd(spec handoff.GameSpec, end GameEnd) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	done := false
@@ -188,7 +188,7 @@ func (e *endRecorder) onGameEnd(spec lobby.GameSpec, end GameEnd) {
 	e.ends = append(e.ends, gameEnd{spec, end, done})
 }
 
-func (e *endRecorder) started(code string, g lobby.Game) {
+func (e *endRecorder) started(code string, g handoff.Game) {
 	e.mu.Lock()
 	e.gs[code] = g
 	e.mu.Unlock()
@@ -212,10 +212,10 @@ func TestRecordAndReplayOverChannel(t *testing.T) {
 	file := randBytes(100_000, 2)
 	rec := &Record{Ticks: 4321, Slots: []SlotRecord{{Score: 1200, Kills: 12, Deaths: 1}, {Score: 300, Kills: 3, Deaths: 3, Continued: true, Left: true}}}
 	st := &fakeStarter{port: 5000}
-	var reported []lobby.GameSpec
+	var reported []handoff.GameSpec
 	var mu sync.Mutex
 	h := NewHost(HostConfig{Secret: testSecret, Starter: st, Logger: quiet(), Ping: 20 * time.Millisecond,
-		Report: func(spec lobby.GameSpec, g lobby.Game) (*Record, []byte) {
+		Report: func(spec handoff.GameSpec, g handoff.Game) (*Record, []byte) {
 			mu.Lock()
 			reported = append(reported, spec)
 			mu.Unlock()
@@ -229,7 +229,7 @@ func TestRecordAndReplayOverChannel(t *testing.T) {
 	go func() { defer close(hdone); h.Serve(hctx, ln) }()
 	defer func() { hcancel(); <-hdone }()
 
-	e := &endRecorder{gs: map[string]lobby.Game{}}
+	e := &endRecorder{gs: map[string]handoff.Game{}}
 	r := NewRemote(RemoteConfig{Hosts: []string{ln.Addr().String()}, Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond,
 		Redial: 10 * time.Millisecond, OnGameEnd: e.onGameEnd})
 	rctx, rcancel := context.WithCancel(context.Background())
@@ -360,7 +360,7 @@ func TestBadReplayFromHost(t *testing.T) {
 			n++
 		}
 	}()
-	e := &endRecorder{gs: map[string]lobby.Game{}}
+	e := &endRecorder{gs: map[string]handoff.Game{}}
 	r := NewRemote(RemoteConfig{Hosts: []string{ln.Addr().String()}, Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond,
 		Redial: 10 * time.Millisecond, OnGameEnd: e.onGameEnd})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -429,3 +429,6 @@ func FuzzReplayParts(f *testing.F) {
 		}
 	})
 }
+
+// held is the replay bytes held now (the tests pin the bound).
+func (p *replayParts) held() int { return cap(p.buf) }

@@ -13,11 +13,11 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 )
 
 // DefaultStartTimeout bounds one request to a host (start, rejoin, spectate): the lobby's
-// runtime waits for the answer under its lock (lobby.Starter), so a host that does not
+// runtime waits for the answer under its lock (handoff.Starter), so a host that does not
 // answer holds every lobby connection for at most this long per request (a dead host is
 // marked down by its heartbeat within DeadAfter, and then costs nothing).
 const DefaultStartTimeout = 2 * time.Second
@@ -47,7 +47,7 @@ type RemoteConfig struct {
 	// OnGameEnd, when set, is called with each game's end before the lobby learns it (before
 	// Done closes: the hall of fame has the game when the lobby pushes GAME_ID). It is called
 	// on the host connection's goroutine and must not block (lobby/scores.Hall.Record).
-	OnGameEnd func(spec lobby.GameSpec, end GameEnd)
+	OnGameEnd func(spec handoff.GameSpec, end GameEnd)
 }
 
 // GameEnd is how a game on a host ended, as its lobby keeps it.
@@ -67,8 +67,8 @@ type GameEnd struct {
 const DynamicGiveUp = 30 * time.Second
 
 // Remote is the lobby's game runtime when the games run on other hosts (-role lobby): a
-// lobby.Starter that hands each game to the least loaded connected host (Choose) over the
-// control channel, and the lobby.Game of each such game. Run keeps the connections.
+// handoff.Starter that hands each game to the least loaded connected host (Choose) over the
+// control channel, and the handoff.Game of each such game. Run keeps the connections.
 type Remote struct {
 	cfg RemoteConfig
 	log *slog.Logger
@@ -79,7 +79,7 @@ type Remote struct {
 	links []*link
 }
 
-var _ lobby.Starter = (*Remote)(nil)
+var _ handoff.Starter = (*Remote)(nil)
 
 // NewRemote returns a Remote for cfg; Run connects it.
 func NewRemote(cfg RemoteConfig) *Remote {
@@ -202,9 +202,9 @@ func (r *Remote) Up() int {
 	return n
 }
 
-// StartGame hands spec to the least loaded host with free capacity (lobby.Starter); a host
+// StartGame hands spec to the least loaded host with free capacity (handoff.Starter); a host
 // that refuses or does not answer is passed over for the next, within StartTimeout in all.
-func (r *Remote) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
+func (r *Remote) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	deadline := time.Now().Add(r.cfg.StartTimeout)
 	if r.cfg.Allocate != nil {
 		return r.startAllocated(spec, deadline)
@@ -234,7 +234,7 @@ func (r *Remote) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
 }
 
 // startAllocated asks the allocator for a host, connects to it if new and hands the game over.
-func (r *Remote) startAllocated(spec lobby.GameSpec, deadline time.Time) (lobby.Game, error) {
+func (r *Remote) startAllocated(spec handoff.GameSpec, deadline time.Time) (handoff.Game, error) {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	var last error
@@ -540,7 +540,7 @@ func (l *link) request(m *Msg, deadline time.Time, reserve func(id uint64)) (*Ms
 	}
 }
 
-func (l *link) start(spec lobby.GameSpec, deadline time.Time) (*RemoteGame, error) {
+func (l *link) start(spec handoff.GameSpec, deadline time.Time) (*RemoteGame, error) {
 	g := &RemoteGame{l: l, spec: spec, done: make(chan struct{}), goneCh: make(chan struct{}, 1)}
 	rep, err := l.request(&Msg{Type: TypeStart, Spec: specOf(spec)}, deadline, func(id uint64) {
 		g.id = id
@@ -562,11 +562,11 @@ func (l *link) start(spec lobby.GameSpec, deadline time.Time) (*RemoteGame, erro
 	return g, nil
 }
 
-// RemoteGame is a game running on a host, as the lobby sees it (lobby.Game, Rejoiner,
+// RemoteGame is a game running on a host, as the lobby sees it (handoff.Game, Rejoiner,
 // Spectatable, SpectatorReporter, and Host for the START push's host field).
 type RemoteGame struct {
 	l    *link
-	spec lobby.GameSpec
+	spec handoff.GameSpec
 	id   uint64
 	port int
 	host string
@@ -576,23 +576,23 @@ type RemoteGame struct {
 	reported bool // handed to OnGameEnd
 	result   uint8
 	lost     bool // the host's connection failed
-	goneList []lobby.Member
+	goneList []handoff.Member
 	done     chan struct{}
 	goneCh   chan struct{}
 }
 
 var (
-	_ lobby.Game              = (*RemoteGame)(nil)
-	_ lobby.Rejoiner          = (*RemoteGame)(nil)
-	_ lobby.Spectatable       = (*RemoteGame)(nil)
-	_ lobby.SpectatorReporter = (*RemoteGame)(nil)
-	_ lobby.HostedGame        = (*RemoteGame)(nil)
+	_ handoff.Game              = (*RemoteGame)(nil)
+	_ handoff.Rejoiner          = (*RemoteGame)(nil)
+	_ handoff.Spectatable       = (*RemoteGame)(nil)
+	_ handoff.SpectatorReporter = (*RemoteGame)(nil)
+	_ handoff.HostedGame        = (*RemoteGame)(nil)
 )
 
 // Port is the UDP port players send to on Host.
 func (g *RemoteGame) Port() int { return g.port }
 
-// Host is the address players send UDP to (lobby.HostedGame).
+// Host is the address players send UDP to (handoff.HostedGame).
 func (g *RemoteGame) Host() string { return g.host }
 
 // Done is closed when the game is over.
@@ -661,13 +661,13 @@ func (g *RemoteGame) Drop(id uuid.UUID, left bool) {
 	}
 }
 
-// Rejoin asks the host to give the away slot m.Slot to m (lobby.Rejoiner).
-func (g *RemoteGame) Rejoin(m lobby.Member) error { return g.member(TypeRejoin, m) }
+// Rejoin asks the host to give the away slot m.Slot to m (handoff.Rejoiner).
+func (g *RemoteGame) Rejoin(m handoff.Member) error { return g.member(TypeRejoin, m) }
 
-// Spectate asks the host to add m as a spectator (lobby.Spectatable).
-func (g *RemoteGame) Spectate(m lobby.Member) error { return g.member(TypeSpectate, m) }
+// Spectate asks the host to add m as a spectator (handoff.Spectatable).
+func (g *RemoteGame) Spectate(m handoff.Member) error { return g.member(TypeSpectate, m) }
 
-func (g *RemoteGame) member(typ string, m lobby.Member) error {
+func (g *RemoteGame) member(typ string, m handoff.Member) error {
 	wm := memberOf(m)
 	_, err := g.l.request(&Msg{Type: typ, Game: g.id, Member: &wm}, time.Now().Add(g.l.r.cfg.StartTimeout), nil)
 	return err
@@ -677,7 +677,7 @@ func (g *RemoteGame) member(typ string, m lobby.Member) error {
 func (g *RemoteGame) SpectatorsGone() <-chan struct{} { return g.goneCh }
 
 // TakeSpectatorsGone returns them and forgets them.
-func (g *RemoteGame) TakeSpectatorsGone() []lobby.Member {
+func (g *RemoteGame) TakeSpectatorsGone() []handoff.Member {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	out := g.goneList

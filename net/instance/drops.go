@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/rtype/rtype/internal/logsample"
 	"github.com/rtype/rtype/net/wire"
 )
 
@@ -63,63 +64,50 @@ func (d *Drops) Add(o *Drops) {
 // logged at Warn instead of Debug: a flood shows in the default log.
 const FloodLine = 1000
 
-// dropLog samples the drop log lines so that a flood cannot fill a disk: for each reason, the
-// first drop in a second is logged at Debug with its source; the drops after it are only counted
-// (with the last one's source), and their number is logged when the second is over — by the next
-// drop of that reason or by flush, which the schedule calls every second — at Warn from FloodLine
-// on. At most two lines per reason per second. Zero allocation for the drops not logged.
+// dropLog writes the drop log lines, sampled per reason (logsample: a flood cannot fill a
+// disk): the first drop of a reason in a second is logged at Debug with its source; the drops
+// after it are only counted (with the last one's source), and their number is logged when the
+// second is over — by the next drop of that reason or by flush, which the schedule calls every
+// second — at Warn from FloodLine on. At most two lines per reason per second. Zero allocation
+// for the drops not logged. The zero value is ready to use.
 type dropLog struct {
-	at    [NumDropReasons]time.Duration
-	seen  [NumDropReasons]bool
-	quiet [NumDropReasons]uint64
-	last  [NumDropReasons]netip.AddrPort // source of the last drop counted in quiet
+	s *logsample.Sampler[int, netip.AddrPort] // key: the reason; value: the drop's source
 }
 
 func (d *dropLog) note(log *slog.Logger, now time.Duration, reason int, from netip.AddrPort) {
-	if d.seen[reason] && now-d.at[reason] < time.Second {
-		d.quiet[reason]++
-		d.last[reason] = from
+	if d.s == nil {
+		d.s = logsample.New[int, netip.AddrPort](time.Second)
+	}
+	ok, before := d.s.Hit(now, reason, from)
+	if !ok {
 		return
 	}
-	d.summary(log, now, reason)
-	d.seen[reason], d.at[reason], d.quiet[reason] = true, now, 0
+	d.summary(log, now, reason, before)
 	if log.Enabled(context.Background(), slog.LevelDebug) {
 		log.Debug("datagram dropped", "reason", DropReasons[reason], "from", from.String())
 	}
 }
 
-// summary logs the drops of reason counted since its last line, if any.
-func (d *dropLog) summary(log *slog.Logger, now time.Duration, reason int) {
-	q := d.quiet[reason]
-	if q == 0 {
+// summary logs the drops of reason that a second counted without logging them, if any.
+func (d *dropLog) summary(log *slog.Logger, now time.Duration, reason int, r logsample.Report[netip.AddrPort]) {
+	if r.Skipped == 0 {
 		return
 	}
 	lvl := slog.LevelDebug
-	if q >= FloodLine {
+	if r.Skipped >= FloodLine {
 		lvl = slog.LevelWarn
 	}
-	log.Log(context.Background(), lvl, "datagrams dropped", "reason", DropReasons[reason], "count", q,
-		"seconds", (now - d.at[reason]).Seconds(), "last_from", d.last[reason].String())
-	d.quiet[reason] = 0
+	log.Log(context.Background(), lvl, "datagrams dropped", "reason", DropReasons[reason], "count", r.Skipped,
+		"seconds", (now - r.Since).Seconds(), "last_from", r.Last.String())
 }
 
 // flush logs the counts of the seconds that are over, so that the end of a flood is reported
 // when it ends, not at the next drop of its reason.
 func (d *dropLog) flush(log *slog.Logger, now time.Duration) {
-	for r := range d.quiet {
-		if d.seen[r] && now-d.at[r] >= time.Second {
-			d.summary(log, now, r)
-			d.seen[r] = false
-		}
+	if d.s != nil {
+		d.s.Flush(now, func(reason int, r logsample.Report[netip.AddrPort]) { d.summary(log, now, reason, r) })
 	}
 }
 
-// pending reports whether a count is waiting for flush.
-func (d *dropLog) pending() bool {
-	for r := range d.seen {
-		if d.seen[r] {
-			return true
-		}
-	}
-	return false
-}
+// pending reports whether a count may be waiting for flush.
+func (d *dropLog) pending() bool { return d.s != nil && d.s.Pending() }

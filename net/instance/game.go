@@ -17,7 +17,8 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/buildinfo"
 	"github.com/rtype/rtype/game/replay"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/replication"
 	"github.com/rtype/rtype/net/schema"
 	"github.com/rtype/rtype/net/transport"
@@ -26,11 +27,11 @@ import (
 
 // GameConfig configures one game core.
 type GameConfig struct {
-	Code    string         // lobby code (logs)
-	Members []lobby.Member // the players, slot = index (1..game.MaxPlayers)
+	Code    string           // lobby code (logs)
+	Members []handoff.Member // the players, slot = index (1..rules.MaxPlayers)
 	Stage   *game.Stage
 	// StageName is the stage's name in the server's catalogue ("stage1", a -stage file's base
-	// name): the replay names the stage by it (replay.NewHeader).
+	// name): the replay names the stage by it (replay.NewRunHeader).
 	StageName string
 	// Run, with two or more stages, makes the game an arcade run of them (game.Config.Run; Stage
 	// is then its first), named by RunNames in the server's catalogue.
@@ -40,7 +41,7 @@ type GameConfig struct {
 	StartTime int64
 	Seed      uint64
 	// Difficulty is the level the lobby chose (zero: Normal).
-	Difficulty game.Difficulty
+	Difficulty rules.Difficulty
 	// Section is the section a practice game starts at (game.Config.Section; 0: the start).
 	Section int
 	// SilenceTimeout drops a player whose datagrams stop; HereTimeout one who never says HERE.
@@ -74,7 +75,7 @@ type Game struct {
 
 	over     bool
 	endAt    time.Duration
-	result   game.Result
+	result   rules.Result
 	shutdown bool
 	paused   bool
 	// userPaused: the game's only player paused it (PAUSE, docs/PROTOCOL.md §5.11; players.go).
@@ -92,8 +93,8 @@ type Game struct {
 	out transport.Outbox
 	buf [wire.MaxDatagram]byte
 	// spectatorsGone are the spectators dropped (silent, BYE, or by the lobby) and not taken
-	// by TakeSpectatorsGone yet: the lobby's count follows the game's (lobby.SpectatorReporter).
-	spectatorsGone []lobby.Member
+	// by TakeSpectatorsGone yet: the lobby's count follows the game's (handoff.SpectatorReporter).
+	spectatorsGone []handoff.Member
 }
 
 type inputSlot struct {
@@ -105,7 +106,7 @@ type inputSlot struct {
 // peer is the per-player state of a game: its address, endpoint, replication writer, inputs and
 // traffic counters.
 type peer struct {
-	member            lobby.Member
+	member            handoff.Member
 	slot              int
 	addr              netip.AddrPort
 	bound             bool
@@ -149,10 +150,10 @@ const lossEvery = 15
 // dropped HereTimeout after the start anyway).
 const maxBacklog = 4096
 
-// NewGame creates a game at time now for cfg.Members (1..game.MaxPlayers).
+// NewGame creates a game at time now for cfg.Members (1..rules.MaxPlayers).
 func NewGame(cfg GameConfig, now time.Duration) (*Game, error) {
-	if len(cfg.Members) == 0 || len(cfg.Members) > game.MaxPlayers {
-		return nil, fmt.Errorf("instance: %d players (want 1..%d)", len(cfg.Members), game.MaxPlayers)
+	if len(cfg.Members) == 0 || len(cfg.Members) > rules.MaxPlayers {
+		return nil, fmt.Errorf("instance: %d players (want 1..%d)", len(cfg.Members), rules.MaxPlayers)
 	}
 	if cfg.Stage == nil {
 		return nil, fmt.Errorf("instance: no stage")
@@ -228,7 +229,7 @@ func (g *Game) Sim() *game.Sim { return g.sim }
 // Replay returns the replay file (docs/REPLAY.md) of the game: complete once it is over (Over),
 // else the game so far, ended as aborted. nil for a game too long to record (replay.MaxTicks).
 func (g *Game) Replay() []byte {
-	res := game.ResultAborted
+	res := rules.ResultAborted
 	if g.over {
 		res = g.result
 	}
@@ -236,7 +237,7 @@ func (g *Game) Replay() []byte {
 }
 
 // Over reports whether the game has ended (GAME_END sent) and how.
-func (g *Game) Over() (bool, game.Result) { return g.over, g.result }
+func (g *Game) Over() (bool, rules.Result) { return g.over, g.result }
 
 // Finished reports whether an ended game may be closed at now: every player acknowledged
 // GAME_END, or EndLinger (ShutdownLinger when stopped) has passed.
@@ -259,7 +260,7 @@ func (g *Game) allDelivered() bool {
 
 // Stop ends the game at once with GAME_END(r), as on a server shutdown (the shorter
 // ShutdownLinger applies).
-func (g *Game) Stop(now time.Duration, r game.Result) {
+func (g *Game) Stop(now time.Duration, r rules.Result) {
 	g.now = now
 	g.shutdown = true
 	g.broadcastEnd(r)
@@ -270,9 +271,9 @@ func (g *Game) Stop(now time.Duration, r game.Result) {
 func (g *Game) Abort(now time.Duration) {
 	g.now = now
 	if g.over {
-		g.result = game.ResultAborted
+		g.result = rules.ResultAborted
 	}
-	g.broadcastEnd(game.ResultAborted)
+	g.broadcastEnd(rules.ResultAborted)
 }
 
 // SetPaused stops (or resumes) the simulation while replication goes on: tests freeze the world
@@ -372,7 +373,7 @@ func (g *Game) step() {
 			return // every player is away: the game waits for a rejoin (RejoinWindow)
 		}
 		g.log.Info("every player left")
-		g.broadcastEnd(game.ResultAborted)
+		g.broadcastEnd(rules.ResultAborted)
 		return
 	}
 	if g.paused || g.userPaused {
@@ -426,7 +427,7 @@ func (g *Game) replicateEvents() {
 	w.ClearEvents()
 }
 
-func (g *Game) broadcastEnd(r game.Result) {
+func (g *Game) broadcastEnd(r rules.Result) {
 	if g.over {
 		return
 	}

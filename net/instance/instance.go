@@ -53,7 +53,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/internal/hist"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/linksim"
 	"github.com/rtype/rtype/net/transport"
 	"github.com/rtype/rtype/net/wire"
@@ -117,9 +120,10 @@ type Config struct {
 	// PublicPort, when not 0, is the port START hands out instead (Instance.Port): the port
 	// players reach when a NAT or Docker's -p forwards another one to Port.
 	PublicPort int
-	// Stages resolves the stage name a lobby starts with (lobby.Starter) to the stage its game
-	// plays (the server's game.StageCatalogue). When nil, every game plays Stage.
-	Stages func(name string) (*game.Stage, error)
+	// Stages are the stages a lobby may start (handoff.Starter): the server's catalogue, loaded
+	// with game.ParseScript, which resolves a lobby's stage name to the stage its game plays
+	// (game.CatalogueStage). When nil, every game plays Stage.
+	Stages *stagefile.Catalogue
 	// Stage is the stage of every game when Stages is nil (nil: game.NewSim's default, stage1).
 	Stage *game.Stage
 	// NetSim, when not zero, impairs the game socket (both directions) with the link simulator.
@@ -146,7 +150,7 @@ type Config struct {
 	OnGameEnd func(in *Instance)
 }
 
-// Manager starts games for the lobby (it implements lobby.Starter), runs them and shuts them down.
+// Manager starts games for the lobby (it implements handoff.Starter), runs them and shuts them down.
 type Manager struct {
 	cfg   Config
 	log   *slog.Logger
@@ -178,17 +182,18 @@ type Manager struct {
 
 	drops      [NumDropReasons]atomic.Uint64 // datagrams no game took (invalid, unknown token, rate, ended, panic)
 	dropMu     sync.Mutex
-	dlog       dropLog // guarded by dropMu
-	endedDrops Drops   // what the games that ended dropped (guarded by mu)
-	late       lateness
-	stepDur    stepDurations // how long game ticks take to run
+	dlog       dropLog         // guarded by dropMu
+	endedDrops Drops           // what the games that ended dropped (guarded by mu)
+	late       *hist.Histogram // how late game ticks start (ticktimes.go)
+	stepDur    *hist.Histogram // how long game ticks take to run
+	overruns   atomic.Uint64   // the times a game skipped ticks (MaxCatchUp)
 
 	workers  atomic.Int32  // worker goroutines running (Config.Workers, plus extras while held)
 	extras   atomic.Uint64 // extra workers started (RuntimeStats.ExtraWorkers)
 	jobStart sync.Map      // *atomic.Int64 per worker: when its current tick started (ns since epoch), 0 between ticks
 }
 
-var _ lobby.Starter = (*Manager)(nil)
+var _ handoff.Starter = (*Manager)(nil)
 
 // NewManager opens the shared UDP socket on cfg.Host:cfg.Port and starts the runtime (reader,
 // tick schedule, workers); zero fields of cfg are defaulted. Shutdown stops it.
@@ -219,7 +224,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	} else {
 		batch = transport.NewBatchConn(us)
 	}
-	m := &Manager{cfg: cfg, log: cfg.Logger, sock: sock, udp: us, batch: batch, port: int(us.LocalAddr().Port()), epoch: time.Now(),
+	m := &Manager{cfg: cfg, log: cfg.Logger, late: hist.New(lateBucket, lateBuckets), stepDur: hist.New(stepBucket, stepBuckets), sock: sock, udp: us, batch: batch, port: int(us.LocalAddr().Port()), epoch: time.Now(),
 		live: map[*Instance]struct{}{}, routes: map[uint32][]*Instance{},
 		work: make(chan job, 256), quit: make(chan struct{}), kick: make(chan struct{}, 1), challenges: NewChallengeLimiter()}
 	if cfg.RateLimit == 0 {
@@ -253,21 +258,21 @@ func (m *Manager) now() time.Duration { return time.Since(m.epoch) }
 // ErrShutdown is returned by StartGame once Shutdown has begun.
 var ErrShutdown = errors.New("instance: server shutting down")
 
-// StartGame starts a game for the lobby's members on the shared UDP port (lobby.Starter),
+// StartGame starts a game for the lobby's members on the shared UDP port (handoff.Starter),
 // playing the stage the lobby chose (Config.Stages).
-func (m *Manager) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
+func (m *Manager) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	code, stageName, members := spec.Code, spec.Stage, spec.Members
 	stage := m.cfg.Stage
 	if m.cfg.Stages != nil {
 		var err error
-		if stage, err = m.cfg.Stages(stageName); err != nil {
+		if stage, err = game.CatalogueStage(m.cfg.Stages, stageName); err != nil {
 			return nil, fmt.Errorf("instance: %w", err)
 		}
 	}
 	var run []*game.Stage
 	if len(spec.Run) >= 2 && m.cfg.Stages != nil { // an arcade run (docs/PROTOCOL.md §2.4.15)
 		for _, name := range spec.Run {
-			st, err := m.cfg.Stages(name)
+			st, err := game.CatalogueStage(m.cfg.Stages, name)
 			if err != nil {
 				return nil, fmt.Errorf("instance: arcade run: %w", err)
 			}
@@ -387,7 +392,7 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	}
 	m.mu.Unlock()
 	for _, in := range live {
-		in.stop(game.ResultAborted)
+		in.stop(rules.ResultAborted)
 	}
 	done := make(chan struct{})
 	go func() { m.gamesWG.Wait(); close(done) }()
@@ -435,7 +440,9 @@ func (m *Manager) Stats() RuntimeStats {
 	var st RuntimeStats
 	st.Games = m.Running()
 	st.Ticks = m.ticks.Load()
-	st.TickLateP50, st.TickLateP99, st.TickLateMax, st.GameTicks, st.Overruns = m.late.summary()
+	late := m.late.Snapshot()
+	st.TickLateP50, st.TickLateP99, st.TickLateMax, st.GameTicks = late.Quantile(0.5), late.Quantile(0.99), late.Max, late.N()
+	st.Overruns = m.overruns.Load()
 	st.ExtraWorkers = m.extras.Load()
 	st.CPU = processCPU()
 	return st
@@ -662,7 +669,7 @@ func (m *Manager) worker(start *atomic.Int64, extra bool) {
 			case j = <-m.work:
 			}
 		}
-		m.late.add(time.Since(j.due))
+		m.late.Add(time.Since(j.due))
 		start.Store(int64(m.now()))
 		finished := j.in.run(j.sched, &out)
 		start.Store(0)
@@ -763,7 +770,7 @@ func (m *Manager) pruneRetired() {
 	}
 }
 
-// Instance is one running game as the lobby sees it (lobby.Game): a Game core and its share of
+// Instance is one running game as the lobby sees it (handoff.Game): a Game core and its share of
 // the Manager's runtime.
 type Instance struct {
 	m    *Manager
@@ -785,17 +792,17 @@ type Instance struct {
 	finalRes atomic.Uint32
 }
 
-// Port is the UDP port players send HERE to (lobby.Game, the START push): the Manager's public
+// Port is the UDP port players send HERE to (handoff.Game, the START push): the Manager's public
 // port (Config.PublicPort), else the port it binds.
 func (in *Instance) Port() int { return in.m.PublicPort() }
 
-// Done is closed when the game has ended (lobby.Game).
+// Done is closed when the game has ended (handoff.Game).
 func (in *Instance) Done() <-chan struct{} { return in.done }
 
-// Result is how the game ended, valid after Done (lobby.Game): 0 defeat, 1 victory, 2 aborted.
+// Result is how the game ended, valid after Done (handoff.Game): 0 defeat, 1 victory, 2 aborted.
 func (in *Instance) Result() uint8 { return uint8(in.finalRes.Load()) }
 
-// Drop removes a player who left the lobby mid-game (lobby.Game); the others carry on. The
+// Drop removes a player who left the lobby mid-game (handoff.Game); the others carry on. The
 // player gets BYE reason 0 (left) when it left, 3 (kicked) when its lobby connection closed.
 func (in *Instance) Drop(id uuid.UUID, left bool) {
 	in.mu.Lock()
@@ -806,7 +813,7 @@ func (in *Instance) Drop(id uuid.UUID, left bool) {
 	}
 }
 
-func (in *Instance) stop(r game.Result) {
+func (in *Instance) stop(r rules.Result) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if !in.ended {
@@ -894,13 +901,13 @@ func (in *Instance) run(sched uint64, out *transport.Outbox) (finished bool) {
 	target := sched - in.base
 	for steps := 0; in.ticks < target; steps++ {
 		if steps == MaxCatchUp {
-			in.m.late.overrun()
+			in.m.overruns.Add(1)
 			in.ticks = target
 			break
 		}
 		t0 := time.Now()
 		in.g.Tick(in.m.now())
-		in.m.stepDur.add(time.Since(t0))
+		in.m.stepDur.Add(time.Since(t0))
 		in.ticks++
 		out.Append(&in.g.out)
 	}

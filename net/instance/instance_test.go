@@ -12,16 +12,17 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/wire"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func members(n int) []lobby.Member {
-	var ms []lobby.Member
+func members(n int) []handoff.Member {
+	var ms []handoff.Member
 	for i := 0; i < n; i++ {
-		ms = append(ms, lobby.Member{UUID: uuid.New(), Name: "p", Slot: i, Token: uint32(1000 + i)})
+		ms = append(ms, handoff.Member{UUID: uuid.New(), Name: "p", Slot: i, Token: uint32(1000 + i)})
 	}
 	return ms
 }
@@ -43,11 +44,11 @@ func TestPanicEndsOnlyThatGame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad, err := m.StartGame(lobby.GameSpec{Code: "BOOM", Stage: "", Members: members(2)})
+	bad, err := m.StartGame(handoff.GameSpec{Code: "BOOM", Stage: "", Members: members(2)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := m.StartGame(lobby.GameSpec{Code: "FINE", Stage: "", Members: members(2)})
+	good, err := m.StartGame(handoff.GameSpec{Code: "FINE", Stage: "", Members: members(2)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestPanicEndsOnlyThatGame(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the game that panicked did not end")
 	}
-	if r := bad.Result(); r != uint8(game.ResultAborted) {
+	if r := bad.Result(); r != uint8(rules.ResultAborted) {
 		t.Errorf("result %d, want aborted (2)", r)
 	}
 	gi := good.(*Instance)
@@ -81,14 +82,14 @@ func TestPanicEndsOnlyThatGame(t *testing.T) {
 	if err := m.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if r := good.Result(); r != uint8(game.ResultAborted) {
+	if r := good.Result(); r != uint8(rules.ResultAborted) {
 		t.Errorf("shutdown result %d, want aborted", r)
 	}
 }
 
 // newTestGame is a game core of n players at time 0 with a fixed seed (game events, which are
 // logged, happen at fixed ticks).
-func newTestGame(t *testing.T, ms []lobby.Member) *Game {
+func newTestGame(t *testing.T, ms []handoff.Member) *Game {
 	t.Helper()
 	stage, err := game.LoadStage("short")
 	if err != nil {
@@ -267,10 +268,10 @@ func TestSlowGameDoesNotStallOthers(t *testing.T) {
 	}
 	t.Cleanup(func() { testHookStep = nil }) // after the runtime stops (cleanups run last first)
 	m := startManager(t, Config{Host: "127.0.0.1", Stage: stage, HereTimeout: time.Minute, Logger: slog.New(slog.DiscardHandler)})
-	if _, err := m.StartGame(lobby.GameSpec{Code: "SLOW", Stage: "", Members: members(2)}); err != nil {
+	if _, err := m.StartGame(handoff.GameSpec{Code: "SLOW", Stage: "", Members: members(2)}); err != nil {
 		t.Fatal(err)
 	}
-	good, err := m.StartGame(lobby.GameSpec{Code: "FINE", Stage: "", Members: members(2)})
+	good, err := m.StartGame(handoff.GameSpec{Code: "FINE", Stage: "", Members: members(2)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +306,7 @@ func TestIdleScheduleSleeps(t *testing.T) {
 	if t1 := m.Stats().Ticks; t1 > t0+1 {
 		t.Errorf("an idle server ticked %d times in 300 ms", t1-t0)
 	}
-	if _, err := m.StartGame(lobby.GameSpec{Code: "WAKE", Stage: "", Members: members(2)}); err != nil {
+	if _, err := m.StartGame(handoff.GameSpec{Code: "WAKE", Stage: "", Members: members(2)}); err != nil {
 		t.Fatal(err)
 	}
 	t0 = m.Stats().Ticks

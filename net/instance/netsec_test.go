@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/transport"
 	"github.com/rtype/rtype/net/wire"
 )
 
-func hereDatagram(m lobby.Member) []byte {
+func hereDatagram(m handoff.Member) []byte {
 	b := wire.Header{Token: m.Token, Seq: 1}.Append(nil)
 	b = wire.Here{UUID: m.UUID}.Append(b)
 	return wire.Ping{Nonce: 1}.Append(b)
@@ -45,11 +46,11 @@ func TestDatagramPanicEndsOnlyThatGame(t *testing.T) {
 	for i := range fm {
 		fm[i].Token += 100
 	}
-	bad, err := m.StartGame(lobby.GameSpec{Code: "BOOM", Stage: "", Members: bm})
+	bad, err := m.StartGame(handoff.GameSpec{Code: "BOOM", Stage: "", Members: bm})
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := m.StartGame(lobby.GameSpec{Code: "FINE", Stage: "", Members: fm})
+	good, err := m.StartGame(handoff.GameSpec{Code: "FINE", Stage: "", Members: fm})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestDatagramPanicEndsOnlyThatGame(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the game that panicked on a datagram did not end")
 	}
-	if r := bad.Result(); r != uint8(game.ResultAborted) {
+	if r := bad.Result(); r != uint8(rules.ResultAborted) {
 		t.Errorf("result %d, want aborted (2)", r)
 	}
 	if d := m.Drops(); d[DropPanic] != 1 {
@@ -123,12 +124,12 @@ func TestStartShutdownRace(t *testing.T) {
 			t.Fatal(err)
 		}
 		var wg sync.WaitGroup
-		var g lobby.Game
+		var g handoff.Game
 		var startErr error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g, startErr = m.StartGame(lobby.GameSpec{Code: "RACE", Stage: "", Members: members(2)})
+			g, startErr = m.StartGame(handoff.GameSpec{Code: "RACE", Stage: "", Members: members(2)})
 		}()
 		time.Sleep(time.Duration(i%25) * 100 * time.Microsecond) // 0 to 2.4 ms: every interleaving
 		if err := m.Shutdown(context.Background()); err != nil {
@@ -151,7 +152,7 @@ func TestStartShutdownRace(t *testing.T) {
 		} else if startErr != ErrShutdown {
 			t.Fatalf("race %d: StartGame: %v", i, startErr)
 		}
-		if _, err := m.StartGame(lobby.GameSpec{Code: "LATE", Stage: "", Members: members(1)}); err != ErrShutdown {
+		if _, err := m.StartGame(handoff.GameSpec{Code: "LATE", Stage: "", Members: members(1)}); err != ErrShutdown {
 			t.Fatalf("race %d: StartGame after Shutdown = %v, want ErrShutdown", i, err)
 		}
 	}
@@ -344,7 +345,7 @@ func TestChallengesLimitedPerSourceNetwork(t *testing.T) {
 	m := startManager(t, Config{Host: "127.0.0.1", Stage: stage, Logger: slog.New(slog.DiscardHandler)})
 	ms := members(1)
 	ms[0].Key = [16]byte{1}
-	gm, err := m.StartGame(lobby.GameSpec{Code: "PROBE", Members: ms})
+	gm, err := m.StartGame(handoff.GameSpec{Code: "PROBE", Members: ms})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,14 +6,15 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/replication"
 	"github.com/rtype/rtype/net/wire"
 )
 
 // Rejoin, spectators and pause (docs/PROTOCOL.md §5.10–§5.12).
-// The wire's slots are the game's: wire.MaxSlot+1 == game.MaxPlayers, or this does not compile.
-const _, _ = uint(wire.MaxSlot + 1 - game.MaxPlayers), uint(game.MaxPlayers - wire.MaxSlot - 1)
+// The wire's slots are the game's: wire.MaxSlot+1 == rules.MaxPlayers, or this does not compile.
+const _, _ = uint(wire.MaxSlot + 1 - rules.MaxPlayers), uint(rules.MaxPlayers - wire.MaxSlot - 1)
 
 const (
 	// RejoinWindow is how long a player whose connection was lost (its client crashed, its
@@ -22,8 +23,8 @@ const (
 	// its score and lives. After that the slot is removed as if the player had left. The
 	// protocol's value (wire.RejoinWindow).
 	RejoinWindow = wire.RejoinWindow
-	// MaxSpectators is the number of spectators one game accepts (lobby.MaxSpectators).
-	MaxSpectators = lobby.MaxSpectators
+	// MaxSpectators is the number of spectators one game accepts (handoff.MaxSpectators).
+	MaxSpectators = handoff.MaxSpectators
 )
 
 // Errors of Rejoin and Spectate.
@@ -34,7 +35,7 @@ var (
 	ErrTokenConflict = errors.New("instance: token already in use in this game")
 )
 
-func (g *Game) newPeer(m lobby.Member, slot int, now time.Duration) *peer {
+func (g *Game) newPeer(m handoff.Member, slot int, now time.Duration) *peer {
 	p := &peer{member: m, slot: slot, joinedAt: now, backlog: make([]byte, 0, 256), prover: wire.NewProver(m.Key)}
 	p.w = replication.NewWriter(g.tracker)
 	p.ep.OnAck = p.w.Acked
@@ -97,7 +98,7 @@ func (g *Game) awaiting() bool {
 // lives, the old token stops working, and the new peer says HERE as at the start. It returns
 // the old token (the runtime unroutes it). ErrNotAway: the slot is not waiting for a rejoin
 // (connected, left for good, expired or invalid); ErrGameOver: the game has ended.
-func (g *Game) Rejoin(now time.Duration, m lobby.Member) (old uint32, err error) {
+func (g *Game) Rejoin(now time.Duration, m handoff.Member) (old uint32, err error) {
 	g.now = now
 	if g.over || g.shutdown {
 		return 0, ErrGameOver
@@ -135,7 +136,7 @@ func (g *Game) Rejoin(now time.Duration, m lobby.Member) (old uint32, err error)
 
 // Spectate adds m as a spectator (no slot, no ship, no input; it receives the game like a
 // player). ErrTooManyWatch when MaxSpectators are watching already.
-func (g *Game) Spectate(now time.Duration, m lobby.Member) error {
+func (g *Game) Spectate(now time.Duration, m handoff.Member) error {
 	g.now = now
 	if g.over || g.shutdown {
 		return ErrGameOver
@@ -161,7 +162,7 @@ func (g *Game) Spectate(now time.Duration, m lobby.Member) error {
 
 // TakeSpectatorsGone returns the spectators dropped since the last call (silent for
 // HereTimeout or SilenceTimeout, BYE, or Drop), and forgets them.
-func (g *Game) TakeSpectatorsGone() []lobby.Member {
+func (g *Game) TakeSpectatorsGone() []handoff.Member {
 	gone := g.spectatorsGone
 	g.spectatorsGone = nil
 	return gone
@@ -222,7 +223,7 @@ func (g *Game) broadcastResults() { g.broadcastFigures(g.sim.Stats) }
 // broadcastFigures sends every player's figures of stats (Sim.Stats: the game's; Sim.StageFigures:
 // a cleared stage's, docs/PROTOCOL.md §3.4.9) as RESULTS, one reliable command per player.
 func (g *Game) broadcastFigures(stats func(slot int) game.PlayerStats) {
-	for slot := 0; slot < game.MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		used := false
 		for _, p := range g.peers {
 			if !p.spectator && p.slot == slot {

@@ -1,19 +1,19 @@
 package instance
 
-import "github.com/rtype/rtype/lobby"
+import "github.com/rtype/rtype/lobby/handoff"
 
 var (
-	_ lobby.Rejoiner          = (*Instance)(nil)
-	_ lobby.Spectatable       = (*Instance)(nil)
-	_ lobby.SpectatorReporter = (*Instance)(nil)
+	_ handoff.Rejoiner          = (*Instance)(nil)
+	_ handoff.Spectatable       = (*Instance)(nil)
+	_ handoff.SpectatorReporter = (*Instance)(nil)
 )
 
-// SpectatorsGone is signalled when the game has dropped spectators (lobby.SpectatorReporter).
+// SpectatorsGone is signalled when the game has dropped spectators (handoff.SpectatorReporter).
 func (in *Instance) SpectatorsGone() <-chan struct{} { return in.gone }
 
 // TakeSpectatorsGone returns the spectators the game dropped since the last call
-// (lobby.SpectatorReporter).
-func (in *Instance) TakeSpectatorsGone() []lobby.Member {
+// (handoff.SpectatorReporter).
+func (in *Instance) TakeSpectatorsGone() []handoff.Member {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.g.TakeSpectatorsGone()
@@ -29,9 +29,9 @@ func (in *Instance) noteGone() {
 	}
 }
 
-// Rejoin gives an away player's slot to m (lobby.Rejoiner; Game.Rejoin): m's token is routed to
+// Rejoin gives an away player's slot to m (handoff.Rejoiner; Game.Rejoin): m's token is routed to
 // this game and the old one no longer is.
-func (in *Instance) Rejoin(m lobby.Member) error {
+func (in *Instance) Rejoin(m handoff.Member) error {
 	// Routes change outside in.mu: the reader takes the route lock, then an instance's.
 	in.m.reroute(in, 0, m.Token)
 	in.mu.Lock()
@@ -49,9 +49,9 @@ func (in *Instance) Rejoin(m lobby.Member) error {
 	return nil
 }
 
-// Spectate adds m as a spectator of this game (lobby.Spectatable; Game.Spectate) and routes
+// Spectate adds m as a spectator of this game (handoff.Spectatable; Game.Spectate) and routes
 // its token here.
-func (in *Instance) Spectate(m lobby.Member) error {
+func (in *Instance) Spectate(m handoff.Member) error {
 	in.m.reroute(in, 0, m.Token)
 	in.mu.Lock()
 	err := ErrGameOver

@@ -2,6 +2,7 @@ package instance
 
 import (
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/net/wire"
 )
 
@@ -11,9 +12,9 @@ import (
 // two sides differ. The component sizes are tied by TestSchemaMatchesGame (the game's codecs
 // give their sizes at run time).
 var (
-	_ = [1]int{}[wire.ResultDefeat-uint8(game.ResultDefeat)]
-	_ = [1]int{}[wire.ResultVictory-uint8(game.ResultVictory)]
-	_ = [1]int{}[wire.ResultAborted-uint8(game.ResultAborted)]
+	_ = [1]int{}[wire.ResultDefeat-uint8(rules.ResultDefeat)]
+	_ = [1]int{}[wire.ResultVictory-uint8(rules.ResultVictory)]
+	_ = [1]int{}[wire.ResultAborted-uint8(rules.ResultAborted)]
 
 	_ = [1]int{}[wire.CompPosition-uint16(game.CompPosition)]
 	_ = [1]int{}[wire.CompVelocity-uint16(game.CompVelocity)]

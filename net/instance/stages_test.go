@@ -10,18 +10,19 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/replay"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/wire"
 )
 
 // StartGame plays the stage the lobby names, resolved through Config.Stages; an unknown name
 // starts nothing.
 func TestStartGamePlaysTheLobbysStage(t *testing.T) {
-	cat, err := game.LoadStageCatalogue("stage1")
+	cat, err := stagefile.LoadCatalogue("stage1", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := NewManager(Config{Host: "127.0.0.1", Stages: cat.Stage, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	m, err := NewManager(Config{Host: "127.0.0.1", Stages: cat, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,13 +34,13 @@ func TestStartGamePlaysTheLobbysStage(t *testing.T) {
 		}
 	}()
 	for _, name := range []string{"short", "stage1", ""} {
-		g, err := m.StartGame(lobby.GameSpec{Code: "STG" + name, Stage: name, Members: members(1)})
+		g, err := m.StartGame(handoff.GameSpec{Code: "STG" + name, Stage: name, Members: members(1)})
 		if err != nil {
 			t.Fatalf("StartGame(stage %q): %v", name, err)
 		}
-		want := cat.Default().Stage
+		want := game.StageOf(cat.Default())
 		if name != "" {
-			want = cat.ByName(name).Stage
+			want = game.StageOf(cat.ByName(name))
 		}
 		var got *game.Stage
 		g.(*Instance).View(func(s *game.Sim) { got = s.Stage() })
@@ -55,7 +56,7 @@ func TestStartGamePlaysTheLobbysStage(t *testing.T) {
 			t.Errorf("stage %q: replay header stage %q hash %s, %d bytes of stage data, protocol %d", name, r.Stage, r.StageHash, len(r.StageData), r.Protocol)
 		}
 	}
-	if _, err := m.StartGame(lobby.GameSpec{Code: "NOPE", Stage: "nosuch", Members: members(1)}); err == nil || !strings.Contains(err.Error(), `unknown stage "nosuch"`) {
+	if _, err := m.StartGame(handoff.GameSpec{Code: "NOPE", Stage: "nosuch", Members: members(1)}); err == nil || !strings.Contains(err.Error(), `unknown stage "nosuch"`) {
 		t.Errorf("StartGame(unknown stage) = %v, want an unknown stage error", err)
 	}
 }

@@ -2,8 +2,8 @@
 // duplication (late duplicates too), reordering and a bandwidth cap to the datagrams going through
 // it, from a seeded PRNG so a run's decisions repeat. The impairment itself is a pure state
 // machine (Pipe) with no goroutine and no clock; Link runs it in real time around a
-// transport.Socket (the server, client and bot accept it through their -netsim flag), Network
-// runs it in virtual time for deterministic netcode tests.
+// transport.Socket (the server, client and bot accept it through their -netsim flag); the tests'
+// virtual network (internal/testsupport/vnet) runs it in virtual time.
 package linksim
 
 import (

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/internal/hist"
 	"github.com/rtype/rtype/net/session"
 	"github.com/rtype/rtype/net/transport"
 	"github.com/rtype/rtype/net/wire"
@@ -53,7 +54,7 @@ type seat struct {
 	}
 
 	dgIn, dgOut, bytesIn, bytesOut, snaps uint64
-	rtt                                   *histogram
+	rtt                                   *hist.Histogram
 	buf                                   [wire.MaxDatagram]byte
 }
 
@@ -226,7 +227,7 @@ func (s *seat) apply(now time.Duration, id wire.CmdID, cmd []byte, measuring boo
 		if _, err := c.Parse(cmd); err == nil && measuring {
 			d := time.Duration(pingNonce(now)-c.Nonce) * time.Microsecond
 			if d >= 0 && d < 10*time.Second {
-				s.rtt.add(d)
+				s.rtt.Add(d)
 			}
 		}
 	}

@@ -37,6 +37,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/internal/hist"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/transport"
 )
@@ -119,13 +121,19 @@ type group struct {
 	out     transport.Outbox
 	seats   []*seat
 	byToken map[uint32]*seat
-	rtt     histogram
+	rtt     *hist.Histogram // the round trips of its seats (hist: lock-free)
 }
+
+// The round-trip histogram: 50 µs buckets up to 100 ms (longer ones in the last).
+const (
+	rttBucket  = 50 * time.Microsecond
+	rttBuckets = 2000
+)
 
 // lgame is one game's four seats and the group they belong to.
 type lgame struct {
 	g     *group
-	seats [game.MaxPlayers]*seat
+	seats [rules.MaxPlayers]*seat
 }
 
 type runner struct {
@@ -205,7 +213,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 			return Report{}, fmt.Errorf("load: UDP socket %d: %w", k, err)
 		}
 		_ = sock.Conn().SetReadBuffer(8 << 20)
-		g := &group{sock: sock, bc: transport.NewBatchConn(sock), byToken: map[uint32]*seat{}}
+		g := &group{sock: sock, bc: transport.NewBatchConn(sock), byToken: map[uint32]*seat{}, rtt: hist.New(rttBucket, rttBuckets)}
 		g.bc.Coalesce = time.Millisecond
 		g.bw = g.bc.NewWriter()
 		r.groups = append(r.groups, g)
@@ -218,7 +226,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 	for gi := range cfg.Games {
 		lg := &lgame{g: r.groups[gi%len(r.groups)]}
 		for i := range lg.seats {
-			lg.seats[i] = &seat{slot: i, floor: cfg.Floor, rtt: &lg.g.rtt}
+			lg.seats[i] = &seat{slot: i, floor: cfg.Floor, rtt: lg.g.rtt}
 			lg.g.seats = append(lg.g.seats, lg.seats[i])
 		}
 		r.games = append(r.games, lg)
@@ -305,11 +313,9 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 	rep.UpBytesPerSec = float64(after.bytesOut-before.bytesOut) / win
 	rep.DownDatagramsPerSec = float64(after.dgIn-before.dgIn) / win
 	rep.DownBytesPerSec = float64(after.bytesIn-before.bytesIn) / win
-	var rtt histogram
+	var rtt hist.Snapshot
 	for _, g := range r.groups {
-		g.mu.Lock()
-		rtt.merge(&g.rtt)
-		g.mu.Unlock()
+		rtt.Merge(g.rtt.Snapshot())
 	}
 	minSnaps, sumSnaps, n := -1.0, 0.0, 0
 	for gi, lg := range r.games {
@@ -323,7 +329,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 		}
 	}
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	rep.RTTP50, rep.RTTP99, rep.RTTMax = ms(rtt.quantile(0.5)), ms(rtt.quantile(0.99)), ms(rtt.max)
+	rep.RTTP50, rep.RTTP99, rep.RTTMax = ms(rtt.Quantile(0.5)), ms(rtt.Quantile(0.99)), ms(rtt.Max)
 	rep.SnapshotsPerSec, rep.SnapshotsPerSecMin = sumSnaps/float64(max(n, 1)), max(minSnaps, 0)
 	if cfg.ServerPID != 0 && srvErr == nil {
 		rep.ServerCPU = srvAfter - srvBefore
@@ -408,13 +414,13 @@ func (r *runner) leaveAll() {
 
 type totals struct {
 	dgIn, dgOut, bytesIn, bytesOut uint64
-	snaps                          [][game.MaxPlayers]uint64
+	snaps                          [][rules.MaxPlayers]uint64
 	playing                        int
 }
 
 func (r *runner) totals() totals {
 	var t totals
-	t.snaps = make([][game.MaxPlayers]uint64, len(r.games))
+	t.snaps = make([][rules.MaxPlayers]uint64, len(r.games))
 	for gi, lg := range r.games {
 		g := lg.g
 		g.mu.Lock()
@@ -487,8 +493,8 @@ func (r *runner) playFloor(gi int) {
 func (r *runner) playGame(ctx context.Context, gi int, sem chan struct{}, ready chan<- int) {
 	lg := r.games[gi]
 	g := lg.g
-	clients := make([]*lobby.Client, game.MaxPlayers)
-	ids := make([]uuid.UUID, game.MaxPlayers)
+	clients := make([]*lobby.Client, rules.MaxPlayers)
+	ids := make([]uuid.UUID, rules.MaxPlayers)
 	defer func() {
 		for _, c := range clients {
 			if c != nil {

@@ -6,16 +6,19 @@
 package metrics
 
 import (
+	"math"
 	"net/http"
 	"runtime"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rtype/rtype/game/buildinfo"
+	"github.com/rtype/rtype/internal/hist"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/net/instance"
@@ -94,9 +97,6 @@ func (c *hallCollector) Collect(ch chan<- prometheus.Metric) {
 
 // GameEnded adds the final figures of an ended game to the runtime's totals.
 func (r *Registry) GameEnded(in *instance.Instance) { r.games.gameEnded(in) }
-
-// Gatherer is the underlying Prometheus gatherer (tests).
-func (r *Registry) Gatherer() prometheus.Gatherer { return r.reg }
 
 // Handler serves the metrics in the Prometheus exposition format (GET /metrics).
 func (r *Registry) Handler() http.Handler {
@@ -258,7 +258,7 @@ func (c *gameCollector) Collect(ch chan<- prometheus.Metric) {
 	l := c.mgr.TickLateness()
 	n, buckets := histogram(l, latenessBounds)
 	ch <- prometheus.MustNewConstHistogram(descLateness, n, l.Sum.Seconds(), buckets)
-	counter(descOverruns, l.Overruns)
+	counter(descOverruns, c.mgr.Overruns())
 	d := c.mgr.TickDuration()
 	n, buckets = histogram(d, durationBounds)
 	ch <- prometheus.MustNewConstHistogram(descDuration, n, d.Sum.Seconds(), buckets)
@@ -268,22 +268,17 @@ func (c *gameCollector) Collect(ch chan<- prometheus.Metric) {
 // tens of µs; the 16.7 ms tick period is the last bound.
 var durationBounds = []float64{10e-6, 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2e-3, 5e-3, 16.7e-3}
 
-// histogram turns a runtime histogram (fixed-width buckets, the last open-ended) into the
-// cumulative counts of a Prometheus histogram with the given upper bounds (s).
-func histogram(l instance.Lateness, bounds []float64) (uint64, map[float64]uint64) {
+// histogram turns a runtime histogram into the count and cumulative buckets of a Prometheus
+// histogram with the given upper bounds (s).
+func histogram(s hist.Snapshot, bounds []float64) (uint64, map[float64]uint64) {
+	ds := make([]time.Duration, len(bounds))
+	for i, b := range bounds {
+		ds[i] = time.Duration(math.Round(b * float64(time.Second)))
+	}
+	cum := s.Cumulative(ds)
 	buckets := make(map[float64]uint64, len(bounds))
-	var n uint64
-	for _, v := range l.Counts {
-		n += v
+	for i, b := range bounds {
+		buckets[b] = cum[i]
 	}
-	for _, b := range bounds {
-		var cum uint64
-		for i, v := range l.Counts[:len(l.Counts)-1] { // the last bucket is open-ended: +Inf only
-			if float64(i+1)*l.Bucket.Seconds() <= b+1e-12 {
-				cum += v
-			}
-		}
-		buckets[b] = cum
-	}
-	return n, buckets
+	return s.N(), buckets
 }

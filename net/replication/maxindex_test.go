@@ -5,6 +5,8 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/net/replication"
 )
 
@@ -12,12 +14,12 @@ import (
 // of every embedded stage with four players, the busiest case, never use an entity index a
 // client's mirror would refuse (the ECS reuses the indices of destroyed entities).
 func TestGamesStayUnderClientIndexLimit(t *testing.T) {
-	for _, name := range game.EmbeddedStageNames() {
+	for _, name := range stagefile.EmbeddedNames() {
 		st, err := game.LoadStage(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := game.NewSim(game.Config{Seed: 9, Players: 4, Stage: st, Difficulty: game.DifficultyHard})
+		s := game.NewSim(game.Config{Seed: 9, Players: 4, Stage: st, Difficulty: rules.DifficultyHard})
 		maxIndex := uint32(0)
 		for tick := 0; tick < 20*60*game.TickRate; tick++ {
 			for slot := 0; slot < 4; slot++ {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/buildinfo"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/net/agones"
 	"github.com/rtype/rtype/net/instance"
 )
@@ -60,7 +60,7 @@ func newAgonesHost(ctx context.Context, cfg Config, log *slog.Logger) (*agonesHo
 
 // start sets the games counter's capacity, the labels, marks the GameServer Ready and starts
 // the health pings (while the tick schedule is alive) and the counter's sync.
-func (a *agonesHost) start(ctx context.Context, capacity int, stages *game.StageCatalogue, mgr *instance.Manager) error {
+func (a *agonesHost) start(ctx context.Context, capacity int, stages *stagefile.Catalogue, mgr *instance.Manager) error {
 	c, zero := agones.Int64(capacity), agones.Int64(0)
 	if _, err := a.sdk.UpdateCounter(ctx, agones.CounterGames, agones.CounterUpdate{Count: &zero, Capacity: &c}); err != nil {
 		return fmt.Errorf("counter %s: %w", agones.CounterGames, err)

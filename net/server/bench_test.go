@@ -17,6 +17,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/replication"
@@ -133,12 +134,12 @@ func BenchmarkServerBandwidth(b *testing.B) {
 // recordInputs plays a stage with the autopilot on the server world and records every slot's
 // buttons per tick, so the benchmarks replay the same game (the simulation is deterministic)
 // without paying for the autopilot, which runs on the clients.
-func recordInputs(tb testing.TB, stage *game.Stage, seed uint64, players int) [][game.MaxPlayers]game.Buttons {
+func recordInputs(tb testing.TB, stage *game.Stage, seed uint64, players int) [][rules.MaxPlayers]game.Buttons {
 	tb.Helper()
 	sim := game.NewSim(game.Config{Seed: seed, Players: players, Stage: stage})
-	var out [][game.MaxPlayers]game.Buttons
+	var out [][rules.MaxPlayers]game.Buttons
 	for over := false; !over && len(out) < 60*game.TickRate*10; over, _ = sim.Over() {
-		var in [game.MaxPlayers]game.Buttons
+		var in [rules.MaxPlayers]game.Buttons
 		for slot := 0; slot < players; slot++ {
 			if e := sim.PlayerEntity(slot); e != ecs.Nil {
 				in[slot] = game.Autopilot(sim.World(), sim.Components(), &sim.Stage().Terrain, e, sim.Tick()).Buttons
@@ -207,7 +208,7 @@ func newOfflineInstance(stage *game.Stage, seed uint64, players int, dr bool) *o
 	return o
 }
 
-func (o *offlineInstance) step(in *[game.MaxPlayers]game.Buttons) {
+func (o *offlineInstance) step(in *[rules.MaxPlayers]game.Buttons) {
 	for slot := 0; slot < o.clients; slot++ {
 		o.sim.SetInput(slot, game.Input{Buttons: in[slot]})
 	}
@@ -327,7 +328,7 @@ func BenchmarkInstanceTick(b *testing.B) {
 
 // busiestWindow returns the ticks [from, to) of the window of n ticks with the most live
 // entities on average.
-func busiestWindow(stage *game.Stage, seed uint64, players int, inputs [][game.MaxPlayers]game.Buttons, n int) (int, int) {
+func busiestWindow(stage *game.Stage, seed uint64, players int, inputs [][rules.MaxPlayers]game.Buttons, n int) (int, int) {
 	sim := game.NewSim(game.Config{Seed: seed, Players: players, Stage: stage})
 	counts := make([]int, len(inputs))
 	for t := range inputs {

@@ -11,7 +11,8 @@ import (
 	_ "modernc.org/sqlite"             // -db sqlite (the default)
 
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/net/fleet"
 	"github.com/rtype/rtype/net/instance"
@@ -65,11 +66,11 @@ type keeper struct {
 	replays func(*instance.Instance) []byte
 
 	mu    sync.Mutex
-	specs map[*instance.Instance]lobby.GameSpec
+	specs map[*instance.Instance]handoff.GameSpec
 }
 
-// StartGame implements lobby.Starter.
-func (k *keeper) StartGame(spec lobby.GameSpec) (lobby.Game, error) {
+// StartGame implements handoff.Starter.
+func (k *keeper) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	g, err := k.mgr.StartGame(spec)
 	if in, ok := g.(*instance.Instance); ok && err == nil {
 		k.mu.Lock()
@@ -97,8 +98,8 @@ func (k *keeper) gameEnded(in *instance.Instance) {
 
 // GameRecord is the hall-of-fame record of the ended game in started from spec: every slot's
 // figures from the simulation (game.Sim.Stats), the game's result and length in ticks.
-func GameRecord(spec lobby.GameSpec, in *instance.Instance) scores.Record {
-	r := scores.Record{ID: spec.ID, Stage: spec.Stage, Difficulty: spec.Difficulty, Result: game.Result(in.Result()),
+func GameRecord(spec handoff.GameSpec, in *instance.Instance) scores.Record {
+	r := scores.Record{ID: spec.ID, Stage: spec.Stage, Difficulty: spec.Difficulty, Result: rules.Result(in.Result()),
 		Ended: time.Now().UTC()}
 	in.View(func(sim *game.Sim) {
 		r.Ticks = uint32(sim.Tick())
@@ -114,8 +115,8 @@ func GameRecord(spec lobby.GameSpec, in *instance.Instance) scores.Record {
 // hostReport is a host's fleet.HostConfig.Report (-role host): an ended game's figures as
 // GameRecord has them, sent to its lobby with the game's replay file (replays) for the lobby's
 // hall of fame (docs/CONTROL.md §4.1).
-func hostReport(replays func(*instance.Instance) []byte) func(lobby.GameSpec, lobby.Game) (*fleet.Record, []byte) {
-	return func(spec lobby.GameSpec, g lobby.Game) (*fleet.Record, []byte) {
+func hostReport(replays func(*instance.Instance) []byte) func(handoff.GameSpec, handoff.Game) (*fleet.Record, []byte) {
+	return func(spec handoff.GameSpec, g handoff.Game) (*fleet.Record, []byte) {
 		in, ok := g.(*instance.Instance)
 		if !ok {
 			return nil, nil
@@ -134,12 +135,12 @@ func hostReport(replays func(*instance.Instance) []byte) func(lobby.GameSpec, lo
 // figures from the host (end.Record, checked against spec by fleet). A game without figures
 // (its host was lost, sent none, or sent a bad record) is kept as aborted — not ranked — with
 // its players' names, so that the GAME_ID the lobby pushes always names a kept game.
-func splitRecord(spec lobby.GameSpec, end fleet.GameEnd) scores.Record {
+func splitRecord(spec handoff.GameSpec, end fleet.GameEnd) scores.Record {
 	rec := end.Record
-	r := scores.Record{ID: spec.ID, Stage: spec.Stage, Difficulty: spec.Difficulty, Result: game.Result(end.Result),
+	r := scores.Record{ID: spec.ID, Stage: spec.Stage, Difficulty: spec.Difficulty, Result: rules.Result(end.Result),
 		Ended: time.Now().UTC()}
-	if rec == nil || len(rec.Slots) != len(spec.Members) || r.Result > game.ResultAborted {
-		rec, r.Result = nil, game.ResultAborted
+	if rec == nil || len(rec.Slots) != len(spec.Members) || r.Result > rules.ResultAborted {
+		rec, r.Result = nil, rules.ResultAborted
 	}
 	if rec != nil {
 		r.Ticks = rec.Ticks

@@ -24,6 +24,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/instance"
@@ -680,7 +681,7 @@ func TestEmptiedLobbyDisappears(t *testing.T) {
 			}
 			select {
 			case r := <-results:
-				if r != uint8(game.ResultAborted) {
+				if r != uint8(rules.ResultAborted) {
 					t.Errorf("emptied game ended %d, want aborted (2)", r)
 				}
 			case <-time.After(instance.EndLinger + 5*time.Second):

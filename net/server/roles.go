@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/fleet"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
@@ -104,9 +106,9 @@ func ParsePublicUDPHost(s string) (host string, port int, err error) {
 }
 
 // managerConfig is the game runtime's configuration from cfg (all-in-one and host alike).
-func managerConfig(cfg Config, stages *game.StageCatalogue, ns linksim.Config, publicPort int, log *slog.Logger, onEnd func(*instance.Instance)) instance.Config {
+func managerConfig(cfg Config, stages *stagefile.Catalogue, ns linksim.Config, publicPort int, log *slog.Logger, onEnd func(*instance.Instance)) instance.Config {
 	return instance.Config{
-		Host: cfg.UDPHost, Port: cfg.UDPPort, PublicPort: publicPort, Stages: stages.Stage,
+		Host: cfg.UDPHost, Port: cfg.UDPPort, PublicPort: publicPort, Stages: stages,
 		NetSim: ns, SilenceTimeout: cfg.SilenceTimeout, RateLimit: cfg.UDPRate, RejoinWindow: cfg.RejoinWindow, Logger: log,
 		OnGameEnd: onEnd,
 	}
@@ -123,9 +125,9 @@ func runSplit(ctx context.Context, cfg Config) error {
 		return err
 	}
 	if cfg.Stage == "" {
-		cfg.Stage = game.DefaultStage
+		cfg.Stage = stagefile.Default
 	}
-	stages, err := game.LoadStageCatalogue(cfg.Stage)
+	stages, err := stagefile.LoadCatalogue(cfg.Stage, game.ParseScript)
 	if err != nil {
 		return fmt.Errorf("stage: %w", err)
 	}
@@ -159,7 +161,7 @@ func serveHTTP(addr string, h func() http.Handler, log *slog.Logger, what string
 // runHost runs the games only (-role host): the UDP runtime and the control endpoint its
 // lobby hands games over on. On ctx's end it drains: no new game, the running ones end on
 // their own within DrainTimeout (then with GAME_END), and the control connections close.
-func runHost(ctx context.Context, cfg Config, stages *game.StageCatalogue) error {
+func runHost(ctx context.Context, cfg Config, stages *stagefile.Catalogue) error {
 	log := cfg.Logger
 	if cfg.Fleet.Control == "" {
 		return errors.New("-role host needs -control ADDR, the address its lobby connects to (e.g. :4243)")
@@ -307,7 +309,7 @@ func waitIdle(h *fleet.Host, ctx context.Context) {
 }
 
 // runLobby runs the TCP lobby only (-role lobby): every START goes to one of cfg.Fleet.Hosts.
-func runLobby(ctx context.Context, cfg Config, stages *game.StageCatalogue) error {
+func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) error {
 	log := cfg.Logger
 	if len(cfg.Fleet.Hosts) == 0 && cfg.Fleet.Allocator == "" {
 		return errors.New("-role lobby needs -hosts host:port,... (the hosts' -control addresses) or -allocator (Agones)")
@@ -333,7 +335,7 @@ func runLobby(ctx context.Context, cfg Config, stages *game.StageCatalogue) erro
 	var lh lobby.Hall // a nil *scores.Hall must stay a nil interface
 	if hall != nil {
 		lh = hall
-		rc.OnGameEnd = func(spec lobby.GameSpec, end fleet.GameEnd) {
+		rc.OnGameEnd = func(spec handoff.GameSpec, end fleet.GameEnd) {
 			if !spec.Practice() { // a practice game is not kept (docs/PROTOCOL.md §2.5.9)
 				hall.Record(splitRecord(spec, end), end.Replay)
 			}

@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
 	"github.com/rtype/rtype/net/metrics"
@@ -33,10 +35,10 @@ type Config struct {
 	PublicUDP  string
 	MaxLobbies int
 	// Stage is the default stage of new lobbies: an embedded stage's name ("stage1", "short") or
-	// a path to a stage JSON file, which is then offered too (game.LoadStageCatalogue).
+	// a path to a stage JSON file, which is then offered too (stagefile.LoadCatalogue).
 	Stage string
 	// Arcade names the stages of the arcade run lobbies may choose (docs/PROTOCOL.md §2.4.15),
-	// separated by commas: "" is game.DefaultRun (those of its stages offered), "none" no run.
+	// separated by commas: "" is stagefile.DefaultRun (those of its stages offered), "none" no run.
 	Arcade string
 	NetSim string // link simulator spec applied to every instance socket ("" = none)
 	// IdleTimeout closes lobby connections without a valid command (0 = lobby default).
@@ -103,9 +105,9 @@ func Run(ctx context.Context, cfg Config) error {
 		log = slog.Default()
 	}
 	if cfg.Stage == "" {
-		cfg.Stage = game.DefaultStage
+		cfg.Stage = stagefile.Default
 	}
-	stages, err := game.LoadStageCatalogue(cfg.Stage)
+	stages, err := stagefile.LoadCatalogue(cfg.Stage, game.ParseScript)
 	if err != nil {
 		return fmt.Errorf("stage: %w", err)
 	}
@@ -164,7 +166,7 @@ func Run(ctx context.Context, cfg Config) error {
 		defer closeHall(hall, log)
 	}
 	// every game's replay is kept with its record
-	k := &keeper{hall: hall, replays: replaysOf(cfg), specs: map[*instance.Instance]lobby.GameSpec{}}
+	k := &keeper{hall: hall, replays: replaysOf(cfg), specs: map[*instance.Instance]handoff.GameSpec{}}
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
 	mgr, err := instance.NewManager(managerConfig(cfg, stages, ns, publicPort, log, func(in *instance.Instance) {
 		reg.GameEnded(in)

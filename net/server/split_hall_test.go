@@ -11,7 +11,9 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/replay"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/fleet"
@@ -32,10 +34,10 @@ func TestSplitHall(t *testing.T) {
 	)
 	hostCfg := Config{Addr: "127.0.0.1:0", UDPHost: "127.0.0.1", Stage: "short", Logger: quietLog(),
 		OnGameEnd: func(in *instance.Instance) {
-			r := scores.Record{Result: game.Result(in.Result())}
+			r := scores.Record{Result: rules.Result(in.Result())}
 			in.View(func(sim *game.Sim) {
 				r.Ticks = uint32(sim.Tick())
-				for slot := range game.MaxPlayers {
+				for slot := range rules.MaxPlayers {
 					st := sim.Stats(slot)
 					r.Slots = append(r.Slots, scores.Slot{Score: st.Score, Kills: st.Kills, Deaths: st.Deaths})
 				}
@@ -137,7 +139,7 @@ func TestSplitHall(t *testing.T) {
 	}) {
 		t.Fatalf("GET_GAMES: %v %v, want both games", games, err)
 	}
-	if k := games[0].Game; k.ID != id || k.Players() != 1 || k.Slots[0].Name != "alice" || k.Result != game.ResultAborted || k.Ticks == 0 || k.ReplayBytes == 0 {
+	if k := games[0].Game; k.ID != id || k.Players() != 1 || k.Slots[0].Name != "alice" || k.Result != rules.ResultAborted || k.Ticks == 0 || k.ReplayBytes == 0 {
 		t.Fatalf("the game of GAME_ID kept as %+v", k)
 	}
 	waitFor(10*time.Second, func() bool { file, err = w.FetchReplay(id); return err == nil })
@@ -154,12 +156,12 @@ func TestSplitHall(t *testing.T) {
 // host, a record that does not fit, a result out of range) the game is kept as aborted with its
 // names and no figures, so it is never ranked on figures nobody vouched for.
 func TestSplitRecord(t *testing.T) {
-	spec := lobby.GameSpec{ID: uuid.New(), Stage: "short", Difficulty: game.DifficultyHard,
-		Members: []lobby.Member{{Name: "ann", Slot: 0}, {Name: "bob", Slot: 1}}}
+	spec := handoff.GameSpec{ID: uuid.New(), Stage: "short", Difficulty: rules.DifficultyHard,
+		Members: []handoff.Member{{Name: "ann", Slot: 0}, {Name: "bob", Slot: 1}}}
 	rec := &fleet.Record{Ticks: 900, Slots: []fleet.SlotRecord{{Score: 700, Kills: 7, Deaths: 1}, {Score: 50, Kills: 1, Deaths: 3, Continued: true, Left: true}}}
 	r := splitRecord(spec, fleet.GameEnd{Result: 1, Record: rec, Replay: []byte("x")})
 	want := []scores.Slot{{Name: "ann", Score: 700, Kills: 7, Deaths: 1}, {Name: "bob", Score: 50, Kills: 1, Deaths: 3, Continued: true, Left: true}}
-	if r.ID != spec.ID || r.Stage != "short" || r.Difficulty != game.DifficultyHard || r.Result != game.ResultVictory || r.Ticks != 900 ||
+	if r.ID != spec.ID || r.Stage != "short" || r.Difficulty != rules.DifficultyHard || r.Result != rules.ResultVictory || r.Ticks != 900 ||
 		!reflect.DeepEqual(r.Slots, want) || r.Check() != nil {
 		t.Fatalf("record: %+v", r)
 	}
@@ -170,7 +172,7 @@ func TestSplitRecord(t *testing.T) {
 		"result 3":    {Result: 3, Record: rec},
 	} {
 		r := splitRecord(spec, end)
-		if r.Result != game.ResultAborted || r.Ticks != 0 || len(r.Slots) != 2 || r.Slots[1] != (scores.Slot{Name: "bob"}) || r.Check() != nil {
+		if r.Result != rules.ResultAborted || r.Ticks != 0 || len(r.Slots) != 2 || r.Slots[1] != (scores.Slot{Name: "bob"}) || r.Check() != nil {
 			t.Errorf("%s: %+v", name, r)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/replay"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/instance"
 )
@@ -29,15 +31,15 @@ func TestBotPlaysStageChosenInLobby(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bot: %v (%+v)", err, res)
 	}
-	short, err := game.EmbeddedStageFile("short")
+	short, err := stagefile.Embedded("short", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := <-played; got != short.Stage.Name {
-		t.Fatalf("the server played %q, want %q (short)", got, short.Stage.Name)
+	if got := <-played; got != game.StageOf(short).Name {
+		t.Fatalf("the server played %q, want %q (short)", got, game.StageOf(short).Name)
 	}
 	r := res[0]
-	if !r.Ended() || r.Stage != "short" || r.StageHash != short.Hash || !reflect.DeepEqual(r.Script, short.Stage) {
+	if !r.Ended() || r.Stage != "short" || r.StageHash != short.Hash || !reflect.DeepEqual(r.Script, game.StageOf(short)) {
 		t.Fatalf("bot result %+v: want an ended game of short (%s) with its stage resolved", r, short.Hash)
 	}
 }
@@ -67,7 +69,7 @@ func TestBotFetchesServerStageFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := res[0]
-	if !r.Ended() || r.Stage != "tinyfile" || r.StageHash != game.StageHash(data) || !reflect.DeepEqual(r.Script, want) {
+	if !r.Ended() || r.Stage != "tinyfile" || r.StageHash != stagefile.Hash(data) || !reflect.DeepEqual(r.Script, want) {
 		t.Fatalf("bot result %+v: want an ended game of tinyfile with the fetched stage", r)
 	}
 }
@@ -89,7 +91,7 @@ func TestBotsPlayArcadeRun(t *testing.T) {
 	type end struct {
 		index  int
 		over   bool
-		result game.Result
+		result rules.Result
 		replay []byte
 	}
 	ended := make(chan end, 1)
@@ -102,7 +104,7 @@ func TestBotsPlayArcadeRun(t *testing.T) {
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := bot.Run(ctx, bot.Config{Server: addr, Players: 2, Stage: game.ArcadeName}, nil)
+	res, err := bot.Run(ctx, bot.Config{Server: addr, Players: 2, Stage: stagefile.Arcade}, nil)
 	if err != nil {
 		t.Fatalf("bots: %v (%+v)", err, res)
 	}
@@ -112,7 +114,7 @@ func TestBotsPlayArcadeRun(t *testing.T) {
 		}
 	}
 	e := <-ended
-	if !e.over || e.result != game.ResultVictory || e.index != 2 {
+	if !e.over || e.result != rules.ResultVictory || e.index != 2 {
 		t.Fatalf("the server's game: over %v %v at stage %d", e.over, e.result, e.index)
 	}
 	rp, err := replay.Decode(e.replay)

@@ -53,6 +53,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/net/transport"
 	"github.com/rtype/rtype/net/wire"
 )
@@ -84,7 +85,7 @@ type Event struct {
 	Slot   uint8
 	Lives  uint8
 	Song   uint8
-	Result game.Result
+	Result rules.Result
 	Reason string
 	// Spectator: EventWelcome as a spectator (no ship; Slot is wire.SpectatorSlot).
 	Spectator bool

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/net/replication"
 	"github.com/rtype/rtype/net/schema"
 	"github.com/rtype/rtype/net/transport"
@@ -702,7 +703,7 @@ func (c *Client) apply(id wire.CmdID, cmd []byte, h *wire.Header) {
 	case wire.CmdGameEnd:
 		var cm wire.GameEnd
 		if _, err := cm.Parse(cmd); err == nil && !c.ended {
-			c.queue = append(c.queue, Event{Kind: EventGameEnd, Result: game.Result(cm.Result)})
+			c.queue = append(c.queue, Event{Kind: EventGameEnd, Result: rules.Result(cm.Result)})
 			c.ended, c.endAt = true, c.t // acks go on for EndAckTime, then the session closes
 			c.reapDying(math.MaxUint32)
 		}

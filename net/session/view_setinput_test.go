@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/session"
 )
@@ -38,7 +38,7 @@ func TestSetInputInsideView(t *testing.T) {
 		_ = mgr.Shutdown(ctx)
 	}()
 	id := uuid.New()
-	g, err := mgr.StartGame(lobby.GameSpec{Code: "TEST2", Stage: "", Members: []lobby.Member{{UUID: id, Name: "p", Slot: 0, Token: 77}}})
+	g, err := mgr.StartGame(handoff.GameSpec{Code: "TEST2", Stage: "", Members: []handoff.Member{{UUID: id, Name: "p", Slot: 0, Token: 77}}})
 	if err != nil {
 		t.Fatal(err)
 	}

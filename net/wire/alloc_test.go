@@ -13,12 +13,12 @@ func fullEntityDatagram(buf []byte) ([]byte, int) {
 	buf = Header{Token: 1, Tick: 100, Seq: 1}.Append(buf[:0])
 	n := 0
 	const per = EntityOverhead + 2*(ComponentOverhead+8)
-	for Fits(buf, per) {
+	for fits(buf, per) {
 		pos[0], vel[0] = byte(n), byte(n+1)
 		var start int
 		buf, start = BeginEntity(buf, uint64(n+1))
-		buf = AppendComponent(buf, CompPosition, pos[:])
-		buf = AppendComponent(buf, CompVelocity, vel[:])
+		buf = appendComponent(buf, CompPosition, pos[:])
+		buf = appendComponent(buf, CompVelocity, vel[:])
 		buf = EndEntity(buf, start, 2)
 		n++
 	}

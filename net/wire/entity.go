@@ -67,14 +67,6 @@ func BeginEntity(buf []byte, ent uint64) (out []byte, start int) {
 	return append(buf, 0), start
 }
 
-// AppendComponent appends one component {componentId u16, componentSize u64,
-// data} to an ENTITY begun with BeginEntity. data must be the component's
-// fixed-size encoding (len(data) == ComponentSize(id)); this is not checked.
-func AppendComponent(buf []byte, id uint16, data []byte) []byte {
-	buf = AppendComponentHeader(buf, id, len(data))
-	return append(buf, data...)
-}
-
 // AppendComponentHeader appends the 10-byte component header; the caller
 // then appends exactly size bytes of component data (for example with an
 // ecs codec's Append), which avoids a copy.
@@ -150,7 +142,7 @@ func (c *Entity) Parse(b []byte) (int, error) {
 }
 
 // Append re-encodes a parsed Entity (the same bytes that were parsed). To
-// build a new ENTITY use BeginEntity, AppendComponent and EndEntity.
+// build a new ENTITY use BeginEntity, AppendComponentHeader (then the component's bytes) and EndEntity.
 func (c Entity) Append(buf []byte) []byte {
 	start := len(buf)
 	buf, _ = BeginEntity(buf, c.Entity)

@@ -92,18 +92,3 @@ func (h *Header) Parse(b []byte) (n int, err error) {
 	h.RelAck = le.Uint16(b[20:])
 	return HeaderSize, nil
 }
-
-// Fits reports whether n more bytes can be appended to the datagram being
-// built in buf without exceeding MaxDatagram (1200 bytes).
-func Fits(buf []byte, n int) bool {
-	return n >= 0 && len(buf)+n <= MaxDatagram
-}
-
-// Room returns how many bytes can still be appended to the datagram in buf
-// before it reaches MaxDatagram (0 if it is already full or over).
-func Room(buf []byte) int {
-	if len(buf) >= MaxDatagram {
-		return 0
-	}
-	return MaxDatagram - len(buf)
-}

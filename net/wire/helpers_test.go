@@ -148,7 +148,7 @@ type comp struct {
 }
 
 // rawComps encodes component records by hand (componentId u16,
-// componentSize u64, data), independently of AppendComponent.
+// componentSize u64, data), independently of AppendComponentHeader.
 func rawComps(cs ...comp) []byte {
 	var b []byte
 	for _, c := range cs {
@@ -163,7 +163,7 @@ func rawComps(cs ...comp) []byte {
 func buildEntity(buf []byte, ent uint64, cs ...comp) []byte {
 	buf, start := BeginEntity(buf, ent)
 	for _, c := range cs {
-		buf = AppendComponent(buf, c.id, c.data)
+		buf = appendComponent(buf, c.id, c.data)
 	}
 	return EndEntity(buf, start, uint8(len(cs)))
 }
@@ -270,4 +270,18 @@ func allGoldenDatagrams(t testing.TB) map[string][]byte {
 		m[c.golden] = append(goldenHeader.Append(nil), readGolden(t, c.golden)...)
 	}
 	return m
+}
+
+// fits reports whether n more bytes can be appended to the datagram being
+// built in buf without exceeding MaxDatagram (1200 bytes).
+func fits(buf []byte, n int) bool {
+	return n >= 0 && len(buf)+n <= MaxDatagram
+}
+
+// appendComponent appends one component {componentId u16, componentSize u64,
+// data} to an ENTITY begun with BeginEntity. data must be the component's
+// fixed-size encoding (len(data) == ComponentSize(id)); this is not checked.
+func appendComponent(buf []byte, id uint16, data []byte) []byte {
+	buf = AppendComponentHeader(buf, id, len(data))
+	return append(buf, data...)
 }

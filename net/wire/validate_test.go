@@ -51,7 +51,7 @@ func TestValidate(t *testing.T) {
 		return b
 	}
 	big := dg()
-	for Fits(big, 3) {
+	for fits(big, 3) {
 		big = ActShoot{}.Append(big)
 	}
 	oversize := append(dg(), make([]byte, MaxDatagram)...) // 1222 bytes

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 )
 
 func opaque(img *image.RGBA, r image.Rectangle) int {
@@ -25,7 +26,7 @@ func opaque(img *image.RGBA, r image.Rectangle) int {
 func TestEveryKindHasFrames(t *testing.T) {
 	s := MustLoad()
 	want := map[string]int{"flame": 3, "bit": 4, "weak": 4, "logo": 1, "glow": 1, "dot": 1}
-	for slot := 0; slot < game.MaxPlayers; slot++ {
+	for slot := 0; slot < rules.MaxPlayers; slot++ {
 		want[fmt.Sprintf("ship/%d", slot)] = 5 // banking: up2, up1, level, down1, down2
 	}
 	for lv := 1; lv <= 3; lv++ {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/session"
@@ -29,7 +30,7 @@ func TestEndToEndRealServer(t *testing.T) {
 		t.Skip("starts a game instance")
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cat, err := game.LoadStageCatalogue("stage1")
+	cat, err := stagefile.LoadCatalogue("stage1", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestEndToEndRealServer(t *testing.T) {
 	var first, last [2]float32
 	seen := 0
 	l.Frame(func(f *Frame) {
-		if want := cat.ByName("short").Stage; !reflect.DeepEqual(f.Stage, want) {
+		if want := game.StageOf(cat.ByName("short")); !reflect.DeepEqual(f.Stage, want) {
 			t.Errorf("Frame.Stage = %v, want the short stage", f.Stage)
 		}
 	})
@@ -112,10 +113,10 @@ func TestEndToEndRealServer(t *testing.T) {
 // startRealServer runs a real lobby server and game instance manager on loopback serving the
 // stages of cat (seed 7), stopped at the test's end, and returns the lobby's address and the
 // manager.
-func startRealServer(t *testing.T, cat *game.StageCatalogue) (string, *instance.Manager) {
+func startRealServer(t *testing.T, cat *stagefile.Catalogue) (string, *instance.Manager) {
 	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mgr, err := instance.NewManager(instance.Config{Host: "127.0.0.1", Stages: cat.Stage, Seed: func() uint64 { return 7 }, Logger: quiet})
+	mgr, err := instance.NewManager(instance.Config{Host: "127.0.0.1", Stages: cat, Seed: func() uint64 { return 7 }, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/replay"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/scores"
 )
@@ -24,16 +26,16 @@ import (
 // recordGame plays ticks of a 1-player autopilot game on stage 1 and returns its replay file.
 func recordGame(t *testing.T, ticks int) []byte {
 	t.Helper()
-	f, err := game.EmbeddedStageFile("stage1")
+	f, err := stagefile.Embedded("stage1", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := game.Config{Seed: 7, Players: 1, Stage: f.Stage}
+	cfg := game.Config{Seed: 7, Players: 1, Stage: game.StageOf(f)}
 	sim := game.NewSim(cfg)
-	rec := replay.NewRecorder(replay.NewHeader(cfg, "stage1", []string{"ann"}))
+	rec := replay.NewRecorder(replay.NewRunHeader(cfg, []string{"stage1"}, []string{"ann"}))
 	sim.SetRecorder(rec)
 	for i := 0; i < ticks; i++ {
-		sim.SetInput(0, game.Autopilot(sim.World(), sim.Components(), &f.Stage.Terrain, sim.PlayerEntity(0), sim.Tick()))
+		sim.SetInput(0, game.Autopilot(sim.World(), sim.Components(), &game.StageOf(f).Terrain, sim.PlayerEntity(0), sim.Tick()))
 		sim.Step()
 		sim.World().ClearEvents()
 	}
@@ -60,7 +62,7 @@ func TestHallOfFameAgainstRealLobby(t *testing.T) {
 		score  uint32
 		replay []byte
 	}{{kept, 9000, rep}, {bare, 5000, nil}, {junk, 100, []byte("not a replay at all")}} {
-		rec := scores.Record{ID: g.id, Stage: "stage1", Result: game.ResultDefeat, Ticks: 600, Ended: time.Now().UTC(),
+		rec := scores.Record{ID: g.id, Stage: "stage1", Result: rules.ResultDefeat, Ticks: 600, Ended: time.Now().UTC(),
 			Slots: []scores.Slot{{Name: "ann", Score: g.score}}}
 		if !h.Record(rec, g.replay) {
 			t.Fatal("the hall refused a game")

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/session"
 )
@@ -18,11 +19,11 @@ import (
 func resolveRun(lc *lobby.Client) ([]*game.Stage, error) {
 	var out []*game.Stage
 	for _, rs := range lc.Run() {
-		sf, err := lc.ResolveStage(rs.Name, rs.Hash)
+		sf, err := lc.ResolveStage(rs.Name, rs.Hash, game.ParseScript)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, sf.Stage)
+		out = append(out, game.StageOf(sf))
 	}
 	return out, nil
 }
@@ -56,5 +57,5 @@ func (l *sessionLink) runFrame(v *session.View) {
 }
 
 // withArcade is the stage list the room offers: the server's stages and, last, the arcade run
-// (game.ArcadeName; a server without one refuses it by name).
-func withArcade(names []string) []string { return append(names, game.ArcadeName) }
+// (stagefile.Arcade; a server without one refuses it by name).
+func withArcade(names []string) []string { return append(names, stagefile.Arcade) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // The client's network side plays an arcade run against a real server: the room's auto flow
@@ -20,15 +21,15 @@ func TestEndToEndArcadeRun(t *testing.T) {
 		t.Skip("plays a stage and a tally in real time")
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	tiny, err := game.LoadStageFile("../../../testdata/lobby/tiny.json")
+	tiny, err := stagefile.Load("../../../testdata/lobby/tiny.json", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
-	short, err := game.EmbeddedStageFile("short")
+	short, err := stagefile.Embedded("short", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := game.NewStageCatalogue("short", short, tiny)
+	cat, err := stagefile.NewCatalogue("short", short, tiny)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestEndToEndArcadeRun(t *testing.T) {
 
 	n := NewRunner(context.Background(), quiet, "e2e", "")
 	defer n.Close()
-	m := scene.New(addr, scene.Auto{On: true, Start: true, Stage: game.ArcadeName})
+	m := scene.New(addr, scene.Auto{On: true, Start: true, Stage: stagefile.Arcade})
 	var l Link
 	for _, c := range m.Begin() {
 		n.Exec(c)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/session"
 )
@@ -189,9 +190,9 @@ func (n *Runner) Stage() string {
 }
 
 // Difficulty returns the lobby's difficulty level (its latest DIFFICULTY push; Normal without).
-func (n *Runner) Difficulty() game.Difficulty {
+func (n *Runner) Difficulty() rules.Difficulty {
 	if n.lobby == nil {
-		return game.DifficultyNormal
+		return rules.DifficultyNormal
 	}
 	return n.lobby.Difficulty()
 }
@@ -326,7 +327,7 @@ func (n *Runner) Exec(c scene.Cmd) {
 			}
 		})
 	case scene.CmdSetDifficulty:
-		d, err := game.ParseDifficulty(c.Level)
+		d, err := rules.ParseDifficulty(c.Level)
 		if err != nil {
 			n.post(Reply{Ev: scene.Event{Kind: scene.EvStageFailed, Err: err}})
 			return
@@ -392,12 +393,12 @@ func (n *Runner) Exec(c scene.Cmd) {
 			// lobby (GET_STAGE, docs/PROTOCOL.md §2.4.8); a few KB, well within the HERE timeout.
 			var stage *game.Stage
 			if stageName != "" && lc != nil {
-				sf, err := lc.ResolveStage(stageName, stageHash)
+				sf, err := lc.ResolveStage(stageName, stageHash, game.ParseScript)
 				if err != nil {
 					n.post(Reply{Ev: scene.Event{Kind: scene.EvSessionFailed, Err: fmt.Errorf("stage %s: %w", stageName, err)}})
 					return
 				}
-				stage = sf.Stage
+				stage = game.StageOf(sf)
 				n.log.Info("stage resolved", "stage", stageName, "hash", stageHash, "bytes", len(sf.Data))
 			}
 			var run []*game.Stage

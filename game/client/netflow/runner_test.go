@@ -14,17 +14,19 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/session"
 )
 
 type fakeGame struct{ done chan struct{} }
 
-func (g *fakeGame) Port() int                                    { return 4999 }
-func (g *fakeGame) Done() <-chan struct{}                        { return g.done }
-func (g *fakeGame) Result() uint8                                { return 2 }
-func (g *fakeGame) Drop(id uuid.UUID, left bool)                 {}
-func (g *fakeGame) StartGame(lobby.GameSpec) (lobby.Game, error) { return g, nil }
+func (g *fakeGame) Port() int                                        { return 4999 }
+func (g *fakeGame) Done() <-chan struct{}                            { return g.done }
+func (g *fakeGame) Result() uint8                                    { return 2 }
+func (g *fakeGame) Drop(id uuid.UUID, left bool)                     {}
+func (g *fakeGame) StartGame(handoff.GameSpec) (handoff.Game, error) { return g, nil }
 
 // startLobby runs a real lobby.Server on a free port with a fake game starter.
 func startLobby(t *testing.T) string {
@@ -49,7 +51,11 @@ func startLobbyConfig(t *testing.T, edit func(*lobby.ServerConfig)) (addr string
 		t.Fatal(err)
 	}
 	g := &fakeGame{done: make(chan struct{})}
-	cfg := lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 8, IdleTimeout: time.Minute, Starter: g,
+	cat, err := stagefile.LoadCatalogue(stagefile.Default, game.ParseScript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 8, IdleTimeout: time.Minute, Starter: g, Stages: cat,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if edit != nil {
 		edit(&cfg)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/replay"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/net/session"
 )
 
@@ -16,19 +17,19 @@ import (
 // replay.Player has them applied).
 func record(t *testing.T, ticks int) ([]byte, []uint64) {
 	t.Helper()
-	f, err := game.EmbeddedStageFile("stage1")
+	f, err := stagefile.Embedded("stage1", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := game.Config{Seed: 42, Players: 2, Stage: f.Stage}
+	cfg := game.Config{Seed: 42, Players: 2, Stage: game.StageOf(f)}
 	sim := game.NewSim(cfg)
-	rec := replay.NewRecorder(replay.NewHeader(cfg, "stage1", []string{"ann", "bob"}))
+	rec := replay.NewRecorder(replay.NewRunHeader(cfg, []string{"stage1"}, []string{"ann", "bob"}))
 	sim.SetRecorder(rec)
 	var hashes []uint64
 	for i := 0; i < ticks; i++ {
 		for slot := 0; slot < 2; slot++ {
 			if e := sim.PlayerEntity(slot); e != 0 {
-				sim.SetInput(slot, game.Autopilot(sim.World(), sim.Components(), &f.Stage.Terrain, e, sim.Tick()))
+				sim.SetInput(slot, game.Autopilot(sim.World(), sim.Components(), &game.StageOf(f).Terrain, e, sim.Tick()))
 			}
 		}
 		hashes = append(hashes, sim.Hash()) // the state at tick i with the inputs of the next step

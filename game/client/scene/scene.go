@@ -12,7 +12,7 @@ package scene
 import (
 	"fmt"
 
-	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
 )
 
@@ -139,11 +139,11 @@ type Hall struct {
 type ReplayInfo struct {
 	Path       string
 	Stage      string
-	Difficulty game.Difficulty
+	Difficulty rules.Difficulty
 	Names      []string // by slot
 	Time       int64    // Unix seconds the game started (0: unknown)
 	Ticks      int      // length (60 Hz ticks)
-	Result     game.Result
+	Result     rules.Result
 	Score      uint64 // the game's score: its players' together (as the hall of fame ranks games)
 }
 
@@ -154,7 +154,7 @@ type Lobby struct {
 	Running bool
 	Stage   string // name of the stage the lobby plays
 	// Difficulty is the lobby's level.
-	Difficulty game.Difficulty
+	Difficulty rules.Difficulty
 }
 
 // Event is an input to the machine.

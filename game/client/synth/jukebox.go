@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"fmt"
 	"sync"
 )
 
@@ -37,13 +36,6 @@ const (
 
 // KnownSong reports whether id is a song; a MUSIC with another id keeps the current music.
 func KnownSong(id int) bool { return id >= 0 && id < NumSongs }
-
-func (id SongID) String() string {
-	if KnownSong(int(id)) {
-		return songs[id].Name
-	}
-	return fmt.Sprintf("song%d", uint8(id))
-}
 
 var (
 	compileMu        sync.Mutex

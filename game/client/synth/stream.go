@@ -3,7 +3,6 @@ package synth
 import (
 	"io"
 	"math"
-	"sort"
 )
 
 // numVoices is the voice pool of one stream.
@@ -43,13 +42,6 @@ func (s *Stream) LoopStart() int64 { return s.c.loopStart }
 
 // LoopEnd is the sample position where the stream wraps to LoopStart.
 func (s *Stream) LoopEnd() int64 { return s.c.end }
-
-// skipTo moves the stream to sample pos of the piece (< LoopEnd) without playing what comes
-// before: notes that would still ring there are missing (for tests that start near the loop).
-func (s *Stream) skipTo(pos int64) {
-	s.pos = pos
-	s.next = sort.Search(len(s.c.events), func(i int) bool { return s.c.events[i].at >= pos })
-}
 
 // trigger starts event e on a free voice (or the quietest one).
 func (s *Stream) trigger(e *event) {

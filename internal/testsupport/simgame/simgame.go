@@ -1,6 +1,6 @@
-// Package simgame plays a whole game in virtual time: one server game core (net/instance.Game),
-// its players' client cores (net/session.Client) and the link simulator's virtual network
-// (net/linksim.Network) between them, driven by one discrete-event loop. Nothing sleeps and
+// Package simgame is test support: a whole game in virtual time, one server game core
+// (net/instance.Game), its players' client cores (net/session.Client) and a virtual network
+// (internal/testsupport/vnet) between them, driven by one discrete-event loop. Nothing sleeps and
 // nothing depends on the scheduler: a game of the short stage runs in a fraction of its real
 // length, and the same seeds give the same run. The netcode tests (link matrix, soak, prediction)
 // use it; the real-socket end-to-end tests keep the runtimes honest.
@@ -15,7 +15,8 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/internal/testsupport/vnet"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
 	"github.com/rtype/rtype/net/session"
@@ -28,7 +29,7 @@ type Config struct {
 	// is then ignored); Section is a practice game's section (instance.GameConfig.Section).
 	Run     []*game.Stage
 	Section int
-	Players int    // 1..game.MaxPlayers
+	Players int    // 1..rules.MaxPlayers
 	Seed    uint64 // the game's PRNG seed
 	// Link gives player i's link (both directions; set a Seed per player for independent loss).
 	// nil: a clean link.
@@ -53,7 +54,7 @@ type Game struct {
 	Now     time.Duration // virtual time (0 at the start)
 	Server  *instance.Game
 	Clients []*session.Client
-	Net     *linksim.Network
+	Net     *vnet.Network
 	// Events holds each client's reliable events in order (session.Event.String form).
 	Events [][]string
 	// ServerEvents holds the game events the server sent every client reliably (DEATH, MUSIC,
@@ -65,7 +66,7 @@ type Game struct {
 	ClientAddr []netip.AddrPort
 
 	cfg        Config
-	members    []lobby.Member
+	members    []handoff.Member
 	serverNext time.Duration
 	serverDone bool
 	clientNext []time.Duration
@@ -82,10 +83,10 @@ func New(cfg Config) (*Game, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	g := &Game{cfg: cfg, Net: linksim.NewNetwork(), ServerAddr: netip.MustParseAddrPort("10.0.0.1:4242")}
-	members := make([]lobby.Member, cfg.Players)
+	g := &Game{cfg: cfg, Net: vnet.New(), ServerAddr: netip.MustParseAddrPort("10.0.0.1:4242")}
+	members := make([]handoff.Member, cfg.Players)
 	for i := range members {
-		members[i] = lobby.Member{UUID: uuid.NewSHA1(uuid.NameSpaceOID, []byte{byte(i), byte(cfg.Seed)}), Name: "p" + string(rune('1'+i)), Slot: i, Token: uint32(1000 + i)}
+		members[i] = handoff.Member{UUID: uuid.NewSHA1(uuid.NameSpaceOID, []byte{byte(i), byte(cfg.Seed)}), Name: "p" + string(rune('1'+i)), Slot: i, Token: uint32(1000 + i)}
 		members[i].Key = [16]byte(uuid.NewSHA1(uuid.NameSpaceOID, []byte{'k', byte(i), byte(cfg.Seed)}))
 	}
 	var runTerrains []*game.Terrain
@@ -130,7 +131,7 @@ func New(cfg Config) (*Game, error) {
 }
 
 // Members returns the lobby members the server game was made for (tests read tokens and keys).
-func (g *Game) Members() []lobby.Member { return g.members }
+func (g *Game) Members() []handoff.Member { return g.members }
 
 func (g *Game) attachClient(i int, addr netip.AddrPort) {
 	var lc linksim.Config

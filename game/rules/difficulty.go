@@ -1,4 +1,4 @@
-package game
+package rules
 
 import "fmt"
 
@@ -67,7 +67,7 @@ func ParseDifficulty(name string) (Difficulty, error) {
 			return Difficulty(d), nil
 		}
 	}
-	return 0, fmt.Errorf("game: unknown difficulty %q (want easy, normal or hard)", name)
+	return 0, fmt.Errorf("rules: unknown difficulty %q (want easy, normal or hard)", name)
 }
 
 // ExtraLivesAt returns how many extra lives a score has earned under r.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/net/session"
 	"github.com/rtype/rtype/net/wire"
 )
@@ -47,7 +48,7 @@ func TestArcadeRunOverTheWire(t *testing.T) {
 		t.Fatalf("the run did not end: server at stage %d", g.Server.Sim().RunIndex())
 	}
 	over, r := g.Server.Sim().Over()
-	if !over || r != game.ResultVictory || g.Server.Sim().RunIndex() != 2 {
+	if !over || r != rules.ResultVictory || g.Server.Sim().RunIndex() != 2 {
 		t.Fatalf("the server's game: over %v %v at stage %d", over, r, g.Server.Sim().RunIndex())
 	}
 	for i := range g.Clients {
@@ -79,7 +80,7 @@ func TestPracticeResultsFlagged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := New(Config{Stage: short, Players: 1, Seed: 2, Autopilot: true, Section: game.PracticeBoss(short)})
+	g, err := New(Config{Stage: short, Players: 1, Seed: 2, Autopilot: true, Section: short.PracticeBoss()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,8 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
 	"github.com/rtype/rtype/net/session"
@@ -41,8 +42,8 @@ func calm(t *testing.T, players int, cfg Config) *Game {
 	return g
 }
 
-func member(name string, slot int, token uint32) lobby.Member {
-	return lobby.Member{UUID: uuid.NewSHA1(uuid.NameSpaceOID, []byte(name)), Name: name, Slot: slot, Token: token,
+func member(name string, slot int, token uint32) handoff.Member {
+	return handoff.Member{UUID: uuid.NewSHA1(uuid.NameSpaceOID, []byte(name)), Name: name, Slot: slot, Token: token,
 		Key: [16]byte(uuid.NewSHA1(uuid.NameSpaceURL, []byte(name)))}
 }
 
@@ -151,7 +152,7 @@ func TestLoneLostPlayerGameWaits(t *testing.T) {
 	if !g.RunUntil(g.Now+15*time.Second, func() bool { over, _ := g.Server.Over(); return over }) {
 		t.Fatal("the game did not end after the rejoin window")
 	}
-	if _, r := g.Server.Over(); r != game.ResultAborted {
+	if _, r := g.Server.Over(); r != rules.ResultAborted {
 		t.Errorf("result %v, want aborted", r)
 	}
 }
@@ -354,7 +355,7 @@ func TestSilentSpectatorsReported(t *testing.T) {
 	}
 	g.RunFor(time.Second)
 	watcher, silent, quitter := member("watcher", -1, 5000), member("silent", -1, 5001), member("quitter", -1, 5002)
-	for _, m := range []lobby.Member{watcher, silent, quitter} {
+	for _, m := range []handoff.Member{watcher, silent, quitter} {
 		if err := g.Server.Spectate(g.Now, m); err != nil {
 			t.Fatal(err)
 		}

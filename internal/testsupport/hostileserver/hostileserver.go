@@ -20,7 +20,9 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/wire"
 )
 
@@ -91,9 +93,9 @@ type Server struct {
 	once   sync.Once
 }
 
-// Start starts the game's UDP socket and the lobby (stage catalogue game.DefaultStage) on 127.0.0.1.
+// Start starts the game's UDP socket and the lobby (stage catalogue stagefile.Default) on 127.0.0.1.
 func Start(c Case) (*Server, error) {
-	cat, err := game.LoadStageCatalogue(game.DefaultStage)
+	cat, err := stagefile.LoadCatalogue(stagefile.Default, game.ParseScript)
 	if err != nil {
 		return nil, err
 	}
@@ -140,17 +142,17 @@ func (s *Server) Close() {
 	s.wg.Wait()
 }
 
-// starter is the lobby's lobby.Starter: every START gets the one hostile game.
+// starter is the lobby's handoff.Starter: every START gets the one hostile game.
 type starter struct{ s *Server }
 
-func (st starter) StartGame(lobby.GameSpec) (lobby.Game, error) {
+func (st starter) StartGame(handoff.GameSpec) (handoff.Game, error) {
 	if st.s.killed.Load() {
 		return nil, errors.New("hostileserver: killed")
 	}
 	return hostileGame(st), nil
 }
 
-// hostileGame is the lobby.Game: it never ends by itself (Done is closed by Close).
+// hostileGame is the handoff.Game: it never ends by itself (Done is closed by Close).
 type hostileGame struct{ s *Server }
 
 func (g hostileGame) Port() int             { return g.s.conn.LocalAddr().(*net.UDPAddr).Port }

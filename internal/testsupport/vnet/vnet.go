@@ -1,8 +1,13 @@
-package linksim
+// Package vnet is test support: a datagram network in virtual time for deterministic netcode
+// tests, each host's links impaired by the link simulator (net/linksim's Pipe, the same one a
+// real socket's -netsim runs), used by internal/testsupport/simgame.
+package vnet
 
 import (
 	"net/netip"
 	"time"
+
+	"github.com/rtype/rtype/net/linksim"
 )
 
 // Network is a datagram network in virtual time for deterministic tests: hosts attached at
@@ -17,16 +22,16 @@ type Network struct {
 
 type host struct {
 	addr     netip.AddrPort
-	up, down *Pipe
+	up, down *linksim.Pipe
 	recv     func(now time.Duration, from netip.AddrPort, b []byte)
 }
 
-// NewNetwork returns an empty network.
-func NewNetwork() *Network { return &Network{hosts: map[netip.AddrPort]*host{}} }
+// New returns an empty network.
+func New() *Network { return &Network{hosts: map[netip.AddrPort]*host{}} }
 
 // Attach adds a host at addr whose sent datagrams go through up and received ones through down;
 // recv is called with each datagram delivered to it (b is valid only during the call).
-func (n *Network) Attach(addr netip.AddrPort, up, down Config, recv func(now time.Duration, from netip.AddrPort, b []byte)) {
+func (n *Network) Attach(addr netip.AddrPort, up, down linksim.Config, recv func(now time.Duration, from netip.AddrPort, b []byte)) {
 	// both directions draw different streams; seed 0 means 1, so compare effective seeds
 	if up.Seed == 0 {
 		up.Seed = 1
@@ -37,7 +42,7 @@ func (n *Network) Attach(addr netip.AddrPort, up, down Config, recv func(now tim
 	if down.Seed == up.Seed {
 		down.Seed = up.Seed + 1
 	}
-	h := &host{addr: addr, up: NewPipe(up), down: NewPipe(down), recv: recv}
+	h := &host{addr: addr, up: linksim.NewPipe(up), down: linksim.NewPipe(down), recv: recv}
 	n.hosts[addr] = h
 	n.order = append(n.order, h)
 }
@@ -55,7 +60,7 @@ func (n *Network) Detach(addr netip.AddrPort) {
 }
 
 // SetConfig changes the impairment of addr's links for datagrams sent from now on.
-func (n *Network) SetConfig(addr netip.AddrPort, up, down Config) {
+func (n *Network) SetConfig(addr netip.AddrPort, up, down linksim.Config) {
 	if h := n.hosts[addr]; h != nil {
 		h.up.SetConfig(up)
 		h.down.SetConfig(down)
@@ -82,7 +87,7 @@ func (n *Network) Send(now time.Duration, from, to netip.AddrPort, b []byte) {
 // ok is false when nothing is in flight.
 func (n *Network) Next() (at time.Duration, ok bool) {
 	for _, h := range n.order {
-		for _, p := range [2]*Pipe{h.up, h.down} {
+		for _, p := range [2]*linksim.Pipe{h.up, h.down} {
 			if d, has := p.Next(); has && (!ok || d < at) {
 				at, ok = d, true
 			}
@@ -96,7 +101,7 @@ func (n *Network) Next() (at time.Duration, ok bool) {
 // with no delay are delivered in the same call.
 func (n *Network) Deliver(now time.Duration) {
 	for {
-		var best *Pipe
+		var best *linksim.Pipe
 		var bestAt time.Duration
 		var bestUp bool
 		for _, h := range n.order {
