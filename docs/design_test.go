@@ -200,7 +200,7 @@ func TestDesignLinks(t *testing.T) {
 	if !slices.Equal(imp, l["ebiten-imports"]) {
 		t.Errorf("packages importing ebiten: %v, DESIGN.md says %v", imp, l["ebiten-imports"])
 	}
-	// test-support: exactly the packages under internal/testsupport/, and only tests (and other
+	// test-support: exactly the packages under net/testsupport/, and only tests (and other
 	// test support) import them.
 	support := map[string]bool{}
 	for _, p := range l["test-support"] {
@@ -210,7 +210,7 @@ func TestDesignLinks(t *testing.T) {
 	for _, line := range goList(t, nil, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...") {
 		f := strings.Fields(line)
 		p := rel(f[0])
-		if strings.HasPrefix(p, "internal/testsupport/") {
+		if strings.HasPrefix(p, "net/testsupport/") {
 			under = append(under, p)
 		}
 		for _, imp := range f[1:] {
@@ -221,7 +221,7 @@ func TestDesignLinks(t *testing.T) {
 	}
 	sort.Strings(under)
 	if !slices.Equal(under, l["test-support"]) {
-		t.Errorf("packages under internal/testsupport/: %v, DESIGN.md's test-support line says %v", under, l["test-support"])
+		t.Errorf("packages under net/testsupport/: %v, DESIGN.md's test-support line says %v", under, l["test-support"])
 	}
 	// ebiten-links: exactly the packages that link one.
 	var linked []string
@@ -365,5 +365,18 @@ func TestDesignIdentifiers(t *testing.T) {
 	}
 	if n < 20 {
 		t.Errorf("DESIGN.md names %d identifiers in code spans; the test expects the map's claims to name at least 20", n)
+	}
+}
+
+// TestTopLevelPackages: the repository's Go code lives under the top-level directories the
+// project's layout names (docs/DESIGN.md's package map); a new top-level tree (an internal/,
+// a pkg/) would be a second place to look for the same kind of code.
+func TestTopLevelPackages(t *testing.T) {
+	allowed := []string{"assets", "cmd", "docs", "ecs", "game", "lobby", "net"}
+	for _, p := range goList(t, nil, "./...") {
+		top, _, _ := strings.Cut(rel(p), "/")
+		if !slices.Contains(allowed, top) {
+			t.Errorf("package %s is outside the top-level directories %v", rel(p), allowed)
+		}
 	}
 }

@@ -1,5 +1,7 @@
 package game
 
+import "github.com/rtype/rtype/game/rules"
+
 // KindInfo is what is fixed for every entity of one EntityKind: its name, its variants' sizes
 // and how the simulation's systems, the autopilot and the respawn rule treat it. The table of
 // them (EntityKind.Info) is where a kind's facts are declared: the systems read it instead of
@@ -65,7 +67,7 @@ var kinds = [NumKinds]KindInfo{
 	KindNone: {Name: "none"},
 	KindPlayer: {
 		Name:      "player",
-		Variants:  same(MaxPlayers, Size{shipW, shipH}), // by slot
+		Variants:  same(rules.MaxPlayers, Size{shipW, shipH}), // by slot
 		probe:     probeShip,
 		selfMoved: true,
 	},

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rtype/rtype/game/rules"
 )
 
 // TestKindTable: every kind has an entry with its own name, and what the entries say agrees
@@ -45,7 +47,7 @@ func TestKindTable(t *testing.T) {
 	if KindInfo := EntityKind(NumKinds).Info(); KindInfo != KindNone.Info() || EntityKind(200).String() != "kind(200)" {
 		t.Error("a kind past NumKinds is not KindNone's")
 	}
-	if _, ok := KindPlayer.Info().Variant(MaxPlayers); ok {
+	if _, ok := KindPlayer.Info().Variant(rules.MaxPlayers); ok {
 		t.Error("a ship variant past the last slot has a look")
 	}
 }

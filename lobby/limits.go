@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/rtype/rtype/internal/logsample"
+	"github.com/rtype/rtype/net/metrics/logsample"
 )
 
 // Defaults of the limits applied by NewServer to zero ServerConfig fields

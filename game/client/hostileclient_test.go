@@ -23,9 +23,9 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game/stagefile"
-	"github.com/rtype/rtype/internal/testsupport/hostileserver"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/server"
+	"github.com/rtype/rtype/net/testsupport/hostileserver"
 )
 
 // hostileHold is how long each run plays after reaching the game, or the case's Lasts when
@@ -50,7 +50,7 @@ const hostileMargin = 100 << 20
 
 // TestRealClientAgainstHostileServer runs the real rtype-client binary (-autoplay) under its own
 // Xvfb against a real server (the baseline) and against each hostile server of issue 19
-// (internal/testsupport/hostileserver: a real lobby whose game is a hostile UDP server). In each case its
+// (net/testsupport/hostileserver: a real lobby whose game is a hostile UDP server). In each case its
 // peak RSS (VmHWM) stays within hostileMargin of the baseline's, the window keeps drawing (the
 // Xvfb framebuffer, read every 100 ms, never stays the same for hostileStill), the client either
 // keeps playing or ends the game with a reason, a killed server is noticed within about a

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/internal/logsample"
+	"github.com/rtype/rtype/net/metrics/logsample"
 )
 
 // Defaults of Config.

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rtype/rtype/internal/testsupport/hostileserver"
+	"github.com/rtype/rtype/net/testsupport/hostileserver"
 )
 
 // A bot playing on a hostile server (a real lobby whose game is a UDP server in the test,
-// internal/testsupport/hostileserver) keeps its memory under 100 MB and its -timeout, whatever the server
+// net/testsupport/hostileserver) keeps its memory under 100 MB and its -timeout, whatever the server
 // sends (issue 19): entities at huge indices, a header tick 2³¹−100 ahead, churn of entity
 // generations; and it notices a killed server (lobby connection gone, game silent) within about
 // a second. The peak heap of each case

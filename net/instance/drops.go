@@ -6,7 +6,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/rtype/rtype/internal/logsample"
+	"github.com/rtype/rtype/net/metrics/logsample"
 	"github.com/rtype/rtype/net/wire"
 )
 

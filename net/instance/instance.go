@@ -55,9 +55,9 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
-	"github.com/rtype/rtype/internal/hist"
 	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/linksim"
+	"github.com/rtype/rtype/net/metrics/hist"
 	"github.com/rtype/rtype/net/transport"
 	"github.com/rtype/rtype/net/wire"
 )

@@ -3,7 +3,7 @@ package instance
 import (
 	"time"
 
-	"github.com/rtype/rtype/internal/hist"
+	"github.com/rtype/rtype/net/metrics/hist"
 )
 
 // How the tick schedule's figures are counted (hist.Histogram: lock-free, every worker adds):

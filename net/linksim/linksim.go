@@ -3,7 +3,7 @@
 // it, from a seeded PRNG so a run's decisions repeat. The impairment itself is a pure state
 // machine (Pipe) with no goroutine and no clock; Link runs it in real time around a
 // transport.Socket (the server, client and bot accept it through their -netsim flag); the tests'
-// virtual network (internal/testsupport/vnet) runs it in virtual time.
+// virtual network (net/testsupport/vnet) runs it in virtual time.
 package linksim
 
 import (

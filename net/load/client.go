@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/internal/hist"
+	"github.com/rtype/rtype/net/metrics/hist"
 	"github.com/rtype/rtype/net/session"
 	"github.com/rtype/rtype/net/transport"
 	"github.com/rtype/rtype/net/wire"

@@ -38,8 +38,8 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/rules"
-	"github.com/rtype/rtype/internal/hist"
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/metrics/hist"
 	"github.com/rtype/rtype/net/transport"
 )
 

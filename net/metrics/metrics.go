@@ -18,10 +18,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rtype/rtype/game/buildinfo"
-	"github.com/rtype/rtype/internal/hist"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/net/instance"
+	"github.com/rtype/rtype/net/metrics/hist"
 )
 
 // Registry holds every metric of one server.

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/internal/testsupport/simgame"
 	"github.com/rtype/rtype/net/linksim"
+	"github.com/rtype/rtype/net/testsupport/simgame"
 )
 
 // cadenceResult sums the four clients of a virtual game of the short stage.

@@ -9,9 +9,9 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/internal/testsupport/simgame"
 	"github.com/rtype/rtype/net/linksim"
 	"github.com/rtype/rtype/net/session"
+	"github.com/rtype/rtype/net/testsupport/simgame"
 )
 
 // linkCase is one row of the Valve GameNetworkingSockets test matrix (bandwidth, loss, latency,
@@ -31,7 +31,7 @@ var linkMatrix = []linkCase{
 }
 
 // TestLinkMatrix: 4 players (the bots' autopilot) play the short stage over each impaired link,
-// in virtual time (internal/testsupport/simgame: the server and client cores on the link simulator's virtual
+// in virtual time (net/testsupport/simgame: the server and client cores on the link simulator's virtual
 // network, deterministic for a seed). Mid-game the server world is frozen and the links made
 // clean: within one second every client's mirror world must equal the server's (no ghost, no
 // missing entity, same component values). Then the game goes on to GAME_END for all, and every

@@ -1,6 +1,6 @@
 package server
 
-// Prediction tests, in virtual time (internal/testsupport/simgame): one player over a link of 75 ms each way.
+// Prediction tests, in virtual time (net/testsupport/simgame): one player over a link of 75 ms each way.
 
 import (
 	"testing"
@@ -8,9 +8,9 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/internal/testsupport/simgame"
 	"github.com/rtype/rtype/net/linksim"
 	"github.com/rtype/rtype/net/session"
+	"github.com/rtype/rtype/net/testsupport/simgame"
 )
 
 // soloGame is a virtual game of the short stage for one player whose buttons the test sets, over

@@ -9,11 +9,11 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/internal/testsupport/simgame"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/schema"
 	"github.com/rtype/rtype/net/session"
+	"github.com/rtype/rtype/net/testsupport/simgame"
 	"github.com/rtype/rtype/net/wire"
 )
 
@@ -111,7 +111,7 @@ func TestBotsPlayShortStage(t *testing.T) {
 	}
 }
 
-// Two autopilots play the short stage to its end in virtual time (internal/testsupport/simgame); once GAME_END is
+// Two autopilots play the short stage to its end in virtual time (net/testsupport/simgame); once GAME_END is
 // delivered, each client's mirror world equals the server's: no ghost, no missing entity, the
 // same component values.
 func TestMirrorEqualsServerWorld(t *testing.T) {

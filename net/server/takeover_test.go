@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/internal/testsupport/simgame"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
+	"github.com/rtype/rtype/net/testsupport/simgame"
 	"github.com/rtype/rtype/net/wire"
 )
 

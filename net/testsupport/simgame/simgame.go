@@ -1,6 +1,6 @@
 // Package simgame is test support: a whole game in virtual time, one server game core
 // (net/instance.Game), its players' client cores (net/session.Client) and a virtual network
-// (internal/testsupport/vnet) between them, driven by one discrete-event loop. Nothing sleeps and
+// (net/testsupport/vnet) between them, driven by one discrete-event loop. Nothing sleeps and
 // nothing depends on the scheduler: a game of the short stage runs in a fraction of its real
 // length, and the same seeds give the same run. The netcode tests (link matrix, soak, prediction)
 // use it; the real-socket end-to-end tests keep the runtimes honest.
@@ -15,11 +15,11 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/internal/testsupport/vnet"
 	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
 	"github.com/rtype/rtype/net/session"
+	"github.com/rtype/rtype/net/testsupport/vnet"
 )
 
 // Config configures a virtual game.

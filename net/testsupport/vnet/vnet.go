@@ -1,6 +1,6 @@
 // Package vnet is test support: a datagram network in virtual time for deterministic netcode
 // tests, each host's links impaired by the link simulator (net/linksim's Pipe, the same one a
-// real socket's -netsim runs), used by internal/testsupport/simgame.
+// real socket's -netsim runs), used by net/testsupport/simgame.
 package vnet
 
 import (
