@@ -410,7 +410,7 @@ func (c *Client) Receive(now time.Duration, b []byte) {
 	hadEntity := false
 	for d := c.ep.Deliver(r); d.Next(); {
 		id, cmd := d.ID(), d.Cmd()
-		if id == wire.CmdEntity {
+		if id == wire.CmdEntity || id == wire.CmdState {
 			hadEntity = true
 		}
 		c.apply(id, cmd, &h)
@@ -665,6 +665,11 @@ func (c *Client) apply(id wire.CmdID, cmd []byte, h *wire.Header) {
 			if err := c.mirror.ApplyEntity(&cm, h.Tick); err != nil {
 				c.stats.Dropped++
 			}
+		}
+	case wire.CmdState:
+		var cm wire.State
+		if _, err := cm.Parse(cmd); err == nil {
+			c.stats.Dropped += uint64(c.mirror.ApplyState(&cm, h.Tick))
 		}
 	case wire.CmdDelEnt:
 		var cm wire.DelEnt

@@ -186,6 +186,8 @@ func FuzzValidate(f *testing.F) {
 	}
 	full, _ := fullEntityDatagram(nil)
 	f.Add(full)
+	fullState, _ := fullStateDatagram(nil)
+	f.Add(fullState)
 	f.Fuzz(checkDatagram)
 }
 
@@ -226,6 +228,9 @@ func checkDatagram(t *testing.T, d []byte) {
 			t.Fatalf("REL before %v accepted", id)
 		}
 		prevRel = id == CmdRel
+		if st, ok := cmd.(State); ok {
+			checkState(t, st)
+		}
 		if e, ok := cmd.(Entity); ok {
 			it := e.Components()
 			for c := 0; ; c++ {

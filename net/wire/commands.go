@@ -27,9 +27,10 @@ const (
 	CmdResponse  CmdID = 17 // c→s RESPONSE (extension): the proof
 	CmdPause     CmdID = 18 // both PAUSE (extension): a request (c→s), the game's pause state (s→c)
 	CmdResults   CmdID = 19 // s→c RESULTS (extension): every player's figures, before GAME_END
+	CmdState     CmdID = 20 // s→c STATE (extension): several entities' state in compact records
 
 	// MaxCmd is the largest known command id.
-	MaxCmd = CmdResults
+	MaxCmd = CmdState
 )
 
 // commands is what the wire knows of each command, by id, declared once: its protocol name and
@@ -58,6 +59,7 @@ var commands = [MaxCmd + 1]struct {
 	CmdResponse:  {"RESPONSE", false},
 	CmdPause:     {"PAUSE", true},
 	CmdResults:   {"RESULTS", true},
+	CmdState:     {"STATE", false},
 }
 
 // String returns the protocol name of the command ("ENTITY", "DEL_ENT", ...)

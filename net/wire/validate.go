@@ -71,6 +71,9 @@ func ParseCmd(b []byte) (id CmdID, n int, err error) {
 	case CmdResults:
 		var c Results
 		n, err = c.Parse(b)
+	case CmdState:
+		var c State
+		n, err = c.Parse(b)
 	default:
 		return id, 0, ErrUnknownCmd
 	}
