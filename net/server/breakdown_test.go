@@ -2,6 +2,7 @@ package server
 
 import (
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/rtype/rtype/ecs"
@@ -32,17 +33,27 @@ func streamCategory(k game.EntityKind) string {
 
 // BenchmarkReplicationBreakdown: one 4-player game of stage 1 through the offline instance (as
 // BenchmarkReplicationOffline), splitting what client 0 receives by what it is about — STATE
-// records per kind of entity, reliable DEL_ENT/DEL_COMP (with their REL), datagram headers with
-// the STATE command's frame —
-// over two 10 s windows: the one with the most live entities ("busiest", the figure of
-// BenchmarkReplicationOffline) and the one with the most bytes ("max"). Metrics are B/s.
+// records per kind of entity, "deletions" (the reliable DEL_ENTS and DEL_COMP with their REL),
+// "headers" (datagram headers and the STATE command's frame) — over two 10 s windows: the one
+// with the most live entities ("busiest", the figure of BenchmarkReplicationOffline) and the
+// one with the most bytes ("max"). Metrics are B/s.
 //
 //	go test -run '^$' -bench BenchmarkReplicationBreakdown -benchtime 1x ./net/server
+//
+// RTYPE_BREAKDOWN_STAGE names another stage (default stage1), RTYPE_BREAKDOWN_SEED another seed
+// (default 42).
 func BenchmarkReplicationBreakdown(b *testing.B) {
-	const seed, players, window = 42, 4, 10 * game.TickRate
+	const players, window = 4, 10 * game.TickRate
 	name := os.Getenv("RTYPE_BREAKDOWN_STAGE")
 	if name == "" {
 		name = "stage1"
+	}
+	seed := uint64(42)
+	if s := os.Getenv("RTYPE_BREAKDOWN_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			b.Fatal(err)
+		}
 	}
 	stage, err := game.LoadStage(name)
 	if err != nil {
@@ -91,9 +102,9 @@ func BenchmarkReplicationBreakdown(b *testing.B) {
 				d = d[n:]
 			}
 		}
-		o.onReliable = func(c int, e ecs.Entity, n int) {
+		o.onReliable = func(c int, n int) {
 			if c == 0 {
-				add("DEL_ENT", n)
+				add("deletions", n)
 			}
 		}
 		for t := range inputs {
@@ -129,7 +140,7 @@ func BenchmarkReplicationBreakdown(b *testing.B) {
 		const secs = window / game.TickRate
 		b.ReportMetric(float64(busyTotal)/secs, "busiest-B/s")
 		b.ReportMetric(float64(maxTotal)/secs, "max-B/s")
-		for _, cat := range []string{"ships", "forces", "bits", "player-shots", "enemy-shots", "enemies", "boss", "DEL_ENT", "headers", "other"} {
+		for _, cat := range []string{"ships", "forces", "bits", "player-shots", "enemy-shots", "enemies", "boss", "deletions", "headers", "other"} {
 			b.ReportMetric(float64(busy[cat])/secs, "busiest-"+cat+"-B/s")
 			b.ReportMetric(float64(top[cat])/secs, "max-"+cat+"-B/s")
 		}

@@ -179,18 +179,31 @@ func TestHostileRepeatedDelEntIsKeptOnce(t *testing.T) {
 	h := newHostile()
 	e := entityAt(7, 1)
 	h.send(102, func(b []byte) []byte { return spawnCmd(b, e, game.KindEnemy, 900, 500, 0) })
-	// a burst: 50 datagrams arriving at once, each of 40 DEL_ENT of the same entity
+	// a burst: 50 datagrams arriving at once, each of 40 DEL_ENT of the same entity or of a
+	// DEL_ENTS naming it 500 times
 	now := h.c.t
 	for i := 0; i < 50; i++ {
 		h.seq++
 		b := wire.Header{Token: hostileToken, Tick: 104, Seq: h.seq}.Append(nil)
-		for k := 0; k < 40; k++ {
-			b = wire.DelEnt{Entity: uint64(e)}.Append(b)
+		if i%2 == 0 {
+			for k := 0; k < 40; k++ {
+				b = wire.DelEnt{Entity: uint64(e)}.Append(b)
+			}
+		} else { // a DEL_ENTS naming it 500 times
+			var start int
+			b, start = wire.BeginDelEnts(b)
+			for k := 0; k < 500; k++ {
+				b = wire.AppendEntityRef(b, uint64(e))
+			}
+			b = wire.EndDelEnts(b, start)
 		}
 		h.c.Receive(now, b)
 	}
+	if h.c.stats.Dropped != 0 {
+		t.Fatalf("%d datagrams dropped", h.c.stats.Dropped)
+	}
 	if n := len(h.c.dying); n > 1 {
-		t.Errorf("%d dying records for one entity after 2000 DEL_ENT, want 1", n)
+		t.Errorf("%d dying records for one entity after 1000 DEL_ENT and 12 500 in DEL_ENTS, want 1", n)
 	}
 }
 

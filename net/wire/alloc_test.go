@@ -231,6 +231,22 @@ func checkDatagram(t *testing.T, d []byte) {
 		if st, ok := cmd.(State); ok {
 			checkState(t, st)
 		}
+		if d, ok := cmd.(DelEnts); ok {
+			n := 0
+			for it := d.Entities(); ; {
+				ent, ok := it.Next()
+				if !ok {
+					break
+				}
+				if ent&EntityIDTopBit != 0 || ent>>32 == 0 {
+					t.Fatalf("DEL_ENTS entity %#x", ent)
+				}
+				n += EntityRefSize(ent)
+			}
+			if n != len(d.ids) {
+				t.Fatalf("DEL_ENTS ids of %d bytes in %d", n, len(d.ids))
+			}
+		}
 		if e, ok := cmd.(Entity); ok {
 			it := e.Components()
 			for c := 0; ; c++ {

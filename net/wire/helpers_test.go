@@ -107,6 +107,8 @@ func decodeAny(b []byte) (command, int, error) {
 		return parseAs[Results](b)
 	case CmdState:
 		return parseAs[State](b)
+	case CmdDelEnts:
+		return parseAs[DelEnts](b)
 	}
 	return nil, 0, ErrUnknownCmd
 }
@@ -237,6 +239,13 @@ func cmdCases() []cmdCase {
 		{"welcome_spectator", Welcome{0, SpectatorSlot, 600, 60}, simple(Welcome{0, SpectatorSlot, 600, 60})},
 		{"pause", Pause{1}, simple(Pause{1})},
 		{"results", testResults, simple(testResults)},
+		{"del_ents", DelEnts{ids: []byte{42, 3, 7, 1, 0xc8, 0x01, 0x82, 0x01}}, func(b []byte) []byte {
+			b, start := BeginDelEnts(b)
+			for _, e := range []uint64{entBullet, entSpawn, entHealth} {
+				b = AppendEntityRef(b, e)
+			}
+			return EndDelEnts(b, start)
+		}},
 		{"state", State{recs: testStateRecords}, func(b []byte) []byte {
 			b, start := BeginState(b)
 			b = AppendRecordHead(b, entSpawn, MaskOf(CompSpawn))

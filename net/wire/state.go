@@ -117,9 +117,7 @@ func readUvarint(b []byte, maxBytes int) (v uint64, n int, err error) {
 
 // RecordHeadSize is the size of a record's index, generation and mask for entity ent (index
 // and generation of an entId) and mask m, without the component data.
-func RecordHeadSize(ent uint64, m uint16) int {
-	return uvarintLen(ent&0xffffffff) + uvarintLen(ent>>32) + uvarintLen(uint64(m))
-}
+func RecordHeadSize(ent uint64, m uint16) int { return EntityRefSize(ent) + uvarintLen(uint64(m)) }
 
 // RecordSize is the size of a whole record: head and the data of the components of m.
 func RecordSize(ent uint64, m uint16) int { return RecordHeadSize(ent, m) + MaskSize(m) }
@@ -134,9 +132,7 @@ func BeginState(buf []byte) (out []byte, start int) {
 // STATE begun with BeginState; the caller then appends the fixed-size data of each component m
 // names, in mask order: from bit 0 up, that is the highest component id first.
 func AppendRecordHead(buf []byte, ent uint64, m uint16) []byte {
-	buf = appendUvarint(buf, ent&0xffffffff)
-	buf = appendUvarint(buf, ent>>32)
-	return appendUvarint(buf, uint64(m))
+	return appendUvarint(AppendEntityRef(buf, ent), uint64(m))
 }
 
 // EndState finishes the STATE that starts at buf[start]: it patches the size prefix. The
@@ -223,29 +219,22 @@ func (r *Record) Components() ComponentIter {
 
 // parse decodes and checks the record at the start of b and returns its length.
 func (r *Record) parse(b []byte) (int, error) {
-	idx, n1, err := readUvarint(b, 5)
+	ent, n1, err := readEntityRef(b)
 	if err != nil {
 		return 0, err
 	}
-	gen, n2, err := readUvarint(b[n1:], 5)
-	if err != nil {
-		return 0, err
-	}
-	if idx > 0xffffffff || gen == 0 || gen >= 1<<31 {
-		return 0, ErrEntityID
-	}
-	m, n3, err := readUvarint(b[n1+n2:], 2)
+	m, n2, err := readUvarint(b[n1:], 2)
 	if err != nil {
 		return 0, err
 	}
 	if m >= 1<<maskBits || !maskAllowed(uint16(m)) {
 		return 0, ErrComponent
 	}
-	head := n1 + n2 + n3
+	head := n1 + n2
 	size := MaskSize(uint16(m))
 	if len(b)-head < size {
 		return 0, ErrArgLen
 	}
-	r.Entity, r.Mask, r.data = gen<<32|idx, uint16(m), b[head:head+size:head+size]
+	r.Entity, r.Mask, r.data = ent, uint16(m), b[head:head+size:head+size]
 	return head + size, nil
 }

@@ -74,6 +74,9 @@ func ParseCmd(b []byte) (id CmdID, n int, err error) {
 	case CmdState:
 		var c State
 		n, err = c.Parse(b)
+	case CmdDelEnts:
+		var c DelEnts
+		n, err = c.Parse(b)
 	default:
 		return id, 0, ErrUnknownCmd
 	}

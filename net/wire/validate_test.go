@@ -68,7 +68,7 @@ func TestValidate(t *testing.T) {
 			GameEnd{2}.Append(nil), Death{1, 3, 0}.Append(nil), Here{[16]byte{1}}.Append(nil),
 			GetEnt{2}.Append(nil), ActShoot{}.Append(nil), ActMove{15}.Append(nil),
 			Ping{3}.Append(nil), Input{Count: 1}.Append(nil), Welcome{1, 0, 0, 60}.Append(nil),
-			Bye{3}.Append(nil), raw(20, 5, 1, 0x04, 7)), nil},
+			Bye{3}.Append(nil), raw(20, 5, 1, 0x04, 7), raw(21, 5, 1, 0x80, 0x01, 0x80, 0x02)), nil},
 		{"STATE records", dg(raw(20,
 			5, 1, 0x00, // index 5 generation 1, no component: the entity exists
 			0x80, 0x01, 0x80, 0x02, 0x01, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, // index 128 generation 256, Spawn
@@ -78,7 +78,7 @@ func TestValidate(t *testing.T) {
 			Rel{1}.Append(nil), DelEnt{1}.Append(nil), Rel{2}.Append(nil), DelComp{1, 1}.Append(nil),
 			Rel{3}.Append(nil), Music{1}.Append(nil), Rel{4}.Append(nil), GameEnd{0}.Append(nil),
 			Rel{5}.Append(nil), Death{1, 0, 0}.Append(nil), Rel{6}.Append(nil), Welcome{1, 0, 0, 60}.Append(nil),
-			Rel{7}.Append(nil), Bye{0}.Append(nil)), nil},
+			Rel{7}.Append(nil), Bye{0}.Append(nil), Rel{8}.Append(nil), raw(21, 5, 1)), nil},
 		{"exactly 1200 bytes", big, nil},
 
 		// header
@@ -105,7 +105,7 @@ func TestValidate(t *testing.T) {
 		{"size 0xffff", dg([]byte{0xff, 0xff, 1}), ErrSize},
 		{"size past end after a valid command", dg(Ping{1}.Append(nil), []byte{3, 0, 9}), ErrSize},
 		{"unknown id 0", dg(raw(0)), ErrUnknownCmd},
-		{"unknown id 21", dg(raw(21, 1)), ErrUnknownCmd},
+		{"unknown id 22", dg(raw(22, 1)), ErrUnknownCmd},
 		{"PAUSE 2 args", dg(raw(18, 1, 0)), ErrArgLen},
 		{"PAUSE 2", dg(raw(18, 2)), ErrBadValue},
 		{"RESULTS count 0", dg(raw(19, 0)), ErrBadValue},
@@ -140,6 +140,9 @@ func TestValidate(t *testing.T) {
 		{"BYE 2 args", dg(raw(15, 0, 0)), ErrArgLen},
 		{"ENTITY shorter than entId+compCount", dg(raw(1, 1, 0, 0, 0, 0, 0, 0, 0)), ErrArgLen},
 		{"STATE without a record", dg(raw(20)), ErrArgLen},
+		{"DEL_ENTS without an id", dg(raw(21)), ErrArgLen},
+		{"DEL_ENTS id without a generation", dg(raw(21, 5, 1, 6)), ErrArgLen},
+		{"DEL_ENTS id cut in its generation", dg(raw(21, 5, 0x81)), ErrArgLen},
 		{"STATE record cut in its index", dg(raw(20, 0x80)), ErrArgLen},
 		{"STATE record without a mask", dg(raw(20, 5, 1)), ErrArgLen},
 		{"STATE record cut in its data", dg(raw(20, 5, 1, 0x40, 1, 2, 3)), ErrArgLen},
@@ -167,6 +170,8 @@ func TestValidate(t *testing.T) {
 		{"STATE mask not in its shortest form", dg(raw(20, 5, 1, 0x84, 0x00, 1, 2)), ErrBadValue},
 		{"STATE index of 6 bytes", dg(raw(20, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 1, 0x00)), ErrBadValue},
 		{"STATE mask of 3 bytes", dg(raw(20, 5, 1, 0x80, 0x80, 0x01)), ErrBadValue},
+		{"DEL_ENTS generation not in its shortest form", dg(raw(21, 5, 0x81, 0x00)), ErrBadValue},
+		{"DEL_ENTS index of 6 bytes", dg(raw(21, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 1)), ErrBadValue},
 
 		// entity ids
 		{"DEL_ENT top bit", dg(DelEnt{top | 1}.Append(nil)), ErrEntityID},
@@ -178,6 +183,8 @@ func TestValidate(t *testing.T) {
 		{"STATE generation 0", dg(raw(20, 5, 0, 0x00)), ErrEntityID},
 		{"STATE generation 2^31 (top bit)", dg(raw(20, 5, 0x80, 0x80, 0x80, 0x80, 0x08, 0x00)), ErrEntityID},
 		{"STATE index 2^32", dg(raw(20, 0x80, 0x80, 0x80, 0x80, 0x10, 1, 0x00)), ErrEntityID},
+		{"DEL_ENTS generation 0", dg(raw(21, 5, 1, 6, 0)), ErrEntityID},
+		{"DEL_ENTS generation 2^31 (top bit)", dg(raw(21, 5, 0x80, 0x80, 0x80, 0x80, 0x08)), ErrEntityID},
 
 		// components
 		{"DEL_COMP component 0", dg(DelComp{1, 0}.Append(nil)), ErrComponent},
