@@ -1,5 +1,7 @@
 package wire
 
+import "math/bits"
+
 // STATE (id 20, s→c, extension; docs/PROTOCOL.md §3.4.10) carries the state of several entities
 // in compact records, with the meaning of ENTITY: each record says that an entity exists and
 // has these components with these values. A record is
@@ -68,14 +70,7 @@ func MaskSize(m uint16) int {
 	return n
 }
 
-func trailingZeros16(m uint16) int {
-	n := 0
-	for m&1 == 0 && n < 16 {
-		m >>= 1
-		n++
-	}
-	return n
-}
+func trailingZeros16(m uint16) int { return bits.TrailingZeros16(m) }
 
 // uvarintLen is the size of the shortest LEB128 encoding of v.
 func uvarintLen(v uint64) int {
@@ -99,6 +94,9 @@ func appendUvarint(buf []byte, v uint64) []byte {
 // when b ends inside it (ErrArgLen), or it is longer than maxBytes or not in its shortest form
 // (ErrBadValue).
 func readUvarint(b []byte, maxBytes int) (v uint64, n int, err error) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1, nil // the common case: one byte
+	}
 	for i := 0; i < maxBytes; i++ {
 		if i >= len(b) {
 			return 0, 0, ErrArgLen
