@@ -2,7 +2,13 @@ package wire
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/bits"
+	"os"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -243,4 +249,106 @@ func BenchmarkDecodeStateDatagram(b *testing.B) {
 	_ = sink
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(recs), "ns/record")
 	b.ReportMetric(float64(recs), "records/datagram")
+}
+
+// docs/PROTOCOL.md §3.4.10's mask table is MaskOf: a client written from the document reads the
+// components of a record in the order the server writes them.
+func TestMaskTableMatchesDoc(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/PROTOCOL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := string(doc)
+	i := strings.Index(sec, "#### 3.4.10 STATE")
+	if i < 0 {
+		t.Fatal("no §3.4.10 STATE in PROTOCOL.md")
+	}
+	sec = sec[i:]
+	var row string
+	for _, line := range strings.Split(sec, "\n") {
+		if strings.HasPrefix(line, "| component (id) |") {
+			row = line
+			break
+		}
+	}
+	cells := strings.Split(strings.Trim(row, "| "), "|")
+	if len(cells) != 1+maskBits {
+		t.Fatalf("mask table row %q: %d cells, want %d", row, len(cells), 1+maskBits)
+	}
+	for bit, cell := range cells[1:] {
+		m := regexp.MustCompile(`\((\d+)\)`).FindStringSubmatch(cell)
+		if m == nil {
+			t.Fatalf("mask bit %d: cell %q names no id", bit, cell)
+		}
+		id, _ := strconv.Atoi(m[1])
+		if MaskOf(uint16(id)) != 1<<bit && !(id == 8 && !maskAllowed(1<<bit)) {
+			t.Errorf("mask bit %d: the document says component %d, MaskOf(%d) = %#x", bit, id, id, MaskOf(uint16(id)))
+		}
+	}
+}
+
+// The golden STATE decoded as a client written from the document would: varints with
+// encoding/binary (not this package's reader), the mask's bits from 0 up as ids 11 down to 1,
+// each component's data of its size in the component list.
+func TestStateGoldenIndependently(t *testing.T) {
+	b := readGolden(t, "state")
+	if int(binary.LittleEndian.Uint16(b)) != len(b)-2 || b[2] != 20 {
+		t.Fatalf("frame % x", b[:3])
+	}
+	sizes := map[int]int{11: 10, 10: 8, 9: 1, 7: 2, 6: 10, 5: 4, 4: 14, 3: 2, 2: 8, 1: 8} // PROTOCOL §4
+	type rec struct {
+		index, gen uint64
+		comps      map[int][]byte
+	}
+	var got []rec
+	for p := b[3:]; len(p) > 0; {
+		var r rec
+		var n int
+		r.index, n = binary.Uvarint(p)
+		p = p[n:]
+		r.gen, n = binary.Uvarint(p)
+		p = p[n:]
+		mask, n := binary.Uvarint(p)
+		p = p[n:]
+		r.comps = map[int][]byte{}
+		for bit := 0; bit <= 10; bit++ {
+			if mask&(1<<bit) != 0 {
+				id := 11 - bit
+				r.comps[id], p = p[:sizes[id]], p[sizes[id]:]
+			}
+		}
+		got = append(got, r)
+	}
+	want := []rec{
+		{7, 1, map[int][]byte{11: {5, 1, 0xc0, 0x2b, 0xe0, 0x10, 0xc9, 0xea, 0x80, 0x07}}},
+		{42, 3, map[int][]byte{10: {0x24, 0x03, 0x42, 0x06, 0x40, 0xed, 0xc8, 0x00}}},
+		{200, 130, map[int][]byte{5: {3, 0, 8, 0}}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("decoded %+v\nwant %+v", got, want)
+	}
+	// and this package agrees
+	var st State
+	if _, err := st.Parse(b); err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	for it := st.Records(); ; k++ {
+		r, ok := it.Next()
+		if !ok {
+			break
+		}
+		if r.Entity != want[k].gen<<32|want[k].index {
+			t.Errorf("record %d: entity %#x", k, r.Entity)
+		}
+		for ci := r.Components(); ; {
+			id, data, ok := ci.Next()
+			if !ok {
+				break
+			}
+			if !bytes.Equal(data, want[k].comps[int(id)]) {
+				t.Errorf("record %d component %d: % x", k, id, data)
+			}
+		}
+	}
 }
