@@ -71,6 +71,7 @@ type Game struct {
 	rec     *replay.Recorder // every game is recorded (Replay)
 	tracker *replication.Tracker
 	peers   []*peer
+	dels    DelBatch      // replicateEvents' DEL_ENTS being filled
 	now     time.Duration // time of the Receive or Tick being handled
 
 	over     bool
@@ -402,27 +403,43 @@ func (g *Game) step() {
 
 func (g *Game) scratch() []byte { return g.buf[:0] }
 
-// replicateEvents turns the world's destroy/remove events into reliable DEL_ENT / DEL_COMP.
+// replicateEvents turns the world's destroy/remove events into reliable DEL_ENTS / DEL_COMP, for
+// each client in the order of the events: a tick's deletions in as few DEL_ENTS as fit
+// (DelBatch).
 func (g *Game) replicateEvents() {
 	w := g.sim.World()
 	evs := w.Events()
 	g.tracker.Observe(evs)
-	for i := range evs {
-		ev := &evs[i]
-		switch ev.Kind {
-		case ecs.EventDestroyed:
-			for _, p := range g.peers {
-				if !p.gone && p.w.Destroyed(ev.Entity) {
-					g.sendReliable(p, wire.DelEnt{Entity: uint64(ev.Entity)}.Append(g.scratch()))
+	for _, p := range g.peers {
+		if p.gone {
+			continue
+		}
+		d := &g.dels
+		for i := 0; i < len(evs) && !p.gone; i++ { // a failed send drops the peer
+			ev := &evs[i]
+			switch ev.Kind {
+			case ecs.EventDestroyed:
+				if p.w.Destroyed(ev.Entity) {
+					if d.Full(uint64(ev.Entity)) {
+						g.sendReliable(p, d.Cmd())
+						d.Reset()
+					}
+					d.Add(uint64(ev.Entity))
 				}
-			}
-		case ecs.EventRemoved:
-			for _, p := range g.peers {
-				if !p.gone && p.w.Removed(ev.Entity, ev.Component) {
+			case ecs.EventRemoved:
+				if p.w.Removed(ev.Entity, ev.Component) {
+					if c := d.Cmd(); c != nil {
+						g.sendReliable(p, c)
+						d.Reset()
+					}
 					g.sendReliable(p, wire.DelComp{Entity: uint64(ev.Entity), Component: uint32(ev.Component)}.Append(g.scratch()))
 				}
 			}
 		}
+		if c := d.Cmd(); c != nil && !p.gone {
+			g.sendReliable(p, c)
+		}
+		d.Reset()
 	}
 	w.ClearEvents()
 }

@@ -159,11 +159,37 @@ func (m *Mirror) dead(e ecs.Entity) bool {
 // Buried reports whether entity id is tombstoned (Bury or DelEnt): no ENTITY changes it any more.
 func (m *Mirror) Buried(id uint64) bool { return m.dead(ecs.Entity(id)) }
 
-// ApplyEntity applies one parsed ENTITY carried by a datagram of server tick tick: creates the entity with the server's id if needed (an
-// older generation in the same index is gone: it is destroyed first) and sets each component.
-// An ENTITY for a deleted entity is ignored, and so is a component older than the one held.
+// ApplyEntity applies one parsed ENTITY carried by a datagram of server tick tick: creates the
+// entity with the server's id if needed (an older generation in the same index is gone: it is
+// destroyed first) and sets each component. An ENTITY for a deleted entity is ignored, and so is
+// a component older than the one held.
 func (m *Mirror) ApplyEntity(c *wire.Entity, tick uint32) error {
-	e := ecs.Entity(c.Entity)
+	return m.apply(c.Entity, c.Components(), tick)
+}
+
+// ApplyRecord applies one record of a parsed STATE (docs/PROTOCOL.md §3.4.10) carried by a
+// datagram of server tick tick, exactly as the ENTITY with the same components.
+func (m *Mirror) ApplyRecord(r *wire.Record, tick uint32) error {
+	return m.apply(r.Entity, r.Components(), tick)
+}
+
+// ApplyState applies every record of a parsed STATE in order, each as ApplyRecord, and returns
+// how many failed: a record that fails is left off from its failing component on (the
+// components before it are applied, as for an ENTITY), and the next records are applied.
+func (m *Mirror) ApplyState(c *wire.State, tick uint32) (failed int) {
+	for it := c.Records(); ; {
+		r, ok := it.Next()
+		if !ok {
+			return failed
+		}
+		if err := m.ApplyRecord(&r, tick); err != nil {
+			failed++
+		}
+	}
+}
+
+func (m *Mirror) apply(id uint64, comps wire.ComponentIter, tick uint32) error {
+	e := ecs.Entity(id)
 	if e.Index() > MaxEntityIndex {
 		return ErrEntityIndex
 	}
@@ -198,7 +224,7 @@ func (m *Mirror) ApplyEntity(c *wire.Entity, tick uint32) error {
 	if sl.compGen != e.Generation() {
 		sl.compGen, sl.compTick = e.Generation(), [MaxReplicated]uint32{}
 	}
-	for it := c.Components(); ; {
+	for it := comps; ; {
 		id, data, ok := it.Next()
 		if !ok {
 			break

@@ -76,28 +76,22 @@ func TestPackMotionKeepsMirrorWithinBound(t *testing.T) {
 			t.Fatal("three entities did not fit one datagram")
 		}
 		pending = append(pending, inflight{seq, w.Tick()})
-		for len(b) > 0 {
-			var ent wire.Entity
-			n, err := ent.Parse(b)
-			if err != nil {
-				t.Fatalf("tick %d: %v", tick, err)
-			}
-			e := ecs.Entity(ent.Entity)
+		eachRecord(t, b, func(rec *wire.Record) {
+			e := ecs.Entity(rec.Entity)
 			if records[e] == nil {
 				records[e] = map[uint16]int{}
 			}
-			for it := ent.Components(); ; {
+			for it := rec.Components(); ; {
 				id, _, ok := it.Next()
 				if !ok {
 					break
 				}
 				records[e][id]++
 			}
-			if err := m.ApplyEntity(&ent, uint32(w.Tick())); err != nil {
+			if err := m.ApplyRecord(rec, uint32(w.Tick())); err != nil {
 				t.Fatal(err)
 			}
-			b = b[n:]
-		}
+		})
 		m.Advance(uint32(w.Tick()))
 		for _, e := range []ecs.Entity{bullet, weaver, far} {
 			sp, mp := c.Position.Get(e), mc.Position.Get(e)
@@ -169,28 +163,22 @@ func (r *rig) snapshot() {
 	r.seq++
 	b, _ := r.wr.AppendSnapshot(make([]byte, 0, wire.MaxDatagram), wire.MaxDatagram, r.seq)
 	r.pending = append(r.pending, r.seq)
-	for len(b) > 0 {
-		var ent wire.Entity
-		n, err := ent.Parse(b)
-		if err != nil {
-			r.t.Fatal(err)
-		}
-		e := ecs.Entity(ent.Entity)
+	eachRecord(r.t, b, func(rec *wire.Record) {
+		e := ecs.Entity(rec.Entity)
 		if r.records[e] == nil {
 			r.records[e] = map[uint16]int{}
 		}
-		for it := ent.Components(); ; {
+		for it := rec.Components(); ; {
 			id, _, ok := it.Next()
 			if !ok {
 				break
 			}
 			r.records[e][id]++
 		}
-		if err := r.m.ApplyEntity(&ent, uint32(r.w.Tick())); err != nil {
+		if err := r.m.ApplyRecord(rec, uint32(r.w.Tick())); err != nil {
 			r.t.Fatal(err)
 		}
-		b = b[n:]
-	}
+	})
 	r.m.Advance(uint32(r.w.Tick()))
 }
 
@@ -281,5 +269,86 @@ func TestDerivedPositionNotSent(t *testing.T) {
 	r.snapshot()
 	if p := r.mc.Position.Get(force); p == nil || p.X != 400 {
 		t.Errorf("mirror Position %+v after the derivation ended, want x 400", p)
+	}
+}
+
+// eachRecord calls fn for each record of the STATE commands of payload (a snapshot without its
+// header, as AppendSnapshot appends it to an empty buffer), which must be only STATE commands.
+func eachRecord(t *testing.T, payload []byte, fn func(rec *wire.Record)) {
+	t.Helper()
+	for len(payload) > 0 {
+		var st wire.State
+		n, err := st.Parse(payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for it := st.Records(); ; {
+			rec, ok := it.Next()
+			if !ok {
+				break
+			}
+			fn(&rec)
+		}
+		payload = payload[n:]
+	}
+}
+
+// A burst that needs several datagrams (500 new entities of every shape: Spawn, Spawn with
+// Health, Kind with f32 Position and Velocity) is cut into datagrams of at most the limit, each
+// a valid datagram whose STATE ends where the next record would not have fitted, and together
+// they carry every entity whole to the mirror.
+func TestSnapshotSplitsIntoDatagrams(t *testing.T) {
+	r := newRig(t, func(tr *Tracker, c *game.Components) { tr.PackSpawn(game.CompKind) })
+	r.m.PackSpawn(game.CompKind)
+	var es []ecs.Entity
+	for i := 0; i < 500; i++ {
+		e := r.w.Create()
+		x := float32(100 + i)
+		if i%5 == 4 {
+			x = 5000 + float32(i) // out of Motion's range: f32 records
+		}
+		r.c.Position.Set(e, game.Position{X: x, Y: float32(i)})
+		r.c.Velocity.Set(e, game.Velocity{X: -float32(i), Y: 3})
+		r.c.Kind.Set(e, game.Kind{Kind: game.KindEnemy, Variant: uint8(i % 3)})
+		if i%2 == 0 {
+			r.c.Health.Set(e, game.Health{HP: uint16(i), MaxHP: 999})
+		}
+		es = append(es, e)
+	}
+	r.tr.Observe(r.w.Events())
+	r.w.ClearEvents()
+	const limit = 600 // half a datagram: more splits
+	dgrams := 0
+	for more := true; more; {
+		r.seq++
+		b := wire.Header{Token: 1, Tick: uint32(r.w.Tick()), Seq: r.seq}.Append(make([]byte, 0, wire.MaxDatagram))
+		b, more = r.wr.AppendSnapshot(b, limit, r.seq)
+		dgrams++
+		if len(b) > limit {
+			t.Fatalf("datagram %d of %d bytes, limit %d", dgrams, len(b), limit)
+		}
+		biggest := wire.RecordSize(uint64(es[len(es)-1]), wire.MaskOf(wire.CompKind)|wire.MaskOf(wire.CompPosition)|
+			wire.MaskOf(wire.CompVelocity)|wire.MaskOf(wire.CompHealth))
+		if more && len(b) < limit-biggest {
+			t.Fatalf("datagram %d of %d bytes left entities for later with room for one more", dgrams, len(b))
+		}
+		if err := wire.Validate(b); err != nil {
+			t.Fatalf("datagram %d: %v", dgrams, err)
+		}
+		eachRecord(t, b[wire.HeaderSize:], func(rec *wire.Record) {
+			if err := r.m.ApplyRecord(rec, uint32(r.w.Tick())); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if dgrams < 10 {
+		t.Fatalf("500 entities in %d datagrams of %d bytes", dgrams, limit)
+	}
+	for i, e := range es {
+		p, k := r.mc.Position.Get(e), r.mc.Kind.Get(e)
+		if p == nil || k == nil || *p != *r.c.Position.Get(e) || *k != *r.c.Kind.Get(e) ||
+			(i%2 == 0) != (r.mc.Health.Get(e) != nil) {
+			t.Fatalf("entity %d on the mirror: position %v kind %v health %v", i, p, k, r.mc.Health.Get(e))
+		}
 	}
 }

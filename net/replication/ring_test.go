@@ -33,8 +33,14 @@ func TestAckAfterManyDatagramsInFlight(t *testing.T) {
 		}
 		n := 0
 		for r.Next() {
-			if r.ID() == wire.CmdEntity {
-				n++
+			if r.ID() == wire.CmdState {
+				var st wire.State
+				st.Parse(r.Cmd())
+				for it := st.Records(); ; n++ {
+					if _, ok := it.Next(); !ok {
+						break
+					}
+				}
 			}
 		}
 		return n

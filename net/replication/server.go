@@ -21,9 +21,9 @@ import (
 // MaxReplicated is the number of component ids a baseline tracks (ids 1..MaxReplicated-1).
 const MaxReplicated = 16
 
-// maxEntries bounds what one datagram can record: a datagram of 1200 bytes holds at most
-// (1200-22)/(12+10+2) ENTITY-component pairs.
-const maxEntries = 128
+// maxEntries bounds what one datagram can record (baseline entries): the most per byte is a
+// STATE record with one Spawn (13 bytes, 3 entries), (1200-22-3)/13*3 = 270 in a datagram.
+const maxEntries = 272
 
 type entityRec struct {
 	gen   uint32
@@ -431,10 +431,11 @@ func (w *Writer) grow() {
 	}
 }
 
-// AppendSnapshot appends ENTITY commands for what the client lacks to buf (a datagram whose header
-// carries sequence seq), staying within limit bytes, and reports whether entities were left out
-// for lack of room (call again with a new datagram). Entities are visited round-robin from where
-// the last full datagram stopped, so none starves.
+// AppendSnapshot appends a STATE command (docs/PROTOCOL.md §3.4.10: one compact record per
+// entity) for what the client lacks to buf (a datagram whose header carries sequence seq),
+// staying within limit bytes, and reports whether entities were left out for lack of room (call
+// again with a new datagram). Nothing is appended when the client lacks nothing. Entities are
+// visited round-robin from where the last full datagram stopped, so none starves.
 func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, more bool) {
 	t := w.t
 	now := w.Clock
@@ -449,6 +450,13 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 		w.cursor = 0
 	}
 	var comps [MaxReplicated]uint8
+	state := -1 // offset of the STATE command once begun
+	end := func(buf []byte) []byte {
+		if state >= 0 {
+			buf = wire.EndState(buf, state)
+		}
+		return buf
+	}
 	for k := 0; k < n; k++ {
 		idx := (w.cursor + k) % n
 		e := t.live[idx]
@@ -486,26 +494,30 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 		packed := t.motion && want[t.drPos] && m.ok && m.packed
 		mx, my, mvx, mvy := m.x, m.y, m.vx, m.vy
 		nc := 0
-		size := wire.EntityOverhead
+		var mask uint16 // the record's components (wire.MaskOf)
 		spawn := false
 		if packed {
 			want[t.drPos], want[t.drVel] = false, false
 			nc = 1
-			size += wire.ComponentOverhead + wire.MotionSize
+			mask = wire.MaskOf(wire.CompMotion)
 			if t.spawnWith != 0 && want[t.spawnWith] {
 				spawn, want[t.spawnWith] = true, false
-				size += wire.SpawnSize - wire.MotionSize
+				mask = wire.MaskOf(wire.CompSpawn)
 			}
 		}
 		for _, st := range t.stores {
 			if id := st.ID(); want[id] {
 				comps[nc] = uint8(id)
 				nc++
-				size += wire.ComponentOverhead + st.Size()
+				mask |= wire.MaskOf(uint16(id))
 			}
 		}
 		if nc == 0 {
 			continue
+		}
+		size := wire.RecordSize(uint64(e), mask)
+		if state < 0 {
+			size += wire.StateOverhead
 		}
 		entries := nc
 		if packed {
@@ -516,10 +528,12 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 		}
 		if len(buf)+size > limit || s.n+entries > maxEntries {
 			w.cursor = idx
-			return buf, true
+			return end(buf), true
 		}
-		var start int
-		buf, start = wire.BeginEntity(buf, uint64(e))
+		if state < 0 {
+			buf, state = wire.BeginState(buf)
+		}
+		buf = wire.AppendRecordHead(buf, uint64(e), mask)
 		i0 := 0
 		if packed {
 			i0 = 1
@@ -527,10 +541,7 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 			n := 2
 			if spawn {
 				n = 3
-				buf = wire.AppendComponentHeader(buf, wire.CompSpawn, 10)
 				buf = t.W.Store(t.spawnWith).AppendWire(buf, e)
-			} else {
-				buf = wire.AppendComponentHeader(buf, wire.CompMotion, 8)
 			}
 			buf, _ = wire.AppendMotion(buf, mx, my, mvx, mvy)
 			for _, id := range ids[:n] {
@@ -544,10 +555,10 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 			}
 			r.spX, r.spY, r.spT, r.spAt, r.sp, r.svX, r.svY = mx, my, wnow, now, true, mvx, mvy
 		}
-		for i := i0; i < nc; i++ {
+		// The other components in the record's order (wire.MaskOf: the highest id first).
+		for i := nc - 1; i >= i0; i-- {
 			id := ecs.ComponentID(comps[i])
 			st := t.W.Store(id)
-			buf = wire.AppendComponentHeader(buf, uint16(id), st.Size())
 			at := len(buf)
 			buf = st.AppendWire(buf, e)
 			ch := st.ChangedAt(e) + 1
@@ -564,7 +575,6 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 			}
 			w.record(s, en)
 		}
-		buf = wire.EndEntity(buf, start, uint8(nc))
 		if !r.ever && t.expires != nil {
 			r.expires = t.expires(e)
 		}
@@ -573,5 +583,5 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 		w.ComponentsSent += uint64(nc)
 	}
 	w.cursor = 0
-	return buf, false
+	return end(buf), false
 }

@@ -163,9 +163,10 @@ type sentRec struct {
 }
 
 // offlineInstance does what net/instance does each tick for its clients, minus the sockets
-// and the reliable channel: inputs → Sim.Step → Tracker.Observe (+ the DEL_ENT/DEL_COMP
-// decisions) → every SnapshotEvery ticks one header + AppendSnapshot per datagram (up to
-// MaxDatagramsPerSnapshot) per client → Acked ackDelay ticks later.
+// and the reliable channel: inputs → Sim.Step → Tracker.Observe (+ the DEL_ENTS/DEL_COMP
+// decisions, deletions batched as instance.DelBatch does) → every SnapshotEvery ticks one header
+// + AppendSnapshot per datagram (up to MaxDatagramsPerSnapshot) per client → Acked ackDelay
+// ticks later.
 type offlineInstance struct {
 	sim     *game.Sim
 	tr      *replication.Tracker
@@ -175,17 +176,18 @@ type offlineInstance struct {
 	head    []int
 	tail    []int
 	buf     [wire.MaxDatagram]byte
-	bytes   uint64 // every client's snapshot datagrams + DEL_ENT/DEL_COMP (with REL)
+	bytes   uint64 // every client's snapshot datagrams + DEL_ENTS/DEL_COMP (with REL)
 	dgrams  uint64
 	ticks   uint64
 	clients int
-	snaps   uint64 // snapshots (per client)
-	capped  uint64 // snapshots cut at MaxDatagramsPerSnapshot with entities left out
-	simOnly bool   // no replication (to split the tick cost)
-	// onDatagram, when set, sees client c's snapshot datagrams (header included) and the
-	// reliable commands' bytes (n, for DEL_ENT/DEL_COMP of entity e).
+	snaps   uint64              // snapshots (per client)
+	capped  uint64              // snapshots cut at MaxDatagramsPerSnapshot with entities left out
+	simOnly bool                // no replication (to split the tick cost)
+	dels    []instance.DelBatch // per client
+	// onDatagram, when set, sees client c's snapshot datagrams (header included), onReliable
+	// the size of each reliable DEL_ENTS or DEL_COMP with its REL.
 	onDatagram func(c int, b []byte)
-	onReliable func(c int, e ecs.Entity, n int)
+	onReliable func(c int, n int)
 }
 
 func newOfflineInstance(stage *game.Stage, seed uint64, players int, dr bool) *offlineInstance {
@@ -205,7 +207,17 @@ func newOfflineInstance(stage *game.Stage, seed uint64, players int, dr bool) *o
 	o.ring = make([][64]sentRec, players)
 	o.head = make([]int, players)
 	o.tail = make([]int, players)
+	o.dels = make([]instance.DelBatch, players)
 	return o
+}
+
+// reliable counts a reliable command of n bytes (and its REL) sent to client c.
+func (o *offlineInstance) reliable(c, n int) {
+	n += wire.Rel{}.Length()
+	o.bytes += uint64(n)
+	if o.onReliable != nil {
+		o.onReliable(c, n)
+	}
 }
 
 func (o *offlineInstance) step(in *[rules.MaxPlayers]game.Buttons) {
@@ -222,22 +234,33 @@ func (o *offlineInstance) step(in *[rules.MaxPlayers]game.Buttons) {
 	evs := w.Events()
 	o.tr.Observe(evs)
 	for i := range evs {
-		switch evs[i].Kind {
+		switch e := evs[i].Entity; evs[i].Kind {
 		case ecs.EventDestroyed:
 			for c, wr := range o.ws {
-				if wr.Destroyed(evs[i].Entity) {
-					o.bytes += 5 + 11 // REL + DEL_ENT
-					if o.onReliable != nil {
-						o.onReliable(c, evs[i].Entity, 16)
+				if wr.Destroyed(e) {
+					if d := &o.dels[c]; d.Full(uint64(e)) {
+						o.reliable(c, len(d.Cmd()))
+						d.Reset()
 					}
+					o.dels[c].Add(uint64(e))
 				}
 			}
 		case ecs.EventRemoved:
-			for _, wr := range o.ws {
-				if wr.Removed(evs[i].Entity, evs[i].Component) {
-					o.bytes += 5 + 15 // REL + DEL_COMP
+			for c, wr := range o.ws {
+				if wr.Removed(e, evs[i].Component) {
+					if d := &o.dels[c]; d.Cmd() != nil {
+						o.reliable(c, len(d.Cmd()))
+						d.Reset()
+					}
+					o.reliable(c, wire.DelComp{}.Length())
 				}
 			}
+		}
+	}
+	for c := range o.dels {
+		if d := &o.dels[c]; d.Cmd() != nil {
+			o.reliable(c, len(d.Cmd()))
+			d.Reset()
 		}
 	}
 	w.ClearEvents()
@@ -358,7 +381,7 @@ func busiestWindow(stage *game.Stage, seed uint64, players int, inputs [][rules.
 
 // BenchmarkReplicationOffline: a whole 4-player game per iteration through the offline instance
 // (100 ms acks, no loss), with delta replication alone and with dead reckoning, reporting what each client receives per second — snapshot datagrams
-// with headers, plus REL+DEL_ENT/DEL_COMP — against full-state snapshots at 30 Hz, over the whole
+// with headers, plus REL+DEL_ENTS/DEL_COMP — against full-state snapshots at 30 Hz, over the whole
 // stage and over its busiest 10 s; also the 99th-percentile tick time.
 func BenchmarkReplicationOffline(b *testing.B) {
 	const seed = 42

@@ -2,6 +2,7 @@ package server
 
 import (
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/rtype/rtype/ecs"
@@ -9,7 +10,7 @@ import (
 	"github.com/rtype/rtype/net/wire"
 )
 
-// streamCategory names what an ENTITY is about, for BenchmarkReplicationBreakdown.
+// streamCategory names what a STATE record is about, for BenchmarkReplicationBreakdown.
 func streamCategory(k game.EntityKind) string {
 	switch k {
 	case game.KindPlayer:
@@ -31,17 +32,28 @@ func streamCategory(k game.EntityKind) string {
 }
 
 // BenchmarkReplicationBreakdown: one 4-player game of stage 1 through the offline instance (as
-// BenchmarkReplicationOffline), splitting what client 0 receives by what it is about — ENTITY
-// commands per kind of entity, reliable DEL_ENT/DEL_COMP (with their REL), datagram headers —
-// over two 10 s windows: the one with the most live entities ("busiest", the figure of
-// BenchmarkReplicationOffline) and the one with the most bytes ("max"). Metrics are B/s.
+// BenchmarkReplicationOffline), splitting what client 0 receives by what it is about — STATE
+// records per kind of entity, "deletions" (the reliable DEL_ENTS and DEL_COMP with their REL),
+// "headers" (datagram headers and the STATE command's frame) — over two 10 s windows: the one
+// with the most live entities ("busiest", the figure of BenchmarkReplicationOffline) and the
+// one with the most bytes ("max"). Metrics are B/s.
 //
 //	go test -run '^$' -bench BenchmarkReplicationBreakdown -benchtime 1x ./net/server
+//
+// RTYPE_BREAKDOWN_STAGE names another stage (default stage1), RTYPE_BREAKDOWN_SEED another seed
+// (default 42).
 func BenchmarkReplicationBreakdown(b *testing.B) {
-	const seed, players, window = 42, 4, 10 * game.TickRate
+	const players, window = 4, 10 * game.TickRate
 	name := os.Getenv("RTYPE_BREAKDOWN_STAGE")
 	if name == "" {
 		name = "stage1"
+	}
+	seed := uint64(42)
+	if s := os.Getenv("RTYPE_BREAKDOWN_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			b.Fatal(err)
+		}
 	}
 	stage, err := game.LoadStage(name)
 	if err != nil {
@@ -66,26 +78,33 @@ func BenchmarkReplicationBreakdown(b *testing.B) {
 			}
 			add("headers", wire.HeaderSize)
 			for d = d[wire.HeaderSize:]; len(d) > 0; {
-				var en wire.Entity
-				n, err := en.Parse(d)
+				var st wire.State
+				n, err := st.Parse(d)
 				if err != nil {
 					b.Fatal(err)
 				}
-				cat, ok := kinds[en.Entity]
-				if !ok {
-					cat = "other"
-					if k := o.sim.Components().Kind.Get(ecs.Entity(en.Entity)); k != nil {
-						cat = streamCategory(k.Kind)
+				add("headers", wire.StateOverhead) // the STATE's frame, with the datagram's header
+				for it := st.Records(); ; {
+					rec, ok := it.Next()
+					if !ok {
+						break
 					}
-					kinds[en.Entity] = cat
+					cat, ok := kinds[rec.Entity]
+					if !ok {
+						cat = "other"
+						if k := o.sim.Components().Kind.Get(ecs.Entity(rec.Entity)); k != nil {
+							cat = streamCategory(k.Kind)
+						}
+						kinds[rec.Entity] = cat
+					}
+					add(cat, wire.RecordSize(rec.Entity, rec.Mask))
 				}
-				add(cat, n)
 				d = d[n:]
 			}
 		}
-		o.onReliable = func(c int, e ecs.Entity, n int) {
+		o.onReliable = func(c int, n int) {
 			if c == 0 {
-				add("DEL_ENT", n)
+				add("deletions", n)
 			}
 		}
 		for t := range inputs {
@@ -121,7 +140,7 @@ func BenchmarkReplicationBreakdown(b *testing.B) {
 		const secs = window / game.TickRate
 		b.ReportMetric(float64(busyTotal)/secs, "busiest-B/s")
 		b.ReportMetric(float64(maxTotal)/secs, "max-B/s")
-		for _, cat := range []string{"ships", "forces", "player-shots", "enemy-shots", "enemies", "boss", "DEL_ENT", "headers", "other"} {
+		for _, cat := range []string{"ships", "forces", "bits", "player-shots", "enemy-shots", "enemies", "boss", "deletions", "headers", "other"} {
 			b.ReportMetric(float64(busy[cat])/secs, "busiest-"+cat+"-B/s")
 			b.ReportMetric(float64(top[cat])/secs, "max-"+cat+"-B/s")
 		}

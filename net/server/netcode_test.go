@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,33 +42,36 @@ func TestLinkMatrix(t *testing.T) {
 	for _, lc := range linkMatrix {
 		t.Run(lc.name, func(t *testing.T) {
 			t.Parallel()
-			runLinkCase(t, lc)
+			runLinkCase(t, lc, 7, 100)
 		})
 	}
 }
 
-// linkGame starts a virtual game of players on stage (stage name) over lc (seed 100+i per player).
-func linkGame(t *testing.T, stage string, players int, lc linksim.Config) *simgame.Game {
+// linkGame starts a virtual game of players on stage (stage name) over lc: game seed seed, link
+// seed linkSeed+i for player i.
+func linkGame(t testing.TB, stage string, players int, lc linksim.Config, seed, linkSeed uint64) *simgame.Game {
 	t.Helper()
 	st, err := game.LoadStage(stage)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := simgame.New(simgame.Config{Stage: st, Players: players, Seed: 7, Autopilot: true,
-		Link: func(i int) linksim.Config { c := lc; c.Seed = uint64(100 + i); return c }})
+	g, err := simgame.New(simgame.Config{Stage: st, Players: players, Seed: seed, Autopilot: true,
+		Link: func(i int) linksim.Config { c := lc; c.Seed = linkSeed + uint64(i); return c }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return g
 }
 
-func runLinkCase(t *testing.T, lc linkCase) {
+// runLinkCase plays TestLinkMatrix's game over lc (game seed seed, link seeds linkSeed+i), checks
+// it and logs each client's figures, which it returns (with the game's length in ticks).
+func runLinkCase(t testing.TB, lc linkCase, seed, linkSeed uint64) ([]session.Stats, ecs.Tick) {
 	stage := "short"
 	if s := os.Getenv("RTYPE_SOAK_STAGE"); s != "" && lc.name == "soak" {
 		stage = s // e.g. RTYPE_SOAK_STAGE=stage1: the soak over the whole of stage 1
 	}
 	const players = 4
-	g := linkGame(t, stage, players, lc.cfg)
+	g := linkGame(t, stage, players, lc.cfg, seed, linkSeed)
 	sim := g.Server.Sim()
 	// Let the game run a few seconds under the impaired link, then freeze it.
 	if !g.RunUntil(time.Minute, func() bool { return sim.Tick() >= 360 }) {
@@ -115,6 +119,7 @@ func runLinkCase(t *testing.T, lc linkCase) {
 	if len(wantEvents) == 0 || !strings.HasPrefix(wantEvents[len(wantEvents)-1], "game_end:") {
 		t.Fatalf("server event log does not end with game_end: %v", wantEvents)
 	}
+	var stats []session.Stats
 	for i, evs := range g.Events {
 		var got []string
 		for _, e := range evs {
@@ -131,6 +136,57 @@ func runLinkCase(t *testing.T, lc linkCase) {
 		t.Logf("%s client %d: ticks=%d in=%dB/%ddg out=%dB/%ddg rtt=%.0fms jitter=%.0fms loss=%.1f%% snap/s=%.1f corrections=%d (%.1fpx)",
 			lc.name, i, st.ServerTick, st.BytesIn, st.DatagramsIn, st.BytesOut, st.DatagramsOut,
 			st.RTTMillis, st.JitterMillis, st.LossPercent, st.SnapshotsPerSec, st.Corrections, st.CorrectionPixels)
+		stats = append(stats, st)
+	}
+	return stats, sim.Tick()
+}
+
+// BenchmarkLinkMatrix: TestLinkMatrix's cases (the same game, freeze and checks) over several
+// game and link seeds (RTYPE_LINK_SEEDS of them, default 16: seed k is game seed k with link
+// seeds 100+1000k+i), every client of every game together. One game says little about
+// smoothness: what the clients receive, and when, steers their autopilots, so a change in the
+// bytes sent makes another game, whose corrections are another sample. Metrics per client:
+// down-B/s and up-B/s (bytes over the game's length), corrections/min and correction-px (mean
+// size), rtt-ms, loss-% and snap/s (the client's own measures at the end).
+//
+//	go test -run '^$' -bench BenchmarkLinkMatrix -benchtime 1x ./net/server
+func BenchmarkLinkMatrix(b *testing.B) {
+	seeds := 16
+	if s := os.Getenv("RTYPE_LINK_SEEDS"); s != "" {
+		var err error
+		if seeds, err = strconv.Atoi(s); err != nil || seeds < 1 {
+			b.Fatalf("RTYPE_LINK_SEEDS=%q", s)
+		}
+	}
+	for _, lc := range linkMatrix {
+		b.Run(lc.name, func(b *testing.B) {
+			for b.Loop() {
+				var secs, down, up, corr, px, rtt, loss, snap, n float64
+				for k := 1; k <= seeds; k++ {
+					stats, ticks := runLinkCase(b, lc, uint64(k), uint64(100+1000*k))
+					for _, st := range stats {
+						s := float64(ticks) / game.TickRate
+						secs += s
+						down += float64(st.BytesIn)
+						up += float64(st.BytesOut)
+						corr += float64(st.Corrections)
+						px += st.CorrectionPixels * float64(st.Corrections)
+						rtt += st.RTTMillis
+						loss += st.LossPercent
+						snap += st.SnapshotsPerSec
+						n++
+					}
+				}
+				b.ReportMetric(down/secs, "down-B/s")
+				b.ReportMetric(up/secs, "up-B/s")
+				b.ReportMetric(corr/(secs/60), "corrections/min")
+				b.ReportMetric(px/max(corr, 1), "correction-px")
+				b.ReportMetric(rtt/n, "rtt-ms")
+				b.ReportMetric(loss/n, "loss-%")
+				b.ReportMetric(snap/n, "snap/s")
+				b.ReportMetric(secs/n, "game-s")
+			}
+		})
 	}
 }
 
@@ -139,7 +195,7 @@ func runLinkCase(t *testing.T, lc linkCase) {
 func TestLinkCaseDeterministic(t *testing.T) {
 	t.Parallel()
 	run := func() string {
-		g := linkGame(t, "short", 2, linkMatrix[2].cfg)
+		g := linkGame(t, "short", 2, linkMatrix[2].cfg, 7, 100)
 		g.RunFor(8 * time.Second)
 		var out string
 		for i, c := range g.Clients {

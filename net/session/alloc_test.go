@@ -11,8 +11,15 @@ import (
 )
 
 // The client's receive path allocates nothing in steady state: a snapshot datagram of ENTITY
-// commands (with dead reckoning and interpolation samples) is applied without a heap allocation.
+// commands, or of a STATE of Motion records as the reference server sends (with dead reckoning
+// and interpolation samples), is applied without a heap allocation.
 func TestApplySnapshotAllocatesNothing(t *testing.T) {
+	for _, state := range []bool{false, true} {
+		t.Run(map[bool]string{false: "ENTITY", true: "STATE"}[state], func(t *testing.T) { testApplySnapshotAllocs(t, state) })
+	}
+}
+
+func testApplySnapshotAllocs(t *testing.T, state bool) {
 	server := netip.MustParseAddrPort("127.0.0.1:9")
 	s := NewClient(ClientConfig{Token: 42, Server: server}, 0)
 	s.welcomed, s.self, s.slot = true, ecs.Entity(1<<32|1), 0
@@ -34,6 +41,19 @@ func TestApplySnapshotAllocatesNothing(t *testing.T) {
 		tick += 2
 		h := wire.Header{Token: 42, Tick: tick, Seq: seq}
 		b := h.Append(make([]byte, 0, wire.MaxDatagram))
+		if state {
+			var start int
+			b, start = wire.BeginState(b)
+			for i, e := range ents {
+				if i%3 != int(seq%3) {
+					continue
+				}
+				p, v := c.Position.Get(e), c.Velocity.Get(e)
+				b = wire.AppendRecordHead(b, uint64(e), wire.MaskOf(wire.CompMotion))
+				b, _ = wire.AppendMotion(b, p.X, p.Y, v.X, v.Y)
+			}
+			return wire.EndState(b, start)
+		}
 		for i, e := range ents {
 			if i%3 != int(seq%3) {
 				continue

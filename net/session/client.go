@@ -411,7 +411,7 @@ func (c *Client) Receive(now time.Duration, b []byte) {
 	hadEntity := false
 	for d := c.ep.Deliver(r); d.Next(); {
 		id, cmd := d.ID(), d.Cmd()
-		if id == wire.CmdEntity {
+		if id == wire.CmdEntity || id == wire.CmdState {
 			hadEntity = true
 		}
 		c.apply(id, cmd, &h)
@@ -667,22 +667,25 @@ func (c *Client) apply(id wire.CmdID, cmd []byte, h *wire.Header) {
 				c.stats.Dropped++
 			}
 		}
+	case wire.CmdState:
+		var cm wire.State
+		if _, err := cm.Parse(cmd); err == nil {
+			c.stats.Dropped += uint64(c.mirror.ApplyState(&cm, h.Tick))
+		}
 	case wire.CmdDelEnt:
 		var cm wire.DelEnt
 		if _, err := cm.Parse(cmd); err == nil {
-			// Tombstoned now, removed when the render timeline reaches this tick (reapDying), so
-			// an entity disappears when it is drawn there, as spawns appear (Interpolator.Unborn).
-			again := c.mirror.Buried(cm.Entity) // a repeated DEL_ENT: dying already, or gone
-			c.mirror.Bury(cm.Entity)
-			if c.ownMatched(ecs.Entity(cm.Entity)) != nil {
-				// an own shot drawn on the predicted timeline (ownshots.go): it hit something
-				// already, gone at once
-				c.mirror.DelEnt(cm.Entity)
-			} else if again {
-			} else if c.world.Alive(ecs.Entity(cm.Entity)) && !c.ended {
-				c.dying = append(c.dying, dying{e: ecs.Entity(cm.Entity), tick: h.Tick})
-			} else {
-				c.mirror.DelEnt(cm.Entity)
+			c.delEnt(cm.Entity, h.Tick)
+		}
+	case wire.CmdDelEnts:
+		var cm wire.DelEnts
+		if _, err := cm.Parse(cmd); err == nil {
+			for it := cm.Entities(); ; {
+				e, ok := it.Next()
+				if !ok {
+					break
+				}
+				c.delEnt(e, h.Tick)
 			}
 		}
 	case wire.CmdDelComp:
@@ -822,6 +825,24 @@ func (c *Client) placeAttached() {
 			c.comps.Position.Set(e, game.Position{X: x, Y: y})
 		}
 		c.interp.Add(e.Index(), e.Generation(), c.curTick, x, y, 4)
+	}
+}
+
+// delEnt applies a DEL_ENT of entity id (or one id of a DEL_ENTS) from a datagram of header tick
+// tick: tombstoned now, removed when the render timeline reaches this tick (reapDying), so an
+// entity disappears when it is drawn there, as spawns appear (Interpolator.Unborn).
+func (c *Client) delEnt(id uint64, tick uint32) {
+	again := c.mirror.Buried(id) // a repeated DEL_ENT: dying already, or gone
+	c.mirror.Bury(id)
+	if c.ownMatched(ecs.Entity(id)) != nil {
+		// an own shot drawn on the predicted timeline (ownshots.go): it hit something already,
+		// gone at once
+		c.mirror.DelEnt(id)
+	} else if again {
+	} else if c.world.Alive(ecs.Entity(id)) && !c.ended {
+		c.dying = append(c.dying, dying{e: ecs.Entity(id), tick: tick})
+	} else {
+		c.mirror.DelEnt(id)
 	}
 }
 

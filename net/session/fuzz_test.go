@@ -64,6 +64,15 @@ func FuzzClientDatagrams(f *testing.F) {
 	churn = fuzzDgram(churn, 0, wire.DelComp{Entity: uint64(entityAt(11, 3)), Component: uint32(game.CompVelocity)}.Append(nil))
 	churn = append(churn, fuzzView, fuzzWait, 200, fuzzTick)
 	f.Add(churn)
+	// the same in STATE records: huge indices among valid ones, then a newer generation of each
+	var state []byte
+	state = fuzzDgram(state, 2, stateCmd(nil, game.KindPlayer, 300, 500, 0, self))
+	state = fuzzDgram(state, 2, stateCmd(nil, game.KindEnemy, 900, 500, -60, entityAt(10, 1), entityAt(1<<20-1, 1),
+		entityAt(replication.MaxEntityIndex, 1), entityAt(11, 1)))
+	state = append(state, fuzzTick, fuzzView)
+	state = fuzzDgram(state, 1, stateCmd(nil, game.KindEnemy, 900, 400, -30, entityAt(10, 2), entityAt(11, 2)))
+	state = append(state, fuzzTick, fuzzWait, 5, fuzzView)
+	f.Add(state)
 
 	f.Fuzz(func(t *testing.T, in []byte) {
 		h := newHostile()

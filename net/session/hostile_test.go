@@ -58,6 +58,17 @@ func spawnCmd(b []byte, e ecs.Entity, kind game.EntityKind, x, y, vx float32) []
 	return wire.EndEntity(b, start, 1)
 }
 
+// stateCmd appends a STATE with one Spawn record (Kind, Position, Velocity) per entity of es.
+func stateCmd(b []byte, kind game.EntityKind, x, y, vx float32, es ...ecs.Entity) []byte {
+	b, start := wire.BeginState(b)
+	for _, e := range es {
+		b = wire.AppendRecordHead(b, uint64(e), wire.MaskOf(wire.CompSpawn))
+		b = append(b, byte(kind), 0)
+		b, _ = wire.AppendMotion(b, x, y, vx, 0)
+	}
+	return wire.EndState(b, start)
+}
+
 func entityAt(index, gen uint32) ecs.Entity { return ecs.Entity(uint64(gen)<<32 | uint64(index)) }
 
 // heapInUse is the live heap after a collection.
@@ -91,6 +102,35 @@ func TestHostileEntityIndexBoundsMemory(t *testing.T) {
 	}
 	if h.c.stats.Dropped == 0 {
 		t.Error("the ENTITY above the index limit was not counted as dropped")
+	}
+}
+
+// The same in a STATE (docs/PROTOCOL.md §3.4.10): records above the index limit are dropped and
+// counted one by one, and the records around them in the same command are applied.
+func TestHostileStateIndexBoundsMemory(t *testing.T) {
+	h := newHostile()
+	before := heapInUse()
+	ok1, ok2 := entityAt(50, 1), entityAt(replication.MaxEntityIndex, 2)
+	h.send(102, func(b []byte) []byte {
+		return stateCmd(b, game.KindEnemy, 900, 500, -60, ok1, entityAt(ecs.MaxIndex, 1), entityAt(1<<19, 1), ok2)
+	})
+	for tick := uint32(104); tick < 120; tick += 2 {
+		h.send(tick, func(b []byte) []byte { return b })
+	}
+	grown := int64(heapInUse()) - int64(before)
+	runtime.KeepAlive(h)
+	if grown > 8<<20 {
+		t.Errorf("a STATE with two huge indices grew the heap by %.1f MB, want under 8 MB", float64(grown)/(1<<20))
+	}
+	if h.c.world.Alive(entityAt(ecs.MaxIndex, 1)) || h.c.world.Alive(entityAt(1<<19, 1)) {
+		t.Error("an entity above the index limit is in the mirror")
+	}
+	if !h.c.world.Alive(ok1) || !h.c.world.Alive(ok2) {
+		t.Errorf("the records before and after the refused ones were not applied (index 50: %v, index %d: %v)",
+			h.c.world.Alive(ok1), replication.MaxEntityIndex, h.c.world.Alive(ok2))
+	}
+	if h.c.stats.Dropped != 2 {
+		t.Errorf("%d records counted as dropped, want the 2 above the index limit", h.c.stats.Dropped)
 	}
 }
 
@@ -139,18 +179,31 @@ func TestHostileRepeatedDelEntIsKeptOnce(t *testing.T) {
 	h := newHostile()
 	e := entityAt(7, 1)
 	h.send(102, func(b []byte) []byte { return spawnCmd(b, e, game.KindEnemy, 900, 500, 0) })
-	// a burst: 50 datagrams arriving at once, each of 40 DEL_ENT of the same entity
+	// a burst: 50 datagrams arriving at once, each of 40 DEL_ENT of the same entity or of a
+	// DEL_ENTS naming it 500 times
 	now := h.c.t
 	for i := 0; i < 50; i++ {
 		h.seq++
 		b := wire.Header{Token: hostileToken, Tick: 104, Seq: h.seq}.Append(nil)
-		for k := 0; k < 40; k++ {
-			b = wire.DelEnt{Entity: uint64(e)}.Append(b)
+		if i%2 == 0 {
+			for k := 0; k < 40; k++ {
+				b = wire.DelEnt{Entity: uint64(e)}.Append(b)
+			}
+		} else { // a DEL_ENTS naming it 500 times
+			var start int
+			b, start = wire.BeginDelEnts(b)
+			for k := 0; k < 500; k++ {
+				b = wire.AppendEntityRef(b, uint64(e))
+			}
+			b = wire.EndDelEnts(b, start)
 		}
 		h.c.Receive(now, b)
 	}
+	if h.c.stats.Dropped != 0 {
+		t.Fatalf("%d datagrams dropped", h.c.stats.Dropped)
+	}
 	if n := len(h.c.dying); n > 1 {
-		t.Errorf("%d dying records for one entity after 2000 DEL_ENT, want 1", n)
+		t.Errorf("%d dying records for one entity after 1000 DEL_ENT and 12 500 in DEL_ENTS, want 1", n)
 	}
 }
 

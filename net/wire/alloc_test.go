@@ -186,6 +186,8 @@ func FuzzValidate(f *testing.F) {
 	}
 	full, _ := fullEntityDatagram(nil)
 	f.Add(full)
+	fullState, _ := fullStateDatagram(nil)
+	f.Add(fullState)
 	f.Fuzz(checkDatagram)
 }
 
@@ -226,6 +228,25 @@ func checkDatagram(t *testing.T, d []byte) {
 			t.Fatalf("REL before %v accepted", id)
 		}
 		prevRel = id == CmdRel
+		if st, ok := cmd.(State); ok {
+			checkState(t, st)
+		}
+		if d, ok := cmd.(DelEnts); ok {
+			n := 0
+			for it := d.Entities(); ; {
+				ent, ok := it.Next()
+				if !ok {
+					break
+				}
+				if ent&EntityIDTopBit != 0 || ent>>32 == 0 {
+					t.Fatalf("DEL_ENTS entity %#x", ent)
+				}
+				n += EntityRefSize(ent)
+			}
+			if n != len(d.ids) {
+				t.Fatalf("DEL_ENTS ids of %d bytes in %d", n, len(d.ids))
+			}
+		}
 		if e, ok := cmd.(Entity); ok {
 			it := e.Components()
 			for c := 0; ; c++ {

@@ -27,9 +27,11 @@ const (
 	CmdResponse  CmdID = 17 // c→s RESPONSE (extension): the proof
 	CmdPause     CmdID = 18 // both PAUSE (extension): a request (c→s), the game's pause state (s→c)
 	CmdResults   CmdID = 19 // s→c RESULTS (extension): every player's figures, before GAME_END
+	CmdState     CmdID = 20 // s→c STATE (extension): several entities' state in compact records
+	CmdDelEnts   CmdID = 21 // s→c DEL_ENTS (extension): DEL_ENT of several entities, compact ids
 
 	// MaxCmd is the largest known command id.
-	MaxCmd = CmdResults
+	MaxCmd = CmdDelEnts
 )
 
 // commands is what the wire knows of each command, by id, declared once: its protocol name and
@@ -58,6 +60,8 @@ var commands = [MaxCmd + 1]struct {
 	CmdResponse:  {"RESPONSE", false},
 	CmdPause:     {"PAUSE", true},
 	CmdResults:   {"RESULTS", true},
+	CmdState:     {"STATE", false},
+	CmdDelEnts:   {"DEL_ENTS", true},
 }
 
 // String returns the protocol name of the command ("ENTITY", "DEL_ENT", ...)
@@ -73,7 +77,7 @@ func (id CmdID) String() string {
 func (id CmdID) Known() bool { return id >= CmdEntity && id <= MaxCmd }
 
 // ReliableCapable reports whether a REL command may precede id: DEL_ENT,
-// DEL_COMP, MUSIC, GAME_END, DEATH, WELCOME, BYE, PAUSE and RESULTS
+// DEL_COMP, MUSIC, GAME_END, DEATH, WELCOME, BYE, PAUSE, RESULTS and DEL_ENTS
 // (docs/PROTOCOL.md §3.6.2; TestRelListMatchesDoc checks the document against it).
 func (id CmdID) ReliableCapable() bool { return id.Known() && commands[id].reliable }
 

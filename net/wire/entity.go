@@ -156,18 +156,37 @@ func (c *Entity) Components() ComponentIter { return ComponentIter{b: c.comps} }
 // Raw returns the encoded components (a view into the datagram).
 func (c *Entity) Raw() []byte { return c.comps }
 
-// ComponentIter iterates the components of a parsed Entity in wire order.
+// ComponentIter iterates the components of a parsed Entity, or of a STATE Record, in wire order.
 //
 //	for it := ent.Components(); ; {
 //		id, data, ok := it.Next()
 //		if !ok { break }
 //		...
 //	}
-type ComponentIter struct{ b []byte }
+type ComponentIter struct {
+	b []byte
+	// a STATE record's components: those of mask, their data back to back in b
+	mask    uint16
+	compact bool
+}
 
 // Next returns the next component id and its data (a view of exactly
 // ComponentSize(id) bytes), or ok=false at the end.
 func (it *ComponentIter) Next() (id uint16, data []byte, ok bool) {
+	if it.compact {
+		if it.mask == 0 {
+			return 0, nil, false
+		}
+		id = MaxComponent - uint16(trailingZeros16(it.mask))
+		size := ComponentSize(id)
+		if size > len(it.b) {
+			it.mask, it.b = 0, nil
+			return 0, nil, false
+		}
+		it.mask &= it.mask - 1
+		data, it.b = it.b[:size:size], it.b[size:]
+		return id, data, true
+	}
 	if len(it.b) < ComponentOverhead {
 		return 0, nil, false
 	}

@@ -24,7 +24,7 @@ var (
 	ErrTooLarge = &Error{1, "wire: datagram larger than 1200 bytes"}
 	// ErrMagic: the first two bytes are not "RT" (0x52 0x54).
 	ErrMagic = &Error{2, "wire: bad magic"}
-	// ErrVersion: the version byte is not Version (1).
+	// ErrVersion: the version byte is not Version.
 	ErrVersion = &Error{3, "wire: unsupported protocol version"}
 	// ErrFlags: the header flags byte is not 0.
 	ErrFlags = &Error{4, "wire: non-zero header flags"}
@@ -33,7 +33,7 @@ var (
 	// ErrSize: a command's u16 size prefix is truncated, is 0, or runs past
 	// the end of the datagram.
 	ErrSize = &Error{6, "wire: command size prefix is 0, truncated or runs past the datagram"}
-	// ErrUnknownCmd: the command id is not one of 1..17.
+	// ErrUnknownCmd: the command id is not one of 1..MaxCmd.
 	ErrUnknownCmd = &Error{7, "wire: unknown command id"}
 	// ErrArgLen: the command's size does not match the exact argument length
 	// of that command.
@@ -50,7 +50,7 @@ var (
 	// unknown component.
 	ErrComponent = &Error{11, "wire: bad component"}
 	// ErrRel: a REL command is the last command of the datagram or is not
-	// followed by a reliable-capable command (2,3,4,5,6,14,15).
+	// followed by a reliable-capable command (CmdID.ReliableCapable).
 	ErrRel = &Error{12, "wire: REL not followed by a reliable-capable command"}
 	// ErrCmdID: a typed Parse was given a command with another id (never
 	// returned by Validate).

@@ -21,7 +21,7 @@ const (
 	// MaxDatagram is the largest datagram in bytes, header included (seed 000).
 	MaxDatagram = 1200
 	// Version is the protocol version byte carried by every header.
-	Version = 3
+	Version = 4
 	// Magic0 and Magic1 are the first two bytes of every datagram ("RT").
 	Magic0, Magic1 = 0x52, 0x54
 )
@@ -34,7 +34,7 @@ var le = binary.LittleEndian
 //
 //	off size field
 //	  0    2 magic   0x52 0x54
-//	  2    1 version 1
+//	  2    1 version Version
 //	  3    1 flags   0
 //	  4    4 token   u32 session token from the lobby START line, != 0
 //	  8    4 tick    s→c: simulation tick of the state; c→s: newest server tick received

@@ -105,6 +105,10 @@ func decodeAny(b []byte) (command, int, error) {
 		return parseAs[Pause](b)
 	case CmdResults:
 		return parseAs[Results](b)
+	case CmdState:
+		return parseAs[State](b)
+	case CmdDelEnts:
+		return parseAs[DelEnts](b)
 	}
 	return nil, 0, ErrUnknownCmd
 }
@@ -118,6 +122,7 @@ var (
 	entStage  = uint64(1) << 32 // the stage singleton: index 0, generation 1
 	entBullet = uint64(3)<<32 | 42
 	entSpawn  = uint64(1)<<32 | 7
+	entHealth = uint64(130)<<32 | 200
 	testUUID  = [16]byte{0x6b, 0xa7, 0xb8, 0x10, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8}
 	testInput = Input{Count: 3, Ticks: [16]uint32{602, 601, 600}, Buttons: [16]uint8{0x11, 0x10, 0x00}}
 	// testNonce, testKey and testProof: the CHALLENGE/RESPONSE vectors; testProof was computed
@@ -126,6 +131,20 @@ var (
 	testKey   = [16]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
 	testProof = [16]byte{0xda, 0xe1, 0x0f, 0xfa, 0x90, 0x64, 0xeb, 0x43, 0xa5, 0xfc, 0x8d, 0xba, 0xda, 0xa1, 0x1c, 0xce}
 )
+
+// testStateRecords are the records of testdata/wire/state.hex, written by hand from
+// docs/PROTOCOL.md §3.4.10: entity index 7 generation 1 with a Spawn, index 42 generation 3 with a
+// Motion, index 200 generation 130 (varints of two bytes) with a Health.
+var testStateRecords = []byte{
+	7, 1, 0x01, 5, 1, 0xc0, 0x2b, 0xe0, 0x10, 0xc9, 0xea, 0x80, 0x07,
+	42, 3, 0x02, 0x24, 0x03, 0x42, 0x06, 0x40, 0xed, 0xc8, 0x00,
+	0xc8, 0x01, 0x82, 0x01, 0x40, 3, 0, 8, 0,
+}
+
+// testShipRecord is the record of datagram_state.hex: the ship (index 1 generation 1) with a Spawn
+// (kind 1 variant 0 at (200, 540), still) and a Player (slot 0, 3 lives, invulnerable).
+var testShipRecord = []byte{1, 1, 0x81, 0x01, 1, 0, 0x40, 0x06, 0xe0, 0x10, 0, 0, 0, 0,
+	0, 3, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 // testResults is the RESULTS of testdata/wire/results.hex.
 var testResults = Results{Count: 2, Entries: [4]ResultEntry{
@@ -220,6 +239,24 @@ func cmdCases() []cmdCase {
 		{"welcome_spectator", Welcome{0, SpectatorSlot, 600, 60}, simple(Welcome{0, SpectatorSlot, 600, 60})},
 		{"pause", Pause{1}, simple(Pause{1})},
 		{"results", testResults, simple(testResults)},
+		{"del_ents", DelEnts{ids: []byte{42, 3, 7, 1, 0xc8, 0x01, 0x82, 0x01}}, func(b []byte) []byte {
+			b, start := BeginDelEnts(b)
+			for _, e := range []uint64{entBullet, entSpawn, entHealth} {
+				b = AppendEntityRef(b, e)
+			}
+			return EndDelEnts(b, start)
+		}},
+		{"state", State{recs: testStateRecords}, func(b []byte) []byte {
+			b, start := BeginState(b)
+			b = AppendRecordHead(b, entSpawn, MaskOf(CompSpawn))
+			b = append(b, 5, 1)
+			b, _ = AppendMotion(b, 1400, 540, -339.4375, 120)
+			b = AppendRecordHead(b, entBullet, MaskOf(CompMotion))
+			b, _ = AppendMotion(b, 100.5, 200.25, -300, 12.5)
+			b = AppendRecordHead(b, entHealth, MaskOf(CompHealth))
+			b = append(b, 3, 0, 8, 0)
+			return EndState(b, start)
+		}},
 	}
 }
 
@@ -235,8 +272,7 @@ func dgramCases() []dgramCase {
 		{"datagram_welcome", Header{Token: 0x12345678, Tick: 600, Seq: 1, Ack: 1},
 			[]command{Rel{1}, Welcome{entShip, 0, 600, 60}}},
 		{"datagram_state", Header{Token: 0x12345678, Tick: 601, Seq: 2, Ack: 1},
-			[]command{Entity{Entity: entShip, Count: 1, comps: rawComps(comp{CompPosition, vec2(960, 540)})},
-				Rel{2}, Music{1}, Ping{1}}},
+			[]command{State{recs: testShipRecord}, Rel{2}, Music{1}, Ping{1}}},
 		{"datagram_input", Header{Token: 0x12345678, Tick: 598, Seq: 42, Ack: 40, AckBits: 3, RelAck: 1},
 			[]command{testInput, Ping{0xcafef00d}}},
 		{"datagram_challenge", Header{Token: 0x12345678, Tick: 600}, []command{Challenge{testNonce}}},

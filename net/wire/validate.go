@@ -71,6 +71,12 @@ func ParseCmd(b []byte) (id CmdID, n int, err error) {
 	case CmdResults:
 		var c Results
 		n, err = c.Parse(b)
+	case CmdState:
+		var c State
+		n, err = c.Parse(b)
+	case CmdDelEnts:
+		var c DelEnts
+		n, err = c.Parse(b)
 	default:
 		return id, 0, ErrUnknownCmd
 	}

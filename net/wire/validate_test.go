@@ -68,12 +68,17 @@ func TestValidate(t *testing.T) {
 			GameEnd{2}.Append(nil), Death{1, 3, 0}.Append(nil), Here{[16]byte{1}}.Append(nil),
 			GetEnt{2}.Append(nil), ActShoot{}.Append(nil), ActMove{15}.Append(nil),
 			Ping{3}.Append(nil), Input{Count: 1}.Append(nil), Welcome{1, 0, 0, 60}.Append(nil),
-			Bye{3}.Append(nil)), nil},
+			Bye{3}.Append(nil), raw(20, 5, 1, 0x04, 7), raw(21, 5, 1, 0x80, 0x01, 0x80, 0x02)), nil},
+		{"STATE records", dg(raw(20,
+			5, 1, 0x00, // index 5 generation 1, no component: the entity exists
+			0x80, 0x01, 0x80, 0x02, 0x01, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, // index 128 generation 256, Spawn
+			0x7f, 0x7f, 0x80, 0x0c, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8, // Position and Velocity (bits 10, 9)
+			0xff, 0xff, 0xff, 0xff, 0x0f, 0xff, 0xff, 0xff, 0xff, 0x07, 0x40, 1, 2, 3, 4)), nil}, // index 2^32-1 generation 2^31-1, Health
 		{"REL before each reliable-capable command", dg(
 			Rel{1}.Append(nil), DelEnt{1}.Append(nil), Rel{2}.Append(nil), DelComp{1, 1}.Append(nil),
 			Rel{3}.Append(nil), Music{1}.Append(nil), Rel{4}.Append(nil), GameEnd{0}.Append(nil),
 			Rel{5}.Append(nil), Death{1, 0, 0}.Append(nil), Rel{6}.Append(nil), Welcome{1, 0, 0, 60}.Append(nil),
-			Rel{7}.Append(nil), Bye{0}.Append(nil)), nil},
+			Rel{7}.Append(nil), Bye{0}.Append(nil), Rel{8}.Append(nil), raw(21, 5, 1)), nil},
 		{"exactly 1200 bytes", big, nil},
 
 		// header
@@ -86,7 +91,8 @@ func TestValidate(t *testing.T) {
 		{"version 0", withHeader(func(b []byte) { b[2] = 0 }), ErrVersion},
 		{"version 1", withHeader(func(b []byte) { b[2] = 1 }), ErrVersion},
 		{"version 2", withHeader(func(b []byte) { b[2] = 2 }), ErrVersion},
-		{"version 4", withHeader(func(b []byte) { b[2] = 4 }), ErrVersion},
+		{"version 3", withHeader(func(b []byte) { b[2] = 3 }), ErrVersion},
+		{"version 5", withHeader(func(b []byte) { b[2] = 5 }), ErrVersion},
 		{"flags 1", withHeader(func(b []byte) { b[3] = 1 }), ErrFlags},
 		{"flags 0x80", withHeader(func(b []byte) { b[3] = 0x80 }), ErrFlags},
 		{"token 0", withHeader(func(b []byte) { copy(b[4:8], []byte{0, 0, 0, 0}) }), ErrToken},
@@ -99,7 +105,7 @@ func TestValidate(t *testing.T) {
 		{"size 0xffff", dg([]byte{0xff, 0xff, 1}), ErrSize},
 		{"size past end after a valid command", dg(Ping{1}.Append(nil), []byte{3, 0, 9}), ErrSize},
 		{"unknown id 0", dg(raw(0)), ErrUnknownCmd},
-		{"unknown id 20", dg(raw(20, 1)), ErrUnknownCmd},
+		{"unknown id 22", dg(raw(22, 1)), ErrUnknownCmd},
 		{"PAUSE 2 args", dg(raw(18, 1, 0)), ErrArgLen},
 		{"PAUSE 2", dg(raw(18, 2)), ErrBadValue},
 		{"RESULTS count 0", dg(raw(19, 0)), ErrBadValue},
@@ -133,6 +139,15 @@ func TestValidate(t *testing.T) {
 		{"WELCOME 13 args", dg(raw(14, make([]byte, 13)...)), ErrArgLen},
 		{"BYE 2 args", dg(raw(15, 0, 0)), ErrArgLen},
 		{"ENTITY shorter than entId+compCount", dg(raw(1, 1, 0, 0, 0, 0, 0, 0, 0)), ErrArgLen},
+		{"STATE without a record", dg(raw(20)), ErrArgLen},
+		{"DEL_ENTS without an id", dg(raw(21)), ErrArgLen},
+		{"DEL_ENTS id without a generation", dg(raw(21, 5, 1, 6)), ErrArgLen},
+		{"DEL_ENTS id cut in its generation", dg(raw(21, 5, 0x81)), ErrArgLen},
+		{"STATE record cut in its index", dg(raw(20, 0x80)), ErrArgLen},
+		{"STATE record without a mask", dg(raw(20, 5, 1)), ErrArgLen},
+		{"STATE record cut in its data", dg(raw(20, 5, 1, 0x40, 1, 2, 3)), ErrArgLen},
+		{"STATE second record cut", dg(raw(20, 5, 1, 0x00, 6)), ErrArgLen},
+		{"STATE record with a byte too many", dg(raw(20, 5, 1, 0x20, 1, 2)), ErrArgLen},
 
 		// values
 		{"GAME_END result 3", dg(raw(5, 3)), ErrBadValue},
@@ -150,6 +165,13 @@ func TestValidate(t *testing.T) {
 		{"WELCOME slot 4", dg(Welcome{1, 4, 0, 60}.Append(nil)), ErrBadValue},
 		{"WELCOME tickRate 0", dg(Welcome{1, 0, 0, 0}.Append(nil)), ErrBadValue},
 		{"HERE nil uuid", dg(raw(7, make([]byte, 16)...)), ErrBadValue},
+		{"STATE index not in its shortest form", dg(raw(20, 0x85, 0x00, 1, 0x00)), ErrBadValue},
+		{"STATE generation not in its shortest form", dg(raw(20, 5, 0x81, 0x80, 0x00, 0x00)), ErrBadValue},
+		{"STATE mask not in its shortest form", dg(raw(20, 5, 1, 0x84, 0x00, 1, 2)), ErrBadValue},
+		{"STATE index of 6 bytes", dg(raw(20, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 1, 0x00)), ErrBadValue},
+		{"STATE mask of 3 bytes", dg(raw(20, 5, 1, 0x80, 0x80, 0x01)), ErrBadValue},
+		{"DEL_ENTS generation not in its shortest form", dg(raw(21, 5, 0x81, 0x00)), ErrBadValue},
+		{"DEL_ENTS index of 6 bytes", dg(raw(21, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 1)), ErrBadValue},
 
 		// entity ids
 		{"DEL_ENT top bit", dg(DelEnt{top | 1}.Append(nil)), ErrEntityID},
@@ -158,6 +180,11 @@ func TestValidate(t *testing.T) {
 		{"GET_ENT top bit", dg(GetEnt{top}.Append(nil)), ErrEntityID},
 		{"WELCOME top bit", dg(Welcome{top, 0, 0, 60}.Append(nil)), ErrEntityID},
 		{"ENTITY top bit", dg(entityRaw(top|5, 1, pos)), ErrEntityID},
+		{"STATE generation 0", dg(raw(20, 5, 0, 0x00)), ErrEntityID},
+		{"STATE generation 2^31 (top bit)", dg(raw(20, 5, 0x80, 0x80, 0x80, 0x80, 0x08, 0x00)), ErrEntityID},
+		{"STATE index 2^32", dg(raw(20, 0x80, 0x80, 0x80, 0x80, 0x10, 1, 0x00)), ErrEntityID},
+		{"DEL_ENTS generation 0", dg(raw(21, 5, 1, 6, 0)), ErrEntityID},
+		{"DEL_ENTS generation 2^31 (top bit)", dg(raw(21, 5, 0x80, 0x80, 0x80, 0x80, 0x08)), ErrEntityID},
 
 		// components
 		{"DEL_COMP component 0", dg(DelComp{1, 0}.Append(nil)), ErrComponent},
@@ -183,11 +210,18 @@ func TestValidate(t *testing.T) {
 		{"ENTITY duplicate Position", dg(entityRaw(5, 2, pos, pos)), ErrComponent},
 		{"ENTITY truncated component header", dg(entityRaw(5, 1, []byte{1, 0, 8})), ErrComponent},
 		{"ENTITY truncated component data", dg(entityRaw(5, 1, compRaw(1, 8, make([]byte, 4)))), ErrComponent},
+		{"STATE reserved component 8 (bit 3)", dg(raw(20, 5, 1, 0x08, 1, 2, 3, 4)), ErrComponent},
+		{"STATE mask bit 11 (component 0)", dg(raw(20, 5, 1, 0x80, 0x10)), ErrComponent},
+		{"STATE Motion and Position", dg(raw(20, 5, 1, 0x82, 0x08, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8)), ErrComponent},
+		{"STATE Motion and Velocity", dg(raw(20, 5, 1, 0x82, 0x04, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8)), ErrComponent},
+		{"STATE Spawn and Motion", dg(raw(20, 5, 1, 0x03, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2, 3, 4, 5, 6, 7, 8)), ErrComponent},
+		{"STATE Spawn and Kind", dg(raw(20, 5, 1, 0x81, 0x02, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2)), ErrComponent},
 
 		// REL
 		{"REL last", dg(Ping{1}.Append(nil), Rel{1}.Append(nil)), ErrRel},
 		{"REL then PING", dg(Rel{1}.Append(nil), Ping{1}.Append(nil)), ErrRel},
 		{"REL then ENTITY", dg(Rel{1}.Append(nil), buildEntity(nil, 5)), ErrRel},
+		{"REL then STATE", dg(Rel{1}.Append(nil), raw(20, 5, 1, 0x00)), ErrRel},
 		{"REL then INPUT", dg(Rel{1}.Append(nil), Input{Count: 1}.Append(nil)), ErrRel},
 		{"REL then HERE", dg(Rel{1}.Append(nil), Here{[16]byte{1}}.Append(nil)), ErrRel},
 		{"REL then REL", dg(Rel{1}.Append(nil), Rel{2}.Append(nil), Bye{}.Append(nil)), ErrRel},
