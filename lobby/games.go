@@ -107,6 +107,21 @@ type GameSpec struct {
 	// Section is the practice section the game starts at (game.Config.Section; 0: the start).
 	Section int
 	Members []Member // the players in slot order
+	// Files are the stage files of Stage and of each stage of Run, as the lobby offers them
+	// (name, bytes, hash): what the game plays. A game host gets them from its lobby with the
+	// hand-over, checked against their hashes (net/fleet, docs/CONTROL.md §4.2); a runtime
+	// given none looks the names up in its own stages.
+	Files []*game.StageFile
+}
+
+// File returns the stage file of Files called name, or nil.
+func (s GameSpec) File(name string) *game.StageFile {
+	for _, f := range s.Files {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
 }
 
 // Starter is the game runtime a lobby hands its game to at START (net/instance.Manager). It is
@@ -179,7 +194,7 @@ func (c *Core) start(now time.Duration, cs *connState, cmd Command) {
 		return
 	}
 	spec := GameSpec{ID: gameID, Code: l.code, Stage: l.stage.Name, Difficulty: l.difficulty, Run: l.runNames(), Section: l.section,
-		Members: members}
+		Members: members, Files: l.stageFiles()}
 	ps := &pendingStart{by: cs, spec: spec, players: append([]*connState(nil), l.members...)}
 	if c.cfg.AsyncStart {
 		c.leaveStart(now, l, ps)

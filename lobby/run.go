@@ -59,3 +59,11 @@ func (l *lobbyState) runNames() []string {
 	}
 	return out
 }
+
+// stageFiles are the stage files START plays: the run's, or the stage alone (GameSpec.Files).
+func (l *lobbyState) stageFiles() []*game.StageFile {
+	if l.run != nil {
+		return append([]*game.StageFile(nil), l.run...)
+	}
+	return []*game.StageFile{l.stage}
+}
