@@ -61,6 +61,7 @@ func main() {
 	flag.IntVar(&ic.Conns, "idle", 0, "measure the lobby instead: hold this many idle lobby connections (keep-alive GET_LOBBIES), CPU and RSS over -window")
 	flag.DurationVar(&ic.KeepAlive, "keepalive", 0, "-idle: each connection's keep-alive interval (default the reference client's, 1m)")
 	flag.DurationVar(&ic.Window, "window", time.Minute, "-idle: each measured window (idle, then starts)")
+	flag.DurationVar(&ic.Settle, "settle", 5*time.Second, "-idle: wait between the set-up and the idle window (negative: none)")
 	flag.IntVar(&ic.Lobbies, "lobbies", 0, "-idle: lobbies (of -players of the connections) that START game after game in a second window")
 	flag.IntVar(&ic.Players, "players", 1, "-idle: players per -lobbies lobby")
 	flag.IntVar(&ic.DialConcurrency, "dial-concurrency", 64, "-idle: connections being set up at once")

@@ -45,6 +45,9 @@ type IdleConfig struct {
 	KeepAlive time.Duration
 	// Window is the length of each measured window (default 60 s).
 	Window time.Duration
+	// Settle is the wait between the set-up and the idle window (default 5 s; negative: none):
+	// the set-up's garbage is collected outside the window.
+	Settle time.Duration
 	// Lobbies of Players connections each (default 1) START games in turn in the second
 	// window: START, every player's START push, every player's END, START again.
 	Lobbies, Players int
@@ -141,6 +144,9 @@ func RunIdle(ctx context.Context, cfg IdleConfig, out io.Writer) (IdleReport, er
 	if cfg.DialConcurrency <= 0 {
 		cfg.DialConcurrency = 64
 	}
+	if cfg.Settle == 0 {
+		cfg.Settle = 5 * time.Second
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -231,6 +237,9 @@ func RunIdle(ctx context.Context, cfg IdleConfig, out io.Writer) (IdleReport, er
 	defer func() { stopKA(); <-kaDone }()
 
 	// The idle window.
+	if cfg.Settle > 0 && !sleepCtx(ctx, cfg.Settle) {
+		return rep, ctx.Err()
+	}
 	ownBefore, _ := cpuSeconds(os.Getpid())
 	ans0 := r.answered.Load()
 	cpu0, cpuErr := cpuSeconds(cfg.ServerPID)

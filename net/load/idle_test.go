@@ -59,7 +59,7 @@ func TestRunIdleAgainstLobby(t *testing.T) {
 	}
 	const conns = 60 // over two addresses: 30 each, past the default 16 per address
 	rep, err := RunIdle(ctx, IdleConfig{Server: lobbyAddr, Conns: conns, Source: netip.MustParseAddr("127.0.0.1"), Addrs: 2,
-		KeepAlive: 200 * time.Millisecond, Window: time.Second, Lobbies: 3, Players: 2, ServerPID: os.Getpid(),
+		KeepAlive: 200 * time.Millisecond, Window: time.Second, Settle: -1, Lobbies: 3, Players: 2, ServerPID: os.Getpid(),
 		Logger: slog.New(slog.DiscardHandler)}, nil)
 	if err != nil {
 		t.Fatal(err)
