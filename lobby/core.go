@@ -24,13 +24,16 @@ type ConnID uint64
 // GameEnded once it is over. Outs of one connection are in the order they must reach it.
 //
 // When Request is set, the runtime asks its Hall that question for connection Conn (on a
-// goroutine, at most HallTimeout) and hands the answer back with Answered (hall.go).
+// goroutine, at most HallTimeout) and hands the answer back with Answered (hall.go). When Start
+// is set (ServerConfig.AsyncStart), the runtime starts that game for connection Conn's lobby
+// (Starter.StartGame on a goroutine) and hands the result back with Started (starting.go).
 type Out struct {
 	Conn    ConnID
 	Line    []byte
 	Close   bool
 	Game    handoff.Game
 	Request *Request
+	Start   *StartRequest
 }
 
 // Core is the lobby's protocol core (docs/PROTOCOL.md §2): the connections, their users,
@@ -67,9 +70,14 @@ type Core struct {
 
 	asked uint64   // hall-of-fame requests so far (Request.ID)
 	asks  []askDue // requests waiting for Answered, by due time (hall.go)
+
+	startsMade uint64                   // asynchronous starts so far (StartRequest.ID)
+	starts     map[uint64]*pendingStart // those whose result has not come (starting.go)
+	startQueue []*pendingStart          // the lobbies' starts by due time (lazy)
 }
 
-// lobbyState is one lobby: waiting for its owner's START, or running a game.
+// lobbyState is one lobby: waiting for its owner's START, starting (AsyncStart: the runtime
+// carries the START out), or running a game.
 type lobbyState struct {
 	code    string
 	created uint64          // creation order (GET_LOBBIES lists the oldest first)
@@ -80,10 +88,11 @@ type lobbyState struct {
 	section int
 	// difficulty is the level START plays; changed by SET_DIFFICULTY while waiting.
 	difficulty rules.Difficulty
-	members    []*connState // join order; members[0] is the owner
-	game       handoff.Game // the running game (nil: waiting)
-	gameID     uuid.UUID    // the running (or last) game's id (GameSpec.ID)
-	practice   bool         // the running (or last) game is a practice (GameSpec.Practice): not kept
+	members    []*connState  // join order; members[0] is the owner
+	game       handoff.Game  // the running game (nil: waiting)
+	starting   *pendingStart // the START the runtime carries out (nil: none; starting.go)
+	gameID     uuid.UUID     // the running (or last) game's id (GameSpec.ID)
+	practice   bool          // the running (or last) game is a practice (GameSpec.Practice): not kept
 	// slots are the running game's players by slot (token and session key of the latest
 	// START or rejoin of each slot): REJOIN checks its proof against them (rejoin.go).
 	slots []handoff.Member
@@ -114,9 +123,16 @@ type connState struct {
 	// watchToken is the session token of the spectator's latest SPECTATE (SpectatorsGone).
 	watchToken uint32
 	// waiting is the hall-of-fame request waiting for its answer; held the lines the
-	// connection sent meanwhile, handled after it (hall.go).
+	// connection sent meanwhile (or while its START is carried out, busy), handled after it
+	// (hall.go).
 	waiting *ask
 	held    [][]byte
+}
+
+// busy reports whether cs waits for an answer its later lines must follow: a hall-of-fame
+// request's, or the start of the game it asked for (starting.go).
+func (cs *connState) busy() bool {
+	return cs.waiting != nil || cs.lobby != nil && cs.lobby.starting != nil && cs.lobby.starting.by == cs
 }
 
 // NewCore returns a Core for cfg (see ServerConfig for the defaults) at time now.
@@ -133,6 +149,7 @@ func NewCore(cfg ServerConfig, now time.Duration) *Core {
 		addrConns:  make(map[string]int),
 		lobbies:    make(map[string]*lobbyState),
 		stageParts: make(map[string][]string),
+		starts:     make(map[uint64]*pendingStart),
 		nextFlush:  now + burstWindow,
 	}
 	for _, f := range cfg.Stages.Files() {
@@ -171,8 +188,8 @@ func (c *Core) Line(now time.Duration, id ConnID, line []byte) {
 		return
 	}
 	cs.refused = 0
-	if cs.waiting != nil {
-		c.hold(cs, line) // answered in order, after the hall of fame's answer
+	if cs.busy() {
+		c.hold(cs, line) // answered in order, after the hall of fame's answer or the start
 		return
 	}
 	c.handle(now, cs, line)
@@ -227,6 +244,7 @@ func (c *Core) Stop() { c.stopping = true }
 // limit-log bursts that ended. The runtime calls it at NextDeadline (earlier is harmless).
 func (c *Core) Tick(now time.Duration) {
 	c.expireAsks(now)
+	c.expireStarts(now)
 	for len(c.timers) > 0 && c.timers[0].at <= now {
 		e := heap.Pop(&c.timers).(timer)
 		cs := c.conns[e.id]
@@ -259,6 +277,9 @@ func (c *Core) NextDeadline() time.Duration {
 	next := c.nextFlush
 	if a := c.nextAsk(); a != 0 {
 		next = min(next, a)
+	}
+	if s := c.nextStart(); s != 0 {
+		next = min(next, s)
 	}
 	for len(c.timers) > 0 {
 		e := c.timers[0]

@@ -89,14 +89,15 @@ func (s *vstarter) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 
 // vlobby is a Core with a virtual clock and connections.
 type vlobby struct {
-	t     *testing.T
-	core  *Core
-	st    *vstarter
-	now   time.Duration
-	next  ConnID
-	conns map[ConnID]*vconn
-	games []handoff.Game // handed over by the Core (Out.Game)
-	reqs  []Out          // hall-of-fame requests left by the Core (Out.Request)
+	t      *testing.T
+	core   *Core
+	st     *vstarter
+	now    time.Duration
+	next   ConnID
+	conns  map[ConnID]*vconn
+	games  []handoff.Game // handed over by the Core (Out.Game)
+	reqs   []Out          // hall-of-fame requests left by the Core (Out.Request)
+	startQ []Out          // starts left by the Core (Out.Start, AsyncStart)
 }
 
 // vconn is one virtual connection: the lines the Core sent it, and whether it closed it.
@@ -134,6 +135,10 @@ func (v *vlobby) collect() {
 		}
 		if o.Request != nil {
 			v.reqs = append(v.reqs, o)
+			continue
+		}
+		if o.Start != nil {
+			v.startQ = append(v.startQ, o)
 			continue
 		}
 		c := v.conns[o.Conn]

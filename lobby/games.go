@@ -65,6 +65,8 @@ func (c *Core) ownWaitingLobby(cs *connState, running, action string) *lobbyStat
 	switch {
 	case l == nil:
 		c.reply(cs, CodeWrongRequest, "not in a lobby")
+	case l.starting != nil:
+		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is starting a game")
 	case l.running():
 		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" "+running)
 	case len(l.members) == 0 || l.members[0] != cs:
@@ -77,8 +79,10 @@ func (c *Core) ownWaitingLobby(cs *connState, running, action string) *lobbyStat
 
 // start answers START <uuid>; (docs/PROTOCOL.md §2.4.4): the owner's lobby hands its game to
 // the Starter; on success 200 OK to the owner, then START (port, token, key) to each player
-// and SPECTATE to each spectator.
-func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
+// and SPECTATE to each spectator. With ServerConfig.AsyncStart the Core does not call the
+// Starter: it leaves the start to its runtime (Out.Start) and the lobby is starting until
+// Started (starting.go).
+func (c *Core) start(now time.Duration, cs *connState, cmd Command) {
 	if len(cmd.Args) > 0 {
 		c.reply(cs, CodeWrongRequest, "START takes no arguments")
 		return
@@ -112,27 +116,53 @@ func (c *Core) start(_ time.Duration, cs *connState, cmd Command) {
 		c.reply(cs, CodeWrongRequest, "cannot generate a game id")
 		return
 	}
-	g, err := c.cfg.Starter.StartGame(handoff.GameSpec{ID: gameID, Code: l.code, Stage: l.stage.Name, Difficulty: l.difficulty, Run: l.runNames(), Section: l.section,
-		Members: append([]handoff.Member(nil), members...)})
+	spec := handoff.GameSpec{ID: gameID, Code: l.code, Stage: l.stage.Name, Difficulty: l.difficulty, Run: l.runNames(), Section: l.section,
+		Members: members, Files: l.stageFiles()}
+	ps := &pendingStart{by: cs, spec: spec, players: append([]*connState(nil), l.members...)}
+	if c.cfg.AsyncStart {
+		c.leaveStart(now, l, ps)
+		return
+	}
+	handed := spec
+	handed.Members = append([]handoff.Member(nil), members...) // the Starter's copy
+	g, err := c.cfg.Starter.StartGame(handed)
+	c.begin(l, ps, g, err)
+}
+
+// begin makes l run game g, the result of start ps (err: the start failed): 200 OK to the
+// owner who sent START (when its connection is still open), then START to each player and
+// SPECTATE to each spectator; or, on failure, 500 with the reason to that owner.
+func (c *Core) begin(l *lobbyState, ps *pendingStart, g handoff.Game, err error) {
 	if err == nil && g == nil {
 		err = errors.New("starter returned no game")
 	}
+	cs := ps.by
 	if err != nil {
 		c.log.Warn("lobby start failed", "code", l.code, "err", err)
-		c.reply(cs, CodeWrongRequest, "cannot start game: "+err.Error())
+		if cs != nil {
+			c.reply(cs, CodeWrongRequest, "cannot start game: "+err.Error())
+		}
 		return
 	}
 	port := g.Port()
-	l.game, l.gameID, l.practice = g, gameID, l.section > 0
-	l.slots = members
+	l.game, l.gameID, l.practice = g, ps.spec.ID, ps.spec.Practice()
+	l.slots = ps.spec.Members
 	c.out = append(c.out, Out{Game: g})
-	c.reply(cs, CodeOK, "OK")
-	ps := strconv.Itoa(port)
-	for i, m := range l.members {
-		c.push(m, PushStart, addrArgs(g, ps, members[i].Token, members[i].Key)...)
+	if cs != nil {
+		c.reply(cs, CodeOK, "OK")
 	}
-	c.startSpectators(l, g, ps)
-	c.log.Info("lobby started", "code", l.code, "game", gameID.String(), "stage", l.listedStage(), "difficulty", l.difficulty.String(), "players", len(l.members), "port", port, "user", cs.user.String())
+	ports := strconv.Itoa(port)
+	for i, m := range ps.players {
+		if m.lobby == l { // players who left while the lobby was starting were dropped (Started)
+			c.push(m, PushStart, addrArgs(g, ports, ps.spec.Members[i].Token, ps.spec.Members[i].Key)...)
+		}
+	}
+	c.startSpectators(l, g, ports)
+	user := ""
+	if cs != nil {
+		user = cs.user.String()
+	}
+	c.log.Info("lobby started", "code", l.code, "game", ps.spec.ID.String(), "stage", l.listedStage(), "difficulty", l.difficulty.String(), "players", len(l.members), "port", port, "user", user)
 }
 
 // GameEnded tells the Core that game g (handed to the runtime in an Out) is over with result

@@ -138,7 +138,7 @@ func (c *Core) afterReply(now time.Duration, cs *connState) {
 
 // release handles the lines cs sent while it waited, until one waits again.
 func (c *Core) release(now time.Duration, cs *connState) {
-	for len(cs.held) > 0 && cs.waiting == nil && c.conns[cs.id] == cs {
+	for len(cs.held) > 0 && !cs.busy() && c.conns[cs.id] == cs {
 		line := cs.held[0]
 		cs.held = cs.held[1:]
 		c.handle(now, cs, line)
@@ -152,7 +152,11 @@ func (c *Core) release(now time.Duration, cs *connState) {
 // hold keeps a line cs sent while its request waits (a copy: the runtime reuses line).
 func (c *Core) hold(cs *connState, line []byte) {
 	if len(cs.held) >= MaxHeldLines {
-		c.reply(cs, CodeWrongRequest, fmt.Sprintf("too many commands (%d) while a hall-of-fame request waits, closing connection", MaxHeldLines))
+		what := "a hall-of-fame request waits"
+		if cs.waiting == nil {
+			what = "its game starts"
+		}
+		c.reply(cs, CodeWrongRequest, fmt.Sprintf("too many commands (%d) while %s, closing connection", MaxHeldLines, what))
 		c.close(cs, "too many held lines")
 		return
 	}

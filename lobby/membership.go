@@ -108,6 +108,9 @@ func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
 		case l.nameTaken(cs.name):
 			c.reply(cs, CodeWrongRequest, "the name "+cs.name+" is taken in lobby "+code+": choose another name")
 			return
+		case l.starting != nil:
+			c.reply(cs, CodeWrongRequest, "lobby "+code+" is starting a game: try again in a moment")
+			return
 		case l.running():
 			c.spectate(cs, l)
 			return
@@ -167,7 +170,10 @@ func (c *Core) leave(cs *connState, reason string) {
 	cs.lobby = nil
 	l.members = removeConn(l.members, cs)
 	l.spectators = removeConn(l.spectators, cs)
-	if !l.running() {
+	if ps := l.starting; ps != nil && ps.by == cs {
+		ps.by = nil // its START gets no response: the connection is gone
+	}
+	if !l.running() && l.starting == nil { // a starting lobby's players are the start's
 		c.promote(l)
 	}
 	c.log.Debug("lobby left", "code", l.code, "user", cs.user.String(), "name", cs.name, "reason", reason,

@@ -57,3 +57,11 @@ func (l *lobbyState) runNames() []string {
 	}
 	return out
 }
+
+// stageFiles are the stage files START plays: the run's, or the stage alone (GameSpec.Files).
+func (l *lobbyState) stageFiles() []*stagefile.File {
+	if l.run != nil {
+		return append([]*stagefile.File(nil), l.run...)
+	}
+	return []*stagefile.File{l.stage}
+}

@@ -50,6 +50,11 @@ type ServerConfig struct {
 	// their practice sections (stagefile.Script); the catalogue's Parser checked them
 	// (net/server loads it with game.ParseScript).
 	Stages *stagefile.Catalogue
+	// AsyncStart makes the runtime call Starter.StartGame on a goroutine of its own, off the
+	// lock, for each START (Out.Start, starting.go): for a Starter that waits on the network
+	// (net/fleet.Remote), so that a slow game host delays its lobby's START only. Unset (the
+	// all-in-one server, net/instance.Manager), the Core calls the Starter itself.
+	AsyncStart bool
 	// Hall, when set, is the hall of fame GET_SCORES, GET_GAMES and GET_REPLAY read, and the
 	// server keeps every finished game (it pushes GAME_ID before END); nil: those commands get
 	// 500 (-db off).
@@ -90,7 +95,8 @@ func (cfg ServerConfig) withDefaults() ServerConfig {
 // Server is the TCP lobby server (docs/PROTOCOL.md §2): the runtime of a Core. Each connection
 // has one goroutine that reads lines and hands them to the Core, and one writer goroutine that
 // sends the lines the Core queued for it; one timer goroutine calls Core.Tick at its
-// deadlines, and one goroutine per running game tells the Core when it ends. The Core is
+// deadlines, and one goroutine per running game tells the Core when it ends (and, with
+// AsyncStart, one per start in progress carries it out). The Core is
 // guarded by one mutex, held while it handles an event and while its outbox is queued to the
 // connections (which never blocks on the network), so lines keep the Core's order.
 type Server struct {
@@ -110,6 +116,7 @@ type Server struct {
 	wg      sync.WaitGroup // connection goroutines
 	watchWG sync.WaitGroup // watch goroutines
 	askWG   sync.WaitGroup // hall-of-fame requests (ask)
+	startWG sync.WaitGroup // asynchronous starts (startGame)
 }
 
 // conn is one client connection's I/O.
@@ -153,9 +160,18 @@ func (s *Server) do(fn func(now time.Duration)) {
 
 // dispatch carries out the Core's outbox (called with s.mu held).
 func (s *Server) dispatch() {
-	var refused []Out
+	var refused, refusedStarts []Out
 	for _, o := range s.core.Outbox() {
 		switch {
+		case o.Start != nil:
+			switch {
+			case s.ctx == nil: // not served: the Core's deadline answers
+			case s.closing:
+				refusedStarts = append(refusedStarts, o)
+			default:
+				s.startWG.Add(1) // Serve waits for them before the watchers
+				go s.startGame(*o.Start)
+			}
 		case o.Game != nil:
 			if s.ctx != nil && !s.closing {
 				s.watchWG.Add(1) // never once Serve waits for the watchers
@@ -187,7 +203,10 @@ func (s *Server) dispatch() {
 	for _, o := range refused {
 		s.core.Answered(s.now(), o.Conn, o.Request.ID, Answer{Err: errors.New("the server is shutting down")})
 	}
-	if len(refused) > 0 {
+	for _, o := range refusedStarts {
+		s.core.Started(s.now(), o.Start.ID, nil, errors.New("the server is shutting down"))
+	}
+	if len(refused)+len(refusedStarts) > 0 {
 		s.dispatch()
 		return
 	}
@@ -234,6 +253,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.closing = true
 	s.core.Stop()
 	s.mu.Unlock()
+	s.startWG.Wait() // a game started now is not watched: its runtime shuts down after the lobby
 	s.watchWG.Wait()
 	s.askWG.Wait()
 	s.mu.Lock()
@@ -311,6 +331,14 @@ wait:
 	}
 	res := g.Result()
 	s.do(func(now time.Duration) { s.core.GameEnded(now, g, res) })
+}
+
+// startGame carries out start r (ServerConfig.AsyncStart): the Starter, off s.mu, then its
+// result to the Core.
+func (s *Server) startGame(r StartRequest) {
+	defer s.startWG.Done()
+	g, err := s.cfg.Starter.StartGame(r.Spec)
+	s.do(func(now time.Duration) { s.core.Started(now, r.ID, g, err) })
 }
 
 // ask puts request r of connection conn to the Hall (at most HallTimeout, less once ctx is

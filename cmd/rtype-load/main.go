@@ -3,6 +3,20 @@
 // abnormal endings, datagrams and bytes per second each way, RTT percentiles, snapshots/s per
 // client, and with -server-pid the server's CPU per game-second). With -floor-server it is instead
 // the raw-UDP floor server, and with -floor its load: the same datagram counts, nothing else.
+//
+// With -idle N it measures the lobby's own capacity instead (net/load.RunIdle): it holds N
+// authenticated lobby connections that send the reference client's keep-alive, over -addrs
+// source addresses, measures the lobby's CPU and RSS over an idle window and then, with
+// -lobbies, the CPU per START while that many lobbies start game after game. With -fake-hosts N
+// it serves N lightweight game hosts for a -role lobby to front (net/load.FakeHosts: real control
+// channel, games that bind nothing and end after -fake-game), printing their -hosts list.
+//
+// Typical lobby capacity run (docs/BENCHMARKS.md):
+//
+//	RTYPE_CONTROL_SECRET=... rtype-load -fake-hosts 50 -hosts-file /tmp/hosts &
+//	RTYPE_CONTROL_SECRET=... rtype-server -role lobby -hosts $(cat /tmp/hosts) -db off \
+//	    -max-conns 12000 -max-conns-per-addr 200 -max-lobbies 1000 -max-lobbies-per-addr 100 &
+//	rtype-load -idle 10000 -source 127.0.0.2 -addrs 100 -lobbies 100 -server-pid $!
 package main
 
 import (
@@ -14,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -40,6 +55,21 @@ func main() {
 	flag.StringVar(&fc.Listen, "listen", "127.0.0.1:4300", "-floor-server: UDP address")
 	flag.Float64Var(&fc.DownRate, "down-rate", 32, "-floor-server: datagrams per client per second")
 	flag.IntVar(&fc.DownSize, "down-size", 130, "-floor-server: bytes per datagram")
+	var ic load.IdleConfig
+	var fh load.FakeHostsConfig
+	var hostsFile string
+	flag.IntVar(&ic.Conns, "idle", 0, "measure the lobby instead: hold this many idle lobby connections (keep-alive GET_LOBBIES), CPU and RSS over -window")
+	flag.DurationVar(&ic.KeepAlive, "keepalive", 0, "-idle: each connection's keep-alive interval (default the reference client's, 1m)")
+	flag.DurationVar(&ic.Window, "window", time.Minute, "-idle: each measured window (idle, then starts)")
+	flag.DurationVar(&ic.Settle, "settle", 5*time.Second, "-idle: wait between the set-up and the idle window (negative: none)")
+	flag.IntVar(&ic.Lobbies, "lobbies", 0, "-idle: lobbies (of -players of the connections) that START game after game in a second window")
+	flag.IntVar(&ic.Players, "players", 1, "-idle: players per -lobbies lobby")
+	flag.IntVar(&ic.DialConcurrency, "dial-concurrency", 64, "-idle: connections being set up at once")
+	flag.IntVar(&fh.Hosts, "fake-hosts", 0, "serve this many fake game hosts (control channel only; secret RTYPE_CONTROL_SECRET) and print their -hosts list")
+	flag.StringVar(&fh.Listen, "fake-listen", "127.0.0.1", "-fake-hosts: IP address of their control ports")
+	flag.IntVar(&fh.Capacity, "fake-capacity", 0, "-fake-hosts: games each takes at once (default fleet's 64)")
+	flag.DurationVar(&fh.GameLength, "fake-game", time.Second, "-fake-hosts: how long each fake game lasts")
+	flag.StringVar(&hostsFile, "hosts-file", "", "-fake-hosts: also write the -hosts list to this file")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the load generator to this file")
 	version := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
@@ -74,6 +104,23 @@ func main() {
 		}
 		return
 	}
+	if fh.Hosts > 0 {
+		fh.Secret, fh.Logger = []byte(os.Getenv("RTYPE_CONTROL_SECRET")), log
+		err := load.FakeHosts(ctx, fh, func(hosts []string) {
+			list := strings.Join(hosts, ",")
+			fmt.Println(list)
+			if hostsFile != "" {
+				if err := os.WriteFile(hostsFile, []byte(list+"\n"), 0o644); err != nil {
+					log.Error("-hosts-file", "err", err)
+				}
+			}
+		})
+		if err != nil {
+			log.Error("fake hosts failed", "err", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if source != "" {
 		a, err := netip.ParseAddr(source)
 		if err != nil {
@@ -81,6 +128,18 @@ func main() {
 			os.Exit(2)
 		}
 		cfg.Source = a
+	}
+	if ic.Conns > 0 {
+		ic.Server, ic.Source, ic.Addrs, ic.ServerPID, ic.Logger = cfg.Server, cfg.Source, cfg.Addrs, cfg.ServerPID, log
+		rep, err := load.RunIdle(ctx, ic, os.Stdout)
+		if err != nil {
+			log.Error("idle load failed", "err", err)
+		}
+		if err != nil || rep.Dropped > 0 {
+			pprof.StopCPUProfile()
+			os.Exit(1)
+		}
+		return
 	}
 	rep, err := load.Run(ctx, cfg, os.Stdout)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // Member is one player of a started lobby as handed to Starter.StartGame: the user UUID from
@@ -60,11 +61,28 @@ type GameSpec struct {
 	// Section is the practice section the game starts at (game.Config.Section; 0: the start).
 	Section int
 	Members []Member // the players in slot order
+	// Files are the stage files of Stage and of each stage of Run, as the lobby offers them
+	// (name, bytes, hash): what the game plays. A game host gets them from its lobby with the
+	// hand-over, checked against their hashes (net/fleet, docs/CONTROL.md §4.2); a runtime
+	// given none looks the names up in its own stages.
+	Files []*stagefile.File
+}
+
+// File returns the stage file of Files called name, or nil.
+func (s GameSpec) File(name string) *stagefile.File {
+	for _, f := range s.Files {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
 }
 
 // Starter is the game runtime a lobby hands its game to at START (net/instance.Manager). It is
-// called from the lobby's Core, under the runtime's lock: it must return promptly and not call back
-// into the lobby.
+// called from the lobby's Core, under the runtime's lock: it must return promptly and not call
+// back into the lobby. A Starter that waits on the network (net/fleet.Remote: a game host's
+// reply) is given with lobby.ServerConfig.AsyncStart instead: the runtime then calls it on a
+// goroutine of its own for each start request the Core leaves, never under its lock.
 type Starter interface {
 	StartGame(spec GameSpec) (Game, error)
 }

@@ -7,18 +7,25 @@ type HostView struct {
 	Addr string // the host's control address (-hosts)
 	Up   bool   // authenticated and heard from within DeadAfter
 	Load Load   // its latest report
+	// Starting is the starts sent to it and not answered yet: they count as games (the lobby
+	// starts several games at once, and a host's report comes with its reply).
+	Starting int
 }
+
+// games is the host's games, its starts in flight included.
+func (h HostView) games() int { return h.Load.Games + h.Starting }
 
 // Free is the number of games the host can still take (0 when draining or down).
 func (h HostView) Free() int {
 	if !h.Up || h.Load.Draining {
 		return 0
 	}
-	return max(h.Load.Capacity-h.Load.Games, 0)
+	return max(h.Load.Capacity-h.games(), 0)
 }
 
 // Choose returns the index of the host a new game goes to, -1 when none can take one: the
-// least loaded (lowest games/capacity) of the hosts with free capacity; of equals the one with
+// least loaded (lowest games/capacity, starts in flight counted as games) of the hosts with
+// free capacity; of equals the one with
 // the most free games, then the first listed (so a lobby fronting equal hosts fills them in
 // turn, one game each). A pure function of the views (tested in docs order).
 func Choose(hosts []HostView) int {
@@ -37,7 +44,7 @@ func Choose(hosts []HostView) int {
 // less reports whether a is less loaded than b (both with free capacity).
 func less(a, b HostView) bool {
 	// a.Games/a.Capacity < b.Games/b.Capacity, in integers.
-	l, r := a.Load.Games*b.Load.Capacity, b.Load.Games*a.Load.Capacity
+	l, r := a.games()*b.Load.Capacity, b.games()*a.Load.Capacity
 	if l != r {
 		return l < r
 	}

@@ -20,6 +20,8 @@ func TestChoose(t *testing.T) {
 		{"equals: first listed", []HostView{up(1, 4), up(1, 4)}, 0},
 		{"down host with room is skipped", []HostView{{Load: Load{Capacity: 100}}, up(7, 8)}, 1},
 		{"over capacity counts as full", []HostView{up(9, 8), up(0, 1)}, 1},
+		{"starts in flight count as games", []HostView{{Up: true, Load: Load{Capacity: 4}, Starting: 2}, up(1, 4)}, 1},
+		{"starts in flight fill a host", []HostView{{Up: true, Load: Load{Games: 3, Capacity: 4}, Starting: 1}}, -1},
 	} {
 		if got := Choose(tc.hosts); got != tc.want {
 			t.Errorf("%s: Choose = %d, want %d", tc.name, got, tc.want)

@@ -25,9 +25,17 @@ type fakeStarter struct {
 	mu   sync.Mutex
 	gs   []*fakeGame
 	err  error
+	// gate, when set, makes each start wait until it is closed, after telling entered: a
+	// host slow to start its games.
+	gate    chan struct{}
+	entered chan string
 }
 
 func (s *fakeStarter) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
+	if s.gate != nil {
+		s.entered <- spec.Code
+		<-s.gate
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
@@ -122,12 +130,21 @@ type testHost struct {
 
 func startHost(t *testing.T, capacity, udpPort int, public string) *testHost {
 	t.Helper()
+	return startHostWith(t, &fakeStarter{port: udpPort}, capacity, public)
+}
+
+// startHostWith is startHost with the game runtime st (and opts applied to its config).
+func startHostWith(t *testing.T, st *fakeStarter, capacity int, public string, opts ...func(*HostConfig)) *testHost {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := &fakeStarter{port: udpPort}
-	h := NewHost(HostConfig{Secret: testSecret, Starter: st, Capacity: capacity, PublicHost: public, Logger: quiet(), Ping: 20 * time.Millisecond})
+	hc := HostConfig{Secret: testSecret, Starter: st, Capacity: capacity, PublicHost: public, Logger: quiet(), Ping: 20 * time.Millisecond}
+	for _, o := range opts {
+		o(&hc)
+	}
+	h := NewHost(hc)
 	ctx, cancel := context.WithCancel(context.Background())
 	th := &testHost{Host: h, st: st, addr: ln.Addr().String(), cancel: cancel, done: make(chan struct{})}
 	go func() { defer close(th.done); h.Serve(ctx, ln) }()
@@ -141,7 +158,14 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 func startRemote(t *testing.T, hosts ...string) *Remote {
 	t.Helper()
-	r := NewRemote(RemoteConfig{Hosts: hosts, Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond, Redial: 10 * time.Millisecond})
+	return startRemoteWith(t, RemoteConfig{Hosts: hosts})
+}
+
+// startRemoteWith is startRemote with cfg (the test's secret, logger and heartbeats added).
+func startRemoteWith(t *testing.T, cfg RemoteConfig) *Remote {
+	t.Helper()
+	cfg.Secret, cfg.Logger, cfg.Ping, cfg.Redial = testSecret, quiet(), 20*time.Millisecond, 10*time.Millisecond
+	r := NewRemote(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); r.Run(ctx) }()
@@ -541,4 +565,53 @@ func freeOf(r *Remote) int {
 		n += h.Free()
 	}
 	return n
+}
+
+// TestSlowHostDelaysOnlyItsStart: starts run at once (the lobby's AsyncStart): while one waits
+// for a host slow to start its game, the next goes to the other host at once — the slow host's
+// start in flight counts as a game, so it is not chosen (its session would answer only after
+// the first) — and completes; then the slow one completes on its host.
+func TestSlowHostDelaysOnlyItsStart(t *testing.T) {
+	gate := make(chan struct{})
+	slow := startHostWith(t, &fakeStarter{port: 5001, gate: gate, entered: make(chan string, 4)}, 4, "")
+	fast := startHost(t, 4, 5002, "")
+	// No timeout to fall back on: a start sent to the slow host would wait for it.
+	r := startRemoteWith(t, RemoteConfig{Hosts: []string{slow.addr, fast.addr}, StartTimeout: time.Hour})
+	var once sync.Once
+	open := func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(open) // before the hosts stop (cleanups run last first)
+	eventually(t, "both hosts up, their capacity known", func() bool { return r.Up() == 2 && freeOf(r) == 8 })
+	type result struct {
+		g   handoff.Game
+		err error
+	}
+	first := make(chan result, 1)
+	go func() {
+		g, err := r.StartGame(spec("SLAB2", 1))
+		first <- result{g, err}
+	}()
+	select {
+	case code := <-slow.st.entered:
+		if code != "SLAB2" {
+			t.Fatalf("the slow host got %s first", code)
+		}
+	case res := <-first:
+		t.Fatalf("the first start did not wait for the slow host: %v", res.err)
+	}
+	g, err := r.StartGame(spec("FAST2", 1))
+	if err != nil || g.Port() != 5002 {
+		t.Fatalf("the second start while the first waits: %v on port %d, want the other host (5002)", err, portOf(g))
+	}
+	open()
+	res := <-first
+	if res.err != nil || res.g.Port() != 5001 {
+		t.Fatalf("the slow start: %v on port %d, want its host (5001)", res.err, portOf(res.g))
+	}
+}
+
+func portOf(g handoff.Game) int {
+	if g == nil {
+		return 0
+	}
+	return g.Port()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game/replay"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
@@ -34,6 +35,9 @@ type HostConfig struct {
 	TLS *tls.Config
 	// Starter runs the games (net/instance.Manager).
 	Starter handoff.Starter
+	// Stages are the host's own stage files (-stage): a start naming one of their hashes plays
+	// it; the lobby sends the others (docs/CONTROL.md §4.2). nil: none.
+	Stages *stagefile.Catalogue
 	// Capacity is the number of games the host takes at once (0: DefaultCapacity).
 	Capacity int
 	// PublicHost is the host players send UDP to, sent in every start reply; "" lets the lobby
@@ -180,7 +184,8 @@ func (h *Host) serveConn(ctx context.Context, nc net.Conn) {
 		nc.Close()
 		return
 	}
-	s := &hostSession{h: h, c: c, games: map[uint64]handoff.Game{}, log: h.log.With("lobby", nc.RemoteAddr().String())}
+	s := &hostSession{h: h, c: c, games: map[uint64]handoff.Game{}, stages: map[string]*stagefile.File{}, stageErr: map[string]string{},
+		log: h.log.With("lobby", nc.RemoteAddr().String())}
 	h.mu.Lock()
 	h.sessions[s] = struct{}{}
 	h.mu.Unlock()
@@ -199,7 +204,13 @@ type hostSession struct {
 
 	mu    sync.Mutex
 	games map[uint64]handoff.Game
-	wg    sync.WaitGroup // watch goroutines
+	// stages are the stage files the lobby sent on this connection, by hash (stages.go), and
+	// stageErr why the ones it refused were (the start that names one says so).
+	stages   map[string]*stagefile.File
+	stageErr map[string]string
+	stageIn  stageParts     // the reader goroutine's alone
+	stagesIn int            // stage files received (tests: each is sent once)
+	wg       sync.WaitGroup // watch goroutines
 	// endMu keeps each game's replay parts and ended together on the connection: the lobby
 	// holds one replay at a time (replayParts).
 	endMu sync.Mutex
@@ -222,8 +233,9 @@ func (s *hostSession) run(ctx context.Context) {
 		defer close(pingDone)
 		t := time.NewTicker(s.h.cfg.Ping)
 		defer t.Stop()
+		// The first load says which stage files the host has (the lobby sends the others).
+		s.send(&Msg{Type: TypeLoad, Load: ptr(s.h.Load()), Stages: s.h.stageHashes()})
 		for {
-			s.send(&Msg{Type: TypeLoad, Load: ptr(s.h.Load())})
 			select {
 			case <-t.C:
 			case <-ctx.Done():
@@ -231,6 +243,7 @@ func (s *hostSession) run(ctx context.Context) {
 			case <-quit:
 				return
 			}
+			s.send(&Msg{Type: TypeLoad, Load: ptr(s.h.Load())})
 		}
 	}()
 	for {
@@ -269,6 +282,8 @@ func ptr[T any](v T) *T { return &v }
 
 func (s *hostSession) handle(m *Msg) {
 	switch m.Type {
+	case TypeStage:
+		s.stagePart(m)
 	case TypeStart:
 		s.start(m)
 	case TypeRejoin, TypeSpectate:
@@ -300,6 +315,10 @@ func (s *hostSession) start(m *Msg) {
 	spec, err := m.Spec.gameSpec()
 	if err != nil {
 		s.refuse(m.ID, "bad start: "+err.Error())
+		return
+	}
+	if spec.Files, err = s.files(m.Spec); err != nil {
+		s.refuse(m.ID, err.Error())
 		return
 	}
 	if s.game(m.ID) != nil {

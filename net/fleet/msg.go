@@ -14,9 +14,10 @@ import (
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
-// Message types (docs/CONTROL.md §4): the lobby sends start, rejoin, spectate, drop and ping;
-// the host sends reply, replay, ended, gone and load.
+// Message types (docs/CONTROL.md §4): the lobby sends stage, start, rejoin, spectate, drop and
+// ping; the host sends reply, replay, ended, gone and load.
 const (
+	TypeStage    = "stage"
 	TypeStart    = "start"
 	TypeRejoin   = "rejoin"
 	TypeSpectate = "spectate"
@@ -55,12 +56,17 @@ type Msg struct {
 	Result uint8 `json:"result,omitempty"`
 	// Record is the ended game's figures (ended; nil from a host that sends none).
 	Record *Record `json:"record,omitempty"`
-	// Part, Parts and Data are one part of an ended game's replay file (replay): part Part
-	// (0-based) of Parts, at most ReplayPartBytes bytes (base64 in the JSON), sent before
-	// the game's ended.
+	// Part, Parts and Data are one part of an ended game's replay file (replay) or of a stage
+	// file (stage): part Part (0-based) of Parts, at most ReplayPartBytes bytes (base64 in the
+	// JSON); a replay's come before the game's ended, a stage's before the start that plays it.
 	Part  int    `json:"part,omitempty"`
 	Parts int    `json:"parts,omitempty"`
 	Data  []byte `json:"data,omitempty"`
+	// Hash is the StageHash of the stage file whose part a stage message carries.
+	Hash string `json:"hash,omitempty"`
+	// Stages are the hashes of the stage files the host has (its first load: the lobby sends
+	// it the others its games play, docs/CONTROL.md §4.2).
+	Stages []string `json:"stages,omitempty"`
 	// Load: the host's games, capacity and whether it drains (every reply, ended and load).
 	Load *Load `json:"load,omitempty"`
 }
@@ -99,12 +105,23 @@ func (r *Record) Check(players int) error {
 	return nil
 }
 
-// Spec is handoff.GameSpec on the wire.
+// Spec is handoff.GameSpec on the wire: the stage by name and hash (the host plays the file of
+// that hash: its own, or the one the lobby sent, §4.2), an arcade run's stages, the practice
+// section. A start without hash (an older lobby) plays the host's stage of that name.
 type Spec struct {
-	Code       string   `json:"code"`
-	Stage      string   `json:"stage"`
-	Difficulty string   `json:"difficulty"`
-	Members    []Member `json:"members"`
+	Code       string     `json:"code"`
+	Stage      string     `json:"stage"`
+	Hash       string     `json:"hash,omitempty"`
+	Difficulty string     `json:"difficulty"`
+	Run        []StageRef `json:"run,omitempty"`
+	Section    int        `json:"section,omitempty"`
+	Members    []Member   `json:"members"`
+}
+
+// StageRef names a stage file on the wire: its name in the lobby's catalogue and its StageHash.
+type StageRef struct {
+	Name string `json:"name"`
+	Hash string `json:"hash"`
 }
 
 // Member is handoff.Member on the wire: the key as 32 lowercase hex digits.
@@ -145,7 +162,17 @@ func (m Member) lobbyMember() (handoff.Member, error) {
 }
 
 func specOf(s handoff.GameSpec) *Spec {
-	out := &Spec{Code: s.Code, Stage: s.Stage, Difficulty: s.Difficulty.String()}
+	out := &Spec{Code: s.Code, Stage: s.Stage, Difficulty: s.Difficulty.String(), Section: s.Section}
+	if f := s.File(s.Stage); f != nil {
+		out.Hash = f.Hash
+	}
+	for _, name := range s.Run {
+		ref := StageRef{Name: name}
+		if f := s.File(name); f != nil {
+			ref.Hash = f.Hash
+		}
+		out.Run = append(out.Run, ref)
+	}
 	for _, m := range s.Members {
 		out.Members = append(out.Members, memberOf(m))
 	}
@@ -169,7 +196,22 @@ func (s *Spec) gameSpec() (handoff.GameSpec, error) {
 	if !stagefile.ValidName(s.Stage) {
 		return handoff.GameSpec{}, fmt.Errorf("stage name %q", s.Stage)
 	}
-	out := handoff.GameSpec{Code: s.Code, Stage: s.Stage, Difficulty: d}
+	if s.Hash != "" && !lobby.ValidStageHash(s.Hash) {
+		return handoff.GameSpec{}, fmt.Errorf("stage hash %q", s.Hash)
+	}
+	if len(s.Run) > stagefile.MaxRun {
+		return handoff.GameSpec{}, fmt.Errorf("run of %d stages (at most %d)", len(s.Run), stagefile.MaxRun)
+	}
+	if s.Section < 0 || s.Section > stagefile.MaxSections {
+		return handoff.GameSpec{}, fmt.Errorf("practice section %d (0..%d)", s.Section, stagefile.MaxSections)
+	}
+	out := handoff.GameSpec{Code: s.Code, Stage: s.Stage, Difficulty: d, Section: s.Section}
+	for _, r := range s.Run {
+		if !stagefile.ValidName(r.Name) || (r.Hash != "" && !lobby.ValidStageHash(r.Hash)) {
+			return handoff.GameSpec{}, fmt.Errorf("run stage %q (hash %q)", r.Name, r.Hash)
+		}
+		out.Run = append(out.Run, r.Name)
+	}
 	for _, m := range s.Members {
 		lm, err := m.lobbyMember()
 		if err != nil {

@@ -16,10 +16,11 @@ import (
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
-// DefaultStartTimeout bounds one request to a host (start, rejoin, spectate): the lobby's
-// runtime waits for the answer under its lock (handoff.Starter), so a host that does not
-// answer holds every lobby connection for at most this long per request (a dead host is
-// marked down by its heartbeat within DeadAfter, and then costs nothing).
+// DefaultStartTimeout bounds one request to a host (start, rejoin, spectate) and a StartGame
+// in all. A start is carried out off the lobby's lock (lobby.ServerConfig.AsyncStart), so a
+// host that does not answer delays only that lobby's START; a rejoin and a spectate still wait
+// under it, at most this long (a dead host is marked down by its heartbeat within DeadAfter,
+// and then costs nothing).
 const DefaultStartTimeout = 2 * time.Second
 
 // RemoteConfig configures a Remote.
@@ -68,7 +69,9 @@ const DynamicGiveUp = 30 * time.Second
 
 // Remote is the lobby's game runtime when the games run on other hosts (-role lobby): a
 // handoff.Starter that hands each game to the least loaded connected host (Choose) over the
-// control channel, and the handoff.Game of each such game. Run keeps the connections.
+// control channel, and the handoff.Game of each such game. Run keeps the connections. Its
+// StartGame waits for a host's reply: give it to the lobby with lobby.ServerConfig.AsyncStart
+// (it is safe for concurrent use: several lobbies start at once).
 type Remote struct {
 	cfg RemoteConfig
 	log *slog.Logger
@@ -209,28 +212,53 @@ func (r *Remote) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	if r.cfg.Allocate != nil {
 		return r.startAllocated(spec, deadline)
 	}
-	links := r.snapshot()
-	views := make([]HostView, len(links))
-	for i, l := range links {
-		views[i] = l.view()
-	}
 	var errs []string
+	tried := map[*link]bool{}
 	for time.Now().Before(deadline) {
-		i := Choose(views)
-		if i < 0 {
+		l := r.pick(tried)
+		if l == nil {
 			break
 		}
-		views[i].Up = false // not twice
-		g, err := links[i].start(spec, deadline)
+		tried[l] = true // not twice
+		g, err := l.start(spec, deadline)
 		if err == nil {
 			return g, nil
 		}
-		errs = append(errs, links[i].addr+": "+err.Error())
+		errs = append(errs, l.addr+": "+err.Error())
 	}
 	if len(errs) == 0 {
 		return nil, errors.New("no game host has room (all down, draining or full)")
 	}
 	return nil, errors.New("no game host took the game: " + strings.Join(errs, "; "))
+}
+
+// pick chooses the host of a start among those not tried (Choose) and counts the start on it
+// (link.starting) at once, so that starts made at the same time spread over the hosts; nil
+// when none has room. link.start takes the count back.
+func (r *Remote) pick(tried map[*link]bool) *link {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var links []*link
+	var views []HostView
+	for _, l := range r.links {
+		if !tried[l] {
+			links = append(links, l)
+			views = append(views, l.view())
+		}
+	}
+	i := Choose(views)
+	if i < 0 {
+		return nil
+	}
+	links[i].reserve()
+	return links[i]
+}
+
+// reserve counts a start on l until link.start ends.
+func (l *link) reserve() {
+	l.mu.Lock()
+	l.starting++
+	l.mu.Unlock()
 }
 
 // startAllocated asks the allocator for a host, connects to it if new and hands the game over.
@@ -255,6 +283,7 @@ func (r *Remote) startAllocated(spec handoff.GameSpec, deadline time.Time) (hand
 		if err := l.waitUp(ctx); err != nil {
 			return nil, fmt.Errorf("allocated host %s: not connected in time", addr)
 		}
+		l.reserve()
 		g, err := l.start(spec, deadline)
 		if err == nil {
 			return g, nil
@@ -294,9 +323,15 @@ type link struct {
 	udpHost string // the host of addr: where players send UDP unless the host names another
 	dynamic bool   // allocated (Allocate), not of -hosts: forgotten once unreachable
 
-	mu      sync.Mutex
-	c       *Conn // nil while down
-	load    Load
+	mu       sync.Mutex
+	c        *Conn // nil while down
+	load     Load
+	starting int // starts sent, not answered (HostView.Starting)
+	// has are the hashes of the stage files the host of this session has: its own (its first
+	// load) and those sent to it (stages.go).
+	has map[string]bool
+	// sendMu keeps a start's stage messages and the start together on the connection.
+	sendMu  sync.Mutex
 	nextID  uint64
 	games   map[uint64]*RemoteGame
 	pending map[uint64]chan *Msg
@@ -306,7 +341,7 @@ type link struct {
 func (l *link) view() HostView {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return HostView{Addr: l.addr, Up: l.c != nil, Load: l.load}
+	return HostView{Addr: l.addr, Up: l.c != nil, Load: l.load, Starting: l.starting}
 }
 
 func (l *link) run(ctx context.Context) {
@@ -380,6 +415,10 @@ func (l *link) session(ctx context.Context) error {
 	}
 	l.mu.Lock()
 	l.c = c
+	l.has = map[string]bool{}
+	for _, h := range m.Stages {
+		l.has[h] = true
+	}
 	l.mu.Unlock()
 	l.parts = replayParts{}
 	l.r.log.Info("game host up", "host", l.addr)
@@ -496,9 +535,10 @@ func (l *link) ended(g *RemoteGame, end GameEnd) {
 	g.end(end.Result, end.Lost)
 }
 
-// request sends m (its ID set here) and waits for the host's reply until deadline. A host
-// that does not answer in time is dropped: its connection closes, its games end.
-func (l *link) request(m *Msg, deadline time.Time, reserve func(id uint64)) (*Msg, error) {
+// request sends m (its ID set here) and waits for the host's reply until deadline; before,
+// when set, sends what must precede m on the connection (a start's stages). A host that does
+// not answer in time fails this request only.
+func (l *link) request(m *Msg, deadline time.Time, reserve func(id uint64), before func(c *Conn) error) (*Msg, error) {
 	l.mu.Lock()
 	c := l.c
 	if c == nil {
@@ -513,7 +553,19 @@ func (l *link) request(m *Msg, deadline time.Time, reserve func(id uint64)) (*Ms
 		reserve(m.ID)
 	}
 	l.mu.Unlock()
-	if err := c.Write(encode(m)); err != nil {
+	l.sendMu.Lock()
+	err := error(nil)
+	if before != nil {
+		err = before(c)
+	}
+	if err == nil {
+		err = c.Write(encode(m))
+	}
+	l.sendMu.Unlock()
+	if err != nil {
+		l.mu.Lock()
+		delete(l.pending, m.ID)
+		l.mu.Unlock()
 		c.Close()
 		return nil, errHostLost
 	}
@@ -540,15 +592,28 @@ func (l *link) request(m *Msg, deadline time.Time, reserve func(id uint64)) (*Ms
 	}
 }
 
+// start hands spec to l's host (after reserve) and waits for its reply until deadline.
 func (l *link) start(spec handoff.GameSpec, deadline time.Time) (*RemoteGame, error) {
+	defer func() {
+		l.mu.Lock()
+		l.starting-- // reserve's; the reply's load counts the game (counted twice meanwhile: harmless)
+		l.mu.Unlock()
+	}()
 	g := &RemoteGame{l: l, spec: spec, done: make(chan struct{}), goneCh: make(chan struct{}, 1)}
+	var sent []string
 	rep, err := l.request(&Msg{Type: TypeStart, Spec: specOf(spec)}, deadline, func(id uint64) {
 		g.id = id
 		l.games[id] = g // before the reply: an ended right after it finds the game
+	}, func(c *Conn) (err error) {
+		sent, err = l.sendStages(c, spec)
+		return err
 	})
 	if err != nil {
 		l.mu.Lock()
 		delete(l.games, g.id)
+		for _, h := range sent { // sent again with the next start (the host may have refused it)
+			delete(l.has, h)
+		}
 		l.mu.Unlock()
 		return nil, err
 	}
@@ -669,7 +734,7 @@ func (g *RemoteGame) Spectate(m handoff.Member) error { return g.member(TypeSpec
 
 func (g *RemoteGame) member(typ string, m handoff.Member) error {
 	wm := memberOf(m)
-	_, err := g.l.request(&Msg{Type: typ, Game: g.id, Member: &wm}, time.Now().Add(g.l.r.cfg.StartTimeout), nil)
+	_, err := g.l.request(&Msg{Type: typ, Game: g.id, Member: &wm}, time.Now().Add(g.l.r.cfg.StartTimeout), nil, nil)
 	return err
 }
 

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/fleet/*.hex from the code")
@@ -158,8 +161,14 @@ func TestDocMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tiny, err := os.ReadFile("../../testdata/lobby/tiny.json")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var parts replayParts
-	n, players, records := 0, 0, 0
+	var stageIn stageParts
+	var stage *stagefile.File
+	n, players, records, starts := 0, 0, 0, 0
 	for _, line := range strings.Split(string(doc), "\n") {
 		_, js, ok := strings.Cut(line, "> ")
 		if !ok || !(strings.HasPrefix(line, "lobby> ") || strings.HasPrefix(line, "host>  ")) {
@@ -174,12 +183,28 @@ func TestDocMessages(t *testing.T) {
 			t.Errorf("doc example\n %s\nencodes as\n %s", js, got)
 		}
 		switch m.Type {
+		case TypeStage: // §4.2: the host takes the whole of testdata/lobby/tiny.json
+			f, err := stageIn.add(m.Hash, m.Part, m.Parts, m.Data)
+			if err != nil || f == nil || !bytes.Equal(f.Data, tiny) {
+				t.Errorf("%s: %v; want the whole of testdata/lobby/tiny.json", js, err)
+			}
+			stage = f
+		case TypeLoad:
+			for _, h := range m.Stages { // §4.2: the embedded stages' hashes
+				if f, err := stagefile.Embedded(embeddedByHash(h), game.ParseScript); err != nil || f.Hash != h {
+					t.Errorf("%s: %s is no embedded stage's hash", js, h)
+				}
+			}
 		case TypeStart:
 			sp, err := m.Spec.gameSpec()
 			if err != nil {
 				t.Errorf("%s: %v", js, err)
 			}
+			if stage == nil || m.Spec.Hash != stage.Hash {
+				t.Errorf("%s: the start does not name the stage sent before it", js)
+			}
 			players = len(sp.Members)
+			starts++
 		case TypeReplay: // §4.1: a part the lobby takes, of a replay file (abridged)
 			if err := parts.add(m.Game, m.Part, m.Parts, m.Data); err != nil {
 				t.Errorf("%s: %v", js, err)
@@ -200,9 +225,19 @@ func TestDocMessages(t *testing.T) {
 		}
 		n++
 	}
-	if n < 6 || records != 1 {
-		t.Fatalf("found %d example messages in docs/CONTROL.md (%d ended with a record), want 6 (1)", n, records)
+	if n < 8 || records != 1 || starts != 1 || stage == nil {
+		t.Fatalf("found %d example messages in docs/CONTROL.md (%d ended with a record, %d starts, stage %v), want 8 (1, 1, sent)", n, records, starts, stage != nil)
 	}
+}
+
+// embeddedByHash is the name of the embedded stage whose file has hash h ("": none).
+func embeddedByHash(h string) string {
+	for _, name := range stagefile.EmbeddedNames() {
+		if f, err := stagefile.Embedded(name, game.ParseScript); err == nil && f.Hash == h {
+			return name
+		}
+	}
+	return ""
 }
 
 // FuzzMessage: any plaintext a peer sends is a message or an error, never a panic, and a

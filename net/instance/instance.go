@@ -259,20 +259,34 @@ func (m *Manager) now() time.Duration { return time.Since(m.epoch) }
 var ErrShutdown = errors.New("instance: server shutting down")
 
 // StartGame starts a game for the lobby's members on the shared UDP port (handoff.Starter),
-// playing the stage the lobby chose (Config.Stages).
+// playing the stage the lobby chose: the spec's Files, else Config.Stages by name.
 func (m *Manager) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	code, stageName, members := spec.Code, spec.Stage, spec.Members
+	// The spec's stage files first (the lobby's, handed over to a game host), else this
+	// runtime's stages by name.
+	lookup := func(name string) (*game.Stage, error) {
+		if f := spec.File(name); f != nil {
+			if st := game.StageOf(f); st != nil {
+				return st, nil
+			}
+			return nil, fmt.Errorf("stage %s was not checked with game.ParseScript", f.Name)
+		}
+		if m.cfg.Stages != nil {
+			return game.CatalogueStage(m.cfg.Stages, name)
+		}
+		return nil, fmt.Errorf("unknown stage %q", name)
+	}
 	stage := m.cfg.Stage
-	if m.cfg.Stages != nil {
+	if m.cfg.Stages != nil || spec.File(stageName) != nil {
 		var err error
-		if stage, err = game.CatalogueStage(m.cfg.Stages, stageName); err != nil {
+		if stage, err = lookup(stageName); err != nil {
 			return nil, fmt.Errorf("instance: %w", err)
 		}
 	}
 	var run []*game.Stage
-	if len(spec.Run) >= 2 && m.cfg.Stages != nil { // an arcade run (docs/PROTOCOL.md §2.4.15)
+	if len(spec.Run) >= 2 && (m.cfg.Stages != nil || spec.Files != nil) { // an arcade run (docs/PROTOCOL.md §2.4.15)
 		for _, name := range spec.Run {
-			st, err := game.CatalogueStage(m.cfg.Stages, name)
+			st, err := lookup(name)
 			if err != nil {
 				return nil, fmt.Errorf("instance: arcade run: %w", err)
 			}

@@ -50,6 +50,9 @@ type FleetConfig struct {
 	Control string
 	// Capacity is the games a host takes at once (-capacity; 0: fleet.DefaultCapacity).
 	Capacity int
+	// StartTimeout bounds a lobby's hand-over of one game to its hosts (0:
+	// fleet.DefaultStartTimeout).
+	StartTimeout time.Duration
 	// DrainTimeout bounds a host's drain at shutdown (0: DefaultDrainTimeout; negative: none,
 	// the games end at once).
 	DrainTimeout time.Duration
@@ -202,7 +205,9 @@ func runHost(ctx context.Context, cfg Config, stages *stagefile.Catalogue) error
 		return err
 	}
 	reg = metrics.New(nil, mgr)
-	hc := fleet.HostConfig{Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Starter: mgr, Capacity: cfg.Fleet.Capacity, PublicHost: publicHost, Logger: log,
+	// The host's own stages: a start names the lobby's by hash, and the lobby sends the files
+	// the host does not have (docs/CONTROL.md §4.2).
+	hc := fleet.HostConfig{Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Starter: mgr, Stages: stages, Capacity: cfg.Fleet.Capacity, PublicHost: publicHost, Logger: log,
 		Report: hostReport(replaysOf(cfg))} // every game's record and replay go to its lobby's hall of fame
 	if ag != nil {
 		hc.OnLoad = func(l fleet.Load) { ag.counter.Set(l.Games) }
@@ -328,7 +333,7 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	if hall != nil {
 		defer closeHall(hall, log) // after the hosts' connections: the games they end are kept
 	}
-	rc := fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Logger: log}
+	rc := fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Logger: log, StartTimeout: cfg.Fleet.StartTimeout}
 	if cfg.Fleet.Allocator != "" {
 		rc.Allocate = allocate(cfg.Fleet, log)
 	}
@@ -342,7 +347,8 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 		}
 	}
 	remote := fleet.NewRemote(rc)
-	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, Hall: lh, Logger: log,
+	// AsyncStart: a START waits for a host's reply off the lobby's lock (lobby/starting.go).
+	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, AsyncStart: true, Hall: lh, Logger: log,
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
 		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
 	reg := metrics.New(srv, nil)

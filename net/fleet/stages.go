@@ -1,0 +1,203 @@
+package fleet
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
+)
+
+// Stages over the control channel (docs/CONTROL.md §4.2): a host plays the stage files its
+// lobby offers, not its own -stage files. A start names each stage by name and hash; the host
+// plays the file of that hash, from its own stages when it has one, else the one the lobby
+// sent on this connection before the start (stage messages, in parts), which it checks
+// against the hash. The host tells the lobby its own stages' hashes in its first load, so
+// that the lobby sends only the others, once per connection.
+
+// MaxStageParts bounds the parts of one stage file: a stage file is at most
+// stagefile.MaxBytes (1 MiB), so 32 parts of ReplayPartBytes.
+const MaxStageParts = (stagefile.MaxBytes + ReplayPartBytes - 1) / ReplayPartBytes
+
+// MaxSessionStages bounds the stage files a host keeps for one lobby connection: a lobby
+// offers at most stagefile.MaxOffered.
+const MaxSessionStages = stagefile.MaxOffered
+
+// stageParts reassembles the stage files a host receives on one lobby connection (a pure
+// state machine, as replayParts): parts come in order from 0, each once, every one but the
+// last full, one file at a time; a complete file must have its hash and parse.
+type stageParts struct {
+	hash  string // the file being received ("": none)
+	parts int
+	next  int
+	buf   []byte
+}
+
+// add takes part part of parts of the stage file of hash: the file once complete (nil
+// before), or the error that refuses it (its parts so far are dropped).
+func (p *stageParts) add(hash string, part, parts int, data []byte) (*stagefile.File, error) {
+	err := p.check(hash, part, parts, data)
+	if err != nil {
+		p.reset()
+		return nil, fmt.Errorf("fleet: stage %s refused: %w", hash, err)
+	}
+	if p.hash == "" {
+		p.hash, p.parts, p.next = hash, parts, 0
+		p.buf = make([]byte, 0, min(parts*ReplayPartBytes, stagefile.MaxBytes))
+	}
+	p.buf = append(p.buf, data...)
+	p.next++
+	if p.next < p.parts {
+		return nil, nil
+	}
+	b := p.buf
+	p.reset()
+	if got := stagefile.Hash(b); got != hash {
+		return nil, fmt.Errorf("fleet: stage %s refused: its bytes hash to %s", hash, got)
+	}
+	f, err := stagefile.New("received", "stage "+hash, b, game.ParseScript)
+	if err != nil {
+		return nil, fmt.Errorf("fleet: stage %s refused: %w", hash, err)
+	}
+	return f, nil
+}
+
+func (p *stageParts) check(hash string, part, parts int, data []byte) error {
+	switch {
+	case !lobby.ValidStageHash(hash):
+		return errors.New("not a stage hash")
+	case parts < 1 || parts > MaxStageParts:
+		return fmt.Errorf("%d parts (1..%d)", parts, MaxStageParts)
+	case part < 0 || part >= parts:
+		return fmt.Errorf("part %d of %d", part, parts)
+	case len(data) == 0 || len(data) > ReplayPartBytes:
+		return fmt.Errorf("part %d of %d bytes (1..%d)", part, len(data), ReplayPartBytes)
+	case part < parts-1 && len(data) != ReplayPartBytes:
+		return fmt.Errorf("part %d of %d: %d bytes, only the last part may be shorter than %d", part, parts, len(data), ReplayPartBytes)
+	case len(p.buf)+len(data) > stagefile.MaxBytes:
+		return fmt.Errorf("more than %d bytes", stagefile.MaxBytes)
+	case p.hash != "" && p.hash != hash:
+		return fmt.Errorf("part while stage %s is incomplete (%d of %d parts)", p.hash, p.next, p.parts)
+	case p.hash == "" && part != 0:
+		return fmt.Errorf("part %d before part 0", part)
+	case p.hash == hash && parts != p.parts:
+		return fmt.Errorf("part %d says %d parts, part 0 said %d", part, parts, p.parts)
+	case p.hash == hash && part != p.next:
+		return fmt.Errorf("part %d where part %d was due", part, p.next)
+	}
+	return nil
+}
+
+func (p *stageParts) reset() { p.hash, p.parts, p.next, p.buf = "", 0, 0, nil }
+
+// stageMsgs are the stage messages that carry f.
+func stageMsgs(f *stagefile.File) []*Msg {
+	parts := splitReplay(f.Data)
+	out := make([]*Msg, len(parts))
+	for i, b := range parts {
+		out[i] = &Msg{Type: TypeStage, Hash: f.Hash, Part: i, Parts: len(parts), Data: b}
+	}
+	return out
+}
+
+// stagePart handles a stage message from the lobby.
+func (s *hostSession) stagePart(m *Msg) {
+	f, err := s.stageIn.add(m.Hash, m.Part, m.Parts, m.Data)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case err != nil:
+		s.log.Warn("bad stage from the lobby", "err", err)
+		if len(s.stageErr) < MaxSessionStages {
+			s.stageErr[m.Hash] = err.Error()
+		}
+	case f == nil: // more parts to come
+	case len(s.stages) >= MaxSessionStages && s.stages[f.Hash] == nil:
+		s.log.Warn("stage from the lobby refused: too many", "hash", f.Hash, "max", MaxSessionStages)
+		s.stageErr[f.Hash] = fmt.Sprintf("more than %d stages sent on this connection", MaxSessionStages)
+	default:
+		s.stages[f.Hash] = f
+		s.stagesIn++
+		delete(s.stageErr, f.Hash)
+		s.log.Info("stage received from the lobby", "hash", f.Hash, "bytes", len(f.Data))
+	}
+}
+
+// files resolves the stages a start names (w, checked) to the files its game plays: by hash,
+// the host's own file of that content, else the one the lobby sent on this connection. A
+// stage without hash (an older lobby) is left to the Starter's own stages by name (nil).
+func (s *hostSession) files(w *Spec) ([]*stagefile.File, error) {
+	refs := w.Run
+	if len(refs) == 0 {
+		refs = []StageRef{{Name: w.Stage, Hash: w.Hash}}
+	}
+	var out []*stagefile.File
+	for _, r := range refs {
+		if r.Hash == "" {
+			return nil, nil
+		}
+		f := s.h.stageByHash(r.Hash)
+		if f == nil {
+			s.mu.Lock()
+			f = s.stages[r.Hash]
+			why := s.stageErr[r.Hash]
+			s.mu.Unlock()
+			if f == nil {
+				if why == "" {
+					why = "the lobby did not send it"
+				}
+				return nil, fmt.Errorf("stage %s (%s): %s", r.Name, r.Hash, why)
+			}
+		}
+		// The lobby's name for it: the game, its replay and its record name it so.
+		out = append(out, &stagefile.File{Name: r.Name, Data: f.Data, Hash: f.Hash, Script: f.Script})
+	}
+	return out, nil
+}
+
+// stageByHash is the host's own stage file of hash, or nil.
+func (h *Host) stageByHash(hash string) *stagefile.File {
+	if h.cfg.Stages == nil {
+		return nil
+	}
+	return h.cfg.Stages.ByHash(hash)
+}
+
+// stageHashes are the hashes of the host's own stage files (its first load).
+func (h *Host) stageHashes() []string {
+	if h.cfg.Stages == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range h.cfg.Stages.Files() {
+		out = append(out, f.Hash)
+	}
+	return out
+}
+
+// sendStages sends c's host the stage files of spec it does not have (l.has), each once per
+// connection, and returns the hashes it sent (forgotten again if the start is refused: the
+// next start sends them again). Called with l.sendMu held, just before the start.
+func (l *link) sendStages(c *Conn, spec handoff.GameSpec) ([]string, error) {
+	var sent []string
+	for _, f := range spec.Files {
+		l.mu.Lock()
+		have := l.has[f.Hash]
+		l.mu.Unlock()
+		if have {
+			continue
+		}
+		for _, m := range stageMsgs(f) {
+			if err := c.Write(encode(m)); err != nil {
+				return sent, err
+			}
+		}
+		l.mu.Lock()
+		l.has[f.Hash] = true
+		l.mu.Unlock()
+		sent = append(sent, f.Hash)
+	}
+	return sent, nil
+}
