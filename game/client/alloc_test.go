@@ -27,6 +27,12 @@ func (s *nullSurface) DrawImage(*ebiten.Image, *ebiten.DrawImageOptions) {
 func (s *nullSurface) DrawTriangles([]ebiten.Vertex, []uint16, *ebiten.Image, *ebiten.DrawTrianglesOptions) {
 	s.draws++
 }
+func (s *nullSurface) DrawRectShader(int, int, *ebiten.Shader, *ebiten.DrawRectShaderOptions) {
+	s.draws++
+}
+func (s *nullSurface) DrawTrianglesShader([]ebiten.Vertex, []uint16, *ebiten.Shader, *ebiten.DrawTrianglesShaderOptions) {
+	s.draws++
+}
 
 // TestFrameAllocs pins the client's own per-frame work at zero allocations on a 4-player,
 // 300-entity world with terrain, particles and the full HUD: Update (input, the world's step,

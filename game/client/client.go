@@ -103,6 +103,9 @@ type Config struct {
 	exitAfter int
 	// noVsync draws as fast as possible (harness measurements).
 	noVsync bool
+	// syncTicks runs one Update per drawn frame (ebiten.SyncWithFPS), so a screenshot run's
+	// frame depends on the tick count only, not on how fast the machine draws.
+	syncTicks bool
 	// terrain, when set (harness), is drawn instead of the stage's terrain.
 	terrain *game.Terrain
 	// viaCanvas draws every frame into an offscreen canvas copied to the screen, so the last
@@ -128,6 +131,9 @@ func Run(ctx context.Context, cfg Config) error {
 	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
 	ebiten.SetFullscreen(a.set.Fullscreen || cfg.Fullscreen)
 	ebiten.SetTPS(game.TickRate)
+	if cfg.syncTicks {
+		ebiten.SetTPS(ebiten.SyncWithFPS)
+	}
 	ebiten.SetVsyncEnabled(!cfg.noVsync)
 	err = ebiten.RunGameWithOptions(a, &ebiten.RunGameOptions{})
 	if errors.Is(err, ebiten.Termination) {
@@ -192,7 +198,8 @@ type app struct {
 	fireArmed  time.Duration // end of the tap window the timer is armed for
 
 	// drawing state
-	terrFill, terrLip terrMesh
+	terrFill, terrLip mesh
+	meshes            [1]mesh // scratch meshes (layers, stars, debris), emptied by each draw
 	terrOp            ebiten.DrawTrianglesOptions
 	weakOpen          bool // the boss weak point was open last frame
 	weakChangedAt     int  // frameN it opened or closed (opening/closing frame)
@@ -673,12 +680,16 @@ func (a *app) compose(dst surface) int {
 	} else {
 		a.drawBackdrop(w, 0, a.snapScroll(w))
 	}
-	op := resetOp(&drawOp)
+	op := &scaleOp
 	op.Blend = ebiten.BlendCopy // opaque: no blending, the cheapest fill for a software renderer
 	ws := float64(v.k * a.ui.sp.scale)
+	op.GeoM.Reset()
 	op.GeoM.Scale(ws, ws)
 	op.GeoM.Translate(float64(v.ox), float64(v.oy))
-	dst.DrawImage(a.world, op)
+	op.Images[0] = a.world
+	wb := a.world.Bounds()
+	dst.DrawRectShader(wb.Dx(), wb.Dy(), a.ui.sp.copyProg, op) // the cheapest program (view.go)
+	op.Images[0] = nil
 	if playing {
 		a.drawGameUI(dst)
 		if a.m.Scene == scene.Watching {
@@ -692,6 +703,9 @@ func (a *app) compose(dst surface) int {
 	a.drawBanner(dst)
 	return n
 }
+
+// scaleOp draws the world image onto the screen (compose).
+var scaleOp ebiten.DrawRectShaderOptions
 
 // writeScreenshot saves the canvas (the last drawn frame) as PNG and ends the game loop.
 func (a *app) writeScreenshot() error {

@@ -17,7 +17,7 @@ import (
 //     resolution, one art pixel per pixel, into the 640×360 world image (worldW×worldH), with
 //     positions rounded to whole pixels;
 //  2. that image is drawn once onto the screen, scaled up with nearest filtering into the
-//     letterboxed 16:9 view;
+//     letterboxed 16:9 view (with copyKage, the cheapest fragment program);
 //  3. HUD, text and menus are drawn on top at the screen's own resolution.
 //
 // The screen is the window's real size (app.LayoutF), so ebiten's final pass is a 1:1 copy.
@@ -60,6 +60,81 @@ type surface interface {
 	Bounds() image.Rectangle
 	DrawImage(img *ebiten.Image, op *ebiten.DrawImageOptions)
 	DrawTriangles(v []ebiten.Vertex, i []uint16, img *ebiten.Image, op *ebiten.DrawTrianglesOptions)
+	DrawRectShader(w, h int, sh *ebiten.Shader, op *ebiten.DrawRectShaderOptions)
+	DrawTrianglesShader(v []ebiten.Vertex, i []uint16, sh *ebiten.Shader, op *ebiten.DrawTrianglesShaderOptions)
+}
+
+// The passes that write the most pixels (the world's scale-up, the far layer, the layer bands,
+// stars and debris) use these fragment programs instead of ebiten's built-in one: a software
+// renderer runs the program for every pixel written, and ebiten's converts pixel coordinates to
+// texels and multiplies a colour scale first. In texel units, nearest filtering (the textures'
+// filter), they read the same texel: the picture is the same.
+const (
+	// copyKage writes its source unchanged (opaque passes: BlendCopy).
+	copyKage = `//kage:unit texels
+
+package main
+
+func Fragment(dstPos vec4, srcPos vec2, color vec4) vec4 {
+	return imageSrc0UnsafeAt(srcPos)
+}
+`
+	// tintKage multiplies its source by the vertex colour (premultiplied, as ebiten's
+	// ColorScale is).
+	tintKage = `//kage:unit texels
+
+package main
+
+func Fragment(dstPos vec4, srcPos vec2, color vec4) vec4 {
+	return imageSrc0UnsafeAt(srcPos) * color
+}
+`
+)
+
+// mustShader compiles one of these programs (they are constants: an error is a bug).
+func mustShader(src string) *ebiten.Shader {
+	sh, err := ebiten.NewShader([]byte(src))
+	if err != nil {
+		panic(err)
+	}
+	return sh
+}
+
+// mesh is a reusable triangle list for one source image (terrain, layer strips, stars,
+// debris): many rectangles in one draw call instead of one DrawImage each.
+type mesh struct {
+	v []ebiten.Vertex
+	i []uint16
+}
+
+func (m *mesh) reset() { m.v, m.i = m.v[:0], m.i[:0] }
+
+// rect appends the source rectangle src (px of the image the mesh is drawn from) drawn over
+// (x0,y0)-(x1,y1) (px of the destination), multiplied by c (premultiplied, as
+// ebiten.ColorScale's R, G, B, A).
+func (m *mesh) rect(x0, y0, x1, y1 float32, src image.Rectangle, c *ebiten.ColorScale) {
+	n := uint16(len(m.v))
+	r, g, b, a := c.R(), c.G(), c.B(), c.A()
+	u0, v0, u1, v1 := float32(src.Min.X), float32(src.Min.Y), float32(src.Max.X), float32(src.Max.Y)
+	m.v = append(m.v,
+		ebiten.Vertex{DstX: x0, DstY: y0, SrcX: u0, SrcY: v0, ColorR: r, ColorG: g, ColorB: b, ColorA: a},
+		ebiten.Vertex{DstX: x1, DstY: y0, SrcX: u1, SrcY: v0, ColorR: r, ColorG: g, ColorB: b, ColorA: a},
+		ebiten.Vertex{DstX: x1, DstY: y1, SrcX: u1, SrcY: v1, ColorR: r, ColorG: g, ColorB: b, ColorA: a},
+		ebiten.Vertex{DstX: x0, DstY: y1, SrcX: u0, SrcY: v1, ColorR: r, ColorG: g, ColorB: b, ColorA: a})
+	m.i = append(m.i, n, n+1, n+2, n, n+2, n+3)
+}
+
+var meshOp ebiten.DrawTrianglesShaderOptions
+
+// drawShader draws the mesh from img onto dst with the program sh and blend, then empties it.
+func (m *mesh) drawShader(dst surface, img *ebiten.Image, sh *ebiten.Shader, blend ebiten.Blend) {
+	if len(m.i) > 0 {
+		op := &meshOp
+		op.Images[0], op.Blend = img, blend
+		dst.DrawTrianglesShader(m.v, m.i, sh, op)
+		op.Images[0] = nil
+	}
+	m.reset()
 }
 
 // painter draws on dst in virtual px through its xf. Rectangles are drawn from a white pixel of
@@ -126,11 +201,32 @@ func (p painter) tinted(img *ebiten.Image, cx, cy, w, h float32, col color.RGBA,
 		op.Blend = ebiten.BlendLighter
 	}
 	b := img.Bounds()
-	W, H := max(1, round32(w*p.k)), max(1, round32(h*p.k))
+	x, y, W, H := p.box(cx, cy, w, h)
 	op.GeoM.Scale(float64(W)/float64(b.Dx()), float64(H)/float64(b.Dy()))
-	op.GeoM.Translate(float64(round32(cx*p.k+p.ox-W/2)), float64(round32(cy*p.k+p.oy-H/2)))
-	op.ColorScale.Scale(float32(col.R)/255*alpha, float32(col.G)/255*alpha, float32(col.B)/255*alpha, alpha)
+	op.GeoM.Translate(float64(x), float64(y))
+	tint(&op.ColorScale, col, alpha)
 	p.dst.DrawImage(img, op)
+}
+
+// tintedRect is tinted (not additive) as a rectangle of m: the source rectangle src of the
+// image m is drawn from.
+func (p painter) tintedRect(m *mesh, src image.Rectangle, cx, cy, w, h float32, col color.RGBA, alpha float32) {
+	x, y, W, H := p.box(cx, cy, w, h)
+	var cs ebiten.ColorScale
+	tint(&cs, col, alpha)
+	m.rect(x, y, x+W, y+H, src, &cs)
+}
+
+// box is where tinted draws: the w×h virtual px rectangle centred at (cx,cy) in whole
+// destination px (x, y and size W×H, at least 1×1).
+func (p painter) box(cx, cy, w, h float32) (x, y, W, H float32) {
+	W, H = max(1, round32(w*p.k)), max(1, round32(h*p.k))
+	return round32(cx*p.k + p.ox - W/2), round32(cy*p.k + p.oy - H/2), W, H
+}
+
+// tint multiplies cs by col at opacity alpha (premultiplied).
+func tint(cs *ebiten.ColorScale, col color.RGBA, alpha float32) {
+	cs.Scale(float32(col.R)/255*alpha, float32(col.G)/255*alpha, float32(col.B)/255*alpha, alpha)
 }
 
 // rect fills the rectangle (x,y)-(x+w,y+h) in virtual px (edges on whole destination px) with
