@@ -200,6 +200,7 @@ type app struct {
 	// drawing state
 	terrFill, terrLip mesh
 	meshes            [1]mesh // scratch meshes (layers, stars, debris), emptied by each draw
+	worldB, screenB   batch   // the frame's atlas draws on the world image and on the screen (view.go)
 	terrOp            ebiten.DrawTrianglesOptions
 	weakOpen          bool // the boss weak point was open last frame
 	weakChangedAt     int  // frameN it opened or closed (opening/closing frame)
@@ -659,7 +660,9 @@ func (a *app) DrawFinalScreen(screen ebiten.FinalScreen, offscreen *ebiten.Image
 
 // compose draws the whole frame into dst, letterboxed to its size, and returns the number of
 // entities drawn (0 outside a game).
-func (a *app) compose(dst surface) int {
+func (a *app) compose(screen surface) int {
+	dst := a.screenB.on(screen, a.ui.sp)
+	defer dst.flush()
 	b := dst.Bounds()
 	v := fit(b.Dx(), b.Dy())
 	a.ui.xf = v
@@ -672,7 +675,7 @@ func (a *app) compose(dst surface) int {
 		p.pxRect(0, 0, v.ox, fh, black)
 		p.pxRect(v.ox+vw, 0, fw-v.ox-vw, fh, black)
 	}
-	w := painter{a.world, xf{k: 1 / a.ui.sp.scale}}
+	w := painter{a.worldB.on(a.world, a.ui.sp), xf{k: 1 / a.ui.sp.scale}}
 	n := 0
 	playing := (a.m.Scene == scene.Playing || a.m.Scene == scene.Watching) && a.link != nil
 	if playing {
@@ -680,6 +683,7 @@ func (a *app) compose(dst surface) int {
 	} else {
 		a.drawBackdrop(w, 0, a.snapScroll(w))
 	}
+	a.worldB.flush() // the world image is complete: drawn onto the screen next
 	op := &scaleOp
 	op.Blend = ebiten.BlendCopy // opaque: no blending, the cheapest fill for a software renderer
 	ws := float64(v.k * a.ui.sp.scale)

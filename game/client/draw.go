@@ -42,19 +42,20 @@ type sprites struct {
 	layers             [3][3]*ebiten.Image
 	strips             [3][3][]image.Rectangle // the mid and near layers' bands cut to their content (art.Strips)
 	glyphs             map[rune]image.Rectangle
-	copyProg, tintProg *ebiten.Shader // the fragment programs copyKage and tintKage (view.go)
+	copyProg, tintProg *ebiten.Shader         // the fragment programs copyKage and tintKage (view.go)
+	inAtlas            map[*ebiten.Image]bool // the sub-images of atlas (sub): what a batch gathers
 }
 
 func newSprites() *sprites {
 	s := art.MustLoad()
-	sp := &sprites{scale: float32(s.Scale), atlas: ebiten.NewImageFromImage(s.Atlas), glyphs: s.Glyphs}
+	sp := &sprites{scale: float32(s.Scale), atlas: ebiten.NewImageFromImage(s.Atlas), glyphs: s.Glyphs, inAtlas: map[*ebiten.Image]bool{}}
 	get := func(name string) []*ebiten.Image {
 		var out []*ebiten.Image
 		for _, r := range s.Frames[name] {
-			out = append(out, sp.atlas.SubImage(r).(*ebiten.Image))
+			out = append(out, sp.sub(r))
 		}
 		if len(out) == 0 { // the art test keeps every name present; never crash on a gap
-			out = []*ebiten.Image{sp.atlas.SubImage(image.Rect(0, 0, 1, 1)).(*ebiten.Image)}
+			out = []*ebiten.Image{sp.sub(image.Rect(0, 0, 1, 1))}
 		}
 		return out
 	}
@@ -80,7 +81,7 @@ func newSprites() *sprites {
 	variants("explosion", sp.explosion[:])
 	sp.logo, sp.glow, sp.dot = get("logo")[0], get("glow")[0], get("dot")[0]
 	db := sp.dot.Bounds()
-	sp.white = sp.atlas.SubImage(image.Rect(db.Min.X, db.Min.Y, db.Min.X+1, db.Min.Y+1)).(*ebiten.Image)
+	sp.white = sp.sub(image.Rect(db.Min.X, db.Min.Y, db.Min.X+1, db.Min.Y+1))
 	for t := range sp.fill {
 		sp.fill[t] = ebiten.NewImageFromImage(s.Fill[t])
 		sp.lip[t] = ebiten.NewImageFromImage(s.Lip[t])

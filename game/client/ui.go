@@ -56,7 +56,7 @@ func newUI() *ui {
 	whitePx = sp.white
 	return &ui{
 		sp:     sp,
-		font:   newPixFont(sp.atlas, sp.glyphs),
+		font:   newPixFont(sp.sub, sp.glyphs),
 		small:  &face{Scale: 3},             // 21 px caps: help lines, labels, notices
 		normal: &face{Scale: 4},             // 28 px caps: menu items, HUD scores
 		big:    &face{Scale: 8},             // 56 px caps: screen titles
