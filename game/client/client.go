@@ -199,8 +199,9 @@ type app struct {
 
 	// drawing state
 	terrFill, terrLip mesh
-	meshes            [1]mesh // scratch meshes (layers, stars, debris), emptied by each draw
-	worldB, screenB   batch   // the frame's atlas draws on the world image and on the screen (view.go)
+	meshes            [1]mesh   // scratch meshes (layers, stars, debris), emptied by each draw
+	worldB, screenB   batch     // the frame's atlas draws on the world image and on the screen (view.go)
+	rest              restState // the menus' animation clock and resting picture (idle.go)
 	terrOp            ebiten.DrawTrianglesOptions
 	weakOpen          bool // the boss weak point was open last frame
 	weakChangedAt     int  // frameN it opened or closed (opening/closing frame)
@@ -402,6 +403,7 @@ func (a *app) Update() error {
 		return ebiten.Termination
 	}
 	a.in.Update()
+	a.noteInput()
 	alt := ebiten.IsKeyPressed(ebiten.KeyAlt)
 	toggled := false
 	if inpututil.IsKeyJustPressed(ebiten.KeyF11) || (alt && inpututil.IsKeyJustPressed(ebiten.KeyEnter)) {
@@ -463,7 +465,10 @@ func (a *app) Update() error {
 			}
 		}
 	default:
-		a.scroll += 0.8 // idle drift of the menu background
+		if a.menuAnimating() {
+			a.scroll += 0.8 // idle drift of the menu background
+			a.rest.clock++
+		}
 		if !toggled && !chatKeys {
 			scn, menu := a.m.Scene, a.menu
 			a.updateMenus()
@@ -490,6 +495,7 @@ func (a *app) Update() error {
 
 func (a *app) onEnter(id scene.ID) {
 	a.musicFor(id)
+	a.rest.lastInput = a.frameN // a new screen animates (idle.go)
 }
 
 func (a *app) startGame(l netflow.Link) {
@@ -624,10 +630,13 @@ func (a *app) Draw(screen *ebiten.Image) {
 	a.draws++
 	a.viaCanvas = a.canvas != nil && (a.cfg.viaCanvas || a.shotReady)
 	if !a.viaCanvas {
+		if a.inMenus() && !a.menuPresent(screen.Bounds()) {
+			return // the menu picture rests: ebiten keeps the last frame on the window (idle.go)
+		}
 		screen.DrawImage(a.ui.sp.white, &a.markOp) // alpha 0: nothing visible
 		return
 	}
-	a.drawnN = a.compose(a.canvas)
+	a.drawnN = a.compose(a.canvas, a.world)
 	if a.shotReady && a.drawnN > 0 {
 		a.wantShot = true
 	}
@@ -654,13 +663,20 @@ func (a *app) DrawFinalScreen(screen ebiten.FinalScreen, offscreen *ebiten.Image
 		screen.DrawImage(offscreen, op)
 		return
 	}
-	a.drawnN = a.compose(screen)
-	a.drawSoundNotice(screen)
+	a.drawnN = a.drawFrame(screen, a.world)
 }
 
-// compose draws the whole frame into dst, letterboxed to its size, and returns the number of
-// entities drawn (0 outside a game).
-func (a *app) compose(screen surface) int {
+// drawFrame is what DrawFinalScreen draws: compose and the sound notice.
+func (a *app) drawFrame(screen, world surface) int {
+	n := a.compose(screen, world)
+	a.drawSoundNotice(screen)
+	return n
+}
+
+// compose draws the whole frame into screen, letterboxed to its size, with the world drawn
+// into world first (the world image; a keySurface for a menu frame's key, idle.go), and
+// returns the number of entities drawn (0 outside a game).
+func (a *app) compose(screen, world surface) int {
 	dst := a.screenB.on(screen, a.ui.sp)
 	defer dst.flush()
 	b := dst.Bounds()
@@ -675,9 +691,9 @@ func (a *app) compose(screen surface) int {
 		p.pxRect(0, 0, v.ox, fh, black)
 		p.pxRect(v.ox+vw, 0, fw-v.ox-vw, fh, black)
 	}
-	w := painter{a.worldB.on(a.world, a.ui.sp), xf{k: 1 / a.ui.sp.scale}}
+	w := painter{a.worldB.on(world, a.ui.sp), xf{k: 1 / a.ui.sp.scale}}
 	n := 0
-	playing := (a.m.Scene == scene.Playing || a.m.Scene == scene.Watching) && a.link != nil
+	playing := !a.inMenus()
 	if playing {
 		n = a.drawWorld(w)
 	} else {

@@ -755,7 +755,7 @@ func (a *app) drawStars(p painter, scroll float32) {
 	for _, st := range f.Stars {
 		l := f.Layers[st.Layer]
 		x := f.ScreenX(st, scroll)
-		br := l.Brightness * starfield.Twinkle(st, a.frameN)
+		br := l.Brightness * starfield.Twinkle(st, a.clock())
 		sz := max(2, l.Size*1.5)
 		p.tintedRect(m, sp.dot.Bounds(), x, st.Y, sz, sz, color.RGBA{200, 220, 255, 255}, br)
 	}

@@ -536,6 +536,7 @@ func (g *menuShots) Update() error {
 		return ebiten.Termination
 	}
 	g.a.frameN += 7
+	g.a.rest.clock, g.a.rest.lastInput = g.a.frameN, g.a.frameN // the menus animate at frameN (idle.go)
 	menuStates[g.i].set(g.a)
 	g.pending, g.drawn = menuStates[g.i].name, 0
 	return nil
