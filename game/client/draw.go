@@ -729,11 +729,15 @@ func (a *app) drawBackdrop(p painter, theme int, scroll float32) {
 				continue
 			}
 			for _, r := range sp.strips[theme][l] { // the bands' content only
+				sx0, sx1 := x0+float32(r.Min.X)*ps, x0+float32(r.Max.X)*ps
+				if sx1 <= 0 || sx0 >= dstW {
+					continue // off the view: not even a triangle to set up
+				}
 				y := float32(r.Min.Y) * ps // the top band at the top of p, the bottom one at its bottom
 				if r.Min.Y >= art.LayerBand {
 					y = Height*p.k - float32(lh-r.Min.Y)*ps
 				}
-				m.rect(x0+p.ox+float32(r.Min.X)*ps, y+p.oy, x0+p.ox+float32(r.Max.X)*ps, y+p.oy+float32(r.Dy())*ps, r, &cs)
+				m.rect(sx0+p.ox, y+p.oy, sx1+p.ox, y+p.oy+float32(r.Dy())*ps, r, &cs)
 			}
 		}
 		if l == art.LayerFar {
