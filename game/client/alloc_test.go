@@ -13,8 +13,9 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 )
 
-// nullSurface takes draw calls and drops them (counting them), so the client's own drawing code
-// runs without ebiten's command queue.
+// nullSurface takes draw calls and drops them, counting what they draw in rectangles (a
+// triangle list: its indices / 6), so the client's own drawing code runs without ebiten's
+// command queue.
 type nullSurface struct {
 	b     image.Rectangle
 	draws int
@@ -24,8 +25,14 @@ func (s *nullSurface) Bounds() image.Rectangle { return s.b }
 func (s *nullSurface) DrawImage(*ebiten.Image, *ebiten.DrawImageOptions) {
 	s.draws++
 }
-func (s *nullSurface) DrawTriangles([]ebiten.Vertex, []uint16, *ebiten.Image, *ebiten.DrawTrianglesOptions) {
+func (s *nullSurface) DrawTriangles(_ []ebiten.Vertex, i []uint16, _ *ebiten.Image, _ *ebiten.DrawTrianglesOptions) {
+	s.draws += len(i) / 6
+}
+func (s *nullSurface) DrawRectShader(int, int, *ebiten.Shader, *ebiten.DrawRectShaderOptions) {
 	s.draws++
+}
+func (s *nullSurface) DrawTrianglesShader(_ []ebiten.Vertex, i []uint16, _ *ebiten.Shader, _ *ebiten.DrawTrianglesShaderOptions) {
+	s.draws += len(i) / 6
 }
 
 // TestFrameAllocs pins the client's own per-frame work at zero allocations on a 4-player,
@@ -51,8 +58,10 @@ func TestFrameAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 		a.ui.xf = fit(1280, 720)
-		a.drawWorld(painter{world, xf{k: 1 / a.ui.sp.scale}})
-		a.drawGameUI(screen)
+		a.drawWorld(painter{a.worldB.on(world, a.ui.sp), xf{k: 1 / a.ui.sp.scale}})
+		a.worldB.flush()
+		a.drawGameUI(a.screenB.on(screen, a.ui.sp))
+		a.screenB.flush()
 	}
 	for i := 0; i < 120; i++ { // warm up: slices and the HUD's strings reach their size
 		frame()

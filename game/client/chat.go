@@ -165,7 +165,7 @@ func (a *app) drawChatField(dst surface, x, y, w float64, hint bool) {
 	}
 	u.on(dst).rect(float32(x-8), float32(y), float32(w+16), 44, color.RGBA{20, 40, 90, 230})
 	s := chatFieldPrompt + c.field.Text
-	if (a.frameN/30)%2 == 0 {
+	if a.caretOn() {
 		s += "_"
 	}
 	// show the end of a long line

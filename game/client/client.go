@@ -104,6 +104,9 @@ type Config struct {
 	exitAfter int
 	// noVsync draws as fast as possible (harness measurements).
 	noVsync bool
+	// syncTicks runs one Update per drawn frame (ebiten.SyncWithFPS), so a screenshot run's
+	// frame depends on the tick count only, not on how fast the machine draws.
+	syncTicks bool
 	// terrain, when set (harness), is drawn instead of the stage's terrain.
 	terrain *game.Terrain
 	// viaCanvas draws every frame into an offscreen canvas copied to the screen, so the last
@@ -129,6 +132,9 @@ func Run(ctx context.Context, cfg Config) error {
 	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
 	ebiten.SetFullscreen(a.set.Fullscreen || cfg.Fullscreen)
 	ebiten.SetTPS(game.TickRate)
+	if cfg.syncTicks {
+		ebiten.SetTPS(ebiten.SyncWithFPS)
+	}
 	ebiten.SetVsyncEnabled(!cfg.noVsync)
 	err = ebiten.RunGameWithOptions(a, &ebiten.RunGameOptions{})
 	if errors.Is(err, ebiten.Termination) {
@@ -193,7 +199,10 @@ type app struct {
 	fireArmed  time.Duration // end of the tap window the timer is armed for
 
 	// drawing state
-	terrFill, terrLip terrMesh
+	terrFill, terrLip mesh
+	meshes            [1]mesh   // scratch meshes (layers, stars, debris), emptied by each draw
+	worldB, screenB   batch     // the frame's atlas draws on the world image and on the screen (view.go)
+	rest              restState // the menus' animation clock and resting picture (idle.go)
 	terrOp            ebiten.DrawTrianglesOptions
 	weakOpen          bool // the boss weak point was open last frame
 	weakChangedAt     int  // frameN it opened or closed (opening/closing frame)
@@ -395,6 +404,7 @@ func (a *app) Update() error {
 		return ebiten.Termination
 	}
 	a.in.Update()
+	a.noteInput()
 	alt := ebiten.IsKeyPressed(ebiten.KeyAlt)
 	toggled := false
 	if inpututil.IsKeyJustPressed(ebiten.KeyF11) || (alt && inpututil.IsKeyJustPressed(ebiten.KeyEnter)) {
@@ -456,7 +466,10 @@ func (a *app) Update() error {
 			}
 		}
 	default:
-		a.scroll += 0.8 // idle drift of the menu background
+		if a.menuAnimating() {
+			a.scroll += 0.8 // idle drift of the menu background
+			a.rest.clock++
+		}
 		if !toggled && !chatKeys {
 			scn, menu := a.m.Scene, a.menu
 			a.updateMenus()
@@ -483,6 +496,7 @@ func (a *app) Update() error {
 
 func (a *app) onEnter(id scene.ID) {
 	a.musicFor(id)
+	a.rest.lastInput = a.frameN // a new screen animates (idle.go)
 }
 
 func (a *app) startGame(l netflow.Link) {
@@ -617,10 +631,13 @@ func (a *app) Draw(screen *ebiten.Image) {
 	a.draws++
 	a.viaCanvas = a.canvas != nil && (a.cfg.viaCanvas || a.shotReady)
 	if !a.viaCanvas {
+		if a.inMenus() && !a.menuPresent(screen.Bounds()) {
+			return // the menu picture rests: ebiten keeps the last frame on the window (idle.go)
+		}
 		screen.DrawImage(a.ui.sp.white, &a.markOp) // alpha 0: nothing visible
 		return
 	}
-	a.drawnN = a.compose(a.canvas)
+	a.drawnN = a.compose(a.canvas, a.world)
 	if a.shotReady && a.drawnN > 0 {
 		a.wantShot = true
 	}
@@ -647,13 +664,22 @@ func (a *app) DrawFinalScreen(screen ebiten.FinalScreen, offscreen *ebiten.Image
 		screen.DrawImage(offscreen, op)
 		return
 	}
-	a.drawnN = a.compose(screen)
-	a.drawSoundNotice(screen)
+	a.drawnN = a.drawFrame(screen, a.world)
 }
 
-// compose draws the whole frame into dst, letterboxed to its size, and returns the number of
-// entities drawn (0 outside a game).
-func (a *app) compose(dst surface) int {
+// drawFrame is what DrawFinalScreen draws: compose and the sound notice.
+func (a *app) drawFrame(screen, world surface) int {
+	n := a.compose(screen, world)
+	a.drawSoundNotice(screen)
+	return n
+}
+
+// compose draws the whole frame into screen, letterboxed to its size, with the world drawn
+// into world first (the world image; a keySurface for a menu frame's key, idle.go), and
+// returns the number of entities drawn (0 outside a game).
+func (a *app) compose(screen, world surface) int {
+	dst := a.screenB.on(screen, a.ui.sp)
+	defer dst.flush()
 	b := dst.Bounds()
 	v := fit(b.Dx(), b.Dy())
 	a.ui.xf = v
@@ -666,20 +692,25 @@ func (a *app) compose(dst surface) int {
 		p.pxRect(0, 0, v.ox, fh, black)
 		p.pxRect(v.ox+vw, 0, fw-v.ox-vw, fh, black)
 	}
-	w := painter{a.world, xf{k: 1 / a.ui.sp.scale}}
+	w := painter{a.worldB.on(world, a.ui.sp), xf{k: 1 / a.ui.sp.scale}}
 	n := 0
-	playing := (a.m.Scene == scene.Playing || a.m.Scene == scene.Watching) && a.link != nil
+	playing := !a.inMenus()
 	if playing {
 		n = a.drawWorld(w)
 	} else {
 		a.drawBackdrop(w, 0, a.snapScroll(w))
 	}
-	op := resetOp(&drawOp)
+	a.worldB.flush() // the world image is complete: drawn onto the screen next
+	op := &scaleOp
 	op.Blend = ebiten.BlendCopy // opaque: no blending, the cheapest fill for a software renderer
 	ws := float64(v.k * a.ui.sp.scale)
+	op.GeoM.Reset()
 	op.GeoM.Scale(ws, ws)
 	op.GeoM.Translate(float64(v.ox), float64(v.oy))
-	dst.DrawImage(a.world, op)
+	op.Images[0] = a.world
+	wb := a.world.Bounds()
+	dst.DrawRectShader(wb.Dx(), wb.Dy(), a.ui.sp.copyProg, op) // the cheapest program (view.go)
+	op.Images[0] = nil
 	if playing {
 		a.drawGameUI(dst)
 		if a.m.Scene == scene.Watching {
@@ -693,6 +724,9 @@ func (a *app) compose(dst surface) int {
 	a.drawBanner(dst)
 	return n
 }
+
+// scaleOp draws the world image onto the screen (compose).
+var scaleOp ebiten.DrawRectShaderOptions
 
 // writeScreenshot saves the canvas (the last drawn frame) as PNG and ends the game loop.
 func (a *app) writeScreenshot() error {

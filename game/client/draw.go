@@ -34,20 +34,22 @@ type sprites struct {
 	white              *ebiten.Image // one white pixel (the centre of dot): rectangles
 	fill, lip          [3]*ebiten.Image
 	layers             [3][3]*ebiten.Image
-	layerTop, layerBot [3][3]*ebiten.Image // the content bands of the mid and near layers
+	strips             [3][3][]image.Rectangle // the mid and near layers' bands cut to their content (art.Strips)
 	glyphs             map[rune]image.Rectangle
+	copyProg, tintProg *ebiten.Shader         // the fragment programs copyKage and tintKage (view.go)
+	inAtlas            map[*ebiten.Image]bool // the sub-images of atlas (sub): what a batch gathers
 }
 
 func newSprites() *sprites {
 	s := art.MustLoad()
-	sp := &sprites{scale: float32(s.Scale), atlas: ebiten.NewImageFromImage(s.Atlas), glyphs: s.Glyphs}
+	sp := &sprites{scale: float32(s.Scale), atlas: ebiten.NewImageFromImage(s.Atlas), glyphs: s.Glyphs, inAtlas: map[*ebiten.Image]bool{}}
 	get := func(name string) []*ebiten.Image {
 		var out []*ebiten.Image
 		for _, r := range s.Frames[name] {
-			out = append(out, sp.atlas.SubImage(r).(*ebiten.Image))
+			out = append(out, sp.sub(r))
 		}
 		if len(out) == 0 { // the art test keeps every name present; never crash on a gap
-			out = []*ebiten.Image{sp.atlas.SubImage(image.Rect(0, 0, 1, 1)).(*ebiten.Image)}
+			out = []*ebiten.Image{sp.sub(image.Rect(0, 0, 1, 1))}
 		}
 		return out
 	}
@@ -66,18 +68,22 @@ func newSprites() *sprites {
 	}
 	sp.logo, sp.glow, sp.dot = get("logo")[0], get("glow")[0], get("dot")[0]
 	db := sp.dot.Bounds()
-	sp.white = sp.atlas.SubImage(image.Rect(db.Min.X, db.Min.Y, db.Min.X+1, db.Min.Y+1)).(*ebiten.Image)
+	sp.white = sp.sub(image.Rect(db.Min.X, db.Min.Y, db.Min.X+1, db.Min.Y+1))
 	for t := range sp.fill {
 		sp.fill[t] = ebiten.NewImageFromImage(s.Fill[t])
 		sp.lip[t] = ebiten.NewImageFromImage(s.Lip[t])
 		for l := range sp.layers[t] {
 			img := ebiten.NewImageFromImage(s.Layers[t][l])
 			sp.layers[t][l] = img
-			b := img.Bounds()
-			sp.layerTop[t][l] = img.SubImage(image.Rect(0, 0, b.Dx(), art.LayerBand)).(*ebiten.Image)
-			sp.layerBot[t][l] = img.SubImage(image.Rect(0, b.Dy()-art.LayerBand, b.Dx(), b.Dy())).(*ebiten.Image)
+			if l != art.LayerFar {
+				b := s.Layers[t][l].Bounds()
+				sp.strips[t][l] = append(art.Strips(s.Layers[t][l], image.Rect(0, 0, b.Dx(), art.LayerBand), art.StripWidth),
+					art.Strips(s.Layers[t][l], image.Rect(0, b.Dy()-art.LayerBand, b.Dx(), b.Dy()), art.StripWidth)...)
+			}
 		}
 	}
+	sp.copyProg = mustShader(copyKage)
+	sp.tintProg = mustShader(tintKage)
 	return sp
 }
 
@@ -660,53 +666,61 @@ func (a *app) drawBackdrop(p painter, theme int, scroll float32) {
 	if !(lw >= 1) { // a degenerate scale (or NaN): the tiling loop below would not advance
 		return
 	}
-	blit := func(img *ebiten.Image, x, y float32, dim float32, blend ebiten.Blend) {
-		op := resetOp(&drawOp)
-		op.Blend = blend
-		op.ColorScale.Scale(dim, dim, dim, 1) // distance haze: farther layers darker
-		op.GeoM.Scale(float64(ps), float64(ps))
-		op.GeoM.Translate(float64(x+p.ox), float64(y+p.oy))
-		p.dst.DrawImage(img, op)
-	}
-	bandY := Height*p.k - art.LayerBand*ps
+	m := &a.meshes[0]
+	var cs ebiten.ColorScale
 	for l := 0; l < 3; l++ {
+		img := sp.layers[theme][l]
+		lh := img.Bounds().Dy()
 		off := float32(math.Mod(float64(round32(scroll*layerSpeed[l]*p.k)), float64(lw)))
+		cs.Reset()
+		cs.Scale(layerDim[l], layerDim[l], layerDim[l], 1) // distance haze: farther layers darker
 		for x0 := -off; x0 < dstW; x0 += lw {
 			if l == art.LayerFar {
-				blit(sp.layers[theme][l], x0, 0, 1, ebiten.BlendCopy) // opaque: no blending
+				b := img.Bounds()
+				m.rect(x0+p.ox, p.oy, x0+p.ox+float32(b.Dx())*ps, p.oy+float32(b.Dy())*ps, b, &cs)
 				continue
 			}
-			blit(sp.layerTop[theme][l], x0, 0, layerDim[l], ebiten.Blend{})
-			blit(sp.layerBot[theme][l], x0, bandY, layerDim[l], ebiten.Blend{})
+			for _, r := range sp.strips[theme][l] { // the bands' content only
+				sx0, sx1 := x0+float32(r.Min.X)*ps, x0+float32(r.Max.X)*ps
+				if sx1 <= 0 || sx0 >= dstW {
+					continue // off the view: not even a triangle to set up
+				}
+				y := float32(r.Min.Y) * ps // the top band at the top of p, the bottom one at its bottom
+				if r.Min.Y >= art.LayerBand {
+					y = Height*p.k - float32(lh-r.Min.Y)*ps
+				}
+				m.rect(sx0+p.ox, y+p.oy, sx1+p.ox, y+p.oy+float32(r.Dy())*ps, r, &cs)
+			}
 		}
-		if l == art.LayerFar && theme == 0 {
-			a.drawStars(p, scroll)
+		if l == art.LayerFar {
+			m.drawShader(p.dst, img, sp.copyProg, ebiten.BlendCopy) // opaque: no blending
+			if theme == 0 {
+				a.drawStars(p, scroll)
+			}
+			continue
 		}
+		m.drawShader(p.dst, img, sp.tintProg, ebiten.Blend{})
 	}
 }
 
-// drawStars draws the twinkling starfield (one tinted atlas dot per star).
+// drawStars draws the twinkling starfield (a tinted atlas dot per star, in one draw call).
 func (a *app) drawStars(p painter, scroll float32) {
 	sp := a.ui.sp
 	f := a.stars
+	m := &a.meshes[0]
 	for _, st := range f.Stars {
 		l := f.Layers[st.Layer]
 		x := f.ScreenX(st, scroll)
-		br := l.Brightness * starfield.Twinkle(st, a.frameN)
+		br := l.Brightness * starfield.Twinkle(st, a.clock())
 		sz := max(2, l.Size*1.5)
-		p.tinted(sp.dot, x, st.Y, sz, sz, color.RGBA{200, 220, 255, 255}, br, false)
+		p.tintedRect(m, sp.dot.Bounds(), x, st.Y, sz, sz, color.RGBA{200, 220, 255, 255}, br)
 	}
-}
-
-// terrMesh is a reusable triangle list for one texture.
-type terrMesh struct {
-	v []ebiten.Vertex
-	i []uint16
+	m.drawShader(p.dst, sp.atlas, sp.tintProg, ebiten.Blend{})
 }
 
 // quad appends a quadrilateral with corners (x0,y0a) (x1,y1a) (x1,y1b) (x0,y0b) in virtual px,
 // mapped through t, and the matching texture coordinates (texture px).
-func (m *terrMesh) quad(t xf, x0, y0a, y0b, x1, y1a, y1b, u0, v0a, v0b, u1, v1a, v1b float32) {
+func (m *mesh) quad(t xf, x0, y0a, y0b, x1, y1a, y1b, u0, v0a, v0b, u1, v1a, v1b float32) {
 	n := uint16(len(m.v))
 	vx := func(x, y, u, v float32) ebiten.Vertex {
 		return ebiten.Vertex{DstX: x*t.k + t.ox, DstY: y*t.k + t.oy, SrcX: u, SrcY: v, ColorR: 1, ColorG: 1, ColorB: 1, ColorA: 1}
@@ -779,16 +793,17 @@ func (a *app) drawTerrain(p painter, t *game.Terrain, scroll float32) {
 	}
 }
 
-// drawParticles draws the debris: one tinted atlas dot each (same source image as the sprites,
-// so they batch).
+// drawParticles draws the debris: a tinted atlas dot each, in one draw call.
 func (a *app) drawParticles(p painter) {
-	d := a.ui.sp.dot
+	sp := a.ui.sp
+	m := &a.meshes[0]
 	for i := range a.parts.P {
 		pt := &a.parts.P[i]
 		al := pt.Alpha()
 		sz := max(3, pt.Size*(0.4+al))
-		p.tinted(d, pt.X, pt.Y, sz, sz, color.RGBA{pt.Col.R, pt.Col.G, pt.Col.B, 255}, al, false)
+		p.tintedRect(m, sp.dot.Bounds(), pt.X, pt.Y, sz, sz, color.RGBA{pt.Col.R, pt.Col.G, pt.Col.B, 255}, al)
 	}
+	m.drawShader(p.dst, sp.atlas, sp.tintProg, ebiten.Blend{})
 }
 
 // hudText caches the HUD's changing strings, rebuilt only when their value changes (no

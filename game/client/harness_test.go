@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -150,7 +151,7 @@ func harnessMain(mode string) int {
 	defer cancel()
 	switch mode {
 	case "shot":
-		cfg := Config{local: demoWorld(60), Screenshot: os.Getenv("RTYPE_SHOT"), ScreenshotAfter: 20, Mute: true, ConfigDir: dir, Logger: log, terrain: demoTerrain()}
+		cfg := Config{local: demoWorld(60), Screenshot: os.Getenv("RTYPE_SHOT"), ScreenshotAfter: 20, Mute: true, ConfigDir: dir, Logger: log, terrain: demoTerrain(), syncTicks: true}
 		if err := Run(ctx, cfg); err != nil {
 			fmt.Fprintln(os.Stderr, "harness:", err)
 			return 1
@@ -182,7 +183,7 @@ func harnessMain(mode string) int {
 			fmt.Fprintln(os.Stderr, "harness:", err)
 			return 1
 		}
-		cfg := Config{local: lw, Screenshot: os.Getenv("RTYPE_SHOT"), ScreenshotAfter: galleryLead, Mute: true, ConfigDir: dir, Logger: log}
+		cfg := Config{local: lw, Screenshot: os.Getenv("RTYPE_SHOT"), ScreenshotAfter: galleryLead, Mute: true, ConfigDir: dir, Logger: log, syncTicks: true}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		if err := Run(ctx, cfg); err != nil {
@@ -193,7 +194,22 @@ func harnessMain(mode string) int {
 	case "fps":
 		// frames drawn per second of the real loop (vsync off) on a 4-player 300-entity world,
 		// counted from tick 60 (after start-up) to tick 360; window RTYPE_FPS_SIZE (default
-		// 1280x720, the default window)
+		// 1280x720, the default window); RTYPE_CPUPROFILE names a file for a CPU profile of
+		// the Go side of the run (the Go threads only: Mesa's rasterizer threads are not
+		// sampled, see docs/BENCHMARKS.md for perf)
+		if p := os.Getenv("RTYPE_CPUPROFILE"); p != "" {
+			f, err := os.Create(p)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "harness:", err)
+				return 1
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				fmt.Fprintln(os.Stderr, "harness:", err)
+				return 1
+			}
+			defer pprof.StopCPUProfile()
+		}
 		cfg := Config{local: demoWorld(300), Mute: true, ConfigDir: dir, Logger: log, exitAfter: 360, noVsync: true, terrain: demoTerrain()}
 		a, err := newApp(ctx, cfg)
 		if err != nil {
@@ -522,6 +538,7 @@ func (g *menuShots) Update() error {
 		return ebiten.Termination
 	}
 	g.a.frameN += 7
+	g.a.rest.clock, g.a.rest.lastInput = g.a.frameN, g.a.frameN // the menus animate at frameN (idle.go)
 	menuStates[g.i].set(g.a)
 	g.pending, g.drawn = menuStates[g.i].name, 0
 	return nil

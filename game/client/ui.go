@@ -58,7 +58,7 @@ func newUI() *ui {
 	whitePx = sp.white
 	return &ui{
 		sp:     sp,
-		font:   newPixFont(sp.atlas, sp.glyphs),
+		font:   newPixFont(sp.sub, sp.glyphs),
 		small:  &face{Scale: 3},             // 21 px caps: help lines, labels, notices
 		normal: &face{Scale: 4},             // 28 px caps: menu items, HUD scores
 		big:    &face{Scale: 8},             // 56 px caps: screen titles
@@ -138,7 +138,7 @@ func (u *ui) menu(dst surface, items []string, sel int, x, y float64) {
 // drawTitleArt draws the title screen's logo over a formation of the game's sprites.
 func (a *app) drawTitleArt(dst surface) {
 	sp := a.ui.sp
-	t := a.frameN
+	t := a.clock()
 	lb := sp.logo.Bounds()
 	p := a.ui.on(dst)
 	p.tinted(sp.glow, Width/2, 230, float32(lb.Dx())*6, 300, color.RGBA{40, 90, 200, 255}, 0.35, true)
@@ -546,7 +546,7 @@ func (a *app) drawMenus(dst surface) {
 			u.text(dst, f.label, u.small, cx-400, y, alignStart, u.dimCol)
 			u.on(dst).strokeRect(float32(cx-400), float32(y+36), 800, 64, 2, col)
 			cursor := ""
-			if i == a.menu && (a.frameN/30)%2 == 0 {
+			if i == a.menu && a.caretOn() {
 				cursor = "_"
 			}
 			u.text(dst, f.val+cursor, u.normal, cx-384, y+48, alignStart, col)
@@ -576,7 +576,7 @@ func (a *app) drawMenus(dst surface) {
 		n := len(m.Lobbies)
 		y += 20
 		codeLabel := "Join by code: " + a.code.Text
-		if a.menu == n && (a.frameN/30)%2 == 0 {
+		if a.menu == n && a.caretOn() {
 			codeLabel += "_"
 		}
 		create := "Create lobby"
@@ -675,10 +675,10 @@ func (a *app) drawMenus(dst surface) {
 func (a *app) drawStatus(dst surface, y float64) {
 	u := a.ui
 	if a.m.Busy != "" {
-		u.text(dst, spinner(a.m.Busy, a.frameN), u.normal, Width/2, y, alignCenter, u.selCol)
+		u.text(dst, spinner(a.m.Busy, a.clock()), u.normal, Width/2, y, alignCenter, u.selCol)
 		// orbiting dots
 		for i := 0; i < 8; i++ {
-			ang := float64(a.frameN)/10 + float64(i)*math.Pi/4
+			ang := float64(a.clock())/10 + float64(i)*math.Pi/4
 			al := float32(i+1) / 8
 			u.on(dst).tinted(u.sp.glow, float32(Width/2+math.Cos(ang)*30), float32(y+90+math.Sin(ang)*30), 18, 18, color.RGBA{255, 220, 80, 255}, al, false)
 		}
@@ -795,12 +795,20 @@ func practiceSections(name string) int {
 	if name == "" || name == stagefile.Arcade {
 		return 0
 	}
-	f, err := stagefile.Embedded(name, game.ParseScript)
-	if err != nil {
-		return 0
+	if n, ok := sectionsOf.Load(name); ok {
+		return n.(int)
 	}
-	return f.Script.PracticeBoss()
+	n := 0
+	if f, err := stagefile.Embedded(name, game.ParseScript); err == nil {
+		n = f.Script.PracticeBoss()
+	}
+	sectionsOf.Store(name, n)
+	return n
 }
+
+// sectionsOf caches practiceSections by stage name: the lobby room asks every frame, and an
+// embedded stage file does not change (parsing it takes about 0.1 ms).
+var sectionsOf sync.Map
 
 // sectionLabel names practice section s of a stage of n sections for the room menu.
 func sectionLabel(s, n int) string {

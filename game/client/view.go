@@ -17,7 +17,7 @@ import (
 //     resolution, one art pixel per pixel, into the 640×360 world image (worldW×worldH), with
 //     positions rounded to whole pixels;
 //  2. that image is drawn once onto the screen, scaled up with nearest filtering into the
-//     letterboxed 16:9 view;
+//     letterboxed 16:9 view (with copyKage, the cheapest fragment program);
 //  3. HUD, text and menus are drawn on top at the screen's own resolution.
 //
 // The screen is the window's real size (app.LayoutF), so ebiten's final pass is a 1:1 copy.
@@ -60,6 +60,170 @@ type surface interface {
 	Bounds() image.Rectangle
 	DrawImage(img *ebiten.Image, op *ebiten.DrawImageOptions)
 	DrawTriangles(v []ebiten.Vertex, i []uint16, img *ebiten.Image, op *ebiten.DrawTrianglesOptions)
+	DrawRectShader(w, h int, sh *ebiten.Shader, op *ebiten.DrawRectShaderOptions)
+	DrawTrianglesShader(v []ebiten.Vertex, i []uint16, sh *ebiten.Shader, op *ebiten.DrawTrianglesShaderOptions)
+}
+
+// The passes that write the most pixels (the world's scale-up, the far layer, the layer bands,
+// stars and debris) use these fragment programs instead of ebiten's built-in one: a software
+// renderer runs the program for every pixel written, and ebiten's converts pixel coordinates to
+// texels and multiplies a colour scale first. In texel units, nearest filtering (the textures'
+// filter), they read the same texel: the picture is the same.
+const (
+	// copyKage writes its source unchanged (opaque passes: BlendCopy).
+	copyKage = `//kage:unit texels
+
+package main
+
+func Fragment(dstPos vec4, srcPos vec2, color vec4) vec4 {
+	return imageSrc0UnsafeAt(srcPos)
+}
+`
+	// tintKage multiplies its source by the vertex colour (premultiplied, as ebiten's
+	// ColorScale is).
+	tintKage = `//kage:unit texels
+
+package main
+
+func Fragment(dstPos vec4, srcPos vec2, color vec4) vec4 {
+	return imageSrc0UnsafeAt(srcPos) * color
+}
+`
+)
+
+// mustShader compiles one of these programs (they are constants: an error is a bug).
+func mustShader(src string) *ebiten.Shader {
+	sh, err := ebiten.NewShader([]byte(src))
+	if err != nil {
+		panic(err)
+	}
+	return sh
+}
+
+// mesh is a reusable triangle list for one source image (terrain, layer strips, stars,
+// debris): many rectangles in one draw call instead of one DrawImage each.
+type mesh struct {
+	v  []ebiten.Vertex
+	i  []uint16
+	op ebiten.DrawTrianglesShaderOptions // drawShader's (its own: a draw onto a batch draws the batch's mesh first)
+}
+
+func (m *mesh) reset() { m.v, m.i = m.v[:0], m.i[:0] }
+
+// rect appends the source rectangle src (px of the image the mesh is drawn from) drawn over
+// (x0,y0)-(x1,y1) (px of the destination), multiplied by c (premultiplied, as
+// ebiten.ColorScale's R, G, B, A).
+func (m *mesh) rect(x0, y0, x1, y1 float32, src image.Rectangle, c *ebiten.ColorScale) {
+	n := uint16(len(m.v))
+	r, g, b, a := c.R(), c.G(), c.B(), c.A()
+	u0, v0, u1, v1 := float32(src.Min.X), float32(src.Min.Y), float32(src.Max.X), float32(src.Max.Y)
+	m.v = append(m.v,
+		ebiten.Vertex{DstX: x0, DstY: y0, SrcX: u0, SrcY: v0, ColorR: r, ColorG: g, ColorB: b, ColorA: a},
+		ebiten.Vertex{DstX: x1, DstY: y0, SrcX: u1, SrcY: v0, ColorR: r, ColorG: g, ColorB: b, ColorA: a},
+		ebiten.Vertex{DstX: x1, DstY: y1, SrcX: u1, SrcY: v1, ColorR: r, ColorG: g, ColorB: b, ColorA: a},
+		ebiten.Vertex{DstX: x0, DstY: y1, SrcX: u0, SrcY: v1, ColorR: r, ColorG: g, ColorB: b, ColorA: a})
+	m.i = append(m.i, n, n+1, n+2, n, n+2, n+3)
+}
+
+// sub is the sub-image r of the atlas, known to batches (inAtlas).
+func (sp *sprites) sub(r image.Rectangle) *ebiten.Image {
+	img := sp.atlas.SubImage(r).(*ebiten.Image)
+	sp.inAtlas[img] = true
+	return img
+}
+
+// batch is a surface over dst that gathers the frame's draws of atlas images (sprites, glyphs,
+// rectangles: nearly every DrawImage of a frame) into one mesh, drawn with tintKage in one call
+// per run of draws with the same blend, instead of one DrawImage each: less of ebiten's
+// per-call work, a cheaper fragment program. It gathers only what it draws exactly as
+// DrawImage would (axis-aligned, whole-pixel corners, a whole number of pixels per source
+// pixel, nearest filtering; the client never sets a ColorM); any other draw first draws what
+// was gathered, so the order of the picture is kept. flush draws the rest: before dst is read
+// (the world image before the scale-up) and at the end of the frame.
+type batch struct {
+	dst   surface
+	sp    *sprites
+	m     mesh
+	blend ebiten.Blend
+}
+
+// on makes b draw onto dst (b must be empty: flushed).
+func (b *batch) on(dst surface, sp *sprites) *batch {
+	b.dst, b.sp = dst, sp
+	return b
+}
+
+func (b *batch) flush() { b.m.drawShader(b.dst, b.sp.atlas, b.sp.tintProg, b.blend) }
+
+func (b *batch) Bounds() image.Rectangle { return b.dst.Bounds() }
+
+func (b *batch) DrawImage(img *ebiten.Image, op *ebiten.DrawImageOptions) {
+	if b.gather(img, op) {
+		return
+	}
+	b.flush()
+	b.dst.DrawImage(img, op)
+}
+
+func (b *batch) DrawTriangles(v []ebiten.Vertex, i []uint16, img *ebiten.Image, op *ebiten.DrawTrianglesOptions) {
+	b.flush()
+	b.dst.DrawTriangles(v, i, img, op)
+}
+
+func (b *batch) DrawRectShader(w, h int, sh *ebiten.Shader, op *ebiten.DrawRectShaderOptions) {
+	b.flush()
+	b.dst.DrawRectShader(w, h, sh, op)
+}
+
+func (b *batch) DrawTrianglesShader(v []ebiten.Vertex, i []uint16, sh *ebiten.Shader, op *ebiten.DrawTrianglesShaderOptions) {
+	b.flush()
+	b.dst.DrawTrianglesShader(v, i, sh, op)
+}
+
+// gather adds the draw to the mesh if it is one a batch draws exactly as DrawImage would.
+func (b *batch) gather(img *ebiten.Image, op *ebiten.DrawImageOptions) bool {
+	g := &op.GeoM
+	sa, sd, tx, ty := g.Element(0, 0), g.Element(1, 1), g.Element(0, 2), g.Element(1, 2)
+	if !b.sp.inAtlas[img] || op.Filter != ebiten.FilterNearest || g.Element(0, 1) != 0 || g.Element(1, 0) != 0 ||
+		sa == 0 || sd == 0 || !whole(sa) || !whole(sd) || !whole(tx) || !whole(ty) {
+		return false
+	}
+	if len(b.m.i) > 0 && op.Blend != b.blend {
+		b.flush()
+	}
+	b.blend = op.Blend
+	r := img.Bounds()
+	x0, y0 := float32(tx), float32(ty)
+	x1, y1 := x0+float32(sa)*float32(r.Dx()), y0+float32(sd)*float32(r.Dy())
+	u0, v0, u1, v1 := float32(r.Min.X), float32(r.Min.Y), float32(r.Max.X), float32(r.Max.Y)
+	cs := &op.ColorScale
+	cr, cg, cb, ca := cs.R(), cs.G(), cs.B(), cs.A()
+	m := &b.m
+	n := uint16(len(m.v))
+	m.v = append(m.v, // DrawImage's quad: corners in this order, split along the same diagonal
+		ebiten.Vertex{DstX: x0, DstY: y0, SrcX: u0, SrcY: v0, ColorR: cr, ColorG: cg, ColorB: cb, ColorA: ca},
+		ebiten.Vertex{DstX: x1, DstY: y0, SrcX: u1, SrcY: v0, ColorR: cr, ColorG: cg, ColorB: cb, ColorA: ca},
+		ebiten.Vertex{DstX: x0, DstY: y1, SrcX: u0, SrcY: v1, ColorR: cr, ColorG: cg, ColorB: cb, ColorA: ca},
+		ebiten.Vertex{DstX: x1, DstY: y1, SrcX: u1, SrcY: v1, ColorR: cr, ColorG: cg, ColorB: cb, ColorA: ca})
+	m.i = append(m.i, n, n+1, n+2, n+1, n+2, n+3)
+	if len(m.v) > 60000 { // a uint16 index must reach every vertex
+		b.flush()
+	}
+	return true
+}
+
+// whole reports whether x is a whole number.
+func whole(x float64) bool { return x == math.Trunc(x) }
+
+// drawShader draws the mesh from img onto dst with the program sh and blend, then empties it.
+func (m *mesh) drawShader(dst surface, img *ebiten.Image, sh *ebiten.Shader, blend ebiten.Blend) {
+	if len(m.i) > 0 {
+		op := &m.op
+		op.Images[0], op.Blend = img, blend
+		dst.DrawTrianglesShader(m.v, m.i, sh, op)
+		op.Images[0] = nil
+	}
+	m.reset()
 }
 
 // painter draws on dst in virtual px through its xf. Rectangles are drawn from a white pixel of
@@ -126,11 +290,32 @@ func (p painter) tinted(img *ebiten.Image, cx, cy, w, h float32, col color.RGBA,
 		op.Blend = ebiten.BlendLighter
 	}
 	b := img.Bounds()
-	W, H := max(1, round32(w*p.k)), max(1, round32(h*p.k))
+	x, y, W, H := p.box(cx, cy, w, h)
 	op.GeoM.Scale(float64(W)/float64(b.Dx()), float64(H)/float64(b.Dy()))
-	op.GeoM.Translate(float64(round32(cx*p.k+p.ox-W/2)), float64(round32(cy*p.k+p.oy-H/2)))
-	op.ColorScale.Scale(float32(col.R)/255*alpha, float32(col.G)/255*alpha, float32(col.B)/255*alpha, alpha)
+	op.GeoM.Translate(float64(x), float64(y))
+	tint(&op.ColorScale, col, alpha)
 	p.dst.DrawImage(img, op)
+}
+
+// tintedRect is tinted (not additive) as a rectangle of m: the source rectangle src of the
+// image m is drawn from.
+func (p painter) tintedRect(m *mesh, src image.Rectangle, cx, cy, w, h float32, col color.RGBA, alpha float32) {
+	x, y, W, H := p.box(cx, cy, w, h)
+	var cs ebiten.ColorScale
+	tint(&cs, col, alpha)
+	m.rect(x, y, x+W, y+H, src, &cs)
+}
+
+// box is where tinted draws: the w×h virtual px rectangle centred at (cx,cy) in whole
+// destination px (x, y and size W×H, at least 1×1).
+func (p painter) box(cx, cy, w, h float32) (x, y, W, H float32) {
+	W, H = max(1, round32(w*p.k)), max(1, round32(h*p.k))
+	return round32(cx*p.k + p.ox - W/2), round32(cy*p.k + p.oy - H/2), W, H
+}
+
+// tint multiplies cs by col at opacity alpha (premultiplied).
+func tint(cs *ebiten.ColorScale, col color.RGBA, alpha float32) {
+	cs.Scale(float32(col.R)/255*alpha, float32(col.G)/255*alpha, float32(col.B)/255*alpha, alpha)
 }
 
 // rect fills the rectangle (x,y)-(x+w,y+h) in virtual px (edges on whole destination px) with
@@ -190,10 +375,11 @@ type pixFont struct {
 	other map[rune]*ebiten.Image
 }
 
-func newPixFont(atlas *ebiten.Image, glyphs map[rune]image.Rectangle) *pixFont {
+// newPixFont makes the font from glyphs, rectangles of the atlas that sub cuts out.
+func newPixFont(sub func(image.Rectangle) *ebiten.Image, glyphs map[rune]image.Rectangle) *pixFont {
 	f := &pixFont{other: map[rune]*ebiten.Image{}}
 	for r, rect := range glyphs {
-		img := atlas.SubImage(rect).(*ebiten.Image)
+		img := sub(rect)
 		if r < 128 {
 			f.ascii[r] = img
 		} else {
@@ -201,7 +387,7 @@ func newPixFont(atlas *ebiten.Image, glyphs map[rune]image.Rectangle) *pixFont {
 		}
 	}
 	if f.ascii['?'] == nil { // the art test keeps the font complete; never crash on a gap
-		f.ascii['?'] = atlas.SubImage(image.Rect(0, 0, 1, 1)).(*ebiten.Image)
+		f.ascii['?'] = sub(image.Rect(0, 0, 1, 1))
 	}
 	return f
 }

@@ -179,6 +179,36 @@ func Anim(n, clock, period int) int {
 	return (clock / period) % n
 }
 
+// StripWidth is the width in layer px of the strips a mid or near layer band is drawn in
+// (Strips): narrow enough to skip most of a band's transparent pixels, wide enough to keep the
+// rectangles few (about 40 per band).
+const StripWidth = 16
+
+// Strips cuts r of img into columns w px wide and each column down to the rows that hold a
+// pixel that is not fully transparent, dropping the empty ones: drawn source-over, the strips
+// give the same picture as r (a fully transparent pixel leaves what is under it) with fewer
+// pixels written.
+func Strips(img *image.RGBA, r image.Rectangle, w int) []image.Rectangle {
+	r = r.Intersect(img.Bounds())
+	var out []image.Rectangle
+	for x0 := r.Min.X; x0 < r.Max.X; x0 += w {
+		x1 := min(x0+w, r.Max.X)
+		y0, y1 := r.Max.Y, r.Min.Y
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := x0; x < x1; x++ {
+				if img.Pix[img.PixOffset(x, y)+3] != 0 {
+					y0, y1 = min(y0, y), max(y1, y+1)
+					break
+				}
+			}
+		}
+		if y0 < y1 {
+			out = append(out, image.Rect(x0, y0, x1, y1))
+		}
+	}
+	return out
+}
+
 // IconSizes are the sizes of the window icon's images (the system picks the nearest).
 var IconSizes = []int{16, 32, 48, 64, 128}
 

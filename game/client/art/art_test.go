@@ -3,6 +3,7 @@ package art
 import (
 	"fmt"
 	"image"
+	"image/color"
 	"testing"
 
 	"github.com/rtype/rtype/game"
@@ -141,6 +142,59 @@ func TestLayersAndTiles(t *testing.T) {
 		if f := s.Fill[th]; opaque(f, f.Bounds()) != f.Bounds().Dx()*f.Bounds().Dy() {
 			t.Errorf("theme %d: fill tile has holes", th)
 		}
+	}
+}
+
+// TestStripsCoverTheBands: the strips a layer band is drawn in hold every pixel of the band
+// that is not fully transparent (nothing of the layer goes missing), lie inside the band and
+// do not overlap, and leave out most of its transparent pixels.
+func TestStripsCoverTheBands(t *testing.T) {
+	s := MustLoad()
+	for th := range Themes {
+		for _, l := range []int{LayerMid, LayerNear} {
+			img := s.Layers[th][l]
+			b := img.Bounds()
+			for _, band := range []image.Rectangle{image.Rect(0, 0, b.Dx(), LayerBand), image.Rect(0, b.Dy()-LayerBand, b.Dx(), b.Dy())} {
+				strips := Strips(img, band, StripWidth)
+				covered := map[image.Point]int{}
+				area := 0
+				for _, r := range strips {
+					if !r.In(band) || r.Dx() > StripWidth {
+						t.Fatalf("theme %d layer %d: strip %v outside band %v", th, l, r, band)
+					}
+					area += r.Dx() * r.Dy()
+					for y := r.Min.Y; y < r.Max.Y; y++ {
+						for x := r.Min.X; x < r.Max.X; x++ {
+							covered[image.Pt(x, y)]++
+						}
+					}
+				}
+				ink := 0
+				for y := band.Min.Y; y < band.Max.Y; y++ {
+					for x := band.Min.X; x < band.Max.X; x++ {
+						p := image.Pt(x, y)
+						if covered[p] > 1 {
+							t.Fatalf("theme %d layer %d: %v in %d strips", th, l, p, covered[p])
+						}
+						if img.RGBAAt(x, y).A != 0 {
+							ink++
+							if covered[p] == 0 {
+								t.Fatalf("theme %d layer %d: pixel %v of the band in no strip", th, l, p)
+							}
+						}
+					}
+				}
+				if ink > 0 && area > (ink+band.Dx()*band.Dy())/2 {
+					t.Errorf("theme %d layer %d band %v: strips cover %d px for %d px of ink (band %d px)", th, l, band, area, ink, band.Dx()*band.Dy())
+				}
+			}
+		}
+	}
+	// a column with one pixel of ink is cut down to that row; an empty column is dropped
+	img := image.NewRGBA(image.Rect(0, 0, 8, 8))
+	img.SetRGBA(5, 3, color.RGBA{0, 0, 0, 1})
+	if got := Strips(img, img.Bounds(), 4); len(got) != 1 || got[0] != image.Rect(4, 3, 8, 4) {
+		t.Errorf("Strips = %v, want [(4,3)-(8,4)]", got)
 	}
 }
 
