@@ -58,8 +58,9 @@ type Core struct {
 	conns     map[ConnID]*connState
 	addrConns map[string]int // open connections per address key (addrKey)
 	lobbies   map[string]*lobbyState
-	created   uint64 // lobbies created so far (lobbyState.created)
-	stopping  bool   // the runtime shuts down: no more MEMBERS pushes
+	created   uint64        // lobbies created so far (lobbyState.created)
+	order     []*lobbyState // the lobbies oldest first (addLobby, removeLobby): GET_LOBBIES' order
+	stopping  bool          // the runtime shuts down: no more MEMBERS pushes
 
 	timers    timerHeap     // connection deadlines (lazy: stale entries are skipped)
 	nextFlush time.Duration // when the limit log reports the bursts that ended

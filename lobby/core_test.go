@@ -5,9 +5,11 @@ import (
 	"compress/gzip"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -1004,5 +1006,31 @@ func TestCoreNamesUniqueInLobby(t *testing.T) {
 	}
 	if got := v.player("192.0.2.32", "carol").ok(CmdJoinLobby, code); got != code {
 		t.Errorf("carol spectating: %q", got)
+	}
+}
+
+// TestLobbyOrderFollowsRemovals: GET_LOBBIES lists the lobbies oldest first after lobbies
+// in the middle of the list went away (the Core keeps them in creation order, not by sorting).
+func TestLobbyOrderFollowsRemovals(t *testing.T) {
+	v := newVLobby(t, ServerConfig{})
+	var codes []string
+	var players []*vconn
+	for i := range 5 {
+		p := v.player(fmt.Sprintf("192.0.2.%d", i+1), fmt.Sprintf("p%d", i))
+		codes = append(codes, p.ok(CmdJoinLobby))
+		players = append(players, p)
+	}
+	players[1].ok(CmdLeave)
+	players[3].ok(CmdLeave)
+	players[1].ok(CmdJoinLobby) // the newest now
+	var got []string
+	for _, l := range v.core.Lobbies() {
+		got = append(got, l.Code)
+	}
+	if want := []string{codes[0], codes[2], codes[4]}; len(got) != 4 || !slices.Equal(got[:3], want) {
+		t.Fatalf("lobbies after two left and one was created: %v, want %v then the new one", got, want)
+	}
+	if body := players[0].ok(CmdGetLobbies, "2"); !strings.HasPrefix(body, "("+codes[4]+",") {
+		t.Fatalf("GET_LOBBIES skipping 2: %q, want %s first", body, codes[4])
 	}
 }

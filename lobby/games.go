@@ -182,7 +182,7 @@ func (c *Core) GameEnded(now time.Duration, g handoff.Game, result uint8) {
 	l.slots = nil
 	l.lost = false
 	if len(l.members) == 0 && len(l.spectators) == 0 {
-		delete(c.lobbies, l.code) // every player was lost and none rejoined
+		c.removeLobby(l) // every player was lost and none rejoined
 		c.log.Info("lobby ended", "code", l.code, "result", result, "players", 0, "removed", true)
 		return
 	}

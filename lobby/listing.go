@@ -1,8 +1,9 @@
 package lobby
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -10,16 +11,33 @@ import (
 
 // Lobbies returns the live lobbies, the oldest first.
 func (c *Core) Lobbies() []LobbyInfo {
-	ls := make([]*lobbyState, 0, len(c.lobbies))
-	for _, l := range c.lobbies {
-		ls = append(ls, l)
-	}
-	sort.Slice(ls, func(i, j int) bool { return ls[i].created < ls[j].created })
-	out := make([]LobbyInfo, len(ls))
-	for i, l := range ls {
-		out[i] = LobbyInfo{Code: l.code, Players: len(l.members), Running: l.running(), Stage: l.listedStage(), Difficulty: l.difficulty}
+	out := make([]LobbyInfo, len(c.order))
+	for i, l := range c.order {
+		out[i] = l.info()
 	}
 	return out
+}
+
+func (l *lobbyState) info() LobbyInfo {
+	return LobbyInfo{Code: l.code, Players: len(l.members), Running: l.running(), Stage: l.listedStage(), Difficulty: l.difficulty}
+}
+
+// addLobby makes l a lobby of c, the newest (last in GET_LOBBIES).
+func (c *Core) addLobby(l *lobbyState) {
+	c.lobbies[l.code] = l
+	c.order = append(c.order, l)
+}
+
+// removeLobby takes l out of c's lobbies. c.order is sorted by creation (addLobby appends the
+// newest), so l is found by binary search: a keep-alive's GET_LOBBIES walks the list in order
+// without sorting every lobby each time.
+func (c *Core) removeLobby(l *lobbyState) {
+	delete(c.lobbies, l.code)
+	if i, ok := slices.BinarySearchFunc(c.order, l.created, func(e *lobbyState, created uint64) int {
+		return cmp.Compare(e.created, created)
+	}); ok {
+		c.order = slices.Delete(c.order, i, i+1)
+	}
 }
 
 // getLobbies answers GET_LOBBIES <uuid>;[<skip>] (docs/PROTOCOL.md §2.4.2): the lobbies oldest
@@ -39,12 +57,11 @@ func (c *Core) getLobbies(_ time.Duration, cs *connState, cmd Command) {
 		c.reply(cs, CodeWrongRequest, "GET_LOBBIES takes no argument, or the number of lobbies to skip")
 		return
 	}
-	ls := c.Lobbies()
 	room := MaxLine - len("200 ") - len(c.srv) - len(" ") - len("\r\n")
 	var body []byte
-	for _, l := range ls[min(skip, len(ls)):] {
+	for _, l := range c.order[min(skip, len(c.order)):] {
 		n := len(body)
-		body = AppendLobbies(body, []LobbyInfo{l})
+		body = AppendLobbies(body, []LobbyInfo{l.info()})
 		if len(body) > room {
 			body = body[:n]
 			break

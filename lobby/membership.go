@@ -129,7 +129,7 @@ func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
 		c.leave(cs, "joined another lobby")
 		c.created++
 		l = &lobbyState{code: code, stage: ch.stage, run: ch.run, created: c.created}
-		c.lobbies[code] = l
+		c.addLobby(l)
 		c.log.Debug("lobby created", "code", code, "stage", l.listedStage(), "user", cs.user.String(), "name", cs.name, "lobbies", len(c.lobbies))
 	} else {
 		c.leave(cs, "joined another lobby")
@@ -193,7 +193,7 @@ func (c *Core) leave(cs *connState, reason string) {
 		// Running: the lobby stays until END so that its lost players can rejoin (REJOIN).
 		c.log.Debug("lobby empty while its game runs; kept for rejoins", "code", l.code)
 	default: // waiting and empty, or every player left for good: the game ends aborted
-		delete(c.lobbies, l.code)
+		c.removeLobby(l)
 		c.log.Debug("lobby removed", "code", l.code, "lobbies", len(c.lobbies))
 	}
 }

@@ -140,7 +140,7 @@ func (c *Core) SpectatorsGone(_ time.Duration, g handoff.Game, gone []handoff.Me
 		}
 	}
 	if len(l.members) == 0 && len(l.spectators) == 0 && !l.lost {
-		delete(c.lobbies, l.code) // nobody left to end the game for
+		c.removeLobby(l) // nobody left to end the game for
 	}
 }
 
