@@ -13,6 +13,7 @@ package replication
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/net/wire"
@@ -82,31 +83,84 @@ type Tracker struct {
 	outside func(x, y float32) bool
 	derived func(e ecs.Entity) bool
 
-	motions []motionAt // by index: an entity's motion, read and quantised once per tick for all Writers
+	byID [MaxReplicated]ecs.AnyStore // the replicated stores by id
+	size [MaxReplicated]int          // their encoded sizes
+	mask uint16                      // their ids (bit id)
+
+	// The summary of the live entities that every Writer's snapshots read (summary): taken once
+	// per world Version and Tick, so the stores are read through their interfaces once per tick
+	// whatever the number of clients.
+	sum     []entSum
+	sumVer  uint64
+	sumTick ecs.Tick
+	sumOK   bool
+	scratch [64]byte
 }
 
-type motionAt struct {
+// entSum is what the Writers need of one live entity at the summary's tick.
+type entSum struct {
 	e    ecs.Entity
-	tick ecs.Tick
-	m    motion
+	mask uint16 // the replicated components e has (bit id)
+	// derived: Tracker.Derived holds for e (computed for entities with Position or Velocity
+	// under DeadReckon)
+	derived bool
+	// motion: computed on first use (motionDone) for an entity with Position and Velocity
+	motionDone bool
+	m          motion
+	ch         [MaxReplicated]ecs.Tick // ChangedAt+1 of each component in mask
 }
 
-// motionOf returns e's Position and Velocity (raw, and as a client holds them once sent), read
-// and quantised once per world tick whatever the number of Writers. e has both components.
-func (t *Tracker) motionOf(e ecs.Entity, ps, vs ecs.AnyStore, scratch []byte) *motion {
-	i := int(e.Index())
-	for i >= len(t.motions) {
-		t.motions = append(t.motions, motionAt{})
+// bit is the mask bit of component id (0 for ids a baseline does not track).
+func bit(id ecs.ComponentID) uint16 {
+	if int(id) >= MaxReplicated {
+		return 0
 	}
-	c := &t.motions[i]
-	if now := t.W.Tick(); c.e != e || c.tick != now || !c.m.ok {
-		m := &c.m
-		m.rx, m.ry = readXY(ps.AppendWire(scratch[:0], e))
-		vx, vy := readXY(vs.AppendWire(scratch[:0], e))
+	return 1 << id
+}
+
+// summary returns the live entities with replicated components, in index order, as the world
+// holds them now: taken again when the world changed (ecs.World.Version), its tick moved, or
+// Observe changed the live set.
+func (t *Tracker) summary() []entSum {
+	w := t.W
+	if t.sumOK && t.sumVer == w.Version() && t.sumTick == w.Tick() {
+		return t.sum
+	}
+	pv := bit(t.drPos) | bit(t.drVel)
+	t.sum = t.sum[:0]
+	for _, e := range t.live[:t.maxIdx] {
+		if e == ecs.Nil {
+			continue
+		}
+		m := uint16(uint64(w.Signature(e))) & t.mask // 0 once e is dead
+		if m == 0 {
+			continue
+		}
+		t.sum = append(t.sum, entSum{e: e, mask: m})
+		s := &t.sum[len(t.sum)-1]
+		for b := m; b != 0; b &= b - 1 {
+			id := bits.TrailingZeros16(b)
+			s.ch[id] = t.byID[id].ChangedAt(e) + 1
+		}
+		if t.dr && t.derived != nil && m&pv != 0 {
+			s.derived = t.derived(e)
+		}
+	}
+	t.sumVer, t.sumTick, t.sumOK = w.Version(), w.Tick(), true
+	return t.sum
+}
+
+// motionOf returns s's Position and Velocity (raw, and as a client holds them once sent), read
+// and quantised once per summary whatever the number of Writers. The entity has both.
+func (t *Tracker) motionOf(s *entSum) *motion {
+	if !s.motionDone {
+		m := &s.m
+		m.rx, m.ry = readXY(t.byID[t.drPos].AppendWire(t.scratch[:0], s.e))
+		vx, vy := readXY(t.byID[t.drVel].AppendWire(t.scratch[:0], s.e))
 		m.x, m.y, m.vx, m.vy, m.packed = t.clientMotion(m.rx, m.ry, vx, vy)
-		m.ok, c.e, c.tick = true, e, now
+		m.ok, s.motionDone = true, true
 	}
-	return &c.m
+	return &s.m
 }
 
 // Derived tells the Writers which entities' Position clients compute from their other
@@ -176,6 +230,8 @@ func NewTracker(w *ecs.World) *Tracker {
 	for _, s := range w.Stores() {
 		if s.Flags()&ecs.Replicated != 0 && int(s.ID()) < MaxReplicated {
 			t.stores = append(t.stores, s)
+			t.byID[s.ID()], t.size[s.ID()] = s, s.Size()
+			t.mask |= bit(s.ID())
 		}
 	}
 	w.Each(func(e ecs.Entity) { t.setLive(e) })
@@ -195,6 +251,7 @@ func (t *Tracker) setLive(e ecs.Entity) {
 
 // Observe updates the live set from the world's events (call before ClearEvents).
 func (t *Tracker) Observe(events []ecs.Event) {
+	t.sumOK = false
 	for i := range events {
 		ev := &events[i]
 		switch ev.Kind {
@@ -351,15 +408,15 @@ func (w *Writer) Acked(seq uint16) {
 //
 // It also returns the entity's Position and Velocity as the client will hold them once sent
 // (clientMotion), read and quantised once for the caller's Motion record.
-func (w *Writer) reckon(e ecs.Entity, r *entityRec, want *[MaxReplicated]bool, wnow ecs.Tick) (m motion) {
+func (w *Writer) reckon(s *entSum, r *entityRec, want *uint16, wnow ecs.Tick) (m motion) {
 	t := w.t
-	ps, vs := t.W.Store(t.drPos), t.W.Store(t.drVel)
-	if ps == nil || vs == nil || !ps.Has(e) || !vs.Has(e) || (!want[t.drPos] && !want[t.drVel]) {
+	pb, vb := bit(t.drPos), bit(t.drVel)
+	if pb == 0 || vb == 0 || s.mask&(pb|vb) != pb|vb || *want&(pb|vb) == 0 {
 		return m
 	}
-	m = *t.motionOf(e, ps, vs, w.scratch[:])
-	if want[t.drVel] {
-		want[t.drPos] = true
+	m = *t.motionOf(s)
+	if *want&vb != 0 {
+		*want |= pb
 		return m
 	}
 	x, y, vx, vy := m.rx, m.ry, m.vx, m.vy // where it is, with the Velocity the client would hold
@@ -372,7 +429,7 @@ func (w *Writer) reckon(e ecs.Entity, r *entityRec, want *[MaxReplicated]bool, w
 	acked := r.ap && r.av && vx == r.avX && vy == r.avY && near(r.apX, r.apY, r.apT)
 	flight := r.sp && w.Clock-r.spAt < w.ResendTicks && vx == r.svX && vy == r.svY && near(r.spX, r.spY, r.spT)
 	if acked || flight {
-		want[t.drPos] = false
+		*want &^= pb
 		w.ReckonedSkips++
 	}
 	return m
@@ -434,75 +491,79 @@ func (w *Writer) grow() {
 // AppendSnapshot appends ENTITY commands for what the client lacks to buf (a datagram whose header
 // carries sequence seq), staying within limit bytes, and reports whether entities were left out
 // for lack of room (call again with a new datagram). Entities are visited round-robin from where
-// the last full datagram stopped, so none starves.
+// the last full datagram stopped, so none starves. The world is read from the Tracker's summary
+// of the current tick, which every Writer shares.
 func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, more bool) {
 	t := w.t
 	now := w.Clock
 	wnow := t.W.Tick()
 	s := &w.seqs[seq&255]
 	s.seq, s.valid, s.n, s.start = seq, true, 0, w.head
-	n := t.maxIdx
+	sum := t.summary()
+	n := len(sum)
 	if n == 0 {
 		return buf, false
 	}
-	if w.cursor >= n {
-		w.cursor = 0
-	}
-	var comps [MaxReplicated]uint8
-	for k := 0; k < n; k++ {
-		idx := (w.cursor + k) % n
-		e := t.live[idx]
-		if e == ecs.Nil {
-			continue
+	// the first entity at or after the cursor's index (wrapping round)
+	lo, hi := 0, n
+	for lo < hi {
+		if mid := int(uint(lo+hi) >> 1); int(sum[mid].e.Index()) < w.cursor {
+			lo = mid + 1
+		} else {
+			hi = mid
 		}
+	}
+	posBit, velBit := bit(t.drPos), bit(t.drVel)
+	for k := 0; k < n; k++ {
+		p := lo + k
+		if p >= n {
+			p -= n
+		}
+		es := &sum[p]
+		e := es.e
 		r := w.rec(e)
-		var want [MaxReplicated]bool
+		var want uint16
 		othersAcked := true // every component but Position and Velocity acknowledged as it is
-		for _, st := range t.stores {
-			if !st.Has(e) {
-				continue
-			}
-			id := st.ID()
-			ch := st.ChangedAt(e) + 1
+		for b := es.mask; b != 0; b &= b - 1 {
+			id := bits.TrailingZeros16(b)
+			ch := es.ch[id]
 			if ch <= r.acked[id] {
 				continue
 			}
-			if id != t.drPos && id != t.drVel {
+			if b&-b&(posBit|velBit) == 0 {
 				othersAcked = false
 			}
 			if ch <= r.sent[id] && now-r.at[id] < w.ResendTicks {
 				continue // in flight
 			}
-			want[id] = true
+			want |= 1 << id
 		}
-		if t.dr && t.derived != nil && othersAcked && t.derived(e) {
-			want[t.drPos], want[t.drVel] = false, false // the client computes them
+		if othersAcked && es.derived {
+			want &^= posBit | velBit // the client computes them
 		}
 		var m motion
 		if t.dr {
-			m = w.reckon(e, r, &want, wnow)
+			m = w.reckon(es, r, &want, wnow)
 		}
 		// Position and Velocity as one Motion record (PackMotion).
-		packed := t.motion && want[t.drPos] && m.ok && m.packed
+		packed := t.motion && want&posBit != 0 && m.ok && m.packed
 		mx, my, mvx, mvy := m.x, m.y, m.vx, m.vy
 		nc := 0
 		size := wire.EntityOverhead
 		spawn := false
 		if packed {
-			want[t.drPos], want[t.drVel] = false, false
+			want &^= posBit | velBit
 			nc = 1
 			size += wire.ComponentOverhead + wire.MotionSize
-			if t.spawnWith != 0 && want[t.spawnWith] {
-				spawn, want[t.spawnWith] = true, false
+			if sb := bit(t.spawnWith); t.spawnWith != 0 && want&sb != 0 {
+				spawn = true
+				want &^= sb
 				size += wire.SpawnSize - wire.MotionSize
 			}
 		}
-		for _, st := range t.stores {
-			if id := st.ID(); want[id] {
-				comps[nc] = uint8(id)
-				nc++
-				size += wire.ComponentOverhead + st.Size()
-			}
+		for b := want; b != 0; b &= b - 1 {
+			nc++
+			size += wire.ComponentOverhead + t.size[bits.TrailingZeros16(b)]
 		}
 		if nc == 0 {
 			continue
@@ -515,26 +576,24 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 			entries++ // and a third
 		}
 		if len(buf)+size > limit || s.n+entries > maxEntries {
-			w.cursor = idx
+			w.cursor = int(e.Index())
 			return buf, true
 		}
 		var start int
 		buf, start = wire.BeginEntity(buf, uint64(e))
-		i0 := 0
 		if packed {
-			i0 = 1
 			ids := [3]ecs.ComponentID{t.drPos, t.drVel, t.spawnWith}
 			n := 2
 			if spawn {
 				n = 3
 				buf = wire.AppendComponentHeader(buf, wire.CompSpawn, 10)
-				buf = t.W.Store(t.spawnWith).AppendWire(buf, e)
+				buf = t.byID[t.spawnWith].AppendWire(buf, e)
 			} else {
 				buf = wire.AppendComponentHeader(buf, wire.CompMotion, 8)
 			}
 			buf, _ = wire.AppendMotion(buf, mx, my, mvx, mvy)
 			for _, id := range ids[:n] {
-				ch := t.W.Store(id).ChangedAt(e) + 1
+				ch := es.ch[id]
 				r.sent[id], r.at[id] = ch, now
 				en := entry{index: e.Index(), gen: e.Generation(), comp: uint8(id), tick: ch, wt: wnow, x: mx, y: my}
 				if id == t.drVel {
@@ -544,21 +603,21 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 			}
 			r.spX, r.spY, r.spT, r.spAt, r.sp, r.svX, r.svY = mx, my, wnow, now, true, mvx, mvy
 		}
-		for i := i0; i < nc; i++ {
-			id := ecs.ComponentID(comps[i])
-			st := t.W.Store(id)
-			buf = wire.AppendComponentHeader(buf, uint16(id), st.Size())
+		for b := want; b != 0; b &= b - 1 {
+			id := ecs.ComponentID(bits.TrailingZeros16(b))
+			st := t.byID[id]
+			buf = wire.AppendComponentHeader(buf, uint16(id), t.size[id])
 			at := len(buf)
 			buf = st.AppendWire(buf, e)
-			ch := st.ChangedAt(e) + 1
+			ch := es.ch[id]
 			r.sent[id], r.at[id] = ch, now
 			en := entry{index: e.Index(), gen: e.Generation(), comp: uint8(id), tick: ch, wt: wnow}
 			if t.dr && (id == t.drPos || id == t.drVel) {
 				en.x, en.y = readXY(buf[at:])
 				if id == t.drPos {
 					r.spX, r.spY, r.spT, r.spAt, r.sp = en.x, en.y, wnow, now, true
-					if vs := t.W.Store(t.drVel); vs != nil && vs.Has(e) {
-						r.svX, r.svY = readXY(vs.AppendWire(w.scratch[:0], e))
+					if es.mask&velBit != 0 {
+						r.svX, r.svY = readXY(t.byID[t.drVel].AppendWire(w.scratch[:0], e))
 					}
 				}
 			}
