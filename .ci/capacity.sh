@@ -16,7 +16,9 @@
 # Environment: BIN (binaries, default bin), GAMES ("100 300"), ROUNDS (3), WINDOW (10s),
 # WARMUP (3s), SERVER_CORE (0), LOAD_CORE (1), STAGE (stage1), PORT (44400: the lobby's TCP and
 # the games' UDP port; PORT+1 the server's admin, PORT+2 the floor), OUT (a new directory under
-# /tmp: the JSON lines, logs and profiles), PROFILE=1 (a CPU profile of each server run in OUT).
+# /tmp: the JSON lines, logs and profiles), PROFILE=1 (a CPU profile of each server run in OUT),
+# COMPARE (another rtype-server binary, e.g. an older commit's: each round runs it too, after
+# BIN's and before the floor, and the summary gives its figures beside).
 set -euo pipefail
 BIN=${BIN:-bin}
 GAMES=${GAMES:-"100 300"}
@@ -33,7 +35,10 @@ OUT=${OUT:-$(mktemp -d /tmp/rtype-capacity.XXXXXX)}
 mkdir -p "$OUT"
 SRV=$BIN/rtype-server
 LOAD=$BIN/rtype-load
-for b in "$SRV" "$LOAD"; do
+servers=("$SRV")
+labels=(server)
+if [ -n "${COMPARE:-}" ]; then servers+=("$COMPARE"); labels+=(compare); fi
+for b in "${servers[@]}" "$LOAD"; do
 	[ -x "$b" ] || { echo "capacity: $b missing (make server load)" >&2; exit 2; }
 done
 command -v taskset >/dev/null || { echo "capacity: taskset missing (util-linux)" >&2; exit 2; }
@@ -72,28 +77,37 @@ runs=$OUT/runs.txt
 : >"$runs"
 for n in $GAMES; do
 	for r in $(seq "$ROUNDS"); do
-		# The game server.
-		prof=()
-		if [ "${PROFILE:-}" = 1 ]; then prof=(-cpuprofile "$OUT/server-$n-$r.pprof"); fi
-		GOMAXPROCS=1 taskset -c "$SERVER_CORE" "$SRV" -addr "127.0.0.1:$PORT" -admin "$ADMIN" -stage "$STAGE" -db off \
-			-max-lobbies $((n + 100)) -max-lobbies-per-addr $((n + 100)) -max-conns $((8 * n + 100)) \
-			-max-conns-per-addr $((8 * n + 100)) -udp-rate -1 "${prof[@]}" 2>"$OUT/server-$n-$r.log" &
-		pid=$!
-		wait_tcp "$ADMIN"
-		la=$(loadavg)
-		js=$(taskset -c "$LOAD_CORE" "$LOAD" -server "127.0.0.1:$PORT" -games "$n" -server-pid "$pid" -server-admin "$ADMIN" \
-			"${loadflags[@]}" 2>"$OUT/load-$n-$r.log") || { echo "capacity: rtype-load failed: $(tail -3 "$OUT/load-$n-$r.log")" >&2; exit 1; }
-		kill -TERM "$pid"; wait "$pid" || true; pid=""
-		echo "$js" >>"$OUT/server-$n.jsonl"
-		up=$(field up_datagrams_per_s "$js"); down=$(field down_datagrams_per_s "$js")
-		playing=$(field playing "$js")
-		if [ "$playing" != "$n" ]; then echo "capacity: only $playing of $n games were playing: $js" >&2; exit 1; fi
-		rate=$(awk -v d="$down" -v n="$n" 'BEGIN{printf "%.2f", d/(4*n)}')
-		size=$(awk -v b="$(field down_bytes_per_s "$js")" -v d="$down" 'BEGIN{printf "%d", b/d+0.5}')
-		us=$(field server_cpu_us_per_datagram "$js")
-		printf '%-6s %-5s %-7s %10.0f %10.0f %9.2f %9.3f %7.2f%% %8.0f %s\n' "$n" "$r" server "$up" "$down" \
-			"$(field server_cpu_s "$js")" "$us" "$(field tick_late_le_2ms_pct "$js")" "$(field server_kernel_drops "$js")" "$la"
-		echo "$n $r server $us $up $down $(field server_cpu_ms_per_game_s "$js") $(field server_kernel_drops "$js") $(field tick_late_le_2ms_pct "$js") $(field server_cpu_s "$js") $(field window_s "$js")" >>"$runs"
+		# The game server (and COMPARE's).
+		for si in "${!servers[@]}"; do
+			lab=${labels[$si]}
+			prof=()
+			if [ "${PROFILE:-}" = 1 ]; then prof=(-cpuprofile "$OUT/$lab-$n-$r.pprof"); fi
+			GOMAXPROCS=1 taskset -c "$SERVER_CORE" "${servers[$si]}" -addr "127.0.0.1:$PORT" -admin "$ADMIN" -stage "$STAGE" -db off \
+				-max-lobbies $((n + 100)) -max-lobbies-per-addr $((n + 100)) -max-conns $((8 * n + 100)) \
+				-max-conns-per-addr $((8 * n + 100)) -udp-rate -1 "${prof[@]}" 2>"$OUT/$lab-$n-$r.log" &
+			pid=$!
+			wait_tcp "$ADMIN"
+			la=$(loadavg)
+			js=$(taskset -c "$LOAD_CORE" "$LOAD" -server "127.0.0.1:$PORT" -games "$n" -server-pid "$pid" -server-admin "$ADMIN" \
+				"${loadflags[@]}" 2>"$OUT/load-$lab-$n-$r.log") || {
+				echo "capacity: rtype-load failed (a busy machine? see $OUT/load-$lab-$n-$r.log): $(tail -2 "$OUT/load-$lab-$n-$r.log")" >&2
+				exit 1
+			}
+			kill -TERM "$pid"; wait "$pid" || true; pid=""
+			echo "$js" >>"$OUT/$lab-$n.jsonl"
+			playing=$(field playing "$js")
+			if [ "$playing" != "$n" ]; then echo "capacity: only $playing of $n games were playing: $js" >&2; exit 1; fi
+			sup=$(field up_datagrams_per_s "$js"); sdown=$(field down_datagrams_per_s "$js")
+			us=$(field server_cpu_us_per_datagram "$js")
+			printf '%-6s %-5s %-7s %10.0f %10.0f %9.2f %9.3f %7.2f%% %8.0f %s\n' "$n" "$r" "$lab" "$sup" "$sdown" \
+				"$(field server_cpu_s "$js")" "$us" "$(field tick_late_le_2ms_pct "$js")" "$(field server_kernel_drops "$js")" "$la"
+			echo "$n $r $lab $us $sup $sdown $(field server_cpu_ms_per_game_s "$js") $(field server_kernel_drops "$js") $(field tick_late_le_2ms_pct "$js") $(field server_cpu_s "$js") $(field window_s "$js")" >>"$runs"
+			if [ "$si" = 0 ]; then
+				up=$sup down=$sdown
+				rate=$(awk -v d="$down" -v n="$n" 'BEGIN{printf "%.2f", d/(4*n)}')
+				size=$(awk -v b="$(field down_bytes_per_s "$js")" -v d="$down" 'BEGIN{printf "%d", b/d+0.5}')
+			fi
+		done
 
 		# The floor, with the datagram rate and size the server just sent.
 		taskset -c "$SERVER_CORE" "$LOAD" -floor-server batch -listen "$FLOOR" -down-rate "$rate" -down-size "$size" \
@@ -118,20 +132,22 @@ done
 echo
 echo "capacity: $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(loadavg)"
 echo "Per datagram, means over the rounds (min-max); ratio = server mean / floor mean, and per round (min-max):"
-printf '%-6s %-22s %-22s %-8s %-14s %-18s %s\n' games "floor µs/datagram" "server µs/datagram" ratio "round ratios" "server ms/game-s" "kernel drops"
+printf '%-6s %-8s %-22s %-22s %-8s %-14s %-18s %s\n' games server "floor µs/datagram" "server µs/datagram" ratio "round ratios" "server ms/game-s" "kernel drops"
 for n in $GAMES; do
-	awk -v n="$n" '
-	$1 == n && $3 == "floor"  { f[$2] = $4; fs += $4; fn++; fmin = (fn == 1 || $4 < fmin) ? $4 : fmin; fmax = ($4 > fmax) ? $4 : fmax }
-	$1 == n && $3 == "server" { s[$2] = $4; ss += $4; sn++; smin = (sn == 1 || $4 < smin) ? $4 : smin; smax = ($4 > smax) ? $4 : smax
-	                            g += $7; gmin = (sn == 1 || $7 < gmin) ? $7 : gmin; gmax = ($7 > gmax) ? $7 : gmax; kd += $8 }
-	END {
-		rmin = -1; rmax = 0
-		for (r in s) if (r in f && f[r] > 0) { q = s[r] / f[r]; if (rmin < 0 || q < rmin) rmin = q; if (q > rmax) rmax = q }
-		printf "%-6s %-22s %-22s %-8s %-14s %-18s %d\n", n,
-			sprintf("%.3f (%.3f-%.3f)", fs / fn, fmin, fmax), sprintf("%.3f (%.3f-%.3f)", ss / sn, smin, smax),
-			sprintf("%.2fx", (ss / sn) / (fs / fn)), sprintf("%.2f-%.2f", rmin, rmax),
-			sprintf("%.2f (%.2f-%.2f)", g / sn, gmin, gmax), kd
-	}' "$runs"
+	for lab in "${labels[@]}"; do
+		awk -v n="$n" -v lab="$lab" '
+		$1 == n && $3 == "floor" { f[$2] = $4; fs += $4; fn++; fmin = (fn == 1 || $4 < fmin) ? $4 : fmin; fmax = ($4 > fmax) ? $4 : fmax }
+		$1 == n && $3 == lab     { s[$2] = $4; ss += $4; sn++; smin = (sn == 1 || $4 < smin) ? $4 : smin; smax = ($4 > smax) ? $4 : smax
+		                           g += $7; gmin = (sn == 1 || $7 < gmin) ? $7 : gmin; gmax = ($7 > gmax) ? $7 : gmax; kd += $8 }
+		END {
+			rmin = -1; rmax = 0
+			for (r in s) if (r in f && f[r] > 0) { q = s[r] / f[r]; if (rmin < 0 || q < rmin) rmin = q; if (q > rmax) rmax = q }
+			printf "%-6s %-8s %-22s %-22s %-8s %-14s %-18s %d\n", n, lab,
+				sprintf("%.3f (%.3f-%.3f)", fs / fn, fmin, fmax), sprintf("%.3f (%.3f-%.3f)", ss / sn, smin, smax),
+				sprintf("%.2fx", (ss / sn) / (fs / fn)), sprintf("%.2f-%.2f", rmin, rmax),
+				sprintf("%.2f (%.2f-%.2f)", g / sn, gmin, gmax), kd
+		}' "$runs"
+	done
 done
 echo "(server ms/game-s: the server's CPU per four-player game per second of play; 1000 / it = games per core by CPU."
 echo " Kernel drops: datagrams the kernel dropped at the server's socket in the windows, summed; above 0 the core is at its limit.)"
