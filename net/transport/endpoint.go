@@ -3,6 +3,7 @@ package transport
 import (
 	"errors"
 	"math"
+	"math/bits"
 	"time"
 )
 
@@ -65,6 +66,12 @@ type Endpoint struct {
 
 	srtt, rttvar float64 // seconds
 	haveRTT      bool
+
+	// The acks already handled: ackTop, the newest ack a header carried, and ackSeen, bit i set
+	// when ackTop-1-i was handled (a header repeats the last 32 acks; only new ones need work).
+	ackTop  uint16
+	ackSeen uint32
+	haveAck bool
 
 	// Counters (cumulative).
 	Received, Duplicates, LostIn uint64 // datagrams from the peer: received, duplicate, never seen
@@ -134,10 +141,24 @@ func (e *Endpoint) Receive(seq, ack uint16, ackBits uint32, relAck uint16, now t
 	}
 	e.Received++
 	e.ackOne(ack, now, true)
-	for i := uint16(0); i < 32; i++ {
-		if ackBits&(1<<i) != 0 {
-			e.ackOne(ack-1-i, now, false)
+	// Only the acks no earlier header carried: ackOne would find the others acknowledged.
+	todo := ackBits
+	switch {
+	case !e.haveAck:
+		e.ackTop, e.ackSeen, e.haveAck = ack, ackBits, true
+	case ack == e.ackTop:
+		todo &^= e.ackSeen
+		e.ackSeen |= ackBits
+	case SeqGreater(ack, e.ackTop):
+		var seen uint32
+		if d := uint16(ack - e.ackTop); d <= 32 {
+			seen = uint32(uint64(e.ackSeen)<<d | 1<<(d-1))
 		}
+		todo &^= seen
+		e.ackTop, e.ackSeen = ack, ackBits|seen
+	}
+	for ; todo != 0; todo &= todo - 1 {
+		e.ackOne(ack-1-uint16(bits.TrailingZeros32(todo)), now, false)
 	}
 	e.dropDelivered(relAck)
 	return false
