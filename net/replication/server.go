@@ -27,25 +27,31 @@ const MaxReplicated = 16
 const maxEntries = 128
 
 type entityRec struct {
-	gen   uint32
-	acked [MaxReplicated]ecs.Tick // change tick+1 the client holds (0 = none)
-	sent  [MaxReplicated]ecs.Tick // change tick+1 last sent
-	at    [MaxReplicated]ecs.Tick // Clock of that send
-	ever  bool                    // something about this entity was sent
+	gen  uint32
+	ever bool // something about this entity was sent
 	// expires: the client deletes this entity by itself once its Position is outside
 	// (Tracker.SelfExpiry), learnt when it was first sent
 	expires bool
+	ap, av  bool
+	sp      bool
 	// dead reckoning: the newest Position and Velocity the client acknowledged
 	apX, apY float32
 	apT      ecs.Tick // world tick of that Position
 	avX, avY float32
 	avT      ecs.Tick
-	ap, av   bool
 	// the newest Position sent (maybe still in flight), with the Velocity the entity had then
 	spX, spY, svX, svY float32
 	spT                ecs.Tick // its world tick
 	spAt               ecs.Tick // Clock of the send
-	sp                 bool
+	// per component id, side by side (a snapshot reads the three of each component it checks)
+	c [MaxReplicated]compRec
+}
+
+// compRec is the client's baseline of one component of an entity.
+type compRec struct {
+	acked ecs.Tick // change tick+1 the client holds (0 = none)
+	sent  ecs.Tick // change tick+1 last sent
+	at    ecs.Tick // Clock of that send
 }
 
 type entry struct {
@@ -339,7 +345,7 @@ func (w *Writer) selfExpires(r *entityRec) bool {
 	if r.sp && (r.spT != r.apT || r.spX != r.apX || r.spY != r.apY || r.svX != r.avX || r.svY != r.avY) {
 		return false // a newer anchor is (or was) in flight: the client may hold either
 	}
-	if r.sent[t.drVel] > r.acked[t.drVel] || r.sent[t.drPos] > r.acked[t.drPos] {
+	if r.c[t.drVel].sent > r.c[t.drVel].acked || r.c[t.drPos].sent > r.c[t.drPos].acked {
 		return false
 	}
 	x, y := Extrapolate(r.apX, r.apY, r.avX, r.avY, float32(int32(t.W.Tick()-r.apT)), t.rate)
@@ -354,8 +360,8 @@ func (w *Writer) Removed(e ecs.Entity, id ecs.ComponentID) bool {
 		return false
 	}
 	r := &w.recs[i]
-	was := r.sent[id] != 0 || r.acked[id] != 0
-	r.sent[id], r.acked[id], r.at[id] = 0, 0, 0
+	was := r.c[id].sent != 0 || r.c[id].acked != 0
+	r.c[id] = compRec{}
 	return was
 }
 
@@ -385,8 +391,8 @@ func (w *Writer) Acked(seq uint16) {
 		if r.gen != en.gen {
 			continue
 		}
-		if en.tick > r.acked[en.comp] {
-			r.acked[en.comp] = en.tick
+		if en.tick > r.c[en.comp].acked {
+			r.c[en.comp].acked = en.tick
 		}
 		if w.t.dr {
 			switch ecs.ComponentID(en.comp) {
@@ -426,9 +432,8 @@ func (w *Writer) reckon(s *entSum, r *entityRec, want *uint16, wnow ecs.Tick) (m
 	}
 	// The client computes the Position from the anchor it acknowledged, or from the one in
 	// flight (sent less than ResendTicks ago: if it is lost, the Position goes out again then).
-	acked := r.ap && r.av && vx == r.avX && vy == r.avY && near(r.apX, r.apY, r.apT)
-	flight := r.sp && w.Clock-r.spAt < w.ResendTicks && vx == r.svX && vy == r.svY && near(r.spX, r.spY, r.spT)
-	if acked || flight {
+	if r.ap && r.av && vx == r.avX && vy == r.avY && near(r.apX, r.apY, r.apT) ||
+		r.sp && w.Clock-r.spAt < w.ResendTicks && vx == r.svX && vy == r.svY && near(r.spX, r.spY, r.spT) {
 		*want &^= pb
 		w.ReckonedSkips++
 	}
@@ -527,13 +532,13 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 		for b := es.mask; b != 0; b &= b - 1 {
 			id := bits.TrailingZeros16(b)
 			ch := es.ch[id]
-			if ch <= r.acked[id] {
+			if ch <= r.c[id].acked {
 				continue
 			}
 			if b&-b&(posBit|velBit) == 0 {
 				othersAcked = false
 			}
-			if ch <= r.sent[id] && now-r.at[id] < w.ResendTicks {
+			if ch <= r.c[id].sent && now-r.c[id].at < w.ResendTicks {
 				continue // in flight
 			}
 			want |= 1 << id
@@ -594,7 +599,7 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 			buf, _ = wire.AppendMotion(buf, mx, my, mvx, mvy)
 			for _, id := range ids[:n] {
 				ch := es.ch[id]
-				r.sent[id], r.at[id] = ch, now
+				r.c[id].sent, r.c[id].at = ch, now
 				en := entry{index: e.Index(), gen: e.Generation(), comp: uint8(id), tick: ch, wt: wnow, x: mx, y: my}
 				if id == t.drVel {
 					en.x, en.y = mvx, mvy
@@ -610,7 +615,7 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 			at := len(buf)
 			buf = st.AppendWire(buf, e)
 			ch := es.ch[id]
-			r.sent[id], r.at[id] = ch, now
+			r.c[id].sent, r.c[id].at = ch, now
 			en := entry{index: e.Index(), gen: e.Generation(), comp: uint8(id), tick: ch, wt: wnow}
 			if t.dr && (id == t.drPos || id == t.drVel) {
 				en.x, en.y = readXY(buf[at:])
