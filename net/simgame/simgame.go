@@ -63,6 +63,9 @@ type Game struct {
 	Closed     []bool
 	ServerAddr netip.AddrPort
 	ClientAddr []netip.AddrPort
+	// ServerBusy is the wall time spent in the server core's calls (Receive, Tick): the server's
+	// work for this game without sockets or runtime (benchmarks divide it by game time).
+	ServerBusy time.Duration
 
 	cfg        Config
 	members    []lobby.Member
@@ -109,7 +112,9 @@ func New(cfg Config) (*Game, error) {
 		if g.serverDone {
 			return
 		}
+		t0 := time.Now()
 		g.Server.Receive(now, from, b)
+		g.ServerBusy += time.Since(t0)
 		g.flushServer(now)
 	})
 	for i := range members {
@@ -216,7 +221,9 @@ func (g *Game) Step() bool {
 	g.Now = next
 	g.Net.Deliver(next)
 	if !g.serverDone && g.serverNext == next {
+		t0 := time.Now()
 		g.Server.Tick(next)
+		g.ServerBusy += time.Since(t0)
 		g.flushServer(next)
 		g.serverNext += TickPeriod
 		if g.Server.Finished(next) {
