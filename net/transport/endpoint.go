@@ -46,26 +46,19 @@ type pending struct {
 // Endpoint is one side of a session with one peer: datagram sequence numbers and acks, RTT,
 // loss, and the reliable-ordered command channel (seed 003, docs/PROTOCOL.md §5). Times are
 // monotonic durations from any fixed origin chosen by the owner. Not safe for concurrent use.
+//
+// The scalar fields come first and the record arrays last (about 67 KB of them): handling a
+// datagram reads the scalars, so they share a few cache lines.
 type Endpoint struct {
 	// OnAck, when set, is called once for every datagram of ours the peer acknowledges.
 	OnAck func(seq uint16)
 
 	seq     uint16
 	started bool // seq initialised: the first datagram carries seq 1, so ack 0 means "nothing received"
-	sent    [256]sentRecord
 
 	haveRemote bool
 	remoteSeq  uint16 // newest seq received from the peer
 	remoteBits uint32 // bit i: remoteSeq-1-i received
-
-	relNext      uint16 // next reliable id to assign
-	ring         [RelWindow]pending
-	head, count  int
-	relDelivered uint16 // last reliable id delivered in order from the peer
-	rx           [RelRecvWindow]pending
-
-	srtt, rttvar float64 // seconds
-	haveRTT      bool
 
 	// The acks already handled: ackTop, the newest ack a header carried, and ackSeen, bit i set
 	// when ackTop-1-i was handled (a header repeats the last 32 acks; only new ones need work).
@@ -73,11 +66,22 @@ type Endpoint struct {
 	ackSeen uint32
 	haveAck bool
 
+	relNext      uint16 // next reliable id to assign
+	relDelivered uint16 // last reliable id delivered in order from the peer
+	head, count  int
+
+	srtt, rttvar float64 // seconds
+	haveRTT      bool
+
 	// Counters (cumulative).
 	Received, Duplicates, LostIn uint64 // datagrams from the peer: received, duplicate, never seen
 	SentCount, AckedCount        uint64 // datagrams to the peer: sent, acknowledged
 	Resends                      uint64 // reliable commands sent again
 	LastReceive                  time.Duration
+
+	sent [256]sentRecord
+	ring [RelWindow]pending
+	rx   [RelRecvWindow]pending
 }
 
 // SeqGreater reports whether sequence a is newer than b (wrap-around compare, RFC 1982 style).
