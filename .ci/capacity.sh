@@ -73,6 +73,7 @@ echo "capacity: games {$GAMES}, $ROUNDS rounds, ${WINDOW} windows; server on cor
 echo "capacity: $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(loadavg)"
 printf '%-6s %-5s %-7s %10s %10s %9s %9s %8s %8s %s\n' games round run "up dg/s" "down dg/s" "cpu s" "µs/dg" "late≤2ms" "k.drops" "load avg"
 
+flagged=""
 runs=$OUT/runs.txt
 : >"$runs"
 for n in $GAMES; do
@@ -99,8 +100,12 @@ for n in $GAMES; do
 			if [ "$playing" != "$n" ]; then echo "capacity: only $playing of $n games were playing: $js" >&2; exit 1; fi
 			sup=$(field up_datagrams_per_s "$js"); sdown=$(field down_datagrams_per_s "$js")
 			us=$(field server_cpu_us_per_datagram "$js")
-			printf '%-6s %-5s %-7s %10.0f %10.0f %9.2f %9.3f %7.2f%% %8.0f %s\n' "$n" "$r" "$lab" "$sup" "$sdown" \
-				"$(field server_cpu_s "$js")" "$us" "$(field tick_late_le_2ms_pct "$js")" "$(field server_kernel_drops "$js")" "$la"
+			kd=$(field server_kernel_drops "$js")
+			snote=$(awk -v k="$kd" -v u="$sup" -v w="$(field window_s "$js")" \
+				'BEGIN{ if (k > 0.01*u*w) { printf "  (the socket dropped %.0f %% of the datagrams up: the server did not keep up)", 100*k/(u*w); } }')
+			if [ -n "$snote" ]; then flagged=1; fi
+			printf '%-6s %-5s %-7s %10.0f %10.0f %9.2f %9.3f %7.2f%% %8.0f %s%s\n' "$n" "$r" "$lab" "$sup" "$sdown" \
+				"$(field server_cpu_s "$js")" "$us" "$(field tick_late_le_2ms_pct "$js")" "$kd" "$la" "$snote"
 			echo "$n $r $lab $us $sup $sdown $(field server_cpu_ms_per_game_s "$js") $(field server_kernel_drops "$js") $(field tick_late_le_2ms_pct "$js") $(field server_cpu_s "$js") $(field window_s "$js")" >>"$runs"
 			if [ "$si" = 0 ]; then
 				up=$sup down=$sdown
@@ -123,6 +128,7 @@ for n in $GAMES; do
 		fus=$(field server_cpu_us_per_datagram "$js")
 		note=$(awk -v a="$up" -v b="$fup" -v c="$down" -v d="$fdown" \
 			'BEGIN{ if (b < 0.95*a || b > 1.05*a || d < 0.95*c || d > 1.05*c) print "  (datagram counts differ from the server run by >5 %: the load generator was starved?)" }')
+		if [ -n "$note" ]; then flagged=1; fi
 		printf '%-6s %-5s %-7s %10.0f %10.0f %9.2f %9.3f %8s %8s %s%s\n' "$n" "$r" floor "$fup" "$fdown" \
 			"$(field server_cpu_s "$js")" "$fus" - - "$la" "$note"
 		echo "$n $r floor $fus $fup $fdown 0 0 0 $(field server_cpu_s "$js") $(field window_s "$js")" >>"$runs"
@@ -151,3 +157,7 @@ for n in $GAMES; do
 done
 echo "(server ms/game-s: the server's CPU per four-player game per second of play; 1000 / it = games per core by CPU."
 echo " Kernel drops: datagrams the kernel dropped at the server's socket in the windows, summed; above 0 the core is at its limit.)"
+if [ -n "$flagged" ]; then
+	echo "capacity: some runs are marked above: the cores were not the server's and the load generator's alone (see the load"
+	echo "          average), or the server is past its capacity at that game count; compare only unmarked rounds, on an idle machine."
+fi
