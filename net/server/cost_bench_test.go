@@ -45,17 +45,25 @@ func BenchmarkServerCost(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%dp", stageName, players), func(b *testing.B) {
 				var all []costSample
 				for b.Loop() {
-					all = append(all, playCost(b, stage, players)...)
+					all = append(all, playCost(b, stage, players, game.DifficultyNormal)...)
 				}
 				reportCost(b, all)
 			})
 		}
+		// Hard: more enemies firing more bullets, the busiest games a host sees.
+		b.Run(stageName+"/4p-hard", func(b *testing.B) {
+			var all []costSample
+			for b.Loop() {
+				all = append(all, playCost(b, stage, game.MaxPlayers, game.DifficultyHard)...)
+			}
+			reportCost(b, all)
+		})
 	}
 }
 
 // playCost plays one game to its end and returns its seconds.
-func playCost(b *testing.B, stage *game.Stage, players int) []costSample {
-	g, err := simgame.New(simgame.Config{Stage: stage, Players: players, Seed: 42, Autopilot: true})
+func playCost(b *testing.B, stage *game.Stage, players int, d game.Difficulty) []costSample {
+	g, err := simgame.New(simgame.Config{Stage: stage, Players: players, Seed: 42, Autopilot: true, Difficulty: d})
 	if err != nil {
 		b.Fatal(err)
 	}

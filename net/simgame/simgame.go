@@ -30,6 +30,8 @@ type Config struct {
 	Section int
 	Players int    // 1..game.MaxPlayers
 	Seed    uint64 // the game's PRNG seed
+	// Difficulty is the lobby's level (zero: Normal).
+	Difficulty game.Difficulty
 	// Link gives player i's link (both directions; set a Seed per player for independent loss).
 	// nil: a clean link.
 	Link func(i int) linksim.Config
@@ -99,7 +101,7 @@ func New(cfg Config) (*Game, error) {
 			runTerrains = append(runTerrains, &st.Terrain)
 		}
 	}
-	srv, err := instance.NewGame(instance.GameConfig{Code: "VIRT", Members: members, Stage: cfg.Stage, Seed: cfg.Seed, Run: cfg.Run, Section: cfg.Section,
+	srv, err := instance.NewGame(instance.GameConfig{Code: "VIRT", Members: members, Stage: cfg.Stage, Seed: cfg.Seed, Run: cfg.Run, Section: cfg.Section, Difficulty: cfg.Difficulty,
 		SilenceTimeout: cfg.SilenceTimeout, HereTimeout: cfg.HereTimeout, RejoinWindow: cfg.RejoinWindow, Logger: cfg.Logger,
 		OnEvent: g.serverEvent}, 0)
 	if err != nil {
