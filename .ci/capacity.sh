@@ -9,16 +9,21 @@
 #      datagram header, nothing else) on the same core, loaded the same way and made to send
 #      each client the datagram rate and size the server just sent (-down-rate, -down-size).
 # Each run's figure is the server's CPU time (/proc/PID/stat) over the measured window divided by
-# the datagrams exchanged (sent up + received down, as the load generator counted them). The
-# summary gives, per game count, the mean of each over the rounds and their ratio: the host's
-# speed moves both, the ratio is what the code costs above the datagrams themselves.
+# the datagrams it handled (sent up less those its kernel dropped, plus received down, as the
+# load generator counted them: rtype-load's server_cpu_us_per_datagram). The summary gives, per
+# game count, the mean of each over the rounds and their ratio: the host's speed moves both, the
+# ratio is what the code costs above the datagrams themselves. Runs whose figures do not compare
+# are marked (the server's socket dropped over 1 % of the datagrams, or the floor's load was more
+# than 5 % off the server's): measure on an idle machine.
 #
 # Environment: BIN (binaries, default bin), GAMES ("100 300"), ROUNDS (3), WINDOW (10s),
 # WARMUP (3s), SERVER_CORE (0), LOAD_CORE (1), STAGE (stage1), PORT (44400: the lobby's TCP and
 # the games' UDP port; PORT+1 the server's admin, PORT+2 the floor), OUT (a new directory under
 # /tmp: the JSON lines, logs and profiles), PROFILE=1 (a CPU profile of each server run in OUT),
 # COMPARE (another rtype-server binary, e.g. an older commit's: each round runs it too, after
-# BIN's and before the floor, and the summary gives its figures beside).
+# BIN's and before the floor, and the summary gives its figures beside), NICE (-10: the niceness
+# of the server, the floor and the load generator, so that other processes on a shared machine
+# take their cores less often; needs root, else they run at the usual niceness).
 set -euo pipefail
 BIN=${BIN:-bin}
 GAMES=${GAMES:-"100 300"}
@@ -29,6 +34,15 @@ SERVER_CORE=${SERVER_CORE:-0}
 LOAD_CORE=${LOAD_CORE:-1}
 STAGE=${STAGE:-stage1}
 PORT=${PORT:-44400}
+NICE=${NICE:--10}
+pin() { # pin CORE CMD...: exec CMD on CORE at niceness NICE (when allowed), keeping the PID
+	local core=$1
+	shift
+	if nice -n "$NICE" true 2>/dev/null; then
+		exec taskset -c "$core" nice -n "$NICE" "$@"
+	fi
+	exec taskset -c "$core" "$@"
+}
 ADMIN=127.0.0.1:$((PORT + 1))
 FLOOR=127.0.0.1:$((PORT + 2))
 OUT=${OUT:-$(mktemp -d /tmp/rtype-capacity.XXXXXX)}
@@ -69,7 +83,7 @@ wait_log() {
 
 loadflags=(-duration "$WINDOW" -warmup "$WARMUP" -source 127.0.0.2 -addrs 8)
 echo "capacity: $(uname -srm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "capacity: games {$GAMES}, $ROUNDS rounds, ${WINDOW} windows; server on core $SERVER_CORE (GOMAXPROCS=1), load on core $LOAD_CORE; results in $OUT"
+echo "capacity: games {$GAMES}, $ROUNDS rounds, ${WINDOW} windows; server on core $SERVER_CORE (GOMAXPROCS=1), load on core $LOAD_CORE, niceness $(nice -n "$NICE" nice 2>/dev/null || nice); results in $OUT"
 echo "capacity: $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(loadavg)"
 printf '%-6s %-5s %-7s %10s %10s %9s %9s %8s %8s %s\n' games round run "up dg/s" "down dg/s" "cpu s" "µs/dg" "late≤2ms" "k.drops" "load avg"
 
@@ -83,13 +97,13 @@ for n in $GAMES; do
 			lab=${labels[$si]}
 			prof=()
 			if [ "${PROFILE:-}" = 1 ]; then prof=(-cpuprofile "$OUT/$lab-$n-$r.pprof"); fi
-			GOMAXPROCS=1 taskset -c "$SERVER_CORE" "${servers[$si]}" -addr "127.0.0.1:$PORT" -admin "$ADMIN" -stage "$STAGE" -db off \
+			(pin "$SERVER_CORE" env GOMAXPROCS=1 "${servers[$si]}" -addr "127.0.0.1:$PORT" -admin "$ADMIN" -stage "$STAGE" -db off \
 				-max-lobbies $((n + 100)) -max-lobbies-per-addr $((n + 100)) -max-conns $((8 * n + 100)) \
-				-max-conns-per-addr $((8 * n + 100)) -udp-rate -1 "${prof[@]}" 2>"$OUT/$lab-$n-$r.log" &
+				-max-conns-per-addr $((8 * n + 100)) -udp-rate -1 "${prof[@]}" 2>"$OUT/$lab-$n-$r.log") &
 			pid=$!
 			wait_tcp "$ADMIN"
 			la=$(loadavg)
-			js=$(taskset -c "$LOAD_CORE" "$LOAD" -server "127.0.0.1:$PORT" -games "$n" -server-pid "$pid" -server-admin "$ADMIN" \
+			js=$(pin "$LOAD_CORE" "$LOAD" -server "127.0.0.1:$PORT" -games "$n" -server-pid "$pid" -server-admin "$ADMIN" \
 				"${loadflags[@]}" 2>"$OUT/load-$lab-$n-$r.log") || {
 				echo "capacity: rtype-load failed (a busy machine? see $OUT/load-$lab-$n-$r.log): $(tail -2 "$OUT/load-$lab-$n-$r.log")" >&2
 				exit 1
@@ -115,12 +129,12 @@ for n in $GAMES; do
 		done
 
 		# The floor, with the datagram rate and size the server just sent.
-		taskset -c "$SERVER_CORE" "$LOAD" -floor-server batch -listen "$FLOOR" -down-rate "$rate" -down-size "$size" \
-			2>"$OUT/floor-$n-$r.log" &
+		(pin "$SERVER_CORE" "$LOAD" -floor-server batch -listen "$FLOOR" -down-rate "$rate" -down-size "$size" \
+			2>"$OUT/floor-$n-$r.log") &
 		pid=$!
 		wait_log "$OUT/floor-$n-$r.log" "floor server listening"
 		la=$(loadavg)
-		js=$(taskset -c "$LOAD_CORE" "$LOAD" -floor -server "$FLOOR" -games "$n" -server-pid "$pid" \
+		js=$(pin "$LOAD_CORE" "$LOAD" -floor -server "$FLOOR" -games "$n" -server-pid "$pid" \
 			"${loadflags[@]}" 2>"$OUT/floorload-$n-$r.log") || { echo "capacity: rtype-load -floor failed" >&2; exit 1; }
 		kill -TERM "$pid"; wait "$pid" || true; pid=""
 		echo "$js" >>"$OUT/floor-$n.jsonl"
