@@ -173,7 +173,7 @@ func (t *Tracker) motionOf(s *entSum) *motion {
 // components (docs/PROTOCOL.md §5.7: a Force attached to its ship): while derived(e) holds and
 // the client has acknowledged the current value of every other replicated component of e, its
 // Position and Velocity are left out. Needs DeadReckon.
-func (t *Tracker) Derived(derived func(e ecs.Entity) bool) { t.derived = derived }
+func (t *Tracker) Derived(derived func(e ecs.Entity) bool) { t.derived, t.sumOK = derived, false }
 
 // SelfExpiry tells the Writers which entities clients delete by themselves (docs/PROTOCOL.md
 // §5.6): expires(e) reports, while e is alive, whether it is one of them; outside(x, y) whether
@@ -190,7 +190,7 @@ func (t *Tracker) SelfExpiry(expires func(e ecs.Entity) bool, outside func(x, y 
 // 18 bytes instead of 2 × 18), whenever either goes out and both fit its range; out of range
 // they go as separate f32 records. Dead reckoning then works from the values the client
 // decodes. Call after DeadReckon.
-func (t *Tracker) PackMotion() { t.motion = t.dr }
+func (t *Tracker) PackMotion() { t.motion, t.sumOK = t.dr, false }
 
 // PackSpawn makes a Motion that goes out together with component kind (2 bytes, the entity's
 // Kind) travel as one Spawn record (wire.CompSpawn, docs/PROTOCOL.md §4: 20 bytes instead of
@@ -218,6 +218,7 @@ func (t *Tracker) clientMotion(x, y, vx, vy float32) (float32, float32, float32,
 // sent always carries its Position along, so the client re-anchors.
 func (t *Tracker) DeadReckon(pos, vel ecs.ComponentID, thresholdPx, tickRate float32) {
 	t.dr, t.drPos, t.drVel, t.drThresh, t.rate = true, pos, vel, thresholdPx, tickRate
+	t.sumOK = false // the summary's motions and Derived follow these settings
 }
 
 // Extrapolate is the dead-reckoning formula shared by server and client: where an entity anchored
