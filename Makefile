@@ -22,7 +22,7 @@ EBITEN_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}}' ./... |
 NORACE_PKGS = github.com/rtype/rtype/assets/gen/sprites github.com/rtype/rtype/game/balance
 OTHER_PKGS  = $(filter-out $(EBITEN_PKGS) $(NORACE_PKGS),$(shell $(GO) list ./...))
 
-.PHONY: all deps build server client bot load play test vet test-go test-ebiten test-arm64 check-deps licenses bench fuzz dist clean
+.PHONY: all deps build server client bot load play test vet test-go test-ebiten test-arm64 check-deps licenses bench capacity fuzz dist clean
 
 all: build
 
@@ -96,6 +96,12 @@ test: deps
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=1s $(OTHER_PKGS) $(NORACE_PKGS)
 	cd ecs/arkbench && $(GO) test -run '^$$' -bench . -benchmem
+
+# The server's CPU per datagram against the batched raw-UDP floor's, alternating runs of both at
+# 100 and 300 four-player games (server pinned to core 0, load generator to core 1): a few
+# minutes, prints the ratio and the absolute figures (.ci/capacity.sh: GAMES, ROUNDS, WINDOW...).
+capacity: server load
+	BIN=$(BIN) bash .ci/capacity.sh
 
 # Each fuzz target for FUZZTIME.
 fuzz:

@@ -174,6 +174,7 @@ func (s *Store[T]) Mut(e Entity) *T {
 		return nil
 	}
 	s.changed[p] = s.w.tick
+	s.w.version++
 	return &s.dense[p]
 }
 
@@ -182,6 +183,7 @@ func (s *Store[T]) Mut(e Entity) *T {
 func (s *Store[T]) MarkChanged(e Entity) {
 	if p := s.slotOf(e); p >= 0 {
 		s.changed[p] = s.w.tick
+		s.w.version++
 	}
 }
 
@@ -202,6 +204,7 @@ func (s *Store[T]) Set(e Entity, v T) {
 	if p := s.slotOf(e); p >= 0 {
 		s.dense[p] = v
 		s.changed[p] = s.w.tick
+		s.w.version++
 		return
 	}
 	if !s.w.Alive(e) {

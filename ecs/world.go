@@ -85,6 +85,8 @@ type World struct {
 	// iterators use it to drop their validated run (and cached dense
 	// slices) when dense slots may have moved (see query.go).
 	epoch int64
+	// version counts the changes to what the world holds (Version).
+	version uint64
 
 	byID   [MaxComponentID + 1]storage
 	stores []AnyStore // registered stores ordered by id
@@ -101,6 +103,13 @@ func (w *World) Tick() Tick { return w.tick }
 // Advance increments the current tick; the game calls it once per
 // simulation step.
 func (w *World) Advance() { w.tick++ }
+
+// Version counts the changes to what the world holds: it moves at every
+// Create, Destroy, component add and removal, Set, Mut and MarkChanged
+// (every change a component's ChangedAt or an event records), not at
+// Advance nor at writes through Get's pointer. A cache of the world's state
+// taken at one Version (and Tick) stays valid while both are unchanged.
+func (w *World) Version() uint64 { return w.version }
 
 // Len returns the number of live entities.
 func (w *World) Len() int { return w.live }
@@ -254,6 +263,7 @@ func (w *World) Events() []Event { return w.events }
 func (w *World) ClearEvents() { w.events = w.events[:0] }
 
 func (w *World) emit(k EventKind, e Entity, c ComponentID) {
+	w.version++
 	w.events = append(w.events, Event{Kind: k, Entity: e, Component: c, Tick: w.tick})
 }
 

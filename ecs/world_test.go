@@ -210,6 +210,48 @@ func TestTick(t *testing.T) {
 	}
 }
 
+// Version moves at every change a component's ChangedAt or an event records, and only then:
+// a cache keyed on it (the server's replication summary) is never stale.
+func TestVersion(t *testing.T) {
+	w, s := newTestWorld()
+	e := w.Create()
+	s.pos.Set(e, position{1, 2})
+	s.hp.Set(e, health{HP: 3})
+	changes := []struct {
+		name string
+		do   func()
+	}{
+		{"Create", func() { w.Create() }},
+		{"Set (add)", func() { s.vel.Set(e, velocity{1, 1}) }},
+		{"Set (replace)", func() { s.pos.Set(e, position{3, 4}) }},
+		{"Mut", func() { s.pos.Mut(e).X = 5 }},
+		{"MarkChanged", func() { s.pos.MarkChanged(e) }},
+		{"SetWire", func() { _ = s.pos.SetWire(e, make([]byte, 8)) }},
+		{"Remove", func() { s.vel.Remove(e) }},
+		{"Destroy", func() { w.Destroy(e) }},
+		{"CreateWithID", func() { _ = w.CreateWithID(newEntity(50, 1)) }},
+	}
+	for _, c := range changes {
+		v := w.Version()
+		c.do()
+		if w.Version() == v {
+			t.Errorf("%s: Version stayed %d", c.name, v)
+		}
+	}
+	e = w.Create()
+	s.pos.Set(e, position{1, 2})
+	v := w.Version()
+	w.Advance()
+	_ = s.pos.Get(e)
+	_ = s.pos.ChangedAt(e)
+	_ = s.pos.Has(e)
+	_ = w.Signature(e)
+	s.pos.MarkChanged(w.Create() + 1<<32) // not alive: no change
+	if w.Version() != v+1 {               // the Create only
+		t.Errorf("Version %d after reads, Advance and one Create, want %d", w.Version(), v+1)
+	}
+}
+
 func TestCreateWithID(t *testing.T) {
 	w, s := newTestWorld()
 	e := newEntity(5, 7)

@@ -112,9 +112,7 @@ type peer struct {
 	addr              netip.AddrPort
 	bound             bool
 	gone              bool
-	ep                transport.Endpoint
 	w                 *replication.Writer
-	inputs            [InputWindow + 8]inputSlot
 	last              game.Buttons
 	legacyDir         game.Buttons
 	legacyShot        bool
@@ -141,6 +139,10 @@ type peer struct {
 	// suspended, until awayAt + RejoinWindow; a rejoin replaces this peer (§5.12; players.go).
 	away   bool
 	awayAt time.Duration
+	// The large parts last, so that the fields above, which every datagram reads, share a few
+	// cache lines.
+	inputs [InputWindow + 8]inputSlot
+	ep     transport.Endpoint
 }
 
 // lossEvery is how often (ticks) a client's loss is looked at again to choose its snapshot rate

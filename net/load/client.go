@@ -184,6 +184,7 @@ func (s *seat) receive(now time.Duration, b []byte, measuring bool) {
 	s.bytesIn += uint64(len(b))
 	var h wire.Header
 	if s.floor {
+		s.ep.LastReceive = now // the floor speaks no protocol: any datagram says it is there
 		if _, err := h.Parse(b); err == nil && (!s.haveTick || int32(h.Tick-s.servTick) > 0) {
 			s.servTick, s.servAt, s.haveTick = h.Tick, now, true
 			s.snaps++

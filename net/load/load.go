@@ -99,7 +99,11 @@ type Report struct {
 	ServerCPU           float64 `json:"server_cpu_s,omitempty"`
 	ServerCPUPerGameSec float64 `json:"server_cpu_ms_per_game_s,omitempty"` // server CPU ms per game per second
 	ServerCorePerGame   float64 `json:"server_core_pct_per_game,omitempty"`
-	LoadCPU             float64 `json:"load_cpu_s,omitempty"`
+	// ServerCPUPerDatagram is the server's CPU per datagram it handled (sent up by the clients,
+	// less those its kernel dropped, plus received down), µs: the figure compared with the
+	// raw-UDP floor's (make capacity).
+	ServerCPUPerDatagram float64 `json:"server_cpu_us_per_datagram,omitempty"`
+	LoadCPU              float64 `json:"load_cpu_s,omitempty"`
 	// The server's tick lateness over the window (-server-admin): p50 and p99 as histogram
 	// bucket bounds (ms; -1: past the last), the share of game ticks at most 2 ms late, overruns.
 	TickLateP50     float64 `json:"tick_late_p50_ms,omitempty"`
@@ -336,6 +340,9 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 		if rep.Playing > 0 {
 			rep.ServerCPUPerGameSec = rep.ServerCPU * 1000 / win / float64(rep.Playing)
 			rep.ServerCorePerGame = rep.ServerCPUPerGameSec / 10
+		}
+		if dg := (rep.UpDatagramsPerSec+rep.DownDatagramsPerSec)*win - rep.ServerKernelDrops; dg > 0 {
+			rep.ServerCPUPerDatagram = rep.ServerCPU * 1e6 / dg
 		}
 	}
 	if ownErr == nil {

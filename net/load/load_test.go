@@ -4,11 +4,19 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"net/netip"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/net/instance"
+	"github.com/rtype/rtype/net/metrics/hist"
 	"github.com/rtype/rtype/net/server"
+	"github.com/rtype/rtype/net/session"
+	"github.com/rtype/rtype/net/transport"
+	"github.com/rtype/rtype/net/wire"
 )
 
 // Two games against a real server on loopback: both are played through the lobby, every client
@@ -83,5 +91,26 @@ func TestFloor(t *testing.T) {
 	}
 	if sz := rep.DownBytesPerSec / rep.DownDatagramsPerSec; sz < 99.99 || sz > 100.01 {
 		t.Errorf("down datagrams of %.1f bytes, want 100", sz)
+	}
+}
+
+// A floor client goes on sending as long as the floor server sends to it: the floor speaks no
+// protocol beyond the header, so any datagram from it counts as the server being there (it
+// used to stop ServerTimeout after its start, in the middle of a measured window).
+func TestFloorSeatKeepsSending(t *testing.T) {
+	var out transport.Outbox
+	s := &seat{floor: true, rtt: hist.New(rttBucket, rttBuckets)}
+	s.begin(0, 7, uuid.New(), netip.MustParseAddrPort("127.0.0.1:1"))
+	b := wire.Header{Token: 7, Tick: 1}.Append(nil)
+	for now := time.Duration(0); now < 3*session.ServerTimeout; now += game.TickPeriod {
+		if now%(33*time.Millisecond) < game.TickPeriod {
+			s.receive(now, b, false)
+			b = wire.Header{Token: 7, Tick: uint32(now/game.TickPeriod) + 2}.Append(b[:0])
+		}
+		s.tick(now, &out)
+		if s.state != seatPlaying || out.Len() != 1 {
+			t.Fatalf("at %v: state %d, %d datagrams sent, want still playing and one INPUT", now, s.state, out.Len())
+		}
+		out.Reset()
 	}
 }

@@ -13,6 +13,7 @@ package replication
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/net/wire"
@@ -26,25 +27,31 @@ const MaxReplicated = 16
 const maxEntries = 272
 
 type entityRec struct {
-	gen   uint32
-	acked [MaxReplicated]ecs.Tick // change tick+1 the client holds (0 = none)
-	sent  [MaxReplicated]ecs.Tick // change tick+1 last sent
-	at    [MaxReplicated]ecs.Tick // Clock of that send
-	ever  bool                    // something about this entity was sent
+	gen  uint32
+	ever bool // something about this entity was sent
 	// expires: the client deletes this entity by itself once its Position is outside
 	// (Tracker.SelfExpiry), learnt when it was first sent
 	expires bool
+	ap, av  bool
+	sp      bool
 	// dead reckoning: the newest Position and Velocity the client acknowledged
 	apX, apY float32
 	apT      ecs.Tick // world tick of that Position
 	avX, avY float32
 	avT      ecs.Tick
-	ap, av   bool
 	// the newest Position sent (maybe still in flight), with the Velocity the entity had then
 	spX, spY, svX, svY float32
 	spT                ecs.Tick // its world tick
 	spAt               ecs.Tick // Clock of the send
-	sp                 bool
+	// per component id, side by side (a snapshot reads the three of each component it checks)
+	c [MaxReplicated]compRec
+}
+
+// compRec is the client's baseline of one component of an entity.
+type compRec struct {
+	acked ecs.Tick // change tick+1 the client holds (0 = none)
+	sent  ecs.Tick // change tick+1 last sent
+	at    ecs.Tick // Clock of that send
 }
 
 type entry struct {
@@ -82,38 +89,91 @@ type Tracker struct {
 	outside func(x, y float32) bool
 	derived func(e ecs.Entity) bool
 
-	motions []motionAt // by index: an entity's motion, read and quantised once per tick for all Writers
+	byID [MaxReplicated]ecs.AnyStore // the replicated stores by id
+	size [MaxReplicated]int          // their encoded sizes
+	mask uint16                      // their ids (bit id)
+
+	// The summary of the live entities that every Writer's snapshots read (summary): taken once
+	// per world Version and Tick, so the stores are read through their interfaces once per tick
+	// whatever the number of clients.
+	sum     []entSum
+	sumVer  uint64
+	sumTick ecs.Tick
+	sumOK   bool
+	scratch [64]byte
 }
 
-type motionAt struct {
+// entSum is what the Writers need of one live entity at the summary's tick.
+type entSum struct {
 	e    ecs.Entity
-	tick ecs.Tick
-	m    motion
+	mask uint16 // the replicated components e has (bit id)
+	// derived: Tracker.Derived holds for e (computed for entities with Position or Velocity
+	// under DeadReckon)
+	derived bool
+	// motion: computed on first use (motionDone) for an entity with Position and Velocity
+	motionDone bool
+	m          motion
+	ch         [MaxReplicated]ecs.Tick // ChangedAt+1 of each component in mask
 }
 
-// motionOf returns e's Position and Velocity (raw, and as a client holds them once sent), read
-// and quantised once per world tick whatever the number of Writers. e has both components.
-func (t *Tracker) motionOf(e ecs.Entity, ps, vs ecs.AnyStore, scratch []byte) *motion {
-	i := int(e.Index())
-	for i >= len(t.motions) {
-		t.motions = append(t.motions, motionAt{})
+// bit is the mask bit of component id (0 for ids a baseline does not track).
+func bit(id ecs.ComponentID) uint16 {
+	if int(id) >= MaxReplicated {
+		return 0
 	}
-	c := &t.motions[i]
-	if now := t.W.Tick(); c.e != e || c.tick != now || !c.m.ok {
-		m := &c.m
-		m.rx, m.ry = readXY(ps.AppendWire(scratch[:0], e))
-		vx, vy := readXY(vs.AppendWire(scratch[:0], e))
+	return 1 << id
+}
+
+// summary returns the live entities with replicated components, in index order, as the world
+// holds them now: taken again when the world changed (ecs.World.Version), its tick moved, or
+// Observe changed the live set.
+func (t *Tracker) summary() []entSum {
+	w := t.W
+	if t.sumOK && t.sumVer == w.Version() && t.sumTick == w.Tick() {
+		return t.sum
+	}
+	pv := bit(t.drPos) | bit(t.drVel)
+	t.sum = t.sum[:0]
+	for _, e := range t.live[:t.maxIdx] {
+		if e == ecs.Nil {
+			continue
+		}
+		m := uint16(uint64(w.Signature(e))) & t.mask // 0 once e is dead
+		if m == 0 {
+			continue
+		}
+		t.sum = append(t.sum, entSum{e: e, mask: m})
+		s := &t.sum[len(t.sum)-1]
+		for b := m; b != 0; b &= b - 1 {
+			id := bits.TrailingZeros16(b)
+			s.ch[id] = t.byID[id].ChangedAt(e) + 1
+		}
+		if t.dr && t.derived != nil && m&pv != 0 {
+			s.derived = t.derived(e)
+		}
+	}
+	t.sumVer, t.sumTick, t.sumOK = w.Version(), w.Tick(), true
+	return t.sum
+}
+
+// motionOf returns s's Position and Velocity (raw, and as a client holds them once sent), read
+// and quantised once per summary whatever the number of Writers. The entity has both.
+func (t *Tracker) motionOf(s *entSum) *motion {
+	if !s.motionDone {
+		m := &s.m
+		m.rx, m.ry = readXY(t.byID[t.drPos].AppendWire(t.scratch[:0], s.e))
+		vx, vy := readXY(t.byID[t.drVel].AppendWire(t.scratch[:0], s.e))
 		m.x, m.y, m.vx, m.vy, m.packed = t.clientMotion(m.rx, m.ry, vx, vy)
-		m.ok, c.e, c.tick = true, e, now
+		m.ok, s.motionDone = true, true
 	}
-	return &c.m
+	return &s.m
 }
 
 // Derived tells the Writers which entities' Position clients compute from their other
 // components (docs/PROTOCOL.md §5.7: a Force attached to its ship): while derived(e) holds and
 // the client has acknowledged the current value of every other replicated component of e, its
 // Position and Velocity are left out. Needs DeadReckon.
-func (t *Tracker) Derived(derived func(e ecs.Entity) bool) { t.derived = derived }
+func (t *Tracker) Derived(derived func(e ecs.Entity) bool) { t.derived, t.sumOK = derived, false }
 
 // SelfExpiry tells the Writers which entities clients delete by themselves (docs/PROTOCOL.md
 // §5.6): expires(e) reports, while e is alive, whether it is one of them; outside(x, y) whether
@@ -130,7 +190,7 @@ func (t *Tracker) SelfExpiry(expires func(e ecs.Entity) bool, outside func(x, y 
 // 18 bytes instead of 2 × 18), whenever either goes out and both fit its range; out of range
 // they go as separate f32 records. Dead reckoning then works from the values the client
 // decodes. Call after DeadReckon.
-func (t *Tracker) PackMotion() { t.motion = t.dr }
+func (t *Tracker) PackMotion() { t.motion, t.sumOK = t.dr, false }
 
 // PackSpawn makes a Motion that goes out together with component kind (2 bytes, the entity's
 // Kind) travel as one Spawn record (wire.CompSpawn, docs/PROTOCOL.md §4: 20 bytes instead of
@@ -158,6 +218,7 @@ func (t *Tracker) clientMotion(x, y, vx, vy float32) (float32, float32, float32,
 // sent always carries its Position along, so the client re-anchors.
 func (t *Tracker) DeadReckon(pos, vel ecs.ComponentID, thresholdPx, tickRate float32) {
 	t.dr, t.drPos, t.drVel, t.drThresh, t.rate = true, pos, vel, thresholdPx, tickRate
+	t.sumOK = false // the summary's motions and Derived follow these settings
 }
 
 // Extrapolate is the dead-reckoning formula shared by server and client: where an entity anchored
@@ -176,6 +237,8 @@ func NewTracker(w *ecs.World) *Tracker {
 	for _, s := range w.Stores() {
 		if s.Flags()&ecs.Replicated != 0 && int(s.ID()) < MaxReplicated {
 			t.stores = append(t.stores, s)
+			t.byID[s.ID()], t.size[s.ID()] = s, s.Size()
+			t.mask |= bit(s.ID())
 		}
 	}
 	w.Each(func(e ecs.Entity) { t.setLive(e) })
@@ -195,6 +258,7 @@ func (t *Tracker) setLive(e ecs.Entity) {
 
 // Observe updates the live set from the world's events (call before ClearEvents).
 func (t *Tracker) Observe(events []ecs.Event) {
+	t.sumOK = false
 	for i := range events {
 		ev := &events[i]
 		switch ev.Kind {
@@ -282,7 +346,7 @@ func (w *Writer) selfExpires(r *entityRec) bool {
 	if r.sp && (r.spT != r.apT || r.spX != r.apX || r.spY != r.apY || r.svX != r.avX || r.svY != r.avY) {
 		return false // a newer anchor is (or was) in flight: the client may hold either
 	}
-	if r.sent[t.drVel] > r.acked[t.drVel] || r.sent[t.drPos] > r.acked[t.drPos] {
+	if r.c[t.drVel].sent > r.c[t.drVel].acked || r.c[t.drPos].sent > r.c[t.drPos].acked {
 		return false
 	}
 	x, y := Extrapolate(r.apX, r.apY, r.avX, r.avY, float32(int32(t.W.Tick()-r.apT)), t.rate)
@@ -297,8 +361,8 @@ func (w *Writer) Removed(e ecs.Entity, id ecs.ComponentID) bool {
 		return false
 	}
 	r := &w.recs[i]
-	was := r.sent[id] != 0 || r.acked[id] != 0
-	r.sent[id], r.acked[id], r.at[id] = 0, 0, 0
+	was := r.c[id].sent != 0 || r.c[id].acked != 0
+	r.c[id] = compRec{}
 	return was
 }
 
@@ -328,8 +392,8 @@ func (w *Writer) Acked(seq uint16) {
 		if r.gen != en.gen {
 			continue
 		}
-		if en.tick > r.acked[en.comp] {
-			r.acked[en.comp] = en.tick
+		if en.tick > r.c[en.comp].acked {
+			r.c[en.comp].acked = en.tick
 		}
 		if w.t.dr {
 			switch ecs.ComponentID(en.comp) {
@@ -351,15 +415,15 @@ func (w *Writer) Acked(seq uint16) {
 //
 // It also returns the entity's Position and Velocity as the client will hold them once sent
 // (clientMotion), read and quantised once for the caller's Motion record.
-func (w *Writer) reckon(e ecs.Entity, r *entityRec, want *[MaxReplicated]bool, wnow ecs.Tick) (m motion) {
+func (w *Writer) reckon(s *entSum, r *entityRec, want *uint16, wnow ecs.Tick) (m motion) {
 	t := w.t
-	ps, vs := t.W.Store(t.drPos), t.W.Store(t.drVel)
-	if ps == nil || vs == nil || !ps.Has(e) || !vs.Has(e) || (!want[t.drPos] && !want[t.drVel]) {
+	pb, vb := bit(t.drPos), bit(t.drVel)
+	if pb == 0 || vb == 0 || s.mask&(pb|vb) != pb|vb || *want&(pb|vb) == 0 {
 		return m
 	}
-	m = *t.motionOf(e, ps, vs, w.scratch[:])
-	if want[t.drVel] {
-		want[t.drPos] = true
+	m = *t.motionOf(s)
+	if *want&vb != 0 {
+		*want |= pb
 		return m
 	}
 	x, y, vx, vy := m.rx, m.ry, m.vx, m.vy // where it is, with the Velocity the client would hold
@@ -369,10 +433,9 @@ func (w *Writer) reckon(e ecs.Entity, r *entityRec, want *[MaxReplicated]bool, w
 	}
 	// The client computes the Position from the anchor it acknowledged, or from the one in
 	// flight (sent less than ResendTicks ago: if it is lost, the Position goes out again then).
-	acked := r.ap && r.av && vx == r.avX && vy == r.avY && near(r.apX, r.apY, r.apT)
-	flight := r.sp && w.Clock-r.spAt < w.ResendTicks && vx == r.svX && vy == r.svY && near(r.spX, r.spY, r.spT)
-	if acked || flight {
-		want[t.drPos] = false
+	if r.ap && r.av && vx == r.avX && vy == r.avY && near(r.apX, r.apY, r.apT) ||
+		r.sp && w.Clock-r.spAt < w.ResendTicks && vx == r.svX && vy == r.svY && near(r.spX, r.spY, r.spT) {
+		*want &^= pb
 		w.ReckonedSkips++
 	}
 	return m
@@ -435,21 +498,19 @@ func (w *Writer) grow() {
 // entity) for what the client lacks to buf (a datagram whose header carries sequence seq),
 // staying within limit bytes, and reports whether entities were left out for lack of room (call
 // again with a new datagram). Nothing is appended when the client lacks nothing. Entities are
-// visited round-robin from where the last full datagram stopped, so none starves.
+// visited round-robin from where the last full datagram stopped, so none starves. The world is read from the Tracker's summary of the
+// current tick, which every Writer shares.
 func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, more bool) {
 	t := w.t
 	now := w.Clock
 	wnow := t.W.Tick()
 	s := &w.seqs[seq&255]
 	s.seq, s.valid, s.n, s.start = seq, true, 0, w.head
-	n := t.maxIdx
+	sum := t.summary()
+	n := len(sum)
 	if n == 0 {
 		return buf, false
 	}
-	if w.cursor >= n {
-		w.cursor = 0
-	}
-	var comps [MaxReplicated]uint8
 	state := -1 // offset of the STATE command once begun
 	end := func(buf []byte) []byte {
 		if state >= 0 {
@@ -457,60 +518,66 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 		}
 		return buf
 	}
-	for k := 0; k < n; k++ {
-		idx := (w.cursor + k) % n
-		e := t.live[idx]
-		if e == ecs.Nil {
-			continue
+	// the first entity at or after the cursor's index (wrapping round)
+	lo, hi := 0, n
+	for lo < hi {
+		if mid := int(uint(lo+hi) >> 1); int(sum[mid].e.Index()) < w.cursor {
+			lo = mid + 1
+		} else {
+			hi = mid
 		}
+	}
+	posBit, velBit := bit(t.drPos), bit(t.drVel)
+	for k := 0; k < n; k++ {
+		p := lo + k
+		if p >= n {
+			p -= n
+		}
+		es := &sum[p]
+		e := es.e
 		r := w.rec(e)
-		var want [MaxReplicated]bool
+		var want uint16
 		othersAcked := true // every component but Position and Velocity acknowledged as it is
-		for _, st := range t.stores {
-			if !st.Has(e) {
+		for b := es.mask; b != 0; b &= b - 1 {
+			id := bits.TrailingZeros16(b)
+			ch := es.ch[id]
+			if ch <= r.c[id].acked {
 				continue
 			}
-			id := st.ID()
-			ch := st.ChangedAt(e) + 1
-			if ch <= r.acked[id] {
-				continue
-			}
-			if id != t.drPos && id != t.drVel {
+			if b&-b&(posBit|velBit) == 0 {
 				othersAcked = false
 			}
-			if ch <= r.sent[id] && now-r.at[id] < w.ResendTicks {
+			if ch <= r.c[id].sent && now-r.c[id].at < w.ResendTicks {
 				continue // in flight
 			}
-			want[id] = true
+			want |= 1 << id
 		}
-		if t.dr && t.derived != nil && othersAcked && t.derived(e) {
-			want[t.drPos], want[t.drVel] = false, false // the client computes them
+		if othersAcked && es.derived {
+			want &^= posBit | velBit // the client computes them
 		}
 		var m motion
 		if t.dr {
-			m = w.reckon(e, r, &want, wnow)
+			m = w.reckon(es, r, &want, wnow)
 		}
 		// Position and Velocity as one Motion record (PackMotion).
-		packed := t.motion && want[t.drPos] && m.ok && m.packed
+		packed := t.motion && want&posBit != 0 && m.ok && m.packed
 		mx, my, mvx, mvy := m.x, m.y, m.vx, m.vy
 		nc := 0
 		var mask uint16 // the record's components (wire.MaskOf)
 		spawn := false
 		if packed {
-			want[t.drPos], want[t.drVel] = false, false
+			want &^= posBit | velBit
 			nc = 1
 			mask = wire.MaskOf(wire.CompMotion)
-			if t.spawnWith != 0 && want[t.spawnWith] {
-				spawn, want[t.spawnWith] = true, false
+			if sb := bit(t.spawnWith); t.spawnWith != 0 && want&sb != 0 {
+				spawn = true
+				want &^= sb
 				mask = wire.MaskOf(wire.CompSpawn)
 			}
 		}
-		for _, st := range t.stores {
-			if id := st.ID(); want[id] {
-				comps[nc] = uint8(id)
-				nc++
-				mask |= wire.MaskOf(uint16(id))
-			}
+		for b := want; b != 0; b &= b - 1 {
+			nc++
+			mask |= wire.MaskOf(uint16(bits.TrailingZeros16(b)))
 		}
 		if nc == 0 {
 			continue
@@ -527,26 +594,24 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 			entries++ // and a third
 		}
 		if len(buf)+size > limit || s.n+entries > maxEntries {
-			w.cursor = idx
+			w.cursor = int(e.Index())
 			return end(buf), true
 		}
 		if state < 0 {
 			buf, state = wire.BeginState(buf)
 		}
 		buf = wire.AppendRecordHead(buf, uint64(e), mask)
-		i0 := 0
 		if packed {
-			i0 = 1
 			ids := [3]ecs.ComponentID{t.drPos, t.drVel, t.spawnWith}
 			n := 2
 			if spawn {
 				n = 3
-				buf = t.W.Store(t.spawnWith).AppendWire(buf, e)
+				buf = t.byID[t.spawnWith].AppendWire(buf, e)
 			}
 			buf, _ = wire.AppendMotion(buf, mx, my, mvx, mvy)
 			for _, id := range ids[:n] {
-				ch := t.W.Store(id).ChangedAt(e) + 1
-				r.sent[id], r.at[id] = ch, now
+				ch := es.ch[id]
+				r.c[id].sent, r.c[id].at = ch, now
 				en := entry{index: e.Index(), gen: e.Generation(), comp: uint8(id), tick: ch, wt: wnow, x: mx, y: my}
 				if id == t.drVel {
 					en.x, en.y = mvx, mvy
@@ -556,20 +621,21 @@ func (w *Writer) AppendSnapshot(buf []byte, limit int, seq uint16) (out []byte, 
 			r.spX, r.spY, r.spT, r.spAt, r.sp, r.svX, r.svY = mx, my, wnow, now, true, mvx, mvy
 		}
 		// The other components in the record's order (wire.MaskOf: the highest id first).
-		for i := nc - 1; i >= i0; i-- {
-			id := ecs.ComponentID(comps[i])
-			st := t.W.Store(id)
+		for b := want; b != 0; {
+			id := ecs.ComponentID(15 - bits.LeadingZeros16(b))
+			b &^= 1 << id
+			st := t.byID[id]
 			at := len(buf)
 			buf = st.AppendWire(buf, e)
-			ch := st.ChangedAt(e) + 1
-			r.sent[id], r.at[id] = ch, now
+			ch := es.ch[id]
+			r.c[id].sent, r.c[id].at = ch, now
 			en := entry{index: e.Index(), gen: e.Generation(), comp: uint8(id), tick: ch, wt: wnow}
 			if t.dr && (id == t.drPos || id == t.drVel) {
 				en.x, en.y = readXY(buf[at:])
 				if id == t.drPos {
 					r.spX, r.spY, r.spT, r.spAt, r.sp = en.x, en.y, wnow, now, true
-					if vs := t.W.Store(t.drVel); vs != nil && vs.Has(e) {
-						r.svX, r.svY = readXY(vs.AppendWire(w.scratch[:0], e))
+					if es.mask&velBit != 0 {
+						r.svX, r.svY = readXY(t.byID[t.drVel].AppendWire(w.scratch[:0], e))
 					}
 				}
 			}

@@ -3,6 +3,7 @@ package transport
 import (
 	"errors"
 	"math"
+	"math/bits"
 	"time"
 )
 
@@ -45,23 +46,29 @@ type pending struct {
 // Endpoint is one side of a session with one peer: datagram sequence numbers and acks, RTT,
 // loss, and the reliable-ordered command channel (seed 003, docs/PROTOCOL.md §5). Times are
 // monotonic durations from any fixed origin chosen by the owner. Not safe for concurrent use.
+//
+// The scalar fields come first and the record arrays last (about 67 KB of them): handling a
+// datagram reads the scalars, so they share a few cache lines.
 type Endpoint struct {
 	// OnAck, when set, is called once for every datagram of ours the peer acknowledges.
 	OnAck func(seq uint16)
 
 	seq     uint16
 	started bool // seq initialised: the first datagram carries seq 1, so ack 0 means "nothing received"
-	sent    [256]sentRecord
 
 	haveRemote bool
 	remoteSeq  uint16 // newest seq received from the peer
 	remoteBits uint32 // bit i: remoteSeq-1-i received
 
+	// The acks already handled: ackTop, the newest ack a header carried, and ackSeen, bit i set
+	// when ackTop-1-i was handled (a header repeats the last 32 acks; only new ones need work).
+	ackTop  uint16
+	ackSeen uint32
+	haveAck bool
+
 	relNext      uint16 // next reliable id to assign
-	ring         [RelWindow]pending
-	head, count  int
 	relDelivered uint16 // last reliable id delivered in order from the peer
-	rx           [RelRecvWindow]pending
+	head, count  int
 
 	srtt, rttvar float64 // seconds
 	haveRTT      bool
@@ -71,6 +78,10 @@ type Endpoint struct {
 	SentCount, AckedCount        uint64 // datagrams to the peer: sent, acknowledged
 	Resends                      uint64 // reliable commands sent again
 	LastReceive                  time.Duration
+
+	sent [256]sentRecord
+	ring [RelWindow]pending
+	rx   [RelRecvWindow]pending
 }
 
 // SeqGreater reports whether sequence a is newer than b (wrap-around compare, RFC 1982 style).
@@ -134,10 +145,24 @@ func (e *Endpoint) Receive(seq, ack uint16, ackBits uint32, relAck uint16, now t
 	}
 	e.Received++
 	e.ackOne(ack, now, true)
-	for i := uint16(0); i < 32; i++ {
-		if ackBits&(1<<i) != 0 {
-			e.ackOne(ack-1-i, now, false)
+	// Only the acks no earlier header carried: ackOne would find the others acknowledged.
+	todo := ackBits
+	switch {
+	case !e.haveAck:
+		e.ackTop, e.ackSeen, e.haveAck = ack, ackBits, true
+	case ack == e.ackTop:
+		todo &^= e.ackSeen
+		e.ackSeen |= ackBits
+	case SeqGreater(ack, e.ackTop):
+		var seen uint32
+		if d := uint16(ack - e.ackTop); d <= 32 {
+			seen = uint32(uint64(e.ackSeen)<<d | 1<<(d-1))
 		}
+		todo &^= seen
+		e.ackTop, e.ackSeen = ack, ackBits|seen
+	}
+	for ; todo != 0; todo &= todo - 1 {
+		e.ackOne(ack-1-uint16(bits.TrailingZeros32(todo)), now, false)
 	}
 	e.dropDelivered(relAck)
 	return false

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -692,5 +694,63 @@ func TestReceiveAcksFromAckBits(t *testing.T) {
 	a.Receive(seq+1, ack, bits, rel, 200*time.Millisecond)
 	if len(acked) != 3 || a.RTT() != 60*time.Millisecond {
 		t.Fatalf("repeated ack: OnAck calls %v, RTT %v", acked, a.RTT())
+	}
+}
+
+// Whatever order the peer's headers arrive in (late, repeated, with gaps in ack), every datagram
+// of ours that some header names is reported to OnAck exactly once, when the first header naming
+// it arrives: the same as checking all 33 seqs of every header.
+func TestReceiveAcksEveryNamedSeqOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for run := range 200 {
+		var a Endpoint
+		var got, want []uint16
+		a.OnAck = func(seq uint16) { got = append(got, seq) }
+		sent := map[uint16]bool{} // sent and not acknowledged yet
+		var queue [][2]uint32     // headers of the peer on their way: (ack, bits)
+		var last [2]uint32
+		top, in := uint16(0), uint16(0)
+		deliver := func(h [2]uint32) {
+			ack, bits := uint16(h[0]), h[1]
+			for k := -1; k < 32; k++ {
+				s := ack
+				if k >= 0 {
+					if bits&(1<<k) == 0 {
+						continue
+					}
+					s = ack - 1 - uint16(k)
+				}
+				if sent[s] {
+					delete(sent, s)
+					want = append(want, s)
+				}
+			}
+			in++
+			a.Receive(in, ack, bits, 0, 0)
+			last = h
+		}
+		for range 1000 { // seqs wrap past the 256 records a few times
+			seq, _, _, _ := a.HeaderFields(0)
+			sent[seq] = true
+			delete(sent, seq-200) // its record is long reused: never acknowledged now
+			if rng.IntN(3) != 0 { // not lost
+				if SeqGreater(seq, top) {
+					top = seq
+				}
+				// the peer's ack: its newest, sometimes behind; bits: a random subset of the 32 before
+				queue = append(queue, [2]uint32{uint32(top - uint16(rng.IntN(3))), rng.Uint32() | rng.Uint32()})
+			}
+			for len(queue) > 0 && (len(queue) > 4 || rng.IntN(2) == 0) {
+				j := rng.IntN(len(queue)) // out of order
+				deliver(queue[j])
+				queue = append(queue[:j], queue[j+1:]...)
+				if rng.IntN(10) == 0 {
+					deliver(last) // a duplicate
+				}
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("run %d: OnAck %v\nwant %v", run, got, want)
+		}
 	}
 }

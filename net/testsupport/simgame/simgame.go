@@ -15,6 +15,7 @@ import (
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
@@ -31,6 +32,8 @@ type Config struct {
 	Section int
 	Players int    // 1..rules.MaxPlayers
 	Seed    uint64 // the game's PRNG seed
+	// Difficulty is the lobby's level (zero: Normal).
+	Difficulty rules.Difficulty
 	// Link gives player i's link (both directions; set a Seed per player for independent loss).
 	// nil: a clean link.
 	Link func(i int) linksim.Config
@@ -64,6 +67,9 @@ type Game struct {
 	Closed     []bool
 	ServerAddr netip.AddrPort
 	ClientAddr []netip.AddrPort
+	// ServerBusy is the wall time spent in the server core's calls (Receive, Tick): the server's
+	// work for this game without sockets or runtime (benchmarks divide it by game time).
+	ServerBusy time.Duration
 
 	cfg        Config
 	members    []handoff.Member
@@ -97,7 +103,7 @@ func New(cfg Config) (*Game, error) {
 			runTerrains = append(runTerrains, &st.Terrain)
 		}
 	}
-	srv, err := instance.NewGame(instance.GameConfig{Code: "VIRT", Members: members, Stage: cfg.Stage, Seed: cfg.Seed, Run: cfg.Run, Section: cfg.Section,
+	srv, err := instance.NewGame(instance.GameConfig{Code: "VIRT", Members: members, Stage: cfg.Stage, Seed: cfg.Seed, Run: cfg.Run, Section: cfg.Section, Difficulty: cfg.Difficulty,
 		SilenceTimeout: cfg.SilenceTimeout, HereTimeout: cfg.HereTimeout, RejoinWindow: cfg.RejoinWindow, Logger: cfg.Logger,
 		OnEvent: g.serverEvent}, 0)
 	if err != nil {
@@ -110,7 +116,9 @@ func New(cfg Config) (*Game, error) {
 		if g.serverDone {
 			return
 		}
+		t0 := time.Now()
 		g.Server.Receive(now, from, b)
+		g.ServerBusy += time.Since(t0)
 		g.flushServer(now)
 	})
 	for i := range members {
@@ -217,7 +225,9 @@ func (g *Game) Step() bool {
 	g.Now = next
 	g.Net.Deliver(next)
 	if !g.serverDone && g.serverNext == next {
+		t0 := time.Now()
 		g.Server.Tick(next)
+		g.ServerBusy += time.Since(t0)
 		g.flushServer(next)
 		g.serverNext += TickPeriod
 		if g.Server.Finished(next) {
