@@ -266,9 +266,18 @@ func (r *Remote) startAllocated(spec handoff.GameSpec, deadline time.Time) (hand
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	var last error
-	// A host may refuse what it was allocated for (it began draining, or a game ended and its
-	// exact count undid the allocation's increment): the next allocation picks another.
-	for range maxAllocations {
+	// A host may refuse what it was allocated for (it began draining, or its exact count, set
+	// after a game started or ended, undid the increment of an allocation still in flight:
+	// several lobbies start at once): the next allocation picks another, after a pause that
+	// lets the hosts' counts settle.
+	for try := range maxAllocations {
+		if try > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, last
+			case <-time.After(time.Duration(try) * allocationBackoff):
+			}
+		}
 		addr, err := r.cfg.Allocate(ctx)
 		if err != nil {
 			if last != nil {
@@ -296,8 +305,12 @@ func (r *Remote) startAllocated(spec handoff.GameSpec, deadline time.Time) (hand
 	return nil, last
 }
 
-// maxAllocations bounds the allocations one START tries.
-const maxAllocations = 3
+// maxAllocations bounds the allocations one START tries (within the start's deadline), and
+// allocationBackoff is the pause before the second (then twice it before the third, ...).
+const (
+	maxAllocations    = 8
+	allocationBackoff = 20 * time.Millisecond
+)
 
 // waitUp waits until l is connected, or ctx ends.
 func (l *link) waitUp(ctx context.Context) error {
