@@ -51,7 +51,8 @@ type Out struct {
 //
 // Each command is one method of the Core, listed in commands (commands.go); the files hold
 // its parts: accept and limits (limits.go), membership (membership.go), stages (stages.go),
-// the game lifecycle (games.go, rejoin.go), listing and chat (listing.go).
+// the game lifecycle (games.go, starting.go, rejoin.go, calling.go), listing and chat
+// (listing.go).
 type Core struct {
 	cfg ServerConfig
 	srv string // the server UUID, the header of every response and push
