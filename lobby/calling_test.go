@@ -200,3 +200,27 @@ func TestCoreAsyncSpectate(t *testing.T) {
 		t.Fatalf("spectator whose game ended meanwhile: %q", got)
 	}
 }
+
+// TestCoreAsyncRejoinHeldLines: the rejoiner's lines behind its REJOIN wait, at most
+// MaxHeldLines; one more closes the connection, and the game's late success is then undone.
+func TestCoreAsyncRejoinHeldLines(t *testing.T) {
+	v := newVLobby(t, ServerConfig{AsyncStart: true, CommandRate: 1000})
+	_, code, g, key := runningLost(t, v)
+	b2 := v.player("192.0.2.2", "bob")
+	b2.take()
+	b2.send(rejoinLine(b2, code, key))
+	for range MaxHeldLines {
+		b2.send("GET_LOBBIES " + b2.user + ";")
+	}
+	if got := b2.take(); len(got) != 0 || b2.closed {
+		t.Fatalf("with %d lines held: %q", MaxHeldLines, got)
+	}
+	got := b2.send("GET_LOBBIES " + b2.user + ";")
+	if len(got) != 1 || got[0] != "500 "+vSrv+" too many commands (16) while the game answers, closing connection\r\n" || !b2.closed {
+		t.Fatalf("one more line: %q (closed %v)", got, b2.closed)
+	}
+	v.called(0, nil)
+	if len(g.drops) != 2 || g.drops[1].id.String() != b2.user || g.drops[1].left {
+		t.Fatalf("drops %+v; want the closed rejoiner's slot lost again", g.drops)
+	}
+}
