@@ -29,7 +29,7 @@ type GameCall struct {
 	Spectate bool
 }
 
-// Call runs c on its game: what the runtime does with a GameCall.
+// Call makes call gc of its game: what the runtime does with a GameCall.
 func (gc GameCall) Call() error {
 	if gc.Spectate {
 		return gc.Game.(handoff.Spectatable).Spectate(gc.Member)
