@@ -26,7 +26,9 @@ type ConnID uint64
 // When Request is set, the runtime asks its Hall that question for connection Conn (on a
 // goroutine, at most HallTimeout) and hands the answer back with Answered (hall.go). When Start
 // is set (ServerConfig.AsyncStart), the runtime starts that game for connection Conn's lobby
-// (Starter.StartGame on a goroutine) and hands the result back with Started (starting.go).
+// (Starter.StartGame on a goroutine) and hands the result back with Started (starting.go); when
+// Call is set (AsyncStart too), it makes that call of a running game for connection Conn
+// (Rejoin or Spectate, on a goroutine) and hands the result back with Called (calling.go).
 type Out struct {
 	Conn    ConnID
 	Line    []byte
@@ -34,6 +36,7 @@ type Out struct {
 	Game    handoff.Game
 	Request *Request
 	Start   *StartRequest
+	Call    *GameCall
 }
 
 // Core is the lobby's protocol core (docs/PROTOCOL.md §2): the connections, their users,
@@ -42,12 +45,14 @@ type Out struct {
 // Open, Line, LineTooLong, Closed — the games' events (GameEnded), and calls Tick at
 // NextDeadline; after each call it carries out what the Core left in Outbox. Games are handed
 // to the game runtime through ServerConfig.Starter, whose Game the Core then drives (Drop,
-// Rejoin, Spectate). Times are monotonic durations from an origin fixed by the runtime. Not
+// Rejoin, Spectate; with AsyncStart the runtime makes the Rejoin and Spectate calls,
+// calling.go). Times are monotonic durations from an origin fixed by the runtime. Not
 // safe for concurrent use.
 //
 // Each command is one method of the Core, listed in commands (commands.go); the files hold
 // its parts: accept and limits (limits.go), membership (membership.go), stages (stages.go),
-// the game lifecycle (games.go, rejoin.go), listing and chat (listing.go).
+// the game lifecycle (games.go, starting.go, rejoin.go, calling.go), listing and chat
+// (listing.go).
 type Core struct {
 	cfg ServerConfig
 	srv string // the server UUID, the header of every response and push
@@ -75,6 +80,10 @@ type Core struct {
 	startsMade uint64                   // asynchronous starts so far (StartRequest.ID)
 	starts     map[uint64]*pendingStart // those whose result has not come (starting.go)
 	startQueue []*pendingStart          // the lobbies' starts by due time (lazy)
+
+	callsMade uint64                  // asynchronous game calls so far (GameCall.ID)
+	calls     map[uint64]*pendingCall // those whose result has not come (calling.go)
+	callQueue []*pendingCall          // the calls by due time (lazy)
 }
 
 // lobbyState is one lobby: waiting for its owner's START, starting (AsyncStart: the runtime
@@ -127,13 +136,17 @@ type connState struct {
 	// connection sent meanwhile (or while its START is carried out, busy), handled after it
 	// (hall.go).
 	waiting *ask
+	// calling is the rejoin or spectate call of a game waiting for its result (AsyncStart,
+	// calling.go): the connection's later lines are held behind it too.
+	calling *pendingCall
 	held    [][]byte
 }
 
 // busy reports whether cs waits for an answer its later lines must follow: a hall-of-fame
-// request's, or the start of the game it asked for (starting.go).
+// request's, a game's to its REJOIN or JOIN_LOBBY (calling.go), or the start of the game it
+// asked for (starting.go).
 func (cs *connState) busy() bool {
-	return cs.waiting != nil || cs.lobby != nil && cs.lobby.starting != nil && cs.lobby.starting.by == cs
+	return cs.waiting != nil || cs.calling != nil || cs.lobby != nil && cs.lobby.starting != nil && cs.lobby.starting.by == cs
 }
 
 // NewCore returns a Core for cfg (see ServerConfig for the defaults) at time now.
@@ -151,6 +164,7 @@ func NewCore(cfg ServerConfig, now time.Duration) *Core {
 		lobbies:    make(map[string]*lobbyState),
 		stageParts: make(map[string][]string),
 		starts:     make(map[uint64]*pendingStart),
+		calls:      make(map[uint64]*pendingCall),
 		nextFlush:  now + burstWindow,
 	}
 	for _, f := range cfg.Stages.Files() {
@@ -246,6 +260,7 @@ func (c *Core) Stop() { c.stopping = true }
 func (c *Core) Tick(now time.Duration) {
 	c.expireAsks(now)
 	c.expireStarts(now)
+	c.expireCalls(now)
 	for len(c.timers) > 0 && c.timers[0].at <= now {
 		e := heap.Pop(&c.timers).(timer)
 		cs := c.conns[e.id]
@@ -280,6 +295,9 @@ func (c *Core) NextDeadline() time.Duration {
 		next = min(next, a)
 	}
 	if s := c.nextStart(); s != 0 {
+		next = min(next, s)
+	}
+	if s := c.nextCall(); s != 0 {
 		next = min(next, s)
 	}
 	for len(c.timers) > 0 {

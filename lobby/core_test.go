@@ -100,6 +100,7 @@ type vlobby struct {
 	games  []handoff.Game // handed over by the Core (Out.Game)
 	reqs   []Out          // hall-of-fame requests left by the Core (Out.Request)
 	startQ []Out          // starts left by the Core (Out.Start, AsyncStart)
+	callQ  []Out          // game calls left by the Core (Out.Call, AsyncStart)
 }
 
 // vconn is one virtual connection: the lines the Core sent it, and whether it closed it.
@@ -141,6 +142,10 @@ func (v *vlobby) collect() {
 		}
 		if o.Start != nil {
 			v.startQ = append(v.startQ, o)
+			continue
+		}
+		if o.Call != nil {
+			v.callQ = append(v.callQ, o)
 			continue
 		}
 		c := v.conns[o.Conn]

@@ -10,10 +10,11 @@
 //     ParseLobbies/AppendLobbies for the GET_LOBBIES body;
 //   - Core, the server's protocol core: a state machine fed connection
 //     events and lines with the time (Open, Line, Closed, Tick, GameEnded,
-//     Answered, Started), which leaves the lines to send in its Outbox, hands
+//     Answered, Started, Called), which leaves the lines to send in its Outbox, hands
 //     games to a Starter (net/instance.Manager; or, AsyncStart, asks its runtime
 //     to start them, Out.Start, when the Starter waits on the network: a game
-//     host, starting.go) and asks its runtime the hall-of-fame questions
+//     host, starting.go; likewise its games' Rejoin and Spectate, Out.Call,
+//     calling.go) and asks its runtime the hall-of-fame questions
 //     (Out.Request: it never waits for the database, hall.go); its rules are
 //     tested in virtual time;
 //   - Server, its runtime: it accepts connections, reads and writes lines,

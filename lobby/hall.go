@@ -153,7 +153,10 @@ func (c *Core) release(now time.Duration, cs *connState) {
 func (c *Core) hold(cs *connState, line []byte) {
 	if len(cs.held) >= MaxHeldLines {
 		what := "a hall-of-fame request waits"
-		if cs.waiting == nil {
+		switch {
+		case cs.calling != nil:
+			what = "the game answers"
+		case cs.waiting == nil:
 			what = "its game starts"
 		}
 		c.reply(cs, CodeWrongRequest, fmt.Sprintf("too many commands (%d) while %s, closing connection", MaxHeldLines, what))

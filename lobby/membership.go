@@ -112,7 +112,7 @@ func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
 			c.reply(cs, CodeWrongRequest, "lobby "+code+" is starting a game: try again in a moment")
 			return
 		case l.running():
-			c.spectate(cs, l)
+			c.spectate(now, cs, l)
 			return
 		case len(l.members) >= rules.MaxPlayers:
 			c.reply(cs, CodeWrongRequest, "lobby "+code+" is full ("+strconv.Itoa(rules.MaxPlayers)+" players)")

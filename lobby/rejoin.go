@@ -63,9 +63,9 @@ func newSession(l *lobbyState) (token uint32, key [16]byte, err error) {
 
 // spectate answers JOIN_LOBBY to a lobby that is running a game: cs becomes a spectator of it
 // (docs/PROTOCOL.md §2.4.3): 200 <code>, MEMBERS and STAGE to cs, then SPECTATE with its token
-// and key.
-func (c *Core) spectate(cs *connState, l *lobbyState) {
-	if len(l.spectators) >= handoff.MaxSpectators {
+// and key. With ServerConfig.AsyncStart the runtime calls the game's Spectate (calling.go).
+func (c *Core) spectate(now time.Duration, cs *connState, l *lobbyState) {
+	if len(l.spectators)+c.pendingSpectators(l) >= handoff.MaxSpectators {
 		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is running a game and has "+strconv.Itoa(handoff.MaxSpectators)+" spectators (max)")
 		return
 	}
@@ -80,7 +80,21 @@ func (c *Core) spectate(cs *connState, l *lobbyState) {
 		return
 	}
 	m := handoff.Member{UUID: cs.user, Name: cs.name, Slot: -1, Token: tok, Key: key}
-	if err := sp.Spectate(m); err != nil {
+	if c.cfg.AsyncStart {
+		if c.spectatePending(l, cs.user) {
+			c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is adding you as a spectator: try again in a moment")
+			return
+		}
+		c.leaveCall(now, cs, l, l.game, m, true)
+		return
+	}
+	c.spectated(cs, l, m, sp.Spectate(m))
+}
+
+// spectated ends cs's JOIN_LOBBY to running lobby l with the result err of its game's
+// Spectate(m).
+func (c *Core) spectated(cs *connState, l *lobbyState, m handoff.Member, err error) {
+	if err != nil {
 		c.reply(cs, CodeWrongRequest, "cannot watch lobby "+l.code+": "+err.Error())
 		return
 	}
@@ -149,7 +163,7 @@ func (c *Core) SpectatorsGone(_ time.Duration, g handoff.Game, gone []handoff.Me
 // session key of that slot's START push (RejoinProof). On success: 200 <code>, MEMBERS to
 // every member, STAGE and a START push with a new token and key to the sender; the slot's old
 // token stops working.
-func (c *Core) rejoin(_ time.Duration, cs *connState, cmd Command) {
+func (c *Core) rejoin(now time.Duration, cs *connState, cmd Command) {
 	if len(cmd.Args) != 3 {
 		c.reply(cs, CodeWrongRequest, "REJOIN takes a lobby code, a slot and a proof")
 		return
@@ -196,8 +210,28 @@ func (c *Core) rejoin(_ time.Duration, cs *connState, cmd Command) {
 		return
 	}
 	m := handoff.Member{UUID: cs.user, Name: cs.name, Slot: slot, Token: tok, Key: key}
-	if err := rj.Rejoin(m); err != nil {
-		c.reply(cs, CodeWrongRequest, "slot "+strconv.Itoa(slot)+" of lobby "+code+" is not waiting for a rejoin (its player is connected, left, or the time to rejoin is over)")
+	if c.cfg.AsyncStart {
+		if c.rejoinPending(l, slot, cs.user) {
+			c.reply(cs, CodeWrongRequest, notWaiting(slot, code))
+			return
+		}
+		c.leaveCall(now, cs, l, l.game, m, false)
+		return
+	}
+	c.rejoined(cs, l, m, rj.Rejoin(m))
+}
+
+// notWaiting is the refusal of a REJOIN whose slot is not waiting for a rejoin.
+func notWaiting(slot int, code string) string {
+	return "slot " + strconv.Itoa(slot) + " of lobby " + code + " is not waiting for a rejoin (its player is connected, left, or the time to rejoin is over)"
+}
+
+// rejoined ends cs's REJOIN of slot m.Slot of running lobby l with the result err of its game's
+// Rejoin(m).
+func (c *Core) rejoined(cs *connState, l *lobbyState, m handoff.Member, err error) {
+	code, slot := l.code, m.Slot
+	if err != nil {
+		c.reply(cs, CodeWrongRequest, notWaiting(slot, code))
 		return
 	}
 	prev := l.slots[slot].UUID
@@ -227,7 +261,7 @@ func (c *Core) rejoin(_ time.Duration, cs *connState, cmd Command) {
 	c.reply(cs, CodeOK, code)
 	c.pushMembers(l)
 	c.pushSettings(cs, l)
-	c.push(cs, PushStart, addrArgs(l.game, strconv.Itoa(l.game.Port()), tok, key)...)
+	c.push(cs, PushStart, addrArgs(l.game, strconv.Itoa(l.game.Port()), m.Token, m.Key)...)
 }
 
 // Rejoin sends REJOIN: this client takes back slot of the game running in lobby code, whose

@@ -53,7 +53,9 @@ type ServerConfig struct {
 	// AsyncStart makes the runtime call Starter.StartGame on a goroutine of its own, off the
 	// lock, for each START (Out.Start, starting.go): for a Starter that waits on the network
 	// (net/fleet.Remote), so that a slow game host delays its lobby's START only. Unset (the
-	// all-in-one server, net/instance.Manager), the Core calls the Starter itself.
+	// all-in-one server, net/instance.Manager), the Core calls the Starter itself. It covers
+	// the calls of a running game that wait on it too: REJOIN's Rejoin and a spectator's
+	// Spectate (Out.Call, calling.go).
 	AsyncStart bool
 	// Hall, when set, is the hall of fame GET_SCORES, GET_GAMES and GET_REPLAY read, and the
 	// server keeps every finished game (it pushes GAME_ID before END); nil: those commands get
@@ -96,7 +98,7 @@ func (cfg ServerConfig) withDefaults() ServerConfig {
 // has one goroutine that reads lines and hands them to the Core, and one writer goroutine that
 // sends the lines the Core queued for it; one timer goroutine calls Core.Tick at its
 // deadlines, and one goroutine per running game tells the Core when it ends (and, with
-// AsyncStart, one per start in progress carries it out). The Core is
+// AsyncStart, one per start, rejoin or spectator in progress carries it out). The Core is
 // guarded by one mutex, held while it handles an event and while its outbox is queued to the
 // connections (which never blocks on the network), so lines keep the Core's order.
 type Server struct {
@@ -117,6 +119,7 @@ type Server struct {
 	watchWG sync.WaitGroup // watch goroutines
 	askWG   sync.WaitGroup // hall-of-fame requests (ask)
 	startWG sync.WaitGroup // asynchronous starts (startGame)
+	callWG  sync.WaitGroup // asynchronous rejoins and spectators (callGame)
 }
 
 // conn is one client connection's I/O.
@@ -160,7 +163,7 @@ func (s *Server) do(fn func(now time.Duration)) {
 
 // dispatch carries out the Core's outbox (called with s.mu held).
 func (s *Server) dispatch() {
-	var refused, refusedStarts []Out
+	var refused, refusedStarts, refusedCalls []Out
 	for _, o := range s.core.Outbox() {
 		switch {
 		case o.Start != nil:
@@ -171,6 +174,15 @@ func (s *Server) dispatch() {
 			default:
 				s.startWG.Add(1) // Serve waits for them before the watchers
 				go s.startGame(*o.Start)
+			}
+		case o.Call != nil:
+			switch {
+			case s.ctx == nil: // not served: the Core's deadline answers
+			case s.closing:
+				refusedCalls = append(refusedCalls, o)
+			default:
+				s.callWG.Add(1) // Serve waits for them with the starts
+				go s.callGame(*o.Call)
 			}
 		case o.Game != nil:
 			if s.ctx != nil && !s.closing {
@@ -206,7 +218,10 @@ func (s *Server) dispatch() {
 	for _, o := range refusedStarts {
 		s.core.Started(s.now(), o.Start.ID, nil, errors.New("the server is shutting down"))
 	}
-	if len(refused)+len(refusedStarts) > 0 {
+	for _, o := range refusedCalls {
+		s.core.Called(s.now(), o.Call.ID, errors.New("the server is shutting down"))
+	}
+	if len(refused)+len(refusedStarts)+len(refusedCalls) > 0 {
 		s.dispatch()
 		return
 	}
@@ -254,6 +269,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.core.Stop()
 	s.mu.Unlock()
 	s.startWG.Wait() // a game started now is not watched: its runtime shuts down after the lobby
+	s.callWG.Wait()
 	s.watchWG.Wait()
 	s.askWG.Wait()
 	s.mu.Lock()
@@ -339,6 +355,14 @@ func (s *Server) startGame(r StartRequest) {
 	defer s.startWG.Done()
 	g, err := s.cfg.Starter.StartGame(r.Spec)
 	s.do(func(now time.Duration) { s.core.Started(now, r.ID, g, err) })
+}
+
+// callGame carries out call r (ServerConfig.AsyncStart): the game's Rejoin or Spectate, off
+// s.mu, then its result to the Core.
+func (s *Server) callGame(r GameCall) {
+	defer s.callWG.Done()
+	err := r.Call()
+	s.do(func(now time.Duration) { s.core.Called(now, r.ID, err) })
 }
 
 // ask puts request r of connection conn to the Hall (at most HallTimeout, less once ctx is

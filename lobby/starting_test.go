@@ -230,7 +230,8 @@ func TestCoreAsyncStartSpectators(t *testing.T) {
 	g := &vgame{port: 7000}
 	v.started(0, g, nil)
 	s := v.player("192.0.2.2", "s")
-	s.ok(CmdJoinLobby, code) // a spectator of the running game
+	s.send(CmdJoinLobby + " " + s.user + ";" + code) // a spectator of the running game
+	v.called(0, nil)
 	v.core.GameEnded(v.now, g, 1)
 	v.collect()
 	for _, c := range append(ps, s) {
