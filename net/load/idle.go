@@ -101,7 +101,6 @@ type IdleReport struct {
 type idleConn struct {
 	nc    net.Conn
 	ka    []byte // "GET_LOBBIES <uuid>;\r\n"
-	wmu   sync.Mutex
 	alive atomic.Bool
 }
 
