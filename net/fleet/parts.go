@@ -35,6 +35,23 @@ func splitReplay(b []byte) [][]byte {
 	return out
 }
 
+// checkPart checks what every part of a file sent in parts says of itself, whatever the file
+// (a replay, a stage): 1..maxParts parts, part one of them, 1..ReplayPartBytes bytes, and every
+// part but the last full. The order of the parts is the reassembler's to check.
+func checkPart(part, parts, maxParts int, data []byte) error {
+	switch {
+	case parts < 1 || parts > maxParts:
+		return fmt.Errorf("%d parts (1..%d)", parts, maxParts)
+	case part < 0 || part >= parts:
+		return fmt.Errorf("part %d of %d", part, parts)
+	case len(data) == 0 || len(data) > ReplayPartBytes:
+		return fmt.Errorf("part %d of %d bytes (1..%d)", part, len(data), ReplayPartBytes)
+	case part < parts-1 && len(data) != ReplayPartBytes:
+		return fmt.Errorf("part %d of %d: %d bytes, only the last part may be shorter than %d", part, parts, len(data), ReplayPartBytes)
+	}
+	return nil
+}
+
 // errRefusedBefore is add's answer to a part of a game whose replay was refused already (the
 // refusal was reported once).
 var errRefusedBefore = errors.New("fleet: replay refused before")
@@ -78,17 +95,13 @@ func (p *replayParts) add(game uint64, part, parts int, data []byte) error {
 }
 
 func (p *replayParts) check(game uint64, part, parts int, data []byte) error {
-	switch {
-	case game == 0:
+	if game == 0 {
 		return errors.New("no game")
-	case parts < 1 || parts > MaxReplayParts:
-		return fmt.Errorf("%d parts (1..%d)", parts, MaxReplayParts)
-	case part < 0 || part >= parts:
-		return fmt.Errorf("part %d of %d", part, parts)
-	case len(data) == 0 || len(data) > ReplayPartBytes:
-		return fmt.Errorf("part %d of %d bytes (1..%d)", part, len(data), ReplayPartBytes)
-	case part < parts-1 && len(data) != ReplayPartBytes:
-		return fmt.Errorf("part %d of %d: %d bytes, only the last part may be shorter than %d", part, parts, len(data), ReplayPartBytes)
+	}
+	if err := checkPart(part, parts, MaxReplayParts, data); err != nil {
+		return err
+	}
+	switch {
 	case p.game != 0 && p.game != game:
 		return fmt.Errorf("part while game %d's replay is incomplete (%d of %d parts)", p.game, p.next, p.parts)
 	case p.game == 0 && part != 0:

@@ -65,17 +65,13 @@ func (p *stageParts) add(hash string, part, parts int, data []byte) (*stagefile.
 }
 
 func (p *stageParts) check(hash string, part, parts int, data []byte) error {
-	switch {
-	case !lobby.ValidStageHash(hash):
+	if !lobby.ValidStageHash(hash) {
 		return errors.New("not a stage hash")
-	case parts < 1 || parts > MaxStageParts:
-		return fmt.Errorf("%d parts (1..%d)", parts, MaxStageParts)
-	case part < 0 || part >= parts:
-		return fmt.Errorf("part %d of %d", part, parts)
-	case len(data) == 0 || len(data) > ReplayPartBytes:
-		return fmt.Errorf("part %d of %d bytes (1..%d)", part, len(data), ReplayPartBytes)
-	case part < parts-1 && len(data) != ReplayPartBytes:
-		return fmt.Errorf("part %d of %d: %d bytes, only the last part may be shorter than %d", part, parts, len(data), ReplayPartBytes)
+	}
+	if err := checkPart(part, parts, MaxStageParts, data); err != nil {
+		return err
+	}
+	switch {
 	case len(p.buf)+len(data) > stagefile.MaxBytes:
 		return fmt.Errorf("more than %d bytes", stagefile.MaxBytes)
 	case p.hash != "" && p.hash != hash:

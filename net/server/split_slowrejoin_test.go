@@ -73,14 +73,8 @@ func TestSplitSlowRejoin(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dial := func(name string) *lobby.Client {
-		c, err := lobby.Dial(ctx, addr)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, _ := dialLobby(t, ctx, addr, name)
 		t.Cleanup(func() { c.Close() })
-		if _, err := c.Authenticate(name); err != nil {
-			t.Fatal(err)
-		}
 		return c
 	}
 	a0, a1 := dial("a0"), dial("a1")
