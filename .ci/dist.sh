@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # make dist: release archives of every binary that can be built here, per OS/arch, into dist/:
-#   rtype-VERSION-OS-ARCH.tar.gz (.zip for Windows) with the binaries, LICENSE, README.md,
+#   rtype-VERSION-OS-ARCH.tar.gz (.zip for Windows) with the binaries, LICENSE, README.md, docs/HOSTING.md,
 #   docs/THIRD_PARTY.md and deploy/, and dist/SHA256SUMS over the archives.
 # Binaries are built with -trimpath and the version stamped (buildinfo.Version, printed by
 # -version). Server, bot and load generator are pure Go (CGO_ENABLED=0) for every target. The
@@ -46,7 +46,7 @@ for t in linux/amd64 linux/arm64 windows/amd64 darwin/amd64 darwin/arm64; do
 		fi ;;
 	darwin) echo "dist: rtype-client for $t skipped: it needs cgo with Xcode's command-line tools on macOS (run make build there)" | tee -a "$out/SKIPPED" >&2 ;;
 	esac
-	cp LICENSE README.md docs/THIRD_PARTY.md "$dir/"
+	cp LICENSE README.md docs/HOSTING.md docs/THIRD_PARTY.md "$dir/"
 	cp -r deploy "$dir/deploy"
 	if [ "$os" = windows ]; then
 		find "$dir" -exec touch -h -d '1980-01-02 00:00:00Z' {} +

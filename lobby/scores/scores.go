@@ -1,5 +1,5 @@
 // Package scores keeps every finished game: the hall of fame (docs/PROTOCOL.md §2.4.12 to
-// §2.4.14, README "Where the data lives"). A Store is the database over database/sql — SQLite
+// §2.4.14, docs/HOSTING.md "Where the data lives"). A Store is the database over database/sql — SQLite
 // (modernc.org/sqlite, pure Go, WAL) by default, PostgreSQL (github.com/jackc/pgx/v5/stdlib)
 // for hosts that run one — with one schema and versioned migrations applied at Open. A Hall is
 // its runtime: it takes finished games from the game runtime without ever blocking it (a bounded

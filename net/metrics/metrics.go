@@ -2,7 +2,7 @@
 // the TCP lobby's figures (lobby.Server.Stats) and the game runtime's (net/instance.Manager: games,
 // UDP traffic, drops by reason, reliable resends, tick lateness), read at each scrape, plus the Go
 // runtime and process collectors. The server serves it on its opt-in admin address (-admin,
-// net/server); README "Operating a server" lists the names.
+// net/server); docs/HOSTING.md "Operating a server" lists the names.
 package metrics
 
 import (

@@ -31,7 +31,7 @@ type HTTPConfig struct {
 	Ready func() bool
 }
 
-// MetricsHandler serves the metrics address (-metrics; README "Operating a server"), read-only
+// MetricsHandler serves the metrics address (-metrics; docs/HOSTING.md "Operating a server"), read-only
 // and unauthenticated, and nothing else:
 //
 //	GET /metrics  Prometheus metrics (net/metrics)

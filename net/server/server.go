@@ -74,7 +74,7 @@ type Config struct {
 	RejoinWindow time.Duration
 	Logger       *slog.Logger
 	// DataDir is the data directory: the SQLite database (rtype.db) and the replays (replays/)
-	// of the hall of fame (README "Where the data lives").
+	// of the hall of fame (docs/HOSTING.md "Where the data lives").
 	DataDir string
 	// DB is the hall of fame's database: "sqlite" (DataDir/rtype.db), "sqlite:PATH", a
 	// "postgres://" URL, or "" / "off": none (no game is kept; GET_SCORES gets 500).
