@@ -8,8 +8,7 @@ import (
 // BenchmarkBatchEcho measures a server's batched read of 8 datagrams and its batched replies,
 // on a socket bound to one address (no control messages) and on one bound to every interface
 // (each datagram's arrival address read, noted, looked up and sent as a control message): the
-// cost of replying from the arrival address (docs/BENCHMARKS.md, "Replies from the arrival
-// address").
+// cost of replying from the arrival address (docs/BENCHMARKS.md, "Server capacity and CPU").
 func BenchmarkBatchEcho(b *testing.B) {
 	for _, c := range []struct{ name, bind string }{{"bound", "127.0.0.1:0"}, {"all-interfaces", "0.0.0.0:0"}} {
 		b.Run(c.name, func(b *testing.B) {
