@@ -2,8 +2,10 @@ package lobby
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,25 +53,50 @@ var (
 	broadcastRE   = regexp.MustCompile(`^the operator broadcasts "(.*)"$`)
 )
 
-// conformanceStages is the catalogue of the server the examples run against
-// (docs/PROTOCOL.md §2.1.1): the embedded stage1 (the default) and short, and
-// testdata/lobby/tiny.json named "tiny"; its arcade run is short then tiny.
-func conformanceStages(t *testing.T) *stagefile.Catalogue {
+// exampleServerFlags returns the rtype-server flags of the server the examples run against, as
+// docs/PROTOCOL.md §2.1.1 gives them (`rtype-server -stage ... -arcade ...`, run from the
+// repository's root); cmd/rtype-server's TestExampleServerFlags starts the binary with them.
+func exampleServerFlags(t *testing.T) (stage, arcade string) {
 	t.Helper()
-	var files []*stagefile.File
-	for _, n := range []string{"stage1", "short", "../testdata/lobby/tiny.json"} {
-		f, err := stagefile.Load(n, game.ParseScript)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	cat, err := stagefile.NewCatalogue("stage1", files...)
+	doc, err := os.ReadFile("../docs/PROTOCOL.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cat.SetRun([]string{"short", "tiny"}); err != nil {
+	m := regexp.MustCompile("`rtype-server (-[^`]+)`").FindSubmatch(doc[bytes.Index(doc, []byte("#### 2.1.1")):])
+	if m == nil {
+		t.Fatal("docs/PROTOCOL.md §2.1.1 gives no rtype-server command for the examples' server")
+	}
+	fs := flag.NewFlagSet("rtype-server", flag.ContinueOnError)
+	fs.StringVar(&stage, "stage", "", "")
+	fs.StringVar(&arcade, "arcade", "", "")
+	if err := fs.Parse(strings.Fields(string(m[1]))); err != nil || fs.NArg() > 0 {
+		t.Fatalf("§2.1.1's flags %q: %v (the examples' server is set by -stage and -arcade alone)", m[1], err)
+	}
+	return stage, arcade
+}
+
+// conformanceStages is the catalogue of the server the examples run against
+// (docs/PROTOCOL.md §2.1.1), built from its -stage and -arcade flags as the server builds it:
+// the embedded stage1 (the default) and short, and testdata/lobby/tiny.json named "tiny"; its
+// arcade run is short then tiny.
+func conformanceStages(t *testing.T) *stagefile.Catalogue {
+	t.Helper()
+	stage, arcade := exampleServerFlags(t)
+	items := strings.Split(stage, ",")
+	for i, it := range items {
+		if stagefile.IsPath(it) {
+			items[i] = filepath.Join("..", it) // the flags are relative to the repository's root
+		}
+	}
+	cat, err := stagefile.LoadCatalogue(strings.Join(items, ","), game.ParseScript)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if err := cat.SetRun(strings.Split(arcade, ",")); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cat.Names(), ","); got != "stage1,short,tiny" {
+		t.Fatalf("§2.1.1's flags offer %s, want stage1,short,tiny as the examples show", got)
 	}
 	return cat
 }

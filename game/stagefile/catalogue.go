@@ -63,10 +63,22 @@ func NewCatalogue(def string, files ...*File) (*Catalogue, error) {
 // LoadCatalogue builds a server's catalogue from its -stage flag, every file checked with parse:
 // every embedded stage, plus the file at def when def is a path (IsPath). def names the default
 // stage ("": Default); a file whose name is also an embedded stage's replaces that stage on this
-// server.
+// server. A comma-separated list (embedded names and paths, "stage1,short,levels/cave.json")
+// offers exactly those stages, the first the default.
 func LoadCatalogue(def string, parse Parser) (*Catalogue, error) {
 	if def == "" {
 		def = Default
+	}
+	if strings.Contains(def, ",") {
+		var files []*File
+		for _, s := range strings.Split(def, ",") {
+			f, err := Load(strings.TrimSpace(s), parse)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, f)
+		}
+		return NewCatalogue(files[0].Name, files...)
 	}
 	var extra *File
 	defName := def

@@ -86,6 +86,23 @@ func TestLoadCatalogue(t *testing.T) {
 	}
 }
 
+// A list offers exactly its stages, the first the default (the server of PROTOCOL.md §2.1.1's
+// examples: -stage stage1,short,testdata/lobby/tiny.json).
+func TestLoadCatalogueList(t *testing.T) {
+	cat, err := stagefile.LoadCatalogue("short,stage1,../../testdata/lobby/tiny.json", game.ParseScript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cat.Names(), ","); got != "short,stage1,tiny" {
+		t.Errorf("Names = %s, want short (the first: the default) then stage1, tiny and nothing else", got)
+	}
+	for _, def := range []string{"stage1,stage1", "stage1,nosuch", "stage1,", "stage1,../../testdata/lobby/missing.json"} {
+		if _, err := stagefile.LoadCatalogue(def, game.ParseScript); err == nil {
+			t.Errorf("stagefile.LoadCatalogue(%q) succeeded", def)
+		}
+	}
+}
+
 func TestNewCatalogueErrors(t *testing.T) {
 	f, err := stagefile.Embedded("short", game.ParseScript)
 	if err != nil {
