@@ -7,6 +7,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/net/wire"
 )
 
 // botGame is a game played by game.Autopilot in every slot, recorded.
@@ -24,7 +25,7 @@ func newBotGame(tb testing.TB, stage string, players int, seed uint64) *botGame 
 	names := []string{"ann", "bob", "cyd", "dee"}[:players]
 	cfg := game.Config{Seed: seed, Players: players, Stage: game.StageOf(f)}
 	h := NewRunHeader(cfg, []string{stage}, names)
-	h.Protocol, h.Build, h.Time = 3, "test", 1764633600
+	h.Protocol, h.Build, h.Time = wire.Version, "test", 1764633600
 	g := &botGame{sim: game.NewSim(cfg), rec: NewRecorder(h), st: game.StageOf(f)}
 	g.sim.SetRecorder(g.rec)
 	return g
@@ -43,7 +44,7 @@ func newRunGame(tb testing.TB, stages []string, players int, seed uint64) *botGa
 	names := []string{"ann", "bob", "cyd", "dee"}[:players]
 	cfg := game.Config{Seed: seed, Players: players, Run: run}
 	h := NewRunHeader(cfg, stages, names)
-	h.Protocol, h.Build, h.Time = 3, "test", 1764633600
+	h.Protocol, h.Build, h.Time = wire.Version, "test", 1764633600
 	g := &botGame{sim: game.NewSim(cfg), rec: NewRecorder(h)}
 	g.sim.SetRecorder(g.rec)
 	return g

@@ -13,6 +13,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/net/wire"
 )
 
 // reseal recomputes the checksum of a replay file whose content a test changed.
@@ -47,7 +48,7 @@ func TestRecordDecodeVerify(t *testing.T) {
 		t.Fatal("encode(Decode(b)) differs from b")
 	}
 	if r.SimVersion != game.SimVersion || r.Stage != "stage1" || r.StageData != nil || r.Players != 4 || r.Names[3] != "dee" ||
-		r.Build != "test" || r.Protocol != 3 || r.Seed != 5 {
+		r.Build != "test" || r.Protocol != wire.Version || r.Seed != 5 {
 		t.Errorf("header %+v", r.Header)
 	}
 	end := r.End()
