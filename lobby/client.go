@@ -382,8 +382,9 @@ func (c *Client) FetchStage(hash string) ([]byte, error) {
 	}
 	var gz []byte
 	parts := 1
+	var pace time.Duration
 	for i := 0; i < parts; i++ {
-		r, err := c.request(CmdGetStage, hash, strconv.Itoa(i))
+		r, err := c.requestPart(&pace, CmdGetStage, hash, strconv.Itoa(i))
 		if err != nil {
 			return nil, err
 		}
@@ -399,6 +400,31 @@ func (c *Client) FetchStage(hash string) ([]byte, error) {
 		gz = append(gz, data...)
 	}
 	return DecodeStage(hash, gz)
+}
+
+// requestPart requests one part of a download (GET_STAGE, GET_REPLAY). Every part is a line of
+// the connection's command rate (docs/PROTOCOL.md §2.3): when the server refuses one for the rate,
+// requestPart waits a line's worth of that rate and asks again, and the download's later parts
+// (pace, zero at its start) go out at that rate, so that a download of more parts than the burst
+// gets one refusal, not one per part.
+func (c *Client) requestPart(pace *time.Duration, name string, args ...string) (Response, error) {
+	for tries := 0; ; tries++ {
+		if *pace > 0 {
+			select {
+			case <-time.After(*pace):
+			case <-c.done:
+			}
+		}
+		r, err := c.request(name, args...)
+		var re *ResponseError
+		if tries < 3 && errors.As(err, &re) && re.Code == CodeWrongRequest {
+			if rate, ok := ParseRateRefusal(re.Reason); ok {
+				*pace = time.Duration(float64(time.Second)/rate) + time.Millisecond
+				continue
+			}
+		}
+		return r, err
+	}
 }
 
 // DecodeStage gunzips the gzip stream gz of a stage file (at most
@@ -577,8 +603,9 @@ func (c *Client) games(cmd string, args ...string) ([]GameEntry, error) {
 func (c *Client) FetchReplay(id uuid.UUID) ([]byte, error) {
 	var out []byte
 	parts := 1
+	var pace time.Duration
 	for i := 0; i < parts; i++ {
-		r, err := c.request(CmdGetReplay, id.String(), strconv.Itoa(i))
+		r, err := c.requestPart(&pace, CmdGetReplay, id.String(), strconv.Itoa(i))
 		if err != nil {
 			return nil, err
 		}

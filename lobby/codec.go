@@ -26,6 +26,25 @@ const (
 	CodeWrongRequest = 500 // malformed line, unknown command, bad arguments or refused action
 )
 
+// RateRefusal is the reason of the 500 a line over its connection's command rate gets
+// (docs/PROTOCOL.md §2.3): "too many commands: at most 10 per second".
+func RateRefusal(rate float64) string {
+	return rateRefusalPrefix + formatRate(rate) + " per second"
+}
+
+const rateRefusalPrefix = "too many commands: at most "
+
+// ParseRateRefusal returns the rate a RateRefusal reason names, and whether reason is one.
+func ParseRateRefusal(reason string) (float64, bool) {
+	n, ok := strings.CutPrefix(reason, rateRefusalPrefix)
+	if !ok {
+		return 0, false
+	}
+	n, ok = strings.CutSuffix(n, " per second")
+	r, err := strconv.ParseFloat(n, 64)
+	return r, ok && err == nil && r > 0
+}
+
 // Client command names (seed 004 §2.4; GET_STAGES, SET_STAGE and GET_STAGE are
 // extensions, docs/PROTOCOL.md §2.4.6-§2.4.8; CHAT is §2.4.9) and server push
 // names (seed 004 §2.3; MEMBERS, END and STAGE are extensions, docs/PROTOCOL.md

@@ -199,7 +199,7 @@ func (c *Core) Line(now time.Duration, id ConnID, line []byte) {
 			c.close(cs, "too many commands")
 			return
 		}
-		c.reply(cs, CodeWrongRequest, "too many commands: at most "+formatRate(c.cfg.CommandRate)+" per second")
+		c.reply(cs, CodeWrongRequest, RateRefusal(c.cfg.CommandRate))
 		return
 	}
 	cs.refused = 0
