@@ -116,3 +116,28 @@ func TestStageExampleSizes(t *testing.T) {
 		t.Errorf("docs/PROTOCOL.md §2.1.1 lacks %q", want)
 	}
 }
+
+// A page (GET_SCORES, GET_GAMES) or a replay part with a sign or a leading zero is refused with
+// the argument quoted (docs/PROTOCOL.md §2.4.12 to §2.4.14); "0" is page 0.
+func TestHallNumbersCanonical(t *testing.T) {
+	v := newVLobby(t, ServerConfig{Hall: vhall{}, CommandRate: 1000})
+	a := hallPlayer(v, "10.0.0.1", "alice")
+	for _, bad := range []string{"01", "00", "+1", "-0", "1.0"} {
+		if got, want := a.fail(CmdGetScores, "", "", bad), fmt.Sprintf("page %q: want 0..9999", bad); got != want {
+			t.Errorf("GET_SCORES page %s: %q, want %q", bad, got, want)
+		}
+		if got, want := a.fail(CmdGetGames, bad), fmt.Sprintf("page %q: want 0..9999", bad); got != want {
+			t.Errorf("GET_GAMES page %s: %q, want %q", bad, got, want)
+		}
+		if got, want := a.fail(CmdGetReplay, hallGame.ID.String(), bad), fmt.Sprintf("part %q: want 0..4095", bad); got != want {
+			t.Errorf("GET_REPLAY part %s: %q, want %q", bad, got, want)
+		}
+	}
+	if len(v.reqs) != 0 {
+		t.Fatalf("requests left for refused numbers: %v", v.reqs)
+	}
+	a.send(CmdGetGames + " " + a.user + ";0")
+	if o := v.takeReq(); o.Request.Games == nil || o.Request.Games.Page != 0 {
+		t.Fatalf("GET_GAMES page 0: request %+v", o.Request)
+	}
+}
