@@ -1,7 +1,8 @@
 // Package client is the Ebitengine desktop client of rtype; it and its subpackage sfx (ebiten's
 // audio) are the only code in the repository that imports ebiten. Run opens a resizable window whose logical screen is the 1920×1080 virtual
 // playfield (letterboxed by ebiten), runs the scene flow of game/client/scene (title, connect,
-// lobby browser, lobby room, game, results, connection lost, settings), talks to the TCP lobby
+// lobby browser, lobby room, game, results, connection lost, settings…: each screen a type in a
+// file of its own, listed in screens.go, its flow in package scene), talks to the TCP lobby
 // (package lobby) and the UDP game instance (package net/session) on goroutines so Update never
 // blocks, draws every entity of the session's mirror world at View.Pos, and plays synthesised
 // sound.

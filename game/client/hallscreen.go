@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/game/client/controls"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/scores"
@@ -28,13 +27,7 @@ func (hallScreen) update(a *app, _ frame) {
 		a.handle(scene.Event{Kind: scene.EvBack})
 		return
 	}
-	step := 0
-	if a.justPressed(controls.Left) {
-		step = -1
-	} else if a.justPressed(controls.Right) {
-		step = 1
-	}
-	if step != 0 {
+	if step := a.leftRight(); step != 0 {
 		h := m.Hall
 		switch {
 		case a.menu == 0:

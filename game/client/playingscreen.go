@@ -64,16 +64,8 @@ func (playingScreen) update(a *app, f frame) {
 		a.pads = ebiten.AppendGamepadIDs(a.pads[:0])
 		b = a.gateFire(l, gameButtons(steerWhileTyping(a.pads))) // arrows steer; typing never fires
 	case a.m.MenuOpen:
-		if a.h.ActionIsJustPressed(input.Action(controls.Up)) || a.h.ActionIsJustPressed(input.Action(controls.Down)) {
-			a.pauseSel = 1 - a.pauseSel
-		}
-		if inpututil.IsKeyJustPressed(ebiten.KeyEnter) || a.h.ActionIsJustPressed(input.Action(controls.Confirm)) {
-			if a.pauseSel == 0 {
-				a.handle(scene.Event{Kind: scene.EvMenu}) // resume
-			} else {
-				a.handle(scene.Event{Kind: scene.EvLeaveGame})
-				return
-			}
+		if a.updatePause() {
+			return
 		}
 	case a.cfg.Autoplay:
 		a.autoBtns = 0
@@ -97,6 +89,23 @@ func (playingScreen) draw(a *app, dst surface) {
 		a.drawPause(dst)
 	}
 	a.drawChatOverlay(dst)
+}
+
+// updatePause is a frame of the in-game menu (Resume, Leave game); it reports whether the
+// player left the game.
+func (a *app) updatePause() (left bool) {
+	if a.h.ActionIsJustPressed(input.Action(controls.Up)) || a.h.ActionIsJustPressed(input.Action(controls.Down)) {
+		a.pauseSel = 1 - a.pauseSel
+	}
+	if inpututil.IsKeyJustPressed(ebiten.KeyEnter) || a.h.ActionIsJustPressed(input.Action(controls.Confirm)) {
+		if a.pauseSel == 0 {
+			a.handle(scene.Event{Kind: scene.EvMenu}) // resume
+		} else {
+			a.handle(scene.Event{Kind: scene.EvLeaveGame})
+			return true
+		}
+	}
+	return false
 }
 
 // drawPause draws the pause menu (the world under it is dimmed by drawWorld).

@@ -7,7 +7,6 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/art"
-	"github.com/rtype/rtype/game/client/controls"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
@@ -20,53 +19,10 @@ type roomScreen struct{ titleMusic }
 func (roomScreen) chat() {}
 
 func (roomScreen) update(a *app, _ frame) {
-	m := a.m
-	if a.frameN-a.membersAt >= 20 || a.members == nil {
-		_, a.members = a.net.Members()
-		a.roomStage = a.net.Stage()
-		a.roomLevel = a.net.Difficulty()
-		a.roomSection = a.net.Section()
-		a.membersAt = a.frameN
-	}
+	a.pollRoom()
 	items := a.roomItems()
-	onLevel := strings.HasPrefix(items[min(a.menu, len(items)-1)], difficultyItem)
-	onSection := strings.HasPrefix(items[min(a.menu, len(items)-1)], sectionItem)
-	if onSection && (a.justPressed(controls.Left) || a.justPressed(controls.Right)) {
-		step := 1
-		if a.justPressed(controls.Left) {
-			step = -1
-		}
-		n := practiceSections(a.roomStage) + 1 // the start .. the boss
-		a.handle(scene.Event{Kind: scene.EvSetSection, Section: (a.roomSection + step + n) % n})
-		a.membersAt = a.frameN - 20 // show the SECTION push as soon as it arrives
-		onLevel = false
-	}
-	// Left/Right: on the difficulty item the owner cycles the level (SET_DIFFICULTY), elsewhere
-	// the lobby's stage through the offered ones (SET_STAGE; the server refuses others, and
-	// the refusal is shown)
-	if onSection {
-		// Left/Right handled above
-	} else if onLevel && (a.justPressed(controls.Left) || a.justPressed(controls.Right)) {
-		step := 1
-		if a.justPressed(controls.Left) {
-			step = -1
-		}
-		a.handle(scene.Event{Kind: scene.EvSetDifficulty, Level: nextLevel(a.roomLevel, step).String()})
-		a.membersAt = a.frameN - 20 // show the DIFFICULTY push as soon as it arrives
-	} else if len(m.Stages) > 1 && (a.justPressed(controls.Left) || a.justPressed(controls.Right)) {
-		i := 0
-		for j, st := range m.Stages {
-			if st == a.roomStage {
-				i = j
-			}
-		}
-		if a.justPressed(controls.Left) {
-			i = (i + len(m.Stages) - 1) % len(m.Stages)
-		} else {
-			i = (i + 1) % len(m.Stages)
-		}
-		a.handle(scene.Event{Kind: scene.EvSetStage, Stage: m.Stages[i]})
-		a.membersAt = a.frameN - 20 // show the STAGE push as soon as it arrives
+	if step := a.leftRight(); step != 0 {
+		a.roomStep(items[min(a.menu, len(items)-1)], step)
 	}
 	a.nav(len(items), false)
 	if a.back(false) {
@@ -85,6 +41,44 @@ func (roomScreen) update(a *app, _ frame) {
 			a.handle(scene.Event{Kind: scene.EvBack})
 		}
 	}
+}
+
+// pollRoom takes the lobby's members, stage, level and section from the lobby connection
+// every 20 frames (and at once when they are unknown).
+func (a *app) pollRoom() {
+	if a.frameN-a.membersAt >= 20 || a.members == nil {
+		_, a.members = a.net.Members()
+		a.roomStage = a.net.Stage()
+		a.roomLevel = a.net.Difficulty()
+		a.roomSection = a.net.Section()
+		a.membersAt = a.frameN
+	}
+}
+
+// roomStep is Left/Right (step -1 or 1) on the room menu's item sel: on the practice item the
+// owner steps the section a solo game starts at (SET_SECTION), on the difficulty item the
+// level (SET_DIFFICULTY), elsewhere the lobby's stage through the offered ones (SET_STAGE; the
+// server refuses others, and the refusal is shown). The push is shown as soon as it arrives.
+func (a *app) roomStep(sel string, step int) {
+	m := a.m
+	switch {
+	case strings.HasPrefix(sel, sectionItem):
+		n := practiceSections(a.roomStage) + 1 // the start .. the boss
+		a.handle(scene.Event{Kind: scene.EvSetSection, Section: (a.roomSection + step + n) % n})
+	case strings.HasPrefix(sel, difficultyItem):
+		a.handle(scene.Event{Kind: scene.EvSetDifficulty, Level: nextLevel(a.roomLevel, step).String()})
+	case len(m.Stages) > 1:
+		i := 0
+		for j, st := range m.Stages {
+			if st == a.roomStage {
+				i = j
+			}
+		}
+		a.handle(scene.Event{Kind: scene.EvSetStage, Stage: m.Stages[(i+step+len(m.Stages))%len(m.Stages)]})
+	default:
+		return
+	}
+	a.membersAt = a.frameN - 20
 }
 
 func (roomScreen) draw(a *app, dst surface) {

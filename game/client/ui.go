@@ -136,6 +136,17 @@ func (a *app) justPressed(act controls.Action) bool {
 	return a.h.ActionIsJustPressed(input.Action(act))
 }
 
+// leftRight is -1 when Left was just pressed, 1 for Right (Left first), else 0.
+func (a *app) leftRight() int {
+	switch {
+	case a.justPressed(controls.Left):
+		return -1
+	case a.justPressed(controls.Right):
+		return 1
+	}
+	return 0
+}
+
 // nav moves the menu selection over n items (keyboard arrows/WASD or gamepad); typing
 // restricts it to the arrow keys so letters go into a text field.
 func (a *app) nav(n int, typing bool) {
