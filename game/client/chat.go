@@ -50,7 +50,10 @@ func newChatBox() chatBox {
 }
 
 // chatScene reports whether chat is available on the scene (a lobby connection and a lobby).
-func chatScene(id scene.ID) bool { return id == scene.Room || id == scene.Playing }
+func chatScene(id scene.ID) bool {
+	_, ok := screenOf(id).(chatScreen)
+	return ok
+}
 
 // updateChat takes the CHAT and BROADCAST pushes received, and handles the text field. It
 // returns true when the field has the keyboard this frame (the caller then ignores other keys).

@@ -1,7 +1,8 @@
 // Package client is the Ebitengine desktop client of rtype; it and its subpackage sfx (ebiten's
 // audio) are the only code in the repository that imports ebiten. Run opens a resizable window whose logical screen is the 1920×1080 virtual
 // playfield (letterboxed by ebiten), runs the scene flow of game/client/scene (title, connect,
-// lobby browser, lobby room, game, results, connection lost, settings), talks to the TCP lobby
+// lobby browser, lobby room, game, results, connection lost, settings…: each screen a type in a
+// file of its own, listed in screens.go, its flow in package scene), talks to the TCP lobby
 // (package lobby) and the UDP game instance (package net/session) on goroutines so Update never
 // blocks, draws every entity of the session's mirror world at View.Pos, and plays synthesised
 // sound.
@@ -416,7 +417,52 @@ func (a *app) Update() error {
 	if inpututil.IsKeyJustPressed(ebiten.KeyF3) {
 		a.showStats = !a.showStats
 	}
-	// network replies
+	a.takeReplies()
+	if a.m.Scene != a.last {
+		a.onEnter(a.m.Scene)
+		a.last = a.m.Scene
+	}
+	chatKeys := a.updateChat() // the chat field has the keyboard: no ship input, no menu keys
+	scn, menu := a.m.Scene, a.menu
+	if s := screenOf(scn); isGame(s) {
+		s.update(a, frame{toggled: toggled, chatKeys: chatKeys})
+		if a.m.Scene == scn && a.drawnN > 0 {
+			a.gameN++
+			if a.cfg.Screenshot != "" && a.gameN >= a.cfg.ScreenshotAfter {
+				a.shotReady = true
+			}
+		}
+	} else {
+		if a.menuAnimating() {
+			a.scroll += 0.8 // idle drift of the menu background
+			a.rest.clock++
+		}
+		if !toggled && !chatKeys {
+			s.update(a, frame{})
+			a.menuSounds(scn, menu)
+		}
+	}
+	if a.cfg.Screenshot != "" && (a.m.Scene == scene.Lost || a.m.Scene == scene.Results) {
+		// an automated screenshot run that cannot reach (or outlived) the game fails instead of
+		// waiting forever
+		reason := a.m.Reason
+		if a.m.Scene == scene.Results {
+			reason = fmt.Sprintf("the game ended (%s) after %d of %d ticks", rules.Result(a.m.Result), a.gameN, a.cfg.ScreenshotAfter)
+		}
+		a.shotErr = fmt.Errorf("client: no screenshot: %s", reason)
+		return ebiten.Termination
+	}
+	a.handle(scene.Event{Kind: scene.EvTick})
+	a.parts.Update()
+	if a.msgUntil > 0 {
+		a.msgUntil--
+	}
+	return nil
+}
+
+// takeReplies hands the scene machine what the network calls and the client's own goroutines
+// (replay files) answered since the last frame.
+func (a *app) takeReplies() {
 	for done := false; !done; {
 		select {
 		case ne := <-a.net.Events():
@@ -441,57 +487,6 @@ func (a *app) Update() error {
 			done = true
 		}
 	}
-	if a.m.Scene != a.last {
-		a.onEnter(a.m.Scene)
-		a.last = a.m.Scene
-	}
-	chatKeys := a.updateChat() // the chat field has the keyboard: no ship input, no menu keys
-	switch a.m.Scene {
-	case scene.Watching:
-		if !toggled {
-			a.updateWatch()
-		}
-		if a.m.Scene == scene.Watching && a.drawnN > 0 {
-			a.gameN++
-			if a.cfg.Screenshot != "" && a.gameN >= a.cfg.ScreenshotAfter {
-				a.shotReady = true
-			}
-		}
-	case scene.Playing:
-		a.updateGame(chatKeys)
-		if a.m.Scene == scene.Playing && a.drawnN > 0 {
-			a.gameN++
-			if a.cfg.Screenshot != "" && a.gameN >= a.cfg.ScreenshotAfter {
-				a.shotReady = true
-			}
-		}
-	default:
-		if a.menuAnimating() {
-			a.scroll += 0.8 // idle drift of the menu background
-			a.rest.clock++
-		}
-		if !toggled && !chatKeys {
-			scn, menu := a.m.Scene, a.menu
-			a.updateMenus()
-			a.menuSounds(scn, menu)
-		}
-	}
-	if a.cfg.Screenshot != "" && (a.m.Scene == scene.Lost || a.m.Scene == scene.Results) {
-		// an automated screenshot run that cannot reach (or outlived) the game fails instead of
-		// waiting forever
-		reason := a.m.Reason
-		if a.m.Scene == scene.Results {
-			reason = fmt.Sprintf("the game ended (%s) after %d of %d ticks", rules.Result(a.m.Result), a.gameN, a.cfg.ScreenshotAfter)
-		}
-		a.shotErr = fmt.Errorf("client: no screenshot: %s", reason)
-		return ebiten.Termination
-	}
-	a.handle(scene.Event{Kind: scene.EvTick})
-	a.parts.Update()
-	if a.msgUntil > 0 {
-		a.msgUntil--
-	}
-	return nil
 }
 
 func (a *app) onEnter(id scene.ID) {
@@ -508,74 +503,6 @@ func (a *app) startGame(l netflow.Link) {
 	a.ux.startGame(a)
 	a.soundState = soundWatch{notice: a.soundState.notice, noticed: a.soundState.noticed}
 	// the menu music plays on until the stage's first MUSIC
-}
-
-// updateGame sends the input and handles session events; while chatKeys (the chat field has the
-// keyboard) only the arrow keys and d-pads steer the ship and Esc does not open the pause menu.
-func (a *app) updateGame(chatKeys bool) {
-	l := a.link
-	if l == nil {
-		return
-	}
-	for done := false; !done; {
-		select {
-		case ev, ok := <-l.Events():
-			if !ok {
-				a.keepTicket("")
-				a.handle(scene.Event{Kind: scene.EvDisconnected, Reason: "the game session ended"})
-				return
-			}
-			a.sessionEvent(ev)
-			if a.link == nil {
-				return
-			}
-		default:
-			done = true
-		}
-	}
-	if !chatKeys && a.h.ActionIsJustPressed(input.Action(controls.Menu)) {
-		a.handle(scene.Event{Kind: scene.EvMenu}) // opens or closes the menu, asks for a pause
-		a.pauseSel = 0
-	}
-	if a.frameN%focusPollFrames == 0 { // ebiten.IsFocused is a main-thread call that allocates: once a second
-		focused := ebiten.IsFocused()
-		if focusPause(a.wasFocused, focused, len(a.ux.names) == 1 && !a.m.Spectator, a.m.MenuOpen, a.cfg.Autoplay) {
-			a.handle(scene.Event{Kind: scene.EvMenu}) // a lone player's game pauses when the window loses focus
-			a.pauseSel = 0
-		}
-		a.wasFocused = focused
-	}
-	var b game.Buttons
-	switch {
-	case chatKeys && !a.cfg.Autoplay:
-		a.pads = ebiten.AppendGamepadIDs(a.pads[:0])
-		b = a.gateFire(l, gameButtons(steerWhileTyping(a.pads))) // arrows steer; typing never fires
-	case a.m.MenuOpen:
-		if a.h.ActionIsJustPressed(input.Action(controls.Up)) || a.h.ActionIsJustPressed(input.Action(controls.Down)) {
-			a.pauseSel = 1 - a.pauseSel
-		}
-		if inpututil.IsKeyJustPressed(ebiten.KeyEnter) || a.h.ActionIsJustPressed(input.Action(controls.Confirm)) {
-			if a.pauseSel == 0 {
-				a.handle(scene.Event{Kind: scene.EvMenu}) // resume
-			} else {
-				a.handle(scene.Event{Kind: scene.EvLeaveGame})
-				return
-			}
-		}
-	case a.cfg.Autoplay:
-		a.autoBtns = 0
-		l.Frame(a.autoFn)
-		b = a.autoBtns
-	default:
-		b = a.gateFire(l, gameButtons(controls.Buttons(pressedFunc(a.h))))
-	}
-	if a.m.MenuOpen {
-		a.fire.Poll(false, a.draws, time.Since(a.epoch))
-	}
-	l.SetInput(b)
-	if lw, ok := l.(*netflow.LocalWorld); ok && lw.Step != nil {
-		lw.Step(lw)
-	}
 }
 
 // gateFire passes the polled buttons through the FireGate (a tap is sent held for at most
@@ -711,15 +638,12 @@ func (a *app) compose(screen, world surface) int {
 	wb := a.world.Bounds()
 	dst.DrawRectShader(wb.Dx(), wb.Dy(), a.ui.sp.copyProg, op) // the cheapest program (view.go)
 	op.Images[0] = nil
-	if playing {
+	switch s := screenOf(a.m.Scene); {
+	case playing:
 		a.drawGameUI(dst)
-		if a.m.Scene == scene.Watching {
-			a.drawWatchOverlay(dst)
-		} else {
-			a.drawChatOverlay(dst)
-		}
-	} else {
-		a.drawMenus(dst)
+		s.draw(a, dst)
+	case !isGame(s): // a game screen before its link is up draws nothing
+		s.draw(a, dst)
 	}
 	a.drawBanner(dst)
 	return n

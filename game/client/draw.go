@@ -292,7 +292,7 @@ func (a *app) snapScroll(w painter) float32 {
 }
 
 // drawGameUI draws what goes over the world at screen resolution: the other players' slot
-// tags, the HUD, the F3 overlay and the pause menu.
+// tags, the HUD and the F3 overlay (the screen's draw follows: the in-game menu, the chat).
 func (a *app) drawGameUI(dst surface) {
 	u := a.ui
 	var placed [rules.MaxPlayers][2]float32 // x, y of the tags drawn so far
@@ -319,9 +319,6 @@ func (a *app) drawGameUI(dst surface) {
 		a.drawStats(dst)
 	}
 	a.drawNotices(dst)
-	if a.m.MenuOpen {
-		a.drawPause(dst)
-	}
 }
 
 // shipAlpha is a ship's opacity at frame: an invulnerable (respawned) ship blinks at 7.5 Hz, or
@@ -951,18 +948,6 @@ func (a *app) drawStats(dst surface) {
 	for i, l := range lines {
 		a.ui.text(dst, l, a.ui.mono, 30, float64(30+i*36), alignStart, color.RGBA{180, 255, 180, 255})
 	}
-}
-
-// drawPause draws the pause menu (the world under it is dimmed by drawWorld).
-func (a *app) drawPause(dst surface) {
-	u := a.ui
-	u.text(dst, scene.MenuTitle(a.draw.paused), u.big, Width/2, 380, alignCenter, white)
-	sub := "the game keeps running for the other players"
-	if a.draw.paused {
-		sub = "the game is paused until you resume"
-	}
-	u.text(dst, sub, u.small, Width/2, 470, alignCenter, color.RGBA{180, 180, 200, 255})
-	u.menu(dst, []string{"Resume", "Leave game"}, a.pauseSel, Width/2, 540)
 }
 
 func rgb(r, g, b uint8) fx.Color { return fx.Color{R: r, G: g, B: b, A: 255} }

@@ -495,6 +495,15 @@ var menuStates = []struct {
 	}},
 	{"settings-badkey", func(a *app) { a.m.Scene, a.menu, a.rebind = scene.Settings, 3+int(controls.Fire), -1 }},
 	{"controls", func(a *app) { a.m.Scene, a.menu = scene.Controls, 0 }},
+	{"replays", func(a *app) {
+		a.m.Scene, a.menu = scene.Replays, 0
+		a.m.Replays = []scene.ReplayInfo{{Path: "/r/a.rtr", Stage: "stage1", Difficulty: rules.DifficultyHard, Names: []string{"alice", "bob"},
+			Ticks: 7260, Result: rules.ResultVictory, Score: 42100}, {Path: "/r/b.rtr", Stage: "unreadable: bad header"}}
+	}},
+	{"hall", func(a *app) {
+		a.m.Scene, a.menu, a.m.Replays = scene.HallOfFame, 1, nil
+		a.m.Hall, a.m.Addr = scene.Hall{View: scene.HallRecent, Stage: "stage2", Players: 2}, "127.0.0.1:4242"
+	}},
 }
 
 // setLives sets the lives of slot's ship in a hand-filled world.

@@ -9,7 +9,6 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 
 	"github.com/rtype/rtype/game"
-	"github.com/rtype/rtype/game/client/scene"
 )
 
 // Menus at rest. A player may leave the client open on the title screen or in a lobby room for
@@ -54,7 +53,7 @@ type restState struct {
 
 // inMenus reports whether the frame is a menu frame (no game drawn).
 func (a *app) inMenus() bool {
-	return !((a.m.Scene == scene.Playing || a.m.Scene == scene.Watching) && a.link != nil)
+	return !(isGame(screenOf(a.m.Scene)) && a.link != nil)
 }
 
 // noteInput records a key or gamepad button press (Update, every tick).

@@ -8,7 +8,6 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/client/synth"
-	"github.com/rtype/rtype/game/rules"
 )
 
 // soundWatch is the own ship's state of the last drawn frame, whose changes make sounds.
@@ -101,19 +100,10 @@ func (a *app) menuSounds(scn scene.ID, menu int) {
 }
 
 // musicFor is the music of a scene outside the game: the title piece in the menus and the
-// lobby, a stinger on the results screen.
+// lobby, a stinger on the results screen (its screen's enter: musicScreen).
 func (a *app) musicFor(id scene.ID) {
-	switch id {
-	case scene.Title, scene.Browser, scene.Room, scene.Connect, scene.Settings:
-		a.snd.Music(int(synth.SongTitle))
-	case scene.Results:
-		if a.m.Result == uint8(rules.ResultVictory) {
-			a.snd.Stinger(synth.StingerVictory)
-		} else {
-			a.snd.Stinger(synth.StingerGameOver)
-		}
-	case scene.Lost:
-		a.snd.StopMusic()
+	if s, ok := screenOf(id).(musicScreen); ok {
+		s.enter(a)
 	}
 }
 

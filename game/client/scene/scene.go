@@ -7,6 +7,9 @@
 // (MEMBERS, START) → Playing → Results → Room ...; Lost shows why a connection ended and returns
 // to Title; Settings is reachable from Title. With Auto.On (-autoplay, -lobby, -start) the flow
 // goes from Title to the game without keys.
+//
+// Each scene is a screen, a type of its own in a file of its own (title.go, connect.go,
+// browser.go …) listed with its ID in screens; Handle passes the current screen each event.
 package scene
 
 import (
@@ -16,14 +19,11 @@ import (
 	"github.com/rtype/rtype/lobby"
 )
 
-// BrowserRefreshTicks is how often (60 Hz ticks) the lobby browser lists the lobbies again by
-// itself (3 s).
-const BrowserRefreshTicks = 180
-
 // ID identifies a scene.
 type ID uint8
 
-// The scenes.
+// The scenes: each is a screen, its flow a type in a file of its own (title.go, connect.go …),
+// listed in screens.
 const (
 	Title      ID = iota // main menu: Play, Settings, Quit
 	Connect              // type the lobby server address
@@ -37,13 +37,37 @@ const (
 	Replays              // the replays kept on this computer: watch one
 	Watching             // a replay plays (pause, speed, seek, whose ship the HUD follows)
 	HallOfFame           // the server's best and recent games (GET_SCORES, GET_GAMES): watch one
+	NumScenes            // the number of scenes (not one)
 )
 
-var idNames = [...]string{"title", "connect", "browser", "room", "playing", "results", "lost", "settings", "controls", "replays", "watching", "hall-of-fame"}
+// screen is one scene's part of the flow: what the events it takes do to the machine, and the
+// commands they give. Handle passes it every event but quitting and a lost lobby connection.
+type screen interface {
+	handle(m *Machine, ev Event) []Cmd
+}
+
+// screens is each scene's name and screen: one line per scene.
+var screens = [NumScenes]struct {
+	name string
+	screen
+}{
+	Title:      {"title", titleScreen{}},
+	Connect:    {"connect", connectScreen{}},
+	Browser:    {"browser", browserScreen{}},
+	Room:       {"room", roomScreen{}},
+	Playing:    {"playing", playingScreen{}},
+	Results:    {"results", resultsScreen{}},
+	Lost:       {"lost", lostScreen{}},
+	Settings:   {"settings", settingsScreen{}},
+	Controls:   {"controls", controlsScreen{}},
+	Replays:    {"replays", replaysScreen{}},
+	Watching:   {"watching", watchingScreen{}},
+	HallOfFame: {"hall-of-fame", hallScreen{}},
+}
 
 func (id ID) String() string {
-	if int(id) < len(idNames) {
-		return idNames[id]
+	if id < NumScenes && screens[id].name != "" {
+		return screens[id].name
 	}
 	return fmt.Sprintf("scene(%d)", uint8(id))
 }
@@ -260,10 +284,6 @@ type Cmd struct {
 	Section int
 }
 
-// ResultsGuardTicks is how long (60 Hz ticks) the results screen ignores confirm and back, so
-// that buttons still pressed from the game (fire is also confirm) do not skip it.
-const ResultsGuardTicks = 90
-
 // Auto configures the keyless flow of -autoplay / -lobby / -start.
 type Auto struct {
 	On    bool
@@ -371,7 +391,8 @@ func (m *Machine) fail(err error) {
 
 // Handle applies one event and returns the commands to run. Events that do not apply to the
 // current scene are ignored, except that late replies to abandoned calls are cleaned up (a lobby
-// connection that completes after the user went back is closed).
+// connection that completes after the user went back is closed). Quitting and a lost lobby
+// connection are handled here for every scene; the rest is the current scene's screen (screens).
 func (m *Machine) Handle(ev Event) []Cmd {
 	if ev.Kind == EvQuit {
 		var cmds []Cmd
@@ -396,388 +417,8 @@ func (m *Machine) Handle(ev Event) []Cmd {
 	if m.Scene != Browser {
 		m.quietList = false // a late automatic refresh is ignored outside the browser
 	}
-	switch m.Scene {
-	case Title:
-		switch ev.Kind {
-		case EvPlay:
-			m.Scene, m.Error = Connect, ""
-		case EvOpenSettings:
-			m.Scene, m.settingsFrom = Settings, Title
-		case EvOpenControls:
-			m.Scene = Controls
-		case EvOpenReplays:
-			m.Scene, m.Busy, m.Error, m.Replays, m.watchFrom = Replays, "Loading replays", "", nil, Replays
-			return []Cmd{{Kind: CmdListReplays}}
-		case EvWatch:
-			return m.watch(ev.Path)
-		case EvOpenHall:
-			return m.openHall()
-		case EvRejoin:
-			return m.rejoin(ev)
-		case EvConnected:
-			return []Cmd{{Kind: CmdDisconnect}} // late reply after Back
-		}
-	case Controls:
-		if ev.Kind == EvBack || ev.Kind == EvContinue {
-			m.Scene = Title
-		}
-	case Replays:
-		switch ev.Kind {
-		case EvReplayList:
-			m.Replays = ev.Replays
-			if m.Busy == "Loading replays" {
-				m.Busy = ""
-			}
-			if ev.Err != nil {
-				m.Error = "Could not read the replays folder: " + ev.Err.Error()
-			}
-		case EvWatch:
-			if m.Busy == "" {
-				return m.watch(ev.Path)
-			}
-		case EvWatchReady:
-			m.Scene, m.Busy, m.Error, m.MenuOpen = Watching, "", "", false
-		case EvWatchFailed:
-			// said on the Replays screen, whose list comes with it (also for -replay FILE)
-			m.Busy, m.watchFrom, m.Error = "", Replays, "Cannot play this replay: "+ev.Err.Error()
-			return []Cmd{{Kind: CmdListReplays}}
-		case EvBack:
-			m.Scene, m.Busy, m.Error = Title, "", ""
-		}
-	case Watching:
-		if ev.Kind == EvBack {
-			m.Scene = m.watchFrom
-			cmds := []Cmd{{Kind: CmdCloseReplay}}
-			if m.Scene == Replays {
-				m.Busy = "Loading replays"
-				cmds = append(cmds, Cmd{Kind: CmdListReplays})
-			}
-			return cmds
-		}
-	case HallOfFame:
-		return m.handleHall(ev)
-	case Settings:
-		if ev.Kind == EvBack || ev.Kind == EvContinue {
-			m.Scene = m.settingsFrom
-			return []Cmd{{Kind: CmdSaveSettings}}
-		}
-	case Connect:
-		switch ev.Kind {
-		case EvSubmitAddr:
-			if m.Busy != "" {
-				return nil
-			}
-			m.Addr, m.Busy, m.Error, m.Detail = ev.Addr, "Connecting", "", ""
-			return []Cmd{{Kind: CmdSaveSettings}, {Kind: CmdDialLobby, Addr: ev.Addr}}
-		case EvBack:
-			busy := m.Busy != ""
-			m.Scene, m.Busy, m.Error, m.Rejoining = Title, "", "", false
-			if busy {
-				return []Cmd{{Kind: CmdDisconnect}}
-			}
-		case EvConnected:
-			if m.Busy == "" {
-				return []Cmd{{Kind: CmdDisconnect}}
-			}
-			m.connected = true
-			m.Scene, m.Error = Browser, ""
-			if m.Rejoining {
-				m.Busy = "Rejoining " + m.Code
-				return []Cmd{{Kind: CmdRejoin, Code: m.Code, Slot: m.RejoinSlot, Key: m.rejoinKey}}
-			}
-			if m.auto.On {
-				m.Busy = "Joining lobby"
-				c := Cmd{Kind: CmdJoin, Code: m.auto.Lobby}
-				if c.Code == "" {
-					c.Stage = m.auto.Stage
-				}
-				return []Cmd{c}
-			}
-			m.Busy = "Loading lobbies"
-			return []Cmd{{Kind: CmdListLobbies}}
-		case EvConnectFailed:
-			if m.auto.On || m.Rejoining {
-				m.Rejoining = false
-				msg := m.explain(ev.Err)
-				return m.lose(msg)
-			}
-			m.fail(ev.Err)
-		}
-	case Browser:
-		switch ev.Kind {
-		case EvTick:
-			// The list refreshes itself every BrowserRefreshTicks, without a spinner.
-			if m.refreshIn--; m.refreshIn <= 0 && m.Busy == "" && !m.quietList && !m.auto.On {
-				m.refreshIn, m.quietList = BrowserRefreshTicks, true
-				return []Cmd{{Kind: CmdListLobbies}}
-			}
-		case EvRefresh:
-			if m.Busy == "" {
-				m.Busy, m.Error = "Loading lobbies", ""
-				return []Cmd{{Kind: CmdListLobbies}}
-			}
-		case EvLobbies:
-			m.Lobbies, m.Stages, m.quietList, m.refreshIn = ev.Lobbies, ev.Stages, false, BrowserRefreshTicks
-			if m.Busy == "Loading lobbies" {
-				m.Busy = ""
-			}
-		case EvLobbiesFailed:
-			if m.quietList && m.Busy == "" {
-				m.quietList = false
-				m.Error = m.explain(ev.Err)
-				return nil
-			}
-			m.quietList = false
-			m.fail(ev.Err)
-		case EvJoin, EvCreate:
-			if m.Busy != "" {
-				return nil
-			}
-			c := Cmd{Kind: CmdJoin, Code: ev.Code}
-			if ev.Kind == EvCreate {
-				c.Code, c.Stage = "", ev.Stage
-				m.Busy = "Creating lobby"
-			} else {
-				m.Busy = "Joining " + c.Code
-			}
-			m.Error = ""
-			return []Cmd{c}
-		case EvJoined:
-			m.Scene, m.Code, m.Busy, m.Error = Room, ev.Code, "", ""
-			cmds := []Cmd{{Kind: CmdWaitStart}}
-			if m.Rejoining {
-				m.Busy = "Rejoining the game" // the START push with a new token follows
-				return cmds
-			}
-			if m.auto.On && m.auto.Start {
-				m.Busy = "Starting"
-				cmds = append(cmds, Cmd{Kind: CmdStart})
-			}
-			return cmds
-		case EvJoinFailed:
-			if m.auto.On {
-				msg := m.explain(ev.Err)
-				return m.lose(msg)
-			}
-			m.fail(ev.Err)
-			if m.Rejoining {
-				// the slot is gone (expired, game over): the ticket is useless; show the lobbies
-				m.Rejoining, m.Error = false, "Could not rejoin the game. "+m.Error
-				m.quietList = true
-				return []Cmd{{Kind: CmdClearTicket}, {Kind: CmdListLobbies}}
-			}
-		case EvBack:
-			m.connected = false
-			m.Scene, m.Busy, m.Error, m.Lobbies = Title, "", "", nil
-			return []Cmd{{Kind: CmdDisconnect}}
-		case EvOpenHall:
-			if m.Busy == "" {
-				return m.openHall()
-			}
-		}
-	case Room:
-		switch ev.Kind {
-		case EvStart:
-			if m.Busy == "" {
-				m.Busy, m.Error = "Starting", ""
-				return []Cmd{{Kind: CmdStart}}
-			}
-		case EvStartFailed:
-			m.fail(ev.Err)
-		case EvSetStage:
-			if m.Busy == "" {
-				m.Error = ""
-				return []Cmd{{Kind: CmdSetStage, Stage: ev.Stage}}
-			}
-		case EvSetDifficulty:
-			if m.Busy == "" {
-				m.Error = ""
-				return []Cmd{{Kind: CmdSetDifficulty, Level: ev.Level}}
-			}
-		case EvSetSection:
-			if m.Busy == "" {
-				m.Error = ""
-				return []Cmd{{Kind: CmdSetSection, Section: ev.Section}}
-			}
-		case EvStageFailed:
-			m.Error = m.explain(ev.Err)
-		case EvGameStarting:
-			m.Busy, m.Error, m.Spectator = "Joining game", "", ev.Spectator
-			if ev.Spectator {
-				m.Busy = "Joining as a spectator"
-			}
-			return []Cmd{{Kind: CmdDialSession, Port: ev.Port, Token: ev.Token, Key: ev.Key, Addr: m.Addr, Stage: ev.Stage, StageHash: ev.StageHash}}
-		case EvSessionReady:
-			m.inSession = true
-			m.Scene, m.Busy, m.Error, m.MenuOpen = Playing, "", "", false
-			if m.Rejoining {
-				m.Rejoining = false
-				return []Cmd{{Kind: CmdClearTicket}}
-			}
-		case EvSessionFailed:
-			msg := m.explain(ev.Err)
-			return m.lose("Could not join the game. " + msg)
-		case EvBack:
-			m.Scene, m.Code, m.Busy, m.Error, m.Rejoining = Browser, "", "Loading lobbies", "", false
-			return []Cmd{{Kind: CmdLeave}, {Kind: CmdListLobbies}}
-		}
-	case Playing:
-		switch ev.Kind {
-		case EvMenu:
-			m.MenuOpen = !m.MenuOpen
-			if m.Spectator {
-				return nil // a spectator has no game to pause
-			}
-			return []Cmd{{Kind: CmdPause, Paused: m.MenuOpen}}
-		case EvGameEnd:
-			m.inSession = false
-			m.Scene, m.Result, m.timer, m.MenuOpen = Results, ev.Result, 0, false
-			m.Reason = m.lobbyLost // why the lobby went (a server shutting down), shown with the results
-			if m.lobbyLost != "" {
-				m.connected, m.lobbyLost = false, "" // Enter goes to the title, not to a lobby that is gone
-				return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdClearTicket}, {Kind: CmdDisconnect}}
-			}
-			// the client keeps its own copy of the game (the server's GAME_ID push names it)
-			return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdClearTicket}, {Kind: CmdKeepReplay}}
-		case EvDisconnected:
-			cmds := m.lose(LostWords(ev.Reason))
-			m.Detail = ev.Reason // the raw reason, for small print
-			return cmds
-		case EvLobbyLost:
-			// The game runs over UDP; keep playing, the loss is reported when it ends.
-			m.lobbyLost = m.explain(ev.Err)
-		case EvLeaveGame:
-			m.inSession = false
-			m.Scene, m.Code, m.Busy, m.MenuOpen, m.Spectator = Browser, "", "Loading lobbies", false, false
-			return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdLeave}, {Kind: CmdListLobbies}}
-		}
-	case Results:
-		switch ev.Kind {
-		case EvTick:
-			m.timer++
-			if !m.auto.On || m.timer < m.auto.ResultsTicks {
-				return nil
-			}
-		case EvContinue, EvBack:
-			if m.timer < ResultsGuardTicks {
-				return nil // fire (also "confirm") still being hammered from the game must not skip the results
-			}
-		default:
-			return nil
-		}
-		if !m.connected {
-			m.Scene, m.Reason = Title, ""
-			return nil
-		}
-		m.Scene, m.Busy, m.Reason = Room, "", ""
-		return []Cmd{{Kind: CmdWaitStart}}
-	case Lost:
-		switch ev.Kind {
-		case EvContinue, EvBack:
-			m.Scene, m.Reason, m.Detail = Title, "", ""
-		case EvRejoin:
-			m.Reason, m.Detail = "", ""
-			return m.rejoin(ev)
-		case EvConnected:
-			return []Cmd{{Kind: CmdDisconnect}}
-		}
-	}
-	return nil
-}
-
-// watch opens the replay file path from the current scene (Title, Replays or HallOfFame);
-// Watching goes back there. The open is shown on that screen ("Opening replay"; the Replays
-// screen for the title's -replay FILE), where a failure is said.
-func (m *Machine) watch(path string) []Cmd {
-	if path == "" {
+	if m.Scene >= NumScenes || screens[m.Scene].screen == nil {
 		return nil
 	}
-	m.watchFrom = m.Scene
-	if m.Scene == Title {
-		m.Scene = Replays
-	}
-	m.Busy, m.Error = "Opening replay", ""
-	return []Cmd{{Kind: CmdOpenReplay, Path: path}}
-}
-
-// openHall shows the Hall of fame (its first view); from the title it dials the lobby of the
-// server in use first (the connection is closed again on Back).
-func (m *Machine) openHall() []Cmd {
-	m.hallFrom = m.Scene
-	m.Scene, m.Error, m.Detail, m.Games, m.Hall = HallOfFame, "", "", nil, Hall{}
-	if !m.connected {
-		m.Busy = "Connecting"
-		return []Cmd{{Kind: CmdDialLobby, Addr: m.Addr}}
-	}
-	m.Busy = "Loading scores"
-	return []Cmd{{Kind: CmdGetScores, Hall: m.Hall}}
-}
-
-// handleHall is the HallOfFame scene's part of Handle.
-func (m *Machine) handleHall(ev Event) []Cmd {
-	switch ev.Kind {
-	case EvConnected:
-		if m.Busy != "Connecting" {
-			return []Cmd{{Kind: CmdDisconnect}}
-		}
-		m.connected, m.Busy = true, "Loading scores"
-		return []Cmd{{Kind: CmdGetScores, Hall: m.Hall}}
-	case EvConnectFailed:
-		m.fail(ev.Err)
-	case EvHallQuery:
-		if !m.connected || m.Busy == "Fetching replay" || m.Busy == "Opening replay" {
-			return nil
-		}
-		m.Hall, m.Busy, m.Error = ev.Hall, "Loading scores", ""
-		return []Cmd{{Kind: CmdGetScores, Hall: ev.Hall}}
-	case EvScores:
-		m.Games = ev.Games
-		if m.Busy == "Loading scores" {
-			m.Busy = ""
-		}
-	case EvScoresFailed:
-		m.Games = nil
-		m.fail(ev.Err)
-	case EvWatchGame:
-		if m.Busy == "" && m.connected && ev.Code != "" {
-			m.Busy, m.Error = "Fetching replay", ""
-			return []Cmd{{Kind: CmdFetchReplay, Code: ev.Code}}
-		}
-	case EvReplayFetched:
-		if m.Busy == "Fetching replay" {
-			return m.watch(ev.Path)
-		}
-	case EvFetchFailed:
-		m.fail(ev.Err)
-	case EvWatchReady:
-		m.Scene, m.Busy, m.Error, m.MenuOpen = Watching, "", "", false
-	case EvWatchFailed:
-		m.Busy, m.Error = "", "Cannot play this replay: "+ev.Err.Error()
-	case EvBack:
-		m.Busy, m.Error, m.Games = "", "", nil
-		if m.hallFrom == Browser && m.connected {
-			m.Scene, m.Busy = Browser, "Loading lobbies"
-			return []Cmd{{Kind: CmdListLobbies}}
-		}
-		m.Scene = Title
-		if m.connected {
-			m.connected = false
-			return []Cmd{{Kind: CmdDisconnect}}
-		}
-	}
-	return nil
-}
-
-// rejoin dials the lobby server of a lost game's ticket (ev: Addr, Code, Slot, Key); once
-// connected it sends REJOIN, then waits for the START push like a room (docs/PROTOCOL.md §5.12).
-func (m *Machine) rejoin(ev Event) []Cmd {
-	if ev.Code == "" {
-		return nil
-	}
-	if ev.Addr != "" {
-		m.Addr = ev.Addr
-	}
-	m.Scene, m.Busy, m.Error, m.Detail = Connect, "Rejoining "+ev.Code, "", ""
-	m.Rejoining, m.Code, m.RejoinSlot, m.rejoinKey, m.Spectator = true, ev.Code, ev.Slot, ev.Key, false
-	return []Cmd{{Kind: CmdDialLobby, Addr: m.Addr}}
+	return screens[m.Scene].handle(m, ev)
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/rtype/rtype/game/client/controls"
+	"github.com/rtype/rtype/game/client/scene"
 )
 
 // howToPlay is the "How to play" screen's text about the game, below the keys in effect.
@@ -18,9 +19,17 @@ var howToPlay = []string{
 	"F11 fullscreen · F3 network figures · Esc the menu (a lone player's game pauses)",
 }
 
-// drawControls draws the How to play screen: every action with its keys and pad buttons in
-// effect (Settings changes them), then what the game's things do.
-func (a *app) drawControls(dst surface) {
+// controlsScreen (scene.Controls) is How to play: every action with its keys and pad buttons in
+// effect (Settings changes them), then what the game's things do; Enter or Esc goes back.
+type controlsScreen struct{}
+
+func (controlsScreen) update(a *app, _ frame) {
+	if a.back(false) || a.confirm(false) {
+		a.handle(scene.Event{Kind: scene.EvBack})
+	}
+}
+
+func (controlsScreen) draw(a *app, dst surface) {
 	u := a.ui
 	u.text(dst, "HOW TO PLAY", u.big, Width/2, 40, alignCenter, white)
 	b := a.hintBindings()

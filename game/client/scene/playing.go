@@ -1,0 +1,39 @@
+package scene
+
+// playingScreen is a game in progress: the in-game menu (CmdPause for a lone player), leaving,
+// the end of the game (Results) or of its session (Lost). A lobby connection lost meanwhile is
+// said with the results: the game runs over UDP.
+type playingScreen struct{}
+
+func (playingScreen) handle(m *Machine, ev Event) []Cmd {
+	switch ev.Kind {
+	case EvMenu:
+		m.MenuOpen = !m.MenuOpen
+		if m.Spectator {
+			return nil // a spectator has no game to pause
+		}
+		return []Cmd{{Kind: CmdPause, Paused: m.MenuOpen}}
+	case EvGameEnd:
+		m.inSession = false
+		m.Scene, m.Result, m.timer, m.MenuOpen = Results, ev.Result, 0, false
+		m.Reason = m.lobbyLost // why the lobby went (a server shutting down), shown with the results
+		if m.lobbyLost != "" {
+			m.connected, m.lobbyLost = false, "" // Enter goes to the title, not to a lobby that is gone
+			return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdClearTicket}, {Kind: CmdDisconnect}}
+		}
+		// the client keeps its own copy of the game (the server's GAME_ID push names it)
+		return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdClearTicket}, {Kind: CmdKeepReplay}}
+	case EvDisconnected:
+		cmds := m.lose(LostWords(ev.Reason))
+		m.Detail = ev.Reason // the raw reason, for small print
+		return cmds
+	case EvLobbyLost:
+		// The game runs over UDP; keep playing, the loss is reported when it ends.
+		m.lobbyLost = m.explain(ev.Err)
+	case EvLeaveGame:
+		m.inSession = false
+		m.Scene, m.Code, m.Busy, m.MenuOpen, m.Spectator = Browser, "", "Loading lobbies", false, false
+		return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdLeave}, {Kind: CmdListLobbies}}
+	}
+	return nil
+}
