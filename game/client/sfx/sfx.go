@@ -194,7 +194,10 @@ func (p *Player) poll() bool {
 		p.notice = NoDeviceNotice
 		return false
 	}
-	ctx := audio.NewContext(synth.SampleRate)
+	ctx := audio.CurrentContext() // one per process (a second Player, a test run twice)
+	if ctx == nil {
+		ctx = audio.NewContext(synth.SampleRate)
+	}
 	music, err := ctx.NewPlayer(p.juke)
 	var humPl *audio.Player
 	if err == nil {
