@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/uuid"
@@ -136,10 +137,7 @@ func startHost(t *testing.T, capacity, udpPort int, public string) *testHost {
 // startHostWith is startHost with the game runtime st (and opts applied to its config).
 func startHostWith(t *testing.T, st *fakeStarter, capacity int, public string, opts ...func(*HostConfig)) *testHost {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := netOf(t).listen()
 	hc := HostConfig{Secret: testSecret, Starter: st, Capacity: capacity, PublicHost: public, Logger: quiet(), Ping: 20 * time.Millisecond}
 	for _, o := range opts {
 		o(&hc)
@@ -164,7 +162,7 @@ func startRemote(t *testing.T, hosts ...string) *Remote {
 // startRemoteWith is startRemote with cfg (the test's secret, logger and heartbeats added).
 func startRemoteWith(t *testing.T, cfg RemoteConfig) *Remote {
 	t.Helper()
-	cfg.Secret, cfg.Logger, cfg.Ping, cfg.Redial = testSecret, quiet(), 20*time.Millisecond, 10*time.Millisecond
+	cfg.Secret, cfg.Logger, cfg.Ping, cfg.Redial, cfg.Dial = testSecret, quiet(), 20*time.Millisecond, 10*time.Millisecond, netOf(t).dial
 	r := NewRemote(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -173,7 +171,8 @@ func startRemoteWith(t *testing.T, cfg RemoteConfig) *Remote {
 	return r
 }
 
-// eventually polls cond (real sockets: the other side's goroutines run on their own).
+// eventually polls cond (the other side's goroutines run on their own) in the test's virtual
+// time.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
@@ -207,7 +206,9 @@ func waitDone(t *testing.T, g handoff.Game) {
 // TestHandOver: the lobby's Remote hands games to the least loaded host, which gets the spec
 // exactly (members with tokens and keys); START names the host; drop, rejoin and spectate
 // reach the game; the end comes back with its result and the host's load follows.
-func TestHandOver(t *testing.T) {
+func TestHandOver(t *testing.T) { synctest.Test(t, testHandOver) }
+
+func testHandOver(t *testing.T) {
 	a := startHost(t, 2, 5001, "")
 	b := startHost(t, 1, 5002, "games.example.org")
 	r := startRemote(t, a.addr, b.addr)
@@ -297,7 +298,9 @@ func TestHandOver(t *testing.T) {
 
 // TestHostLost: a host that dies (here: its control endpoint stops) ends its games as aborted
 // on the lobby's side, is marked down, and new games go to the others.
-func TestHostLost(t *testing.T) {
+func TestHostLost(t *testing.T) { synctest.Test(t, testHostLost) }
+
+func testHostLost(t *testing.T) {
 	a := startHost(t, 4, 5001, "")
 	b := startHost(t, 4, 5002, "")
 	r := startRemote(t, a.addr, b.addr)
@@ -322,7 +325,9 @@ func TestHostLost(t *testing.T) {
 }
 
 // TestDrain: a draining host takes no new game; its running games go on and end normally.
-func TestDrain(t *testing.T) {
+func TestDrain(t *testing.T) { synctest.Test(t, testDrain) }
+
+func testDrain(t *testing.T) {
 	a := startHost(t, 4, 5001, "")
 	b := startHost(t, 4, 5002, "")
 	r := startRemote(t, a.addr, b.addr)
@@ -352,10 +357,12 @@ func TestDrain(t *testing.T) {
 // TestStrangerRefused: whoever reaches the control port without the secret can neither start,
 // end nor inspect games: a wrong secret fails the handshake (both ways), plaintext requests
 // and tampered frames close the connection, and the runtime never sees a game.
-func TestStrangerRefused(t *testing.T) {
+func TestStrangerRefused(t *testing.T) { synctest.Test(t, testStrangerRefused) }
+
+func testStrangerRefused(t *testing.T) {
 	h := startHost(t, 4, 5001, "")
 	dial := func() net.Conn {
-		nc, err := net.Dial("tcp", h.addr)
+		nc, err := netOf(t).dial(context.Background(), h.addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -372,7 +379,9 @@ func TestStrangerRefused(t *testing.T) {
 	if _, err := io.ReadFull(nc, hello); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := nc.Write(append(encode(&Msg{Type: TypeStart, ID: 1, Spec: specOf(spec("ABCDE", 1))}), make([]byte, LobbyHelloSize)...)); err != nil {
+	// (the host closes once it has read a hello's worth: an in-memory pipe, unbuffered, may
+	// refuse the rest)
+	if _, err := nc.Write(append(encode(&Msg{Type: TypeStart, ID: 1, Spec: specOf(spec("ABCDE", 1))}), make([]byte, LobbyHelloSize)...)); err != nil && !errors.Is(err, io.ErrClosedPipe) {
 		t.Fatal(err)
 	}
 	if n, _ := io.ReadAll(nc); len(n) != 0 { // closed (or reset: unread bytes) without a word
@@ -419,9 +428,11 @@ func TestStrangerRefused(t *testing.T) {
 
 // TestHostRefusesBadSpec: a start whose members are malformed (from a buggy or newer lobby)
 // is refused with the reason; the runtime never sees it.
-func TestHostRefusesBadSpec(t *testing.T) {
+func TestHostRefusesBadSpec(t *testing.T) { synctest.Test(t, testHostRefusesBadSpec) }
+
+func testHostRefusesBadSpec(t *testing.T) {
 	h := startHost(t, 4, 5001, "")
-	nc, err := net.Dial("tcp", h.addr)
+	nc, err := netOf(t).dial(context.Background(), h.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,12 +470,14 @@ func TestHostRefusesBadSpec(t *testing.T) {
 // TestAllocatedHosts: with an allocator (Agones) the lobby lists no host: each START asks the
 // allocator, connects to a host it has not seen and hands the game over there; an allocation
 // error is START's error.
-func TestAllocatedHosts(t *testing.T) {
+func TestAllocatedHosts(t *testing.T) { synctest.Test(t, testAllocatedHosts) }
+
+func testAllocatedHosts(t *testing.T) {
 	a := startHost(t, 4, 5001, "")
 	b := startHost(t, 4, 5002, "")
 	var mu sync.Mutex
 	queue := []string{a.addr, b.addr, a.addr}
-	r := NewRemote(RemoteConfig{Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond, Redial: 10 * time.Millisecond,
+	r := NewRemote(RemoteConfig{Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond, Dial: netOf(t).dial, Redial: 10 * time.Millisecond,
 		Allocate: func(ctx context.Context) (string, error) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -497,13 +510,88 @@ func TestAllocatedHosts(t *testing.T) {
 	}
 }
 
-// TestSilentHostTimesOut: a host that is alive (heartbeats) but does not answer a start makes
-// START fail after StartTimeout; its connection stays up.
-func TestSilentHostTimesOut(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// TestWedgedHostIsDown: a host whose connection stays open but who sends nothing (a wedged
+// process) is down once it has been silent for 5 heartbeat intervals (DeadAfter), not a moment
+// before: its games end as lost, and the lobby dials it again a Redial later. In virtual time,
+// so to the instant.
+func TestWedgedHostIsDown(t *testing.T) { synctest.Test(t, testWedgedHostIsDown) }
+
+func testWedgedHostIsDown(t *testing.T) {
+	const ping, redial = 20 * time.Millisecond, 10 * time.Millisecond
+	ln := netOf(t).listen()
+	var host sync.WaitGroup // the fake host's goroutines (cleanups: after the lobby stops)
+	t.Cleanup(host.Wait)
+	t.Cleanup(func() { ln.Close() })
+	accepted := make(chan time.Time, 4)
+	host.Add(1)
+	go func() {
+		defer host.Done()
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- time.Now()
+			host.Add(1)
+			go func() {
+				defer host.Done()
+				defer nc.Close()
+				c, err := ServerHandshake(nc, testSecret, nil)
+				if err != nil {
+					return
+				}
+				c.Write(encode(&Msg{Type: TypeLoad, Load: &Load{Capacity: 4}}))
+				for { // answers a start, then falls silent: reads on, sends nothing
+					b, err := c.Read(time.Now().Add(time.Hour))
+					if err != nil {
+						return
+					}
+					if m, err := decode(b); err == nil && m.Type == TypeStart {
+						c.Write(encode(&Msg{Type: TypeReply, ID: m.ID, Port: 6000, Load: &Load{Games: 1, Capacity: 4}}))
+					}
+				}
+			}()
+		}
+	}()
+	r := startRemoteWith(t, RemoteConfig{Hosts: []string{ln.Addr().String()}}) // Ping 20 ms, Redial 10 ms
+	eventually(t, "host up", func() bool { return r.Up() == 1 })
+	<-accepted
+	g, err := r.StartGame(spec("ABCDE", 1))
 	if err != nil {
 		t.Fatal(err)
 	}
+	last := time.Now() // the host's last word: its reply
+	time.Sleep(5*ping - time.Nanosecond)
+	synctest.Wait()
+	select {
+	case <-g.Done():
+		t.Fatalf("the game ended after %v of silence, before DeadAfter (5 pings, %v)", time.Since(last), 5*ping)
+	default:
+	}
+	if r.Up() != 1 {
+		t.Fatal("the host is down before 5 pings of silence")
+	}
+	time.Sleep(time.Nanosecond)
+	synctest.Wait()
+	select {
+	case <-g.Done():
+	default:
+		t.Fatalf("the game still runs after %v of silence", time.Since(last))
+	}
+	if !g.(*RemoteGame).Lost() || g.Result() != 2 || r.Up() != 0 {
+		t.Fatalf("after 5 pings of silence: lost %v, result %d, %d hosts up; want lost, aborted, none", g.(*RemoteGame).Lost(), g.Result(), r.Up())
+	}
+	if again := <-accepted; again.Sub(last) != 5*ping+redial {
+		t.Fatalf("the lobby dialled again %v after the host's last word, want DeadAfter + Redial (%v)", again.Sub(last), 5*ping+redial)
+	}
+}
+
+// TestSilentHostTimesOut: a host that is alive (heartbeats) but does not answer a start makes
+// START fail after StartTimeout; its connection stays up.
+func TestSilentHostTimesOut(t *testing.T) { synctest.Test(t, testSilentHostTimesOut) }
+
+func testSilentHostTimesOut(t *testing.T) {
+	ln := netOf(t).listen()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -538,19 +626,19 @@ func TestSilentHostTimesOut(t *testing.T) {
 			}
 		}
 	}()
-	r := NewRemote(RemoteConfig{Hosts: []string{ln.Addr().String()}, Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond,
+	r := NewRemote(RemoteConfig{Hosts: []string{ln.Addr().String()}, Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond, Dial: netOf(t).dial,
 		Redial: 10 * time.Millisecond, StartTimeout: 100 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); r.Run(ctx) }()
 	defer func() { cancel(); <-done; close(stop); ln.Close(); wg.Wait() }()
 	eventually(t, "host up", func() bool { return r.Up() == 1 })
-	t0 := time.Now()
+	t0 := time.Now() // virtual: exact
 	if _, err := r.StartGame(spec("ABCDE", 1)); err == nil || !strings.Contains(err.Error(), "no answer in time") {
 		t.Fatalf("start on a silent host: %v", err)
 	}
-	if d := time.Since(t0); d > 2*time.Second {
-		t.Fatalf("START took %v with a 100 ms timeout", d)
+	if d := time.Since(t0); d != 100*time.Millisecond {
+		t.Fatalf("START failed after %v with a 100 ms timeout", d)
 	}
 	if r.Up() != 1 {
 		t.Fatal("a slow answer dropped the host's connection")
@@ -571,7 +659,9 @@ func freeOf(r *Remote) int {
 // for a host slow to start its game, the next goes to the other host at once — the slow host's
 // start in flight counts as a game, so it is not chosen (its session would answer only after
 // the first) — and completes; then the slow one completes on its host.
-func TestSlowHostDelaysOnlyItsStart(t *testing.T) {
+func TestSlowHostDelaysOnlyItsStart(t *testing.T) { synctest.Test(t, testSlowHostDelaysOnlyItsStart) }
+
+func testSlowHostDelaysOnlyItsStart(t *testing.T) {
 	gate := make(chan struct{})
 	slow := startHostWith(t, &fakeStarter{port: 5001, gate: gate, entered: make(chan string, 4)}, 4, "")
 	fast := startHost(t, 4, 5002, "")

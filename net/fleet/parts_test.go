@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"net"
 	"reflect"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rtype/rtype/game/replay"
@@ -204,11 +204,10 @@ func (e *endRecorder) get() []gameEnd {
 // host's record and the replay file byte for byte (here 100 KB: 4 parts), before the lobby
 // sees the game done; a game without a replay comes with none; a lost host's games come
 // as lost, without record.
-func TestRecordAndReplayOverChannel(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+func TestRecordAndReplayOverChannel(t *testing.T) { synctest.Test(t, testRecordAndReplayOverChannel) }
+
+func testRecordAndReplayOverChannel(t *testing.T) {
+	ln := netOf(t).listen()
 	file := randBytes(100_000, 2)
 	rec := &Record{Ticks: 4321, Slots: []SlotRecord{{Score: 1200, Kills: 12, Deaths: 1}, {Score: 300, Kills: 3, Deaths: 3, Continued: true, Left: true}}}
 	st := &fakeStarter{port: 5000}
@@ -230,7 +229,7 @@ func TestRecordAndReplayOverChannel(t *testing.T) {
 	defer func() { hcancel(); <-hdone }()
 
 	e := &endRecorder{gs: map[string]handoff.Game{}}
-	r := NewRemote(RemoteConfig{Hosts: []string{ln.Addr().String()}, Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond,
+	r := NewRemote(RemoteConfig{Hosts: []string{ln.Addr().String()}, Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond, Dial: netOf(t).dial,
 		Redial: 10 * time.Millisecond, OnGameEnd: e.onGameEnd})
 	rctx, rcancel := context.WithCancel(context.Background())
 	rdone := make(chan struct{})
@@ -288,12 +287,13 @@ func TestRecordAndReplayOverChannel(t *testing.T) {
 // TestBadReplayFromHost: a host that sends a duplicate part, or a record that does not fit the
 // game, does not get it kept — the game still ends with its result, without the bad part —
 // and its connection stays up for its other games.
-func TestBadReplayFromHost(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+func TestBadReplayFromHost(t *testing.T) { synctest.Test(t, testBadReplayFromHost) }
+
+func testBadReplayFromHost(t *testing.T) {
+	ln := netOf(t).listen()
 	defer ln.Close()
+	var host sync.WaitGroup // the fake host's goroutines, ended before the test (its bubble)
+	defer host.Wait()
 	part := randBytes(ReplayPartBytes, 3)
 	good := &Record{Ticks: 10, Slots: []SlotRecord{{Score: 5}}}
 	scripts := [][]*Msg{
@@ -312,7 +312,9 @@ func TestBadReplayFromHost(t *testing.T) {
 			{Type: TypeEnded, Result: 0, Record: good},
 		},
 	}
+	host.Add(1)
 	go func() {
+		defer host.Done()
 		nc, err := ln.Accept()
 		if err != nil {
 			return
@@ -329,7 +331,9 @@ func TestBadReplayFromHost(t *testing.T) {
 			c.Write(encode(m))
 		}
 		send(&Msg{Type: TypeLoad, Load: &Load{Capacity: 4}})
+		host.Add(1)
 		go func() {
+			defer host.Done()
 			tk := time.NewTicker(10 * time.Millisecond)
 			defer tk.Stop()
 			for range tk.C {
@@ -361,7 +365,7 @@ func TestBadReplayFromHost(t *testing.T) {
 		}
 	}()
 	e := &endRecorder{gs: map[string]handoff.Game{}}
-	r := NewRemote(RemoteConfig{Hosts: []string{ln.Addr().String()}, Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond,
+	r := NewRemote(RemoteConfig{Hosts: []string{ln.Addr().String()}, Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond, Dial: netOf(t).dial,
 		Redial: 10 * time.Millisecond, OnGameEnd: e.onGameEnd})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

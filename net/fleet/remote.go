@@ -49,6 +49,10 @@ type RemoteConfig struct {
 	// Done closes: the hall of fame has the game when the lobby pushes GAME_ID). It is called
 	// on the host connection's goroutine and must not block (lobby/scores.Hall.Record).
 	OnGameEnd func(spec handoff.GameSpec, end GameEnd)
+	// Dial, when set, connects to a host's control address instead of TCP (nil: TCP, within
+	// HandshakeTimeout). The tests give an in-memory network (net.Pipe): there the heartbeats,
+	// timeouts and redials run in virtual time (testing/synctest).
+	Dial func(ctx context.Context, addr string) (net.Conn, error)
 }
 
 // GameEnd is how a game on a host ended, as its lobby keeps it.
@@ -391,8 +395,12 @@ func (l *link) run(ctx context.Context) {
 // then the games on it end as aborted and pending requests fail. The error is nil when the
 // host had been up.
 func (l *link) session(ctx context.Context) error {
-	d := net.Dialer{Timeout: HandshakeTimeout}
-	nc, err := d.DialContext(ctx, "tcp", l.addr)
+	dial := l.r.cfg.Dial
+	if dial == nil {
+		d := net.Dialer{Timeout: HandshakeTimeout}
+		dial = func(ctx context.Context, addr string) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }
+	}
+	nc, err := dial(ctx, l.addr)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/stagefile"
@@ -45,7 +46,9 @@ func received(h *Host) int {
 // against its hash) and only then; one it has (same hash) is not sent; an arcade run's stages
 // and a practice section reach it too; a file whose bytes do not match its hash is refused,
 // and the start with it.
-func TestStagesHandOver(t *testing.T) {
+func TestStagesHandOver(t *testing.T) { synctest.Test(t, testStagesHandOver) }
+
+func testStagesHandOver(t *testing.T) {
 	cat, err := stagefile.LoadCatalogue("stage1", game.ParseScript)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -63,7 +64,11 @@ func (ca *testCA) files(t *testing.T, dir, name string) (cert, key, caFile strin
 // TestMutualTLS: with -control-cert/-key/-ca and no shared secret, a lobby with a certificate
 // of the CA is served; a lobby without a certificate, or with one of another CA, is refused
 // before any message, and the runtime never sees a game.
-func TestMutualTLS(t *testing.T) {
+// In virtual time over the in-memory network (memNet), as the other fleet tests: the
+// certificates are made inside the bubble, whose clock they are valid by.
+func TestMutualTLS(t *testing.T) { synctest.Test(t, testMutualTLS) }
+
+func testMutualTLS(t *testing.T) {
 	dir := t.TempDir()
 	ca, other := newTestCA(t), newTestCA(t)
 	hc, hk, hca := ca.files(t, dir, "host")
@@ -73,10 +78,7 @@ func TestMutualTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := netOf(t).listen()
 	st := &fakeStarter{port: 5001}
 	h := NewHost(HostConfig{TLS: hostTLS, Starter: st, Capacity: 4, Logger: quiet(), Ping: 20 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -92,7 +94,7 @@ func TestMutualTLS(t *testing.T) {
 	if err := CheckAuth(nil, lobbyTLS); err != nil {
 		t.Fatalf("mutual TLS without a secret: %v", err)
 	}
-	r := NewRemote(RemoteConfig{Hosts: []string{addr}, TLS: lobbyTLS, Logger: quiet(), Ping: 20 * time.Millisecond, Redial: 10 * time.Millisecond})
+	r := NewRemote(RemoteConfig{Hosts: []string{addr}, TLS: lobbyTLS, Logger: quiet(), Ping: 20 * time.Millisecond, Redial: 10 * time.Millisecond, Dial: netOf(t).dial})
 	rctx, rcancel := context.WithCancel(context.Background())
 	rdone := make(chan struct{})
 	go func() { defer close(rdone); r.Run(rctx) }()
@@ -111,14 +113,18 @@ func TestMutualTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, tc := range map[string]*tls.Config{
-		"no certificate": {RootCAs: pool, MinVersion: tls.VersionTLS13},
-		"another CA's":   {RootCAs: pool, MinVersion: tls.VersionTLS13, Certificates: []tls.Certificate{stranger}},
+		"no certificate": {RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS13},
+		"another CA's":   {RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS13, Certificates: []tls.Certificate{stranger}},
 	} {
-		nc, err := tls.Dial("tcp", addr, tc)
-		if err == nil {
-			_, err = ClientHandshake(nc, nil, nil)
-			nc.Close()
+		raw, err := netOf(t).dial(context.Background(), addr)
+		if err != nil {
+			t.Fatal(err)
 		}
+		nc := tls.Client(raw, tc)
+		if err = nc.Handshake(); err == nil {
+			_, err = ClientHandshake(nc, nil, nil)
+		}
+		nc.Close()
 		if err == nil {
 			t.Errorf("%s: the control handshake succeeded", name)
 		}

@@ -20,7 +20,9 @@
 // milliseconds), and a timerfd in the runtime's poller wakes it at each slot's moment
 // (waker_linux.go: epoll_wait's timeout counts whole milliseconds). While every worker is held by
 // a tick longer than StuckTick, the schedule adds a worker (at most MaxExtraWorkers), so such a
-// game never stalls the others. Manager.Stats (tick lateness per game tick, overruns, extra
+// game never stalls the others. Every decision of the schedule is scheduler.step's, made at the
+// time it is given (its tests run it in virtual time); the runtime's loop only waits for each
+// slot's moment. Manager.Stats (tick lateness per game tick, overruns, extra
 // workers, process CPU) is logged when the runtime stops.
 //
 // # Peers
@@ -159,6 +161,7 @@ type Manager struct {
 	batch *transport.BatchConn // nil with the link simulator: one datagram per call then
 	port  int
 	epoch time.Time
+	clock func() time.Duration // nil: time since epoch (tests set a virtual clock)
 
 	mu     sync.Mutex
 	live   map[*Instance]struct{}
@@ -198,6 +201,29 @@ var _ handoff.Starter = (*Manager)(nil)
 // NewManager opens the shared UDP socket on cfg.Host:cfg.Port and starts the runtime (reader,
 // tick schedule, workers); zero fields of cfg are defaulted. Shutdown stops it.
 func NewManager(cfg Config) (*Manager, error) {
+	us, err := transport.ListenUDP(net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
+	if err != nil {
+		return nil, fmt.Errorf("instance: UDP port: %w", err)
+	}
+	m := newManager(cfg)
+	m.sock, m.udp, m.port = us, us, int(us.LocalAddr().Port())
+	if !m.cfg.NetSim.IsZero() {
+		m.sock = linksim.Wrap(us, m.cfg.NetSim, m.cfg.NetSim)
+	} else {
+		m.batch = transport.NewBatchConn(us)
+	}
+	for range m.cfg.Workers {
+		m.startWorker(false)
+	}
+	m.wg.Add(2)
+	go func() { defer m.wg.Done(); m.readLoop() }()
+	go func() { defer m.wg.Done(); m.schedule() }()
+	return m, nil
+}
+
+// newManager is a Manager for cfg (defaulted) with no socket and no goroutine yet: NewManager
+// adds them; tests drive its schedule in virtual time (scheduler.step, Manager.clock).
+func newManager(cfg Config) *Manager {
 	if cfg.SilenceTimeout <= 0 {
 		cfg.SilenceTimeout = 10 * time.Second
 	}
@@ -213,33 +239,16 @@ func NewManager(cfg Config) (*Manager, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
-	us, err := transport.ListenUDP(net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
-	if err != nil {
-		return nil, fmt.Errorf("instance: UDP port: %w", err)
-	}
-	var sock transport.Socket = us
-	var batch *transport.BatchConn
-	if !cfg.NetSim.IsZero() {
-		sock = linksim.Wrap(us, cfg.NetSim, cfg.NetSim)
-	} else {
-		batch = transport.NewBatchConn(us)
-	}
-	m := &Manager{cfg: cfg, log: cfg.Logger, late: hist.New(lateBucket, lateBuckets), stepDur: hist.New(stepBucket, stepBuckets), sock: sock, udp: us, batch: batch, port: int(us.LocalAddr().Port()), epoch: time.Now(),
-		live: map[*Instance]struct{}{}, routes: map[uint32][]*Instance{},
-		work: make(chan job, 256), quit: make(chan struct{}), kick: make(chan struct{}, 1), challenges: NewChallengeLimiter()}
 	if cfg.RateLimit == 0 {
 		cfg.RateLimit = DefaultRateLimit
 	}
+	m := &Manager{cfg: cfg, log: cfg.Logger, late: hist.New(lateBucket, lateBuckets), stepDur: hist.New(stepBucket, stepBuckets), epoch: time.Now(),
+		live: map[*Instance]struct{}{}, routes: map[uint32][]*Instance{},
+		work: make(chan job, 256), quit: make(chan struct{}), kick: make(chan struct{}, 1), challenges: NewChallengeLimiter()}
 	if cfg.RateLimit > 0 {
 		m.limit = NewRateLimiter(cfg.RateLimit, cfg.RateBurst)
 	}
-	for range cfg.Workers {
-		m.startWorker(false)
-	}
-	m.wg.Add(2)
-	go func() { defer m.wg.Done(); m.readLoop() }()
-	go func() { defer m.wg.Done(); m.schedule() }()
-	return m, nil
+	return m
 }
 
 // Port is the UDP port every game of this manager binds.
@@ -253,7 +262,13 @@ func (m *Manager) PublicPort() int {
 	return m.port
 }
 
-func (m *Manager) now() time.Duration { return time.Since(m.epoch) }
+// now is the runtime's clock: the time since the Manager started (clock, in tests: virtual).
+func (m *Manager) now() time.Duration {
+	if m.clock != nil {
+		return m.clock()
+	}
+	return time.Since(m.epoch)
+}
 
 // ErrShutdown is returned by StartGame once Shutdown has begun.
 var ErrShutdown = errors.New("instance: server shutting down")
@@ -515,75 +530,48 @@ func (m *Manager) route(b []byte, from netip.AddrPort) {
 	in.receive(from, b, &h, r)
 }
 
-// job is a game's tick handed to a worker: due is when its slot of the schedule was due.
+// job is a game's tick handed to a worker: due is when its slot of the schedule was due (the
+// runtime's clock, Manager.now).
 type job struct {
 	in    *Instance
-	due   time.Time
+	due   time.Duration
 	sched uint64
 }
 
-// schedule is the one 60 Hz tick schedule, in Slots phases: at each slot's moment it hands the
-// games of that slot that are not still busy with an earlier tick to the workers. It sleeps
-// through the slots without games.
+// slotPeriod is the time between two slots of the schedule.
+const slotPeriod = TickPeriod / Slots
+
+// schedule is the one 60 Hz tick schedule, in Slots phases: it waits for each slot's moment and
+// lets scheduler.step decide what to run then. It sleeps through the slots without games, and
+// until a game starts when the server is idle.
 func (m *Manager) schedule() {
-	const slotPeriod = TickPeriod / Slots
-	next := time.Now().Add(slotPeriod)
+	s := scheduler{next: m.now() + slotPeriod}
 	timer := time.NewTimer(slotPeriod)
 	defer timer.Stop()
 	wake := newWaker()
 	defer wake.close()
-	var batch []*Instance
-	for slot := 0; ; {
+	dispatch := func(j job) bool {
+		select {
+		case m.work <- j:
+			return true
+		case <-m.quit:
+			return false
+		}
+	}
+	for {
 		select {
 		case <-m.quit:
 			return
 		case <-timer.C:
 		}
-		now := time.Now()
-		if slot == 0 {
-			if m.ticks.Add(1)%game.TickRate == 0 {
-				m.pruneRetired()
-				m.dropMu.Lock()
-				m.dlog.flush(m.log, m.now())
-				m.dropMu.Unlock()
-			}
-			if m.held(nil) && m.workers.Load() < int32(m.cfg.Workers)+MaxExtraWorkers {
-				if m.extras.Add(1)%1000 == 1 {
-					m.log.Warn("every worker is held by a game tick running longer than StuckTick: adding a worker", "stuck_after", StuckTick, "extra_workers", m.extras.Load())
-				}
-				m.startWorker(true)
-			}
+		st := s.step(m, m.now(), dispatch)
+		switch {
+		case st.stopped:
+			return
+		case st.addWorker:
+			m.startWorker(true)
 		}
-		sched := m.ticks.Load()
-		batch = batch[:0]
-		m.mu.Lock()
-		for _, in := range m.slots[slot] {
-			if in.busy.CompareAndSwap(false, true) {
-				batch = append(batch, in)
-			}
-		}
-		m.mu.Unlock()
-		for _, in := range batch {
-			select {
-			case m.work <- job{in: in, due: next, sched: sched}:
-			case <-m.quit:
-				return
-			}
-		}
-		// the next slot that has games (slot 0 always: it counts the ticks)
-		m.mu.Lock()
-		for {
-			slot = (slot + 1) % Slots
-			next = next.Add(slotPeriod)
-			if slot == 0 || len(m.slots[slot]) > 0 {
-				break
-			}
-		}
-		m.mu.Unlock()
-		if now.Sub(next) > MaxCatchUp*TickPeriod {
-			next = now.Add(slotPeriod) // the schedule itself was starved: skip ahead
-		}
-		if slot == 0 && m.idle() {
+		if st.idle {
 			// No game and nothing to prune: sleep until StartGame instead of waking 60 times a
 			// second, then resume the schedule from now.
 			select {
@@ -591,13 +579,87 @@ func (m *Manager) schedule() {
 				return
 			case <-m.kick:
 			}
-			next = time.Now()
+			s.resume(m.now())
 		}
-		d := time.Until(next)
+		d := s.next - m.now()
 		timer.Reset(d)
 		wake.arm(d)
 	}
 }
+
+// scheduler is the state of the tick schedule: the slot due next and when (the runtime's
+// clock). Its step is the schedule's every decision, made at the time it is given: the
+// runtime's loop (schedule) waits for real time, tests pass virtual time.
+type scheduler struct {
+	slot  int
+	next  time.Duration
+	batch []*Instance
+}
+
+// stepped is what one step of the schedule decided.
+type stepped struct {
+	idle      bool // no game and nothing to prune: wait for StartGame, then resume
+	addWorker bool // every worker is held by a long tick: start an extra one (counted)
+	stopped   bool // dispatch refused a job: the runtime is stopping
+}
+
+// step runs the slot due at s.next, at now (when it fell due or later): at slot 0 it counts a
+// schedule tick (and once a second prunes retired routes and flushes the drop log) and decides
+// whether every worker is held (Manager.held: then a worker is added, at most
+// MaxExtraWorkers); it hands the games of the slot that are not busy with an earlier tick to
+// dispatch (a busy one is skipped: it catches up later, Instance.run). Then s moves to the next
+// slot that has games (slot 0 always); a schedule that fell more than MaxCatchUp ticks behind
+// (starved itself) skips ahead to now.
+func (s *scheduler) step(m *Manager, now time.Duration, dispatch func(job) bool) stepped {
+	var st stepped
+	if s.slot == 0 {
+		if m.ticks.Add(1)%game.TickRate == 0 {
+			m.pruneRetired()
+			m.dropMu.Lock()
+			m.dlog.flush(m.log, m.now())
+			m.dropMu.Unlock()
+		}
+		if m.held(nil) && m.workers.Load() < int32(m.cfg.Workers)+MaxExtraWorkers {
+			if m.extras.Add(1)%1000 == 1 {
+				m.log.Warn("every worker is held by a game tick running longer than StuckTick: adding a worker", "stuck_after", StuckTick, "extra_workers", m.extras.Load())
+			}
+			st.addWorker = true
+		}
+	}
+	sched := m.ticks.Load()
+	s.batch = s.batch[:0]
+	m.mu.Lock()
+	for _, in := range m.slots[s.slot] {
+		if in.busy.CompareAndSwap(false, true) {
+			s.batch = append(s.batch, in)
+		}
+	}
+	m.mu.Unlock()
+	for _, in := range s.batch {
+		if !dispatch(job{in: in, due: s.next, sched: sched}) {
+			st.stopped = true
+			return st
+		}
+	}
+	// the next slot that has games (slot 0 always: it counts the ticks)
+	m.mu.Lock()
+	for {
+		s.slot = (s.slot + 1) % Slots
+		s.next += slotPeriod
+		if s.slot == 0 || len(m.slots[s.slot]) > 0 {
+			break
+		}
+	}
+	m.mu.Unlock()
+	if now-s.next > MaxCatchUp*TickPeriod {
+		s.next = now + slotPeriod // the schedule itself was starved: skip ahead
+	}
+	st.idle = s.slot == 0 && m.idle()
+	return st
+}
+
+// resume restarts the schedule at now after it slept (idle): slot 0 is due at once.
+func (s *scheduler) resume(now time.Duration) { s.next = now }
 
 // idle reports whether the schedule has nothing to do until a game starts: no game, no retired
 // routes to prune, no drop count waiting to be logged.
@@ -683,7 +745,7 @@ func (m *Manager) worker(start *atomic.Int64, extra bool) {
 			case j = <-m.work:
 			}
 		}
-		m.late.Add(time.Since(j.due))
+		m.late.Add(m.now() - j.due)
 		start.Store(int64(m.now()))
 		finished := j.in.run(j.sched, &out)
 		start.Store(0)

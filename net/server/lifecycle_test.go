@@ -169,12 +169,14 @@ func waitFor(d time.Duration, cond func() bool) bool {
 type muteSocket struct {
 	transport.Socket
 	mute atomic.Bool
+	last atomic.Int64 // when the last datagram that went out was written (Unix ns)
 }
 
 func (s *muteSocket) WriteTo(p []byte, to netip.AddrPort) (int, error) {
 	if s.mute.Load() {
 		return len(p), nil
 	}
+	s.last.Store(time.Now().UnixNano())
 	return s.Socket.WriteTo(p, to)
 }
 
@@ -498,12 +500,14 @@ func TestPlayerLeavesMidGame(t *testing.T) {
 			why := "said BYE"
 			if tc.silent {
 				why = "silent"
-				// dropped after SilenceTimeout (never before) and promptly after it
-				if seen < tc.silence-100*time.Millisecond || seen > tc.silence+2*time.Second {
-					t.Errorf("silent player removed from the bot's view %v after vanishing, want SilenceTimeout %v (+ ≤ 2 s)", seen, tc.silence)
+				// dropped after SilenceTimeout of silence, never before (how promptly after it
+				// is the game core's, in virtual time: net/testsupport/simgame)
+				if quiet := time.Since(time.Unix(0, mp.sock.last.Load())); quiet < tc.silence {
+					t.Errorf("silent player removed from the bot's view %v after its last datagram, before SilenceTimeout %v", quiet, tc.silence)
 				}
-			} else if seen > 1500*time.Millisecond {
-				t.Errorf("player who said BYE removed from the bot's view only %v later", seen)
+			} else if seen >= tc.silence {
+				// the BYE removed it, not the silence (the log below says which)
+				t.Errorf("player who said BYE removed from the bot's view only %v later, SilenceTimeout %v", seen, tc.silence)
 			}
 			t.Logf("%s: the bot saw the ship removed %v after the player vanished (SilenceTimeout %v)", tc.name, seen.Round(time.Millisecond), tc.silence)
 			msg := "player dropped"
@@ -730,8 +734,10 @@ func TestShutdownEndsGamesWithGameEnd(t *testing.T) {
 	}
 	start := time.Now()
 	stop() // cancels Run's context and waits for Run (reports an error after 10 s)
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("Run took %v to return after cancel, want ≤ 5 s", d)
+	// a bound for a stuck shutdown, not a speed: 10 times ShutdownLinger (the wait for GAME_END's
+	// acknowledgements)
+	if d := time.Since(start); d > 10*instance.ShutdownLinger {
+		t.Errorf("Run took %v to return after cancel, want ≤ %v", d, 10*instance.ShutdownLinger)
 	}
 	if n := mgr.Running(); n != 0 {
 		t.Errorf("Running() = %d after Run returned", n)

@@ -1,0 +1,100 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+)
+
+// memNet is an in-memory network of control addresses (net.Pipe connections), one per test.
+// The fleet's tests run in a testing/synctest bubble over it: the heartbeats (a host silent for
+// 5 pings is down), StartTimeout, the redials and HandshakeTimeout take virtual time, which
+// passes only when every goroutine of the test waits, so a slow or busy machine cannot make a
+// peer look silent. TCP itself is the end-to-end tests' (net/server, cmd/rtype-server).
+type memNet struct {
+	mu   sync.Mutex
+	next int
+	ls   map[string]*memListener
+}
+
+var memNets sync.Map // *testing.T → *memNet
+
+// netOf is t's in-memory network.
+func netOf(t *testing.T) *memNet {
+	if n, ok := memNets.Load(t); ok {
+		return n.(*memNet)
+	}
+	n := &memNet{ls: map[string]*memListener{}}
+	memNets.Store(t, n)
+	t.Cleanup(func() { memNets.Delete(t) })
+	return n
+}
+
+// listen opens a listener on a fresh loopback-looking address ("127.0.0.1:7000" on).
+func (n *memNet) listen() *memListener {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	addr := memAddr(fmt.Sprintf("127.0.0.1:%d", 7000+n.next))
+	n.next++
+	l := &memListener{n: n, addr: addr, conns: make(chan net.Conn), done: make(chan struct{})}
+	n.ls[string(addr)] = l
+	return l
+}
+
+var errRefused = errors.New("memnet: connection refused")
+
+// dial connects to addr's listener (RemoteConfig.Dial): refused when nothing listens there.
+func (n *memNet) dial(ctx context.Context, addr string) (net.Conn, error) {
+	n.mu.Lock()
+	l := n.ls[addr]
+	n.mu.Unlock()
+	if l == nil {
+		return nil, errRefused
+	}
+	a, b := net.Pipe()
+	select {
+	case l.conns <- b:
+		return a, nil
+	case <-l.done:
+		return nil, errRefused
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+type memListener struct {
+	n     *memNet
+	addr  memAddr
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (l *memListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *memListener) Close() error {
+	l.once.Do(func() {
+		l.n.mu.Lock()
+		delete(l.n.ls, string(l.addr))
+		l.n.mu.Unlock()
+		close(l.done)
+	})
+	return nil
+}
+
+func (l *memListener) Addr() net.Addr { return l.addr }
+
+type memAddr string
+
+func (a memAddr) Network() string { return "mem" }
+func (a memAddr) String() string  { return string(a) }
