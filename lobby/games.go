@@ -5,9 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"net/netip"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -15,36 +13,6 @@ import (
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby/handoff"
 )
-
-// MaxHostLen bounds the host field of START and SPECTATE (a DNS name's longest form).
-const MaxHostLen = 253
-
-// ValidHost reports whether s is a valid host field of START and SPECTATE (docs/PROTOCOL.md
-// §2.5.1): an IPv4 or IPv6 address literal (no brackets, no zone), or a DNS name of at most 253
-// bytes whose labels are 1..63 letters, digits and inner hyphens, the last not all digits (so
-// that a number is never taken for a name).
-func ValidHost(s string) bool {
-	if a, err := netip.ParseAddr(s); err == nil {
-		return a.Zone() == ""
-	}
-	if len(s) == 0 || len(s) > MaxHostLen {
-		return false
-	}
-	labels := strings.Split(strings.TrimSuffix(s, "."), ".")
-	for _, l := range labels {
-		if len(l) == 0 || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
-			return false
-		}
-		for i := 0; i < len(l); i++ {
-			c := l[i]
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-				return false
-			}
-		}
-	}
-	last := labels[len(labels)-1]
-	return strings.Trim(last, "0123456789") != ""
-}
 
 // addrArgs are the fields of a START or SPECTATE push: port, token, key and, for a game on
 // another host, that host.

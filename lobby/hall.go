@@ -203,7 +203,7 @@ func parsePage(s string) (int, bool) {
 		return 0, false
 	}
 	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) {
+		if s[i] < '0' || s[i] > '9' {
 			return 0, false
 		}
 	}

@@ -144,7 +144,7 @@ func startServer(t *testing.T, cfg ServerConfig) (*Server, string) {
 type raw struct {
 	t  *testing.T
 	c  net.Conn
-	lr *lineReader
+	lr *LineReader
 }
 
 func dialRaw(t *testing.T, addr string) *raw {
@@ -154,7 +154,7 @@ func dialRaw(t *testing.T, addr string) *raw {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return &raw{t: t, c: c, lr: &lineReader{r: c}}
+	return &raw{t: t, c: c, lr: NewLineReader(c)}
 }
 
 func (r *raw) send(s string) {
@@ -168,7 +168,7 @@ func (r *raw) send(s string) {
 func (r *raw) line() string {
 	r.t.Helper()
 	r.c.SetReadDeadline(time.Now().Add(waitTime))
-	b, err := r.lr.readLine()
+	b, err := r.lr.ReadLine()
 	if err != nil {
 		r.t.Fatalf("reading a line: %v", err)
 	}
@@ -186,7 +186,7 @@ func (r *raw) roundTrip(s string) string {
 func (r *raw) noLine(d time.Duration) {
 	r.t.Helper()
 	r.c.SetReadDeadline(time.Now().Add(d))
-	b, err := r.lr.readLine()
+	b, err := r.lr.ReadLine()
 	if err == nil {
 		r.t.Fatalf("unexpected line %q", b)
 	}
@@ -201,7 +201,7 @@ func (r *raw) expectClosed(d time.Duration) {
 	r.t.Helper()
 	r.c.SetReadDeadline(time.Now().Add(d))
 	for {
-		_, err := r.lr.readLine()
+		_, err := r.lr.ReadLine()
 		if err == nil {
 			continue
 		}
@@ -305,7 +305,7 @@ func netPipe(t *testing.T) (net.Conn, net.Conn) {
 // fakeServer plays a scripted lobby server for client tests: it accepts one connection, answers
 // its AUTHENTICATE with 200 and hands the connection to script, then closes it. The returned
 // wait blocks until script has returned (the listener closes at the end of the test).
-func fakeServer(t *testing.T, script func(nc net.Conn, lr *lineReader)) (addr string, wait func()) {
+func fakeServer(t *testing.T, script func(nc net.Conn, lr *LineReader)) (addr string, wait func()) {
 	t.Helper()
 	ln := mustListen(t)
 	done := make(chan struct{})
@@ -316,8 +316,8 @@ func fakeServer(t *testing.T, script func(nc net.Conn, lr *lineReader)) (addr st
 			return
 		}
 		defer nc.Close()
-		lr := &lineReader{r: nc}
-		lr.readLine()
+		lr := NewLineReader(nc)
+		lr.ReadLine()
 		nc.Write([]byte("200 " + tSrv + " " + tUser + "\r\n"))
 		script(nc, lr)
 	}()

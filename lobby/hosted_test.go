@@ -105,9 +105,9 @@ func TestClientStartPushHost(t *testing.T) {
 		{Port: 7777, Token: 2864434397, Key: [16]byte{0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x00}, Host: "203.0.113.7", Spectator: true},
 	} {
 		line := strings.TrimSuffix(lines[i], "\r\n") + "\r\n"
-		addr, wait := fakeServer(t, func(nc net.Conn, lr *lineReader) {
+		addr, wait := fakeServer(t, func(nc net.Conn, lr *LineReader) {
 			nc.Write([]byte(line))
-			lr.readLine()
+			lr.ReadLine()
 		})
 		c, err := Dial(waitCtx(t), addr)
 		if err != nil {

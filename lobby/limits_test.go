@@ -186,7 +186,7 @@ func TestTimersCloseSockets(t *testing.T) {
 	var last string
 	for {
 		flood.c.SetReadDeadline(time.Now().Add(waitTime))
-		l, err := flood.lr.readLine()
+		l, err := flood.lr.ReadLine()
 		if err != nil {
 			break
 		}

@@ -80,7 +80,7 @@ func (c *Core) chat(now time.Duration, cs *connState, cmd Command) {
 		err = CheckText(text) // nothing left but what was removed: empty
 	}
 	if err != nil {
-		c.reply(cs, CodeWrongRequest, "chat text: "+textReason(err))
+		c.reply(cs, CodeWrongRequest, "chat text: "+TextReason(err))
 		return
 	}
 	l := cs.lobby
@@ -95,7 +95,7 @@ func (c *Core) chat(now time.Duration, cs *connState, cmd Command) {
 	}
 	c.reply(cs, CodeOK, "OK")
 	c.stats.chat.Add(1)
-	args := append([]string{cs.name}, textArgs(EncodeText(text))...)
+	args := append([]string{cs.name}, TextArgs(EncodeText(text))...)
 	for _, m := range l.members {
 		c.push(m, PushChat, args...)
 	}
@@ -111,7 +111,7 @@ func (c *Core) Broadcast(text string) (int, error) {
 	if err := CheckText(text); err != nil {
 		return 0, err
 	}
-	line, err := AppendCommand(nil, Command{Name: PushBroadcast, Header: c.srv, Args: textArgs(EncodeText(text))})
+	line, err := AppendCommand(nil, Command{Name: PushBroadcast, Header: c.srv, Args: TextArgs(EncodeText(text))})
 	if err != nil {
 		return 0, err
 	}

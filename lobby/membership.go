@@ -55,7 +55,7 @@ func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
 	}
 	code := ""
 	if len(cmd.Args) >= 1 {
-		code = upper(cmd.Args[0])
+		code = UpperCode(cmd.Args[0])
 		if code != "" && !ValidCode(code) {
 			c.reply(cs, CodeWrongRequest, "invalid lobby code: 5 characters of "+CodeAlphabet)
 			return
@@ -244,16 +244,6 @@ func (l *lobbyState) ownerName() string {
 		return ""
 	}
 	return l.members[0].name
-}
-
-func upper(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'a' && c <= 'z' {
-			b[i] = c - 'a' + 'A'
-		}
-	}
-	return string(b)
 }
 
 // newCode draws a lobby code no live lobby has.

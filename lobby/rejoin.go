@@ -3,8 +3,6 @@ package lobby
 import (
 	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"strconv"
 	"time"
 
@@ -14,38 +12,11 @@ import (
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
-// RejoinProofLen is the length of REJOIN's proof: 32 lowercase hex digits (16 bytes).
-const RejoinProofLen = 32
-
-// rejoinLabel starts the MAC input of a rejoin proof (domain separation from the UDP
-// CHALLENGE proof, which uses the same key).
-const rejoinLabel = "rtype rejoin v1"
-
-// RejoinProof is the proof a rejoining player sends with REJOIN (docs/PROTOCOL.md §2.4.10): the
-// first 16 bytes of HMAC-SHA256(key, "rtype rejoin v1" || code || slot u8 || user UUID's 16
-// bytes), in lowercase hex. key is the session key of the START push that gave the slot; user
-// is the UUID AUTHENTICATE gave the rejoining connection, so a proof seen on the wire cannot be
-// replayed by another connection, and the key itself never travels again.
-func RejoinProof(key [16]byte, code string, slot int, user uuid.UUID) string {
-	m := hmac.New(sha256.New, key[:])
-	m.Write([]byte(rejoinLabel))
-	m.Write([]byte(code))
-	m.Write([]byte{byte(slot)})
-	m.Write(user[:])
-	return hex.EncodeToString(m.Sum(nil)[:RejoinProofLen/2])
-}
-
 // checkRejoinProof reports whether proof is RejoinProof(key, code, slot, user), in constant time.
 func checkRejoinProof(key [16]byte, code string, slot int, user uuid.UUID, proof string) bool {
 	want := RejoinProof(key, code, slot, user)
 	return hmac.Equal([]byte(want), []byte(proof))
 }
-
-// REJOIN and the SPECTATE push (docs/PROTOCOL.md §2.4.10, §2.5.7).
-const (
-	CmdRejoin    = "REJOIN"
-	PushSpectate = "SPECTATE"
-)
 
 // newSession draws a token not used by l's slots and a session key.
 func newSession(l *lobbyState) (token uint32, key [16]byte, err error) {
@@ -168,7 +139,7 @@ func (c *Core) rejoin(now time.Duration, cs *connState, cmd Command) {
 		c.reply(cs, CodeWrongRequest, "REJOIN takes a lobby code, a slot and a proof")
 		return
 	}
-	code := upper(cmd.Args[0])
+	code := UpperCode(cmd.Args[0])
 	if !ValidCode(code) {
 		c.reply(cs, CodeWrongRequest, "invalid lobby code: 5 characters of "+CodeAlphabet)
 		return
@@ -262,17 +233,4 @@ func (c *Core) rejoined(cs *connState, l *lobbyState, m handoff.Member, err erro
 	c.pushMembers(l)
 	c.pushSettings(cs, l)
 	c.push(cs, PushStart, addrArgs(l.game, strconv.Itoa(l.game.Port()), m.Token, m.Key)...)
-}
-
-// Rejoin sends REJOIN: this client takes back slot of the game running in lobby code, whose
-// session was lost, proving it holds key, the session key of the START push that gave it the
-// slot (RejoinProof; the key itself is not sent). On success a START push with a new token and
-// key follows (WaitStart), and the client is a member of the lobby again.
-func (c *Client) Rejoin(code string, slot int, key [16]byte) error {
-	c.mu.Lock()
-	id := c.id
-	c.mu.Unlock()
-	code = upper(code)
-	_, err := c.request(CmdRejoin, code, strconv.Itoa(slot), RejoinProof(key, code, slot, id))
-	return err
 }

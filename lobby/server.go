@@ -392,9 +392,9 @@ func (s *Server) serveConn(c *conn) {
 		defer close(wdone)
 		c.writeLoop()
 	}()
-	lr := lineReader{r: c.nc}
+	lr := NewLineReader(c.nc)
 	for {
-		line, err := lr.readLine()
+		line, err := lr.ReadLine()
 		if errors.Is(err, ErrLineTooLong) {
 			s.do(func(now time.Duration) { s.core.LineTooLong(now, c.id) })
 		}

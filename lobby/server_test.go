@@ -529,9 +529,9 @@ func TestClientErrors(t *testing.T) {
 
 // The client rejects a server that breaks the protocol and closes.
 func TestClientProtocolViolation(t *testing.T) {
-	addr, wait := fakeServer(t, func(nc net.Conn, lr *lineReader) {
+	addr, wait := fakeServer(t, func(nc net.Conn, lr *LineReader) {
 		nc.Write([]byte("START " + tSrv + ";0,0\r\n")) // port and token 0: invalid
-		lr.readLine()                                  // until the client closes
+		lr.ReadLine()                                  // until the client closes
 	})
 	c, err := Dial(waitCtx(t), addr)
 	if err != nil {
@@ -662,9 +662,9 @@ func TestClientStartPushKey(t *testing.T) {
 		{"4243,77,0001020304", [16]byte{}, false},
 		{"4243,77,000102030405060708090a0b0c0d0e0f,1", [16]byte{}, false},
 	} {
-		addr, wait := fakeServer(t, func(nc net.Conn, lr *lineReader) {
+		addr, wait := fakeServer(t, func(nc net.Conn, lr *LineReader) {
 			nc.Write([]byte("START " + tSrv + ";" + tc.args + "\r\n"))
-			lr.readLine() // until the client closes
+			lr.ReadLine() // until the client closes
 		})
 		c, err := Dial(waitCtx(t), addr)
 		if err != nil {

@@ -225,9 +225,9 @@ func TestDecodeStageRejects(t *testing.T) {
 // stageServer is a fake lobby server that answers AUTHENTICATE, then each GET_STAGE part i with
 // bodies[i] (a 200).
 func stageServer(t *testing.T, bodies ...string) string {
-	addr, wait := fakeServer(t, func(nc net.Conn, lr *lineReader) {
+	addr, wait := fakeServer(t, func(nc net.Conn, lr *LineReader) {
 		for {
-			l, err := lr.readLine()
+			l, err := lr.ReadLine()
 			if err != nil {
 				return
 			}
