@@ -302,6 +302,9 @@ func netPipe(t *testing.T) (net.Conn, net.Conn) {
 	return a, b
 }
 
+// fakeUser is the user UUID that fakeServer's answer to AUTHENTICATE gives.
+const fakeUser = "0b5c1f9e-6f0a-4c5e-9f43-2d3b8f1f2a77"
+
 // fakeServer plays a scripted lobby server for client tests: it accepts one connection, answers
 // its AUTHENTICATE with 200 and hands the connection to script, then closes it. The returned
 // wait blocks until script has returned (the listener closes at the end of the test).
@@ -318,7 +321,7 @@ func fakeServer(t *testing.T, script func(nc net.Conn, lr *LineReader)) (addr st
 		defer nc.Close()
 		lr := NewLineReader(nc)
 		lr.ReadLine()
-		nc.Write([]byte("200 " + tSrv + " " + tUser + "\r\n"))
+		nc.Write([]byte("200 " + vSrv + " " + fakeUser + "\r\n"))
 		script(nc, lr)
 	}()
 	return ln.Addr().String(), func() { ln.Close(); <-done }

@@ -530,7 +530,7 @@ func TestClientErrors(t *testing.T) {
 // The client rejects a server that breaks the protocol and closes.
 func TestClientProtocolViolation(t *testing.T) {
 	addr, wait := fakeServer(t, func(nc net.Conn, lr *LineReader) {
-		nc.Write([]byte("START " + tSrv + ";0,0\r\n")) // port and token 0: invalid
+		nc.Write([]byte("START " + vSrv + ";0,0\r\n")) // port and token 0: invalid
 		lr.ReadLine()                                  // until the client closes
 	})
 	c, err := Dial(waitCtx(t), addr)
@@ -553,7 +553,7 @@ func TestClientProtocolViolation(t *testing.T) {
 func TestSlowClientDisconnected(t *testing.T) {
 	a, b := netPipe(t)
 	c := &conn{nc: a, wake: make(chan struct{}, 1)} // no writer running: nothing drains
-	line := []byte("MEMBERS " + tSrv + ";ABCDE," + strings.Repeat("n", 16) + "\r\n")
+	line := []byte("MEMBERS " + vSrv + ";ABCDE," + strings.Repeat("n", 16) + "\r\n")
 	for range maxOutbox / len(line) {
 		c.send(line)
 	}
@@ -663,7 +663,7 @@ func TestClientStartPushKey(t *testing.T) {
 		{"4243,77,000102030405060708090a0b0c0d0e0f,1", [16]byte{}, false},
 	} {
 		addr, wait := fakeServer(t, func(nc net.Conn, lr *LineReader) {
-			nc.Write([]byte("START " + tSrv + ";" + tc.args + "\r\n"))
+			nc.Write([]byte("START " + vSrv + ";" + tc.args + "\r\n"))
 			lr.ReadLine() // until the client closes
 		})
 		c, err := Dial(waitCtx(t), addr)

@@ -234,10 +234,10 @@ func stageServer(t *testing.T, bodies ...string) string {
 			cmd, _ := ParseCommand(l)
 			i, _ := strconv.Atoi(cmd.Args[1])
 			if i >= len(bodies) {
-				nc.Write([]byte("500 " + tSrv + " out of range\r\n"))
+				nc.Write([]byte("500 " + vSrv + " out of range\r\n"))
 				continue
 			}
-			nc.Write([]byte("200 " + tSrv + " " + bodies[i] + "\r\n"))
+			nc.Write([]byte("200 " + vSrv + " " + bodies[i] + "\r\n"))
 		}
 	})
 	t.Cleanup(wait)
