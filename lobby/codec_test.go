@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"reflect"
 	"strings"
@@ -377,16 +378,37 @@ func FuzzParseResponse(f *testing.F) {
 // The reader must not block forever on a quiet connection when a deadline
 // is set: sanity check with a real pipe.
 func TestLineReaderDeadline(t *testing.T) {
-	a, b := netPipe(t)
+	a, b := tcpPair(t)
 	lr := NewLineReader(a)
 	a.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
 	b.Write([]byte("PART"))
 	if _, err := lr.ReadLine(); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("readLine = %v, want deadline exceeded", err)
 	}
-	a.SetReadDeadline(time.Now().Add(waitTime))
+	a.SetReadDeadline(time.Now().Add(5 * time.Second))
 	b.Write([]byte("IAL\r\n"))
 	if got, err := lr.ReadLine(); err != nil || string(got) != "PARTIAL\r\n" {
 		t.Fatalf("readLine = %q, %v", got, err)
 	}
+}
+
+// tcpPair returns both ends of a loopback TCP connection.
+func tcpPair(t *testing.T) (net.Conn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	b, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ln.Accept()
+	if err != nil {
+		b.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close(); b.Close() })
+	return a, b
 }

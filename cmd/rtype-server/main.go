@@ -18,7 +18,7 @@ import (
 
 	"github.com/rtype/rtype/game/buildinfo"
 	"github.com/rtype/rtype/game/stagefile"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/server"
@@ -81,12 +81,12 @@ func main() {
 	flag.StringVar(&cfg.PublicUDP, "public-udp", env("RTYPE_PUBLIC_UDP", ""), "UDP port players reach, advertised by START instead of the bound one, as :PORT (behind Docker -p PORT:4242/udp or a NAT port forward); empty = the bound port (env RTYPE_PUBLIC_UDP)")
 	udpPort := flag.String("udp-port", env("RTYPE_UDP_PORT", ""), "UDP port every game shares; empty = the port number of -addr, 0 = chosen by the OS (env RTYPE_UDP_PORT)")
 	flag.IntVar(&cfg.MaxLobbies, "max-lobbies", envInt("RTYPE_MAX_LOBBIES", 64), "maximum number of lobbies at once; 0 or less means the default 64 (env RTYPE_MAX_LOBBIES)")
-	flag.IntVar(&cfg.MaxConns, "max-conns", envInt("RTYPE_MAX_CONNS", lobby.DefaultMaxConns), "maximum lobby connections at once (env RTYPE_MAX_CONNS)")
-	flag.IntVar(&cfg.MaxConnsPerAddr, "max-conns-per-addr", envInt("RTYPE_MAX_CONNS_PER_ADDR", lobby.DefaultMaxConnsPerAddr), "maximum lobby connections at once from one IP address (env RTYPE_MAX_CONNS_PER_ADDR)")
-	flag.IntVar(&cfg.MaxLobbiesPerAddr, "max-lobbies-per-addr", envInt("RTYPE_MAX_LOBBIES_PER_ADDR", lobby.DefaultMaxLobbiesPerAddr), "maximum lobbies at once whose owner connects from one IP address (env RTYPE_MAX_LOBBIES_PER_ADDR)")
-	flag.Float64Var(&cfg.CommandRate, "rate", envFloat("RTYPE_RATE", lobby.DefaultCommandRate), "lobby lines per second per connection, in bursts of 20 (env RTYPE_RATE)")
-	flag.DurationVar(&cfg.AuthTimeout, "auth-timeout", envDuration("RTYPE_AUTH_TIMEOUT", lobby.DefaultAuthTimeout), "close lobby connections that have not authenticated after this long; negative = never (env RTYPE_AUTH_TIMEOUT)")
-	flag.DurationVar(&cfg.IdleTimeout, "idle-timeout", envDuration("RTYPE_IDLE_TIMEOUT", lobby.DefaultIdleTimeout), "close lobby connections without a valid command for this long, except in game; negative = never (env RTYPE_IDLE_TIMEOUT)")
+	flag.IntVar(&cfg.MaxConns, "max-conns", envInt("RTYPE_MAX_CONNS", lobbyserver.DefaultMaxConns), "maximum lobby connections at once (env RTYPE_MAX_CONNS)")
+	flag.IntVar(&cfg.MaxConnsPerAddr, "max-conns-per-addr", envInt("RTYPE_MAX_CONNS_PER_ADDR", lobbyserver.DefaultMaxConnsPerAddr), "maximum lobby connections at once from one IP address (env RTYPE_MAX_CONNS_PER_ADDR)")
+	flag.IntVar(&cfg.MaxLobbiesPerAddr, "max-lobbies-per-addr", envInt("RTYPE_MAX_LOBBIES_PER_ADDR", lobbyserver.DefaultMaxLobbiesPerAddr), "maximum lobbies at once whose owner connects from one IP address (env RTYPE_MAX_LOBBIES_PER_ADDR)")
+	flag.Float64Var(&cfg.CommandRate, "rate", envFloat("RTYPE_RATE", lobbyserver.DefaultCommandRate), "lobby lines per second per connection, in bursts of 20 (env RTYPE_RATE)")
+	flag.DurationVar(&cfg.AuthTimeout, "auth-timeout", envDuration("RTYPE_AUTH_TIMEOUT", lobbyserver.DefaultAuthTimeout), "close lobby connections that have not authenticated after this long; negative = never (env RTYPE_AUTH_TIMEOUT)")
+	flag.DurationVar(&cfg.IdleTimeout, "idle-timeout", envDuration("RTYPE_IDLE_TIMEOUT", lobbyserver.DefaultIdleTimeout), "close lobby connections without a valid command for this long, except in game; negative = never (env RTYPE_IDLE_TIMEOUT)")
 	flag.StringVar(&cfg.MetricsAddr, "metrics", env("RTYPE_METRICS", ""), "serve only GET /metrics (Prometheus), /healthz and /readyz over HTTP on this address, e.g. 127.0.0.1:9100; empty = off (env RTYPE_METRICS)")
 	flag.StringVar(&cfg.AdminAddr, "admin", env("RTYPE_ADMIN", ""), "serve the metrics endpoints and, with the admin token, /debug/pprof/ and POST /broadcast over HTTP on this address, e.g. 127.0.0.1:9090; keep it on loopback; empty = off (env RTYPE_ADMIN)")
 	tokenFile := flag.String("admin-token-file", env("RTYPE_ADMIN_TOKEN_FILE", ""), "file holding the admin token that /debug/pprof/ and POST /broadcast require (Authorization: Bearer TOKEN); else the env RTYPE_ADMIN_TOKEN; neither = those endpoints are off (env RTYPE_ADMIN_TOKEN_FILE)")

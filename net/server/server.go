@@ -16,8 +16,8 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/stagefile"
-	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
+	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
 	"github.com/rtype/rtype/net/metrics"
@@ -190,11 +190,11 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Ready(ln.Addr(), mgr)
 	}
 	k.mgr = mgr
-	var lh lobby.Hall // a nil *scores.Hall must stay a nil interface
+	var lh lobbyserver.Hall // a nil *scores.Hall must stay a nil interface
 	if hall != nil {
 		lh = hall
 	}
-	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: k, Hall: lh, Logger: log,
+	srv := lobbyserver.NewServer(lobbyserver.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: k, Hall: lh, Logger: log,
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
 		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
 	reg = metrics.New(srv, mgr)

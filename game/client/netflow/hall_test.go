@@ -19,7 +19,7 @@ import (
 	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -73,7 +73,7 @@ func TestHallOfFameAgainstRealLobby(t *testing.T) {
 			t.Fatal("games not stored")
 		}
 	}
-	addr, _, _ := startLobbyConfig(t, func(c *lobby.ServerConfig) { c.Hall = h })
+	addr, _, _ := startLobbyConfig(t, func(c *lobbyserver.ServerConfig) { c.Hall = h })
 
 	n := NewRunner(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), "ann", "")
 	defer n.Close()
