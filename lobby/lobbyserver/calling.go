@@ -1,14 +1,13 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
@@ -135,9 +134,9 @@ func (c *Core) Called(now time.Duration, id uint64, err error) {
 	}
 	switch {
 	case !live && pc.call.Spectate:
-		c.reply(cs, CodeWrongRequest, "cannot watch lobby "+l.code+": its game ended: join again")
+		c.reply(cs, lobby.CodeWrongRequest, "cannot watch lobby "+l.code+": its game ended: join again")
 	case !live:
-		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is not running a game")
+		c.reply(cs, lobby.CodeWrongRequest, "lobby "+l.code+" is not running a game")
 	case pc.call.Spectate:
 		c.spectated(cs, l, m, err)
 	default:
@@ -167,7 +166,7 @@ func (c *Core) expireCalls(now time.Duration) {
 			what = "watch"
 		}
 		c.log.Warn("game call timed out", "code", pc.lobby.code, "user", cs.user.String(), "spectate", pc.call.Spectate)
-		c.reply(cs, CodeWrongRequest, "cannot "+what+" lobby "+pc.lobby.code+": "+errCallTimeout.Error())
+		c.reply(cs, lobby.CodeWrongRequest, "cannot "+what+" lobby "+pc.lobby.code+": "+errCallTimeout.Error())
 		c.release(now, cs)
 	}
 	if len(c.callQueue) == 0 {

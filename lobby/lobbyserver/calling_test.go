@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"errors"
 	"strconv"
 	"strings"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
@@ -44,7 +43,7 @@ func runningLost(t *testing.T, v *vlobby) (alice *vconn, code string, g *vgame, 
 
 // rejoinLine is bob's REJOIN of slot 1 on connection c.
 func rejoinLine(c *vconn, code string, key [16]byte) string {
-	return CmdRejoin + " " + c.user + ";" + code + ",1," + RejoinProof(key, code, 1, uuid.MustParse(c.user))
+	return lobby.CmdRejoin + " " + c.user + ";" + code + ",1," + lobby.RejoinProof(key, code, 1, uuid.MustParse(c.user))
 }
 
 // TestCoreAsyncRejoin: REJOIN leaves a GameCall and no response; the Core does not call the
@@ -68,9 +67,9 @@ func TestCoreAsyncRejoin(t *testing.T) {
 		t.Fatalf("GameCall %+v for connection %d", call, v.callQ[0].Conn)
 	}
 	// Others go on: alice chats; another bob's rejoin of the same slot is refused.
-	a.ok(CmdChat, "where are you")
+	a.ok(lobby.CmdChat, "where are you")
 	b3 := v.player("192.0.2.3", "bob")
-	if got := b3.fail(CmdRejoin, code, "1", RejoinProof(key, code, 1, uuid.MustParse(b3.user))); !strings.HasPrefix(got, "slot 1 of lobby "+code+" is not waiting for a rejoin") {
+	if got := b3.fail(lobby.CmdRejoin, code, "1", lobby.RejoinProof(key, code, 1, uuid.MustParse(b3.user))); !strings.HasPrefix(got, "slot 1 of lobby "+code+" is not waiting for a rejoin") {
 		t.Fatalf("a second rejoin of the slot while one is out: %q", got)
 	}
 	if got := b2.send("GET_LOBBIES " + b2.user + ";"); len(got) != 0 {
@@ -88,7 +87,7 @@ func TestCoreAsyncRejoin(t *testing.T) {
 		!strings.HasPrefix(got[4], "200 "+vSrv+" (") {
 		t.Fatalf("after the call: %q; want 200, MEMBERS, STAGE, START, then the waiting GET_LOBBIES's response", got)
 	}
-	if got := a.pushes(PushMembers); len(got) != 1 || got[0] != code+",alice,bob" {
+	if got := a.pushes(lobby.PushMembers); len(got) != 1 || got[0] != code+",alice,bob" {
 		t.Fatalf("alice's MEMBERS: %q", got)
 	}
 	// The call's key proves the next rejoin; a failed call is today's refusal.
@@ -130,9 +129,9 @@ func TestCoreAsyncRejoinRaces(t *testing.T) {
 	if got := b3.take(); len(got) != 1 || got[0] != "500 "+vSrv+" cannot rejoin slot 1 of lobby "+code+": "+errCallTimeout.Error()+"\r\n" {
 		t.Fatalf("at CallTimeout: %q", got)
 	}
-	b3.ok(CmdGetLobbies) // its lines are handled again
+	b3.ok(lobby.CmdGetLobbies) // its lines are handled again
 	b3.take()
-	if got := b3.fail(CmdRejoin, code, "1", RejoinProof(key, code, 1, uuid.MustParse(b3.user))); !strings.HasPrefix(got, "slot 1 of lobby "+code+" is not waiting") {
+	if got := b3.fail(lobby.CmdRejoin, code, "1", lobby.RejoinProof(key, code, 1, uuid.MustParse(b3.user))); !strings.HasPrefix(got, "slot 1 of lobby "+code+" is not waiting") {
 		t.Fatalf("a rejoin of the slot while the timed-out call is still out: %q", got)
 	}
 	b3.take()
@@ -162,13 +161,13 @@ func TestCoreAsyncSpectate(t *testing.T) {
 	a, code, g, _ := runningLost(t, v)
 	s := v.player("192.0.2.3", "s")
 	s.take()
-	if got := s.send(CmdJoinLobby + " " + s.user + ";" + code); len(got) != 0 || len(g.spectates) != 0 {
+	if got := s.send(lobby.CmdJoinLobby + " " + s.user + ";" + code); len(got) != 0 || len(g.spectates) != 0 {
 		t.Fatalf("JOIN_LOBBY answered before the game: %q (Spectate calls %d)", got, len(g.spectates))
 	}
 	if c := v.callQ[0].Call; !c.Spectate || c.Member.Slot != -1 || c.Member.UUID.String() != s.user {
 		t.Fatalf("GameCall %+v", c)
 	}
-	a.ok(CmdChat, "hi")
+	a.ok(lobby.CmdChat, "hi")
 	v.called(0, nil)
 	m := v.callQ[0].Call.Member
 	got := s.take()
@@ -181,12 +180,12 @@ func TestCoreAsyncSpectate(t *testing.T) {
 	var out []*vconn
 	for i := 1; i < handoff.MaxSpectators; i++ {
 		c := v.player("192.0.2.4", "w"+strconv.Itoa(i))
-		c.send(CmdJoinLobby + " " + c.user + ";" + code)
+		c.send(lobby.CmdJoinLobby + " " + c.user + ";" + code)
 		c.take()
 		out = append(out, c)
 	}
 	late := v.player("192.0.2.5", "late")
-	if got := late.fail(CmdJoinLobby, code); got != "lobby "+code+" is running a game and has 8 spectators (max)" {
+	if got := late.fail(lobby.CmdJoinLobby, code); got != "lobby "+code+" is running a game and has 8 spectators (max)" {
 		t.Fatalf("one spectator too many while calls are out: %q", got)
 	}
 	v.core.Closed(v.now, out[0].id)

@@ -1,18 +1,17 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"context"
 	"net"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/rtype/rtype/lobby"
 )
 
 // waitMsg returns c's next message.
-func waitMsg(t *testing.T, c *Client) Message {
+func waitMsg(t *testing.T, c *lobby.Client) lobby.Message {
 	t.Helper()
 	m, err := c.WaitMessage(waitCtx(t))
 	if err != nil {
@@ -40,15 +39,15 @@ func TestChat(t *testing.T) {
 	if err := alice.Chat(line); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []*Client{alice, bob} {
-		if m := waitMsg(t, c); m != (Message{From: "alice", Text: line}) {
+	for _, c := range []*lobby.Client{alice, bob} {
+		if m := waitMsg(t, c); m != (lobby.Message{From: "alice", Text: line}) {
 			t.Fatalf("got %+v", m)
 		}
 	}
 	if err := bob.Chat("go!"); err != nil {
 		t.Fatal(err)
 	}
-	if m := waitMsg(t, alice); m != (Message{From: "bob", Text: "go!"}) {
+	if m := waitMsg(t, alice); m != (lobby.Message{From: "bob", Text: "go!"}) {
 		t.Fatalf("got %+v", m)
 	}
 	waitMsg(t, bob)
@@ -60,7 +59,7 @@ func TestChat(t *testing.T) {
 	if err := bob.Chat("in game, behind you"); err != nil {
 		t.Fatal(err)
 	}
-	if m := waitMsg(t, alice); m != (Message{From: "bob", Text: "in game, behind you"}) {
+	if m := waitMsg(t, alice); m != (lobby.Message{From: "bob", Text: "in game, behind you"}) {
 		t.Fatalf("got %+v", m)
 	}
 	if ms := carol.Messages(); len(ms) != 0 {
@@ -94,8 +93,8 @@ func TestBroadcast(t *testing.T) {
 	if err != nil || n != 3 {
 		t.Fatalf("Broadcast = %d, %v; want 3 clients", n, err)
 	}
-	for _, c := range []*Client{a, b} {
-		if m := waitMsg(t, c); m != (Message{Broadcast: true, Text: "Server restarts in 5 minutes, sorry!"}) {
+	for _, c := range []*lobby.Client{a, b} {
+		if m := waitMsg(t, c); m != (lobby.Message{Broadcast: true, Text: "Server restarts in 5 minutes, sorry!"}) {
 			t.Fatalf("got %+v", m)
 		}
 	}

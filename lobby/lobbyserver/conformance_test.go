@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"bufio"
 	"context"
 	"errors"
@@ -21,6 +19,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/lobby/scores"
 
@@ -59,7 +58,7 @@ var (
 func conformanceStages(t *testing.T) *stagefile.Catalogue {
 	t.Helper()
 	var files []*stagefile.File
-	for _, n := range []string{"stage1", "short", "../testdata/lobby/tiny.json"} {
+	for _, n := range []string{"stage1", "short", "../../testdata/lobby/tiny.json"} {
 		f, err := stagefile.Load(n, game.ParseScript)
 		if err != nil {
 			t.Fatal(err)
@@ -79,7 +78,7 @@ func conformanceStages(t *testing.T) *stagefile.Catalogue {
 func loadExchanges(t *testing.T) (string, []exchange) {
 	t.Helper()
 	var path string
-	for _, p := range []string{"../docs/PROTOCOL.md"} {
+	for _, p := range []string{"../../docs/PROTOCOL.md"} {
 		if _, err := os.Stat(p); err == nil {
 			path = p
 			break
@@ -312,7 +311,7 @@ func placeholderPattern(name string) (string, bool) {
 	case strings.HasPrefix(name, "GAME"):
 		return `[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}`, true
 	case strings.HasPrefix(name, "CODE"):
-		return `[` + CodeAlphabet + `]{5}`, true
+		return `[` + lobby.CodeAlphabet + `]{5}`, true
 	case strings.HasPrefix(name, "TOKEN"):
 		return `[1-9][0-9]{0,9}`, true
 	case strings.HasPrefix(name, "HASH"):
@@ -432,7 +431,7 @@ func conformanceHall(t *testing.T) *scores.Hall {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close(context.Background()) })
-	replay, err := os.ReadFile("../testdata/lobby/tiny-replay.bin")
+	replay, err := os.ReadFile("../../testdata/lobby/tiny-replay.bin")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"container/heap"
 	"errors"
 	"log/slog"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
@@ -197,11 +196,11 @@ func (c *Core) Line(now time.Duration, id ConnID, line []byte) {
 		cs.refused++
 		c.limitHit(now, LimitCommandRate, cs.addr, "lobby limit hit: command refused", "user", cs.userString())
 		if cs.refused >= MaxRefused {
-			c.reply(cs, CodeWrongRequest, "too many commands, closing connection")
+			c.reply(cs, lobby.CodeWrongRequest, "too many commands, closing connection")
 			c.close(cs, "too many commands")
 			return
 		}
-		c.reply(cs, CodeWrongRequest, "too many commands: at most "+formatRate(c.cfg.CommandRate)+" per second")
+		c.reply(cs, lobby.CodeWrongRequest, "too many commands: at most "+formatRate(c.cfg.CommandRate)+" per second")
 		return
 	}
 	cs.refused = 0
@@ -210,7 +209,7 @@ func (c *Core) Line(now time.Duration, id ConnID, line []byte) {
 		return
 	}
 	c.handle(now, cs, line)
-	if cs.lastCode == CodeOK && cs.authed && c.conns[id] == cs {
+	if cs.lastCode == lobby.CodeOK && cs.authed && c.conns[id] == cs {
 		// Only a valid command from an authenticated user restarts the idle timer.
 		c.setDeadline(cs, now, c.cfg.IdleTimeout)
 	}
@@ -223,7 +222,7 @@ func (c *Core) LineTooLong(now time.Duration, id ConnID) {
 	if cs == nil {
 		return
 	}
-	c.reply(cs, CodeWrongRequest, "line longer than 4096 bytes, closing connection")
+	c.reply(cs, lobby.CodeWrongRequest, "line longer than 4096 bytes, closing connection")
 	c.close(cs, "line too long")
 }
 
@@ -334,13 +333,13 @@ func (c *Core) setDeadline(cs *connState, now, d time.Duration) {
 
 // handle answers one line.
 func (c *Core) handle(now time.Duration, cs *connState, line []byte) {
-	cmd, err := ParseCommand(line)
+	cmd, err := lobby.ParseCommand(line)
 	if err != nil {
-		var se *SyntaxError
+		var se *lobby.SyntaxError
 		if errors.As(err, &se) {
-			c.reply(cs, CodeWrongRequest, se.Reason)
+			c.reply(cs, lobby.CodeWrongRequest, se.Reason)
 		} else {
-			c.reply(cs, CodeWrongRequest, err.Error())
+			c.reply(cs, lobby.CodeWrongRequest, err.Error())
 		}
 		return
 	}
@@ -350,11 +349,11 @@ func (c *Core) handle(now time.Duration, cs *connState, line []byte) {
 		if len(name) > 32 {
 			name = name[:32] + "..."
 		}
-		c.reply(cs, CodeWrongRequest, "unknown command "+name)
+		c.reply(cs, lobby.CodeWrongRequest, "unknown command "+name)
 		return
 	}
 	if h.authed {
-		if code, reason := checkHeader(cs, cmd.Header); code != CodeOK {
+		if code, reason := checkHeader(cs, cmd.Header); code != lobby.CodeOK {
 			c.reply(cs, code, reason)
 			return
 		}
@@ -366,16 +365,16 @@ func (c *Core) handle(now time.Duration, cs *connState, line []byte) {
 // UUID this very connection received from AUTHENTICATE.
 func checkHeader(cs *connState, h string) (int, string) {
 	if h == "" {
-		return CodeForbidden, "missing user uuid header (AUTHENTICATE first)"
+		return lobby.CodeForbidden, "missing user uuid header (AUTHENTICATE first)"
 	}
 	id, err := uuid.Parse(h)
 	if err != nil || id.String() != h {
-		return CodeForbidden, "malformed user uuid header (want 36-char lowercase uuid)"
+		return lobby.CodeForbidden, "malformed user uuid header (want 36-char lowercase uuid)"
 	}
 	if !cs.authed || id != cs.user {
-		return CodeForbidden, "unknown user uuid"
+		return lobby.CodeForbidden, "unknown user uuid"
 	}
-	return CodeOK, ""
+	return lobby.CodeOK, ""
 }
 
 // reply queues a response. Error bodies (reasons) are sanitized and cut to 256 bytes; 200
@@ -384,19 +383,19 @@ func checkHeader(cs *connState, h string) (int, string) {
 func (c *Core) reply(cs *connState, code int, body string) {
 	cs.lastCode = code
 	c.stats.reply(code)
-	if code != CodeOK {
+	if code != lobby.CodeOK {
 		body = sanitize(body)
 	}
-	line, err := AppendResponse(nil, Response{Code: code, Header: c.srv, Body: body})
+	line, err := lobby.AppendResponse(nil, lobby.Response{Code: code, Header: c.srv, Body: body})
 	if err != nil { // cannot happen after sanitize; never send a broken line
-		line, _ = AppendResponse(nil, Response{Code: CodeWrongRequest, Header: c.srv, Body: "internal error"})
+		line, _ = lobby.AppendResponse(nil, lobby.Response{Code: lobby.CodeWrongRequest, Header: c.srv, Body: "internal error"})
 	}
 	c.out = append(c.out, Out{Conn: cs.id, Line: line})
 }
 
 // push queues a server push.
 func (c *Core) push(cs *connState, name string, args ...string) {
-	line, err := AppendCommand(nil, Command{Name: name, Header: c.srv, Args: args})
+	line, err := lobby.AppendCommand(nil, lobby.Command{Name: name, Header: c.srv, Args: args})
 	if err != nil {
 		c.log.Error("lobby push not sent", "push", name, "err", err)
 		return

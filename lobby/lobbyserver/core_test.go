@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"bytes"
 	"compress/gzip"
 	"encoding/hex"
@@ -22,6 +20,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
@@ -217,7 +216,7 @@ func (c *vconn) do(name string, args ...string) string {
 	c.v.t.Helper()
 	got := c.send(name + " " + c.user + ";" + strings.Join(args, ","))
 	for _, l := range got {
-		if IsResponse([]byte(l)) {
+		if lobby.IsResponse([]byte(l)) {
 			return l
 		}
 	}
@@ -229,8 +228,8 @@ func (c *vconn) do(name string, args ...string) string {
 func (c *vconn) ok(name string, args ...string) string {
 	c.v.t.Helper()
 	l := c.do(name, args...)
-	r, err := ParseResponse([]byte(l))
-	if err != nil || r.Code != CodeOK {
+	r, err := lobby.ParseResponse([]byte(l))
+	if err != nil || r.Code != lobby.CodeOK {
 		c.v.t.Fatalf("%s %v: %q, want 200", name, args, l)
 	}
 	return r.Body
@@ -319,7 +318,7 @@ func TestCoreIdleTimeout(t *testing.T) {
 	c := v.player("192.0.2.1", "busy")
 	for range 10 { // valid commands for 40 minutes
 		v.advance(4 * time.Minute)
-		c.ok(CmdGetLobbies)
+		c.ok(lobby.CmdGetLobbies)
 	}
 	for range 4 { // invalid lines (500, 401) do not restart it
 		v.advance(time.Minute)
@@ -336,8 +335,8 @@ func TestCoreIdleTimeout(t *testing.T) {
 	}
 
 	p := v.player("192.0.2.1", "player")
-	p.ok(CmdJoinLobby)
-	p.ok(CmdStart)
+	p.ok(lobby.CmdJoinLobby)
+	p.ok(lobby.CmdStart)
 	v.advance(10 * time.Hour) // a long game
 	if p.closed {
 		t.Fatal("a player in a running game was idle-closed")
@@ -387,16 +386,16 @@ func TestCoreConnectionLimits(t *testing.T) {
 func TestCoreLobbyLimits(t *testing.T) {
 	v := newVLobby(t, ServerConfig{MaxLobbies: 3, MaxLobbiesPerAddr: 2})
 	a, b, c := v.player("192.0.2.1", "a"), v.player("192.0.2.1", "b"), v.player("192.0.2.1", "c")
-	a.ok(CmdJoinLobby)
-	b.ok(CmdJoinLobby)
-	if got := c.fail(CmdJoinLobby); got != "too many lobbies from 192.0.2.1 (max 2)" {
+	a.ok(lobby.CmdJoinLobby)
+	b.ok(lobby.CmdJoinLobby)
+	if got := c.fail(lobby.CmdJoinLobby); got != "too many lobbies from 192.0.2.1 (max 2)" {
 		t.Fatalf("third lobby of one address: %q", got)
 	}
-	a.ok(CmdJoinLobby) // a replaces its own lobby
+	a.ok(lobby.CmdJoinLobby) // a replaces its own lobby
 	d := v.player("192.0.2.2", "d")
-	d.ok(CmdJoinLobby)
+	d.ok(lobby.CmdJoinLobby)
 	e := v.player("192.0.2.3", "e")
-	if got := e.fail(CmdJoinLobby); got != "too many lobbies (max 3)" {
+	if got := e.fail(lobby.CmdJoinLobby); got != "too many lobbies (max 3)" {
 		t.Fatalf("fourth lobby: %q", got)
 	}
 	if len(v.core.Lobbies()) != 3 {
@@ -410,18 +409,18 @@ func TestCoreCommandRate(t *testing.T) {
 	v := newVLobby(t, ServerConfig{CommandRate: 2})
 	r := v.player("192.0.2.1", "fast") // AUTHENTICATE took one of the burst
 	for range CommandBurst - 1 {
-		r.ok(CmdGetLobbies)
+		r.ok(lobby.CmdGetLobbies)
 	}
-	if got := r.fail(CmdGetLobbies); got != "too many commands: at most 2 per second" {
+	if got := r.fail(lobby.CmdGetLobbies); got != "too many commands: at most 2 per second" {
 		t.Fatalf("over the burst: %q", got)
 	}
 	v.advance(500 * time.Millisecond) // one line's worth
-	r.ok(CmdGetLobbies)
-	r.fail(CmdGetLobbies)
+	r.ok(lobby.CmdGetLobbies)
+	r.fail(lobby.CmdGetLobbies)
 	o := v.player("192.0.2.1", "calm") // another connection of that address has its own budget
-	o.ok(CmdGetLobbies)
+	o.ok(lobby.CmdGetLobbies)
 	for i := 2; i < MaxRefused; i++ {
-		r.fail(CmdGetLobbies)
+		r.fail(lobby.CmdGetLobbies)
 	}
 	if r.closed {
 		t.Fatal("closed before MaxRefused refusals")
@@ -439,24 +438,24 @@ func TestCoreCommandRate(t *testing.T) {
 func TestCoreChatRate(t *testing.T) {
 	v := newVLobby(t, ServerConfig{})
 	a, b, out := v.player("192.0.2.1", "alice"), v.player("192.0.2.2", "bob"), v.player("192.0.2.3", "out")
-	if got := a.fail(CmdChat, "hi"); got != "not in a lobby" {
+	if got := a.fail(lobby.CmdChat, "hi"); got != "not in a lobby" {
 		t.Fatalf("chat outside a lobby: %q", got)
 	}
-	code := a.ok(CmdJoinLobby)
-	b.ok(CmdJoinLobby, code)
+	code := a.ok(lobby.CmdJoinLobby)
+	b.ok(lobby.CmdJoinLobby, code)
 	b.take()
 	out.take()
 	for i := range ChatBurst {
-		a.ok(CmdChat, "line "+strconv.Itoa(i)+", with a comma")
+		a.ok(lobby.CmdChat, "line "+strconv.Itoa(i)+", with a comma")
 	}
-	if got := a.fail(CmdChat, "one more"); got != "too many chat lines: at most 5 at once, then 1 per second" {
+	if got := a.fail(lobby.CmdChat, "one more"); got != "too many chat lines: at most 5 at once, then 1 per second" {
 		t.Fatalf("over the chat burst: %q", got)
 	}
 	v.advance(ChatEvery / 2)
-	a.fail(CmdChat, "too soon")
+	a.fail(lobby.CmdChat, "too soon")
 	v.advance(ChatEvery / 2)
-	a.ok(CmdChat, "later")
-	got := b.pushes(PushChat)
+	a.ok(lobby.CmdChat, "later")
+	got := b.pushes(lobby.PushChat)
 	if len(got) != ChatBurst+1 || got[0] != "alice,line 0, with a comma" || got[ChatBurst] != "alice,later" {
 		t.Fatalf("bob got %q", got)
 	}
@@ -477,36 +476,36 @@ func TestCoreOwnerAndStage(t *testing.T) {
 	}
 	v := newVLobby(t, ServerConfig{Stages: stages})
 	a, b := v.player("192.0.2.1", "alice"), v.player("192.0.2.2", "bob")
-	code := a.ok(CmdJoinLobby, "", "short")
+	code := a.ok(lobby.CmdJoinLobby, "", "short")
 	short := stages.ByName("short")
-	if got := a.pushes(PushStage); len(got) != 1 || got[0] != code+",short,"+short.Hash {
+	if got := a.pushes(lobby.PushStage); len(got) != 1 || got[0] != code+",short,"+short.Hash {
 		t.Fatalf("STAGE after creating with short: %q", got)
 	}
-	b.ok(CmdJoinLobby, code)
-	if got := b.fail(CmdStart); got != "only the lobby owner (alice) may start the game" {
+	b.ok(lobby.CmdJoinLobby, code)
+	if got := b.fail(lobby.CmdStart); got != "only the lobby owner (alice) may start the game" {
 		t.Fatalf("bob's START: %q", got)
 	}
-	if got := b.fail(CmdSetStage, "stage1"); got != "only the lobby owner (alice) may change the stage" {
+	if got := b.fail(lobby.CmdSetStage, "stage1"); got != "only the lobby owner (alice) may change the stage" {
 		t.Fatalf("bob's SET_STAGE: %q", got)
 	}
-	if got := a.fail(CmdSetStage, "nope"); !strings.HasPrefix(got, `unknown stage "nope" (offered: `) {
+	if got := a.fail(lobby.CmdSetStage, "nope"); !strings.HasPrefix(got, `unknown stage "nope" (offered: `) {
 		t.Fatalf("unknown stage: %q", got)
 	}
 	b.take()
-	a.ok(CmdSetStage, "stage1")
-	a.ok(CmdSetStage, "stage1") // unchanged: no push
-	if got := b.pushes(PushStage); len(got) != 1 || !strings.HasPrefix(got[0], code+",stage1,") {
+	a.ok(lobby.CmdSetStage, "stage1")
+	a.ok(lobby.CmdSetStage, "stage1") // unchanged: no push
+	if got := b.pushes(lobby.PushStage); len(got) != 1 || !strings.HasPrefix(got[0], code+",stage1,") {
 		t.Fatalf("bob's STAGE pushes: %q", got)
 	}
-	a.ok(CmdLeave)
-	if got := b.pushes(PushMembers); len(got) != 1 || got[0] != code+",bob" {
+	a.ok(lobby.CmdLeave)
+	if got := b.pushes(lobby.PushMembers); len(got) != 1 || got[0] != code+",bob" {
 		t.Fatalf("MEMBERS after the owner left: %q", got)
 	}
-	b.ok(CmdStart)
+	b.ok(lobby.CmdStart)
 	if s := v.st.starts[0]; s.code != code || s.stage != "stage1" || len(s.members) != 1 || s.members[0].Name != "bob" {
 		t.Fatalf("StartGame(%q, %q, %+v)", s.code, s.stage, s.members)
 	}
-	if got := b.fail(CmdSetStage, "short"); got != "lobby "+code+" is running a game" {
+	if got := b.fail(lobby.CmdSetStage, "short"); got != "lobby "+code+" is running a game" {
 		t.Fatalf("SET_STAGE while running: %q", got)
 	}
 }
@@ -516,15 +515,15 @@ func TestCoreOwnerAndStage(t *testing.T) {
 func TestCoreStartPushes(t *testing.T) {
 	v := newVLobby(t, ServerConfig{})
 	ps := []*vconn{v.player("192.0.2.1", "p0"), v.player("192.0.2.2", "p1"), v.player("192.0.2.3", "p2"), v.player("192.0.2.4", "p3")}
-	code := ps[0].ok(CmdJoinLobby)
+	code := ps[0].ok(lobby.CmdJoinLobby)
 	for _, p := range ps[1:] {
-		p.ok(CmdJoinLobby, code)
+		p.ok(lobby.CmdJoinLobby, code)
 	}
-	if got := v.player("192.0.2.5", "p4").fail(CmdJoinLobby, code); got != "lobby "+code+" is full (4 players)" {
+	if got := v.player("192.0.2.5", "p4").fail(lobby.CmdJoinLobby, code); got != "lobby "+code+" is full (4 players)" {
 		t.Fatalf("fifth player: %q", got)
 	}
 	v.st.err = errors.New("no room")
-	if got := ps[0].fail(CmdStart); got != "cannot start game: no room" {
+	if got := ps[0].fail(lobby.CmdStart); got != "cannot start game: no room" {
 		t.Fatalf("failed start: %q", got)
 	}
 	if ls := v.core.Lobbies(); ls[0].Running {
@@ -534,18 +533,18 @@ func TestCoreStartPushes(t *testing.T) {
 	for _, p := range ps {
 		p.take()
 	}
-	ps[0].ok(CmdStart)
+	ps[0].ok(lobby.CmdStart)
 	ms := v.st.starts[0].members
 	seen := map[uint32]bool{}
 	for i, p := range ps {
-		got := p.pushes(PushStart)
+		got := p.pushes(lobby.PushStart)
 		want := strconv.Itoa(fakePort) + "," + strconv.FormatUint(uint64(ms[i].Token), 10) + "," + hexKey(ms[i].Key)
 		if len(got) != 1 || got[0] != want || ms[i].Slot != i || ms[i].Name != "p"+strconv.Itoa(i) || seen[ms[i].Token] || ms[i].Token == 0 {
 			t.Fatalf("player %d: START %q, member %+v, want %q", i, got, ms[i], want)
 		}
 		seen[ms[i].Token] = true
 	}
-	if got := ps[0].fail(CmdStart); got != "lobby "+code+" is already running a game" {
+	if got := ps[0].fail(lobby.CmdStart); got != "lobby "+code+" is already running a game" {
 		t.Fatalf("second START: %q", got)
 	}
 	if len(v.games) != 1 {
@@ -561,15 +560,15 @@ func hexKey(k [16]byte) string { return hex.EncodeToString(k[:]) }
 func TestCoreLeavingAGame(t *testing.T) {
 	v := newVLobby(t, ServerConfig{})
 	a, b, c := v.player("192.0.2.1", "a"), v.player("192.0.2.2", "b"), v.player("192.0.2.3", "c")
-	code := a.ok(CmdJoinLobby)
-	b.ok(CmdJoinLobby, code)
-	c.ok(CmdJoinLobby, code)
-	a.ok(CmdStart)
+	code := a.ok(lobby.CmdJoinLobby)
+	b.ok(lobby.CmdJoinLobby, code)
+	c.ok(lobby.CmdJoinLobby, code)
+	a.ok(lobby.CmdStart)
 	g := v.games[0].(*vgame)
 	a.take()
-	b.ok(CmdLeave)
-	c.ok(CmdJoinLobby) // a new lobby of its own
-	if got := a.pushes(PushMembers); len(got) != 2 || got[1] != code+",a" {
+	b.ok(lobby.CmdLeave)
+	c.ok(lobby.CmdJoinLobby) // a new lobby of its own
+	if got := a.pushes(lobby.PushMembers); len(got) != 2 || got[1] != code+",a" {
 		t.Fatalf("MEMBERS to a: %q", got)
 	}
 	v.core.Closed(v.now, a.id)
@@ -577,7 +576,7 @@ func TestCoreLeavingAGame(t *testing.T) {
 	if want := []vdrop{{ub, true}, {uc, true}, {ua, false}}; len(g.drops) != 3 || g.drops[0] != want[0] || g.drops[1] != want[1] || g.drops[2] != want[2] {
 		t.Fatalf("drops %+v, want %+v", g.drops, want)
 	}
-	if ls := v.core.Lobbies(); len(ls) != 2 || ls[0] != (LobbyInfo{code, 0, true, "stage1", 0}) {
+	if ls := v.core.Lobbies(); len(ls) != 2 || ls[0] != (lobby.LobbyInfo{Code: code, Players: 0, Running: true, Stage: "stage1", Difficulty: 0}) {
 		t.Fatalf("lobbies %v: want %s kept, empty and running, for a rejoin", ls, code)
 	}
 	v.core.GameEnded(v.now, g, 2)
@@ -588,8 +587,8 @@ func TestCoreLeavingAGame(t *testing.T) {
 	// A game without rejoins: the lobby goes with its last player.
 	v.st.plain = true
 	d := v.player("192.0.2.4", "d")
-	code = d.ok(CmdJoinLobby)
-	d.ok(CmdStart)
+	code = d.ok(lobby.CmdJoinLobby)
+	d.ok(lobby.CmdStart)
 	v.core.Closed(v.now, d.id)
 	for _, l := range v.core.Lobbies() {
 		if l.Code == code {
@@ -604,10 +603,10 @@ func TestCoreLeavingAGame(t *testing.T) {
 func TestCoreSpectators(t *testing.T) {
 	v := newVLobby(t, ServerConfig{MaxConnsPerAddr: 100})
 	owner := v.player("192.0.2.1", "owner")
-	code := owner.ok(CmdJoinLobby)
+	code := owner.ok(lobby.CmdJoinLobby)
 	early := v.player("192.0.2.1", "early")
-	early.ok(CmdJoinLobby, code)
-	owner.ok(CmdStart)
+	early.ok(lobby.CmdJoinLobby, code)
+	owner.ok(lobby.CmdStart)
 	g := v.games[0].(*vgame)
 	var specs []*vconn
 	for i := range handoff.MaxSpectators {
@@ -624,12 +623,12 @@ func TestCoreSpectators(t *testing.T) {
 		specs = append(specs, s)
 	}
 	late := v.player("192.0.2.3", "late")
-	if got := late.fail(CmdJoinLobby, code); got != "lobby "+code+" is running a game and has 8 spectators (max)" {
+	if got := late.fail(lobby.CmdJoinLobby, code); got != "lobby "+code+" is running a game and has 8 spectators (max)" {
 		t.Fatalf("ninth spectator: %q", got)
 	}
-	early.ok(CmdLeave)
-	owner.ok(CmdChat, "hello")
-	if got := specs[7].pushes(PushChat); len(got) != 1 || got[0] != "owner,hello" {
+	early.ok(lobby.CmdLeave)
+	owner.ok(lobby.CmdChat, "hello")
+	if got := specs[7].pushes(lobby.PushChat); len(got) != 1 || got[0] != "owner,hello" {
 		t.Fatalf("spectator's chat: %q", got)
 	}
 	specs[0].take()
@@ -643,16 +642,16 @@ func TestCoreSpectators(t *testing.T) {
 	}
 	// Still spectators: they become spectators of the next game.
 	specs[3].take()
-	owner.ok(CmdStart)
-	if got := specs[3].pushes(PushSpectate); len(got) != 1 {
+	owner.ok(lobby.CmdStart)
+	if got := specs[3].pushes(lobby.PushSpectate); len(got) != 1 {
 		t.Fatalf("spectator 3 at the next START: %q", got)
 	}
 
 	v.st.plain = true
 	p := v.player("192.0.2.4", "p")
-	pc := p.ok(CmdJoinLobby)
-	p.ok(CmdStart)
-	if got := late.fail(CmdJoinLobby, pc); got != "lobby "+pc+" is running a game" {
+	pc := p.ok(lobby.CmdJoinLobby)
+	p.ok(lobby.CmdStart)
+	if got := late.fail(lobby.CmdJoinLobby, pc); got != "lobby "+pc+" is running a game" {
 		t.Fatalf("spectating a game without spectators: %q", got)
 	}
 }
@@ -663,25 +662,25 @@ func TestCoreSpectators(t *testing.T) {
 func TestCoreRejoin(t *testing.T) {
 	v := newVLobby(t, ServerConfig{})
 	a, b := v.player("192.0.2.1", "alice"), v.player("192.0.2.2", "bob")
-	code := a.ok(CmdJoinLobby)
-	b.ok(CmdJoinLobby, code)
-	a.ok(CmdStart)
+	code := a.ok(lobby.CmdJoinLobby)
+	b.ok(lobby.CmdJoinLobby, code)
+	a.ok(lobby.CmdStart)
 	g := v.games[0].(*vgame)
 	key := v.st.starts[0].members[1].Key
 	v.core.Closed(v.now, b.id)
 	b2 := v.player("192.0.2.2", "bob")
-	proof := RejoinProof(key, code, 1, uuid.MustParse(b2.user))
-	if got := b2.fail(CmdRejoin, code, "1", RejoinProof(key, code, 1, uuid.MustParse(b.user))); got != "rejoin refused: wrong proof for slot 1" {
+	proof := lobby.RejoinProof(key, code, 1, uuid.MustParse(b2.user))
+	if got := b2.fail(lobby.CmdRejoin, code, "1", lobby.RejoinProof(key, code, 1, uuid.MustParse(b.user))); got != "rejoin refused: wrong proof for slot 1" {
 		t.Fatalf("replayed proof of another user: %q", got)
 	}
-	if got := b2.fail(CmdRejoin, code, "2", proof); got != "the game of lobby "+code+" has no slot 2" {
+	if got := b2.fail(lobby.CmdRejoin, code, "2", proof); got != "the game of lobby "+code+" has no slot 2" {
 		t.Fatalf("no such slot: %q", got)
 	}
-	if got := b2.fail(CmdRejoin, code, "01", proof); got != "invalid slot: 0 to 3" {
+	if got := b2.fail(lobby.CmdRejoin, code, "01", proof); got != "invalid slot: 0 to 3" {
 		t.Fatalf("slot 01: %q", got)
 	}
 	g.noRejoin = true
-	if got := b2.fail(CmdRejoin, code, "1", proof); !strings.HasPrefix(got, "slot 1 of lobby "+code+" is not waiting for a rejoin") {
+	if got := b2.fail(lobby.CmdRejoin, code, "1", proof); !strings.HasPrefix(got, "slot 1 of lobby "+code+" is not waiting for a rejoin") {
 		t.Fatalf("slot not waiting: %q", got)
 	}
 	g.noRejoin = false
@@ -695,18 +694,18 @@ func TestCoreRejoin(t *testing.T) {
 	if m.Slot != 1 || m.UUID.String() != b2.user || m.Key == key {
 		t.Fatalf("rejoin member %+v", m)
 	}
-	if got := a.pushes(PushMembers); len(got) != 1 || got[0] != code+",alice,bob" {
+	if got := a.pushes(lobby.PushMembers); len(got) != 1 || got[0] != code+",alice,bob" {
 		t.Fatalf("alice's MEMBERS: %q", got)
 	}
 	// The new key proves the next rejoin; the old one no longer does.
 	v.core.Closed(v.now, b2.id)
 	b3 := v.player("192.0.2.2", "bob")
-	if got := b3.fail(CmdRejoin, code, "1", RejoinProof(key, code, 1, uuid.MustParse(b3.user))); got != "rejoin refused: wrong proof for slot 1" {
+	if got := b3.fail(lobby.CmdRejoin, code, "1", lobby.RejoinProof(key, code, 1, uuid.MustParse(b3.user))); got != "rejoin refused: wrong proof for slot 1" {
 		t.Fatalf("old key: %q", got)
 	}
-	b3.ok(CmdRejoin, code, "1", RejoinProof(m.Key, code, 1, uuid.MustParse(b3.user)))
+	b3.ok(lobby.CmdRejoin, code, "1", lobby.RejoinProof(m.Key, code, 1, uuid.MustParse(b3.user)))
 	v.core.GameEnded(v.now, g, 0)
-	if got := b3.do(CmdRejoin, code, "1", proof); !strings.Contains(got, "is not running a game") {
+	if got := b3.do(lobby.CmdRejoin, code, "1", proof); !strings.Contains(got, "is not running a game") {
 		t.Fatalf("REJOIN after END: %q", got)
 	}
 }
@@ -719,22 +718,22 @@ func TestCoreGetLobbiesPages(t *testing.T) {
 	var codes []string
 	for i := range 150 {
 		p := v.player("192.0.2.1", "p"+strconv.Itoa(i))
-		codes = append(codes, p.ok(CmdJoinLobby, "", long))
+		codes = append(codes, p.ok(lobby.CmdJoinLobby, "", long))
 		v.advance(time.Second) // keep the command budget of the lister below
 	}
 	lister := v.player("192.0.2.2", "lister")
 	var all []string
 	pages := 0
 	for len(all) < len(codes) {
-		l := lister.do(CmdGetLobbies, strconv.Itoa(len(all)))
-		if len(l) > MaxLine {
+		l := lister.do(lobby.CmdGetLobbies, strconv.Itoa(len(all)))
+		if len(l) > lobby.MaxLine {
 			t.Fatalf("page of %d bytes", len(l))
 		}
-		r, err := ParseResponse([]byte(l))
+		r, err := lobby.ParseResponse([]byte(l))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ls, err := ParseLobbies(r.Body)
+		ls, err := lobby.ParseLobbies(r.Body)
 		if err != nil || len(ls) == 0 {
 			t.Fatalf("page at %d: %v, %v", len(all), ls, err)
 		}
@@ -746,11 +745,11 @@ func TestCoreGetLobbiesPages(t *testing.T) {
 	if strings.Join(all, ",") != strings.Join(codes, ",") || pages < 2 {
 		t.Fatalf("%d pages listed %d lobbies, want all %d in creation order", pages, len(all), len(codes))
 	}
-	if got := lister.ok(CmdGetLobbies, "1000"); got != "" {
+	if got := lister.ok(lobby.CmdGetLobbies, "1000"); got != "" {
 		t.Fatalf("past the end: %q", got)
 	}
 	for _, bad := range []string{"-1", "+1", "01", "x", "1234567890"} {
-		if got := lister.fail(CmdGetLobbies, bad); got != "GET_LOBBIES takes no argument, or the number of lobbies to skip" {
+		if got := lister.fail(lobby.CmdGetLobbies, bad); got != "GET_LOBBIES takes no argument, or the number of lobbies to skip" {
 			t.Fatalf("GET_LOBBIES %s: %q", bad, got)
 		}
 	}
@@ -761,7 +760,7 @@ func TestCoreGetLobbiesPages(t *testing.T) {
 func TestCoreStageDownload(t *testing.T) {
 	v := newVLobby(t, ServerConfig{})
 	c := v.player("192.0.2.1", "dl")
-	ss, err := ParseStages(c.ok(CmdGetStages))
+	ss, err := lobby.ParseStages(c.ok(lobby.CmdGetStages))
 	if err != nil || len(ss) == 0 {
 		t.Fatalf("GET_STAGES: %v %v", ss, err)
 	}
@@ -769,7 +768,7 @@ func TestCoreStageDownload(t *testing.T) {
 		var gz []byte
 		parts := 1
 		for i := 0; i < parts; i++ {
-			n, b, err := ParseStagePart(c.ok(CmdGetStage, s.Hash, strconv.Itoa(i)))
+			n, b, err := lobby.ParseStagePart(c.ok(lobby.CmdGetStage, s.Hash, strconv.Itoa(i)))
 			if err != nil {
 				t.Fatalf("%s part %d: %v", s.Name, i, err)
 			}
@@ -788,13 +787,13 @@ func TestCoreStageDownload(t *testing.T) {
 			t.Fatalf("stage %s downloaded differs from the file", s.Name)
 		}
 		for _, bad := range []string{strconv.Itoa(parts), "-0", "+0", "00", "99999"} {
-			if got := c.fail(CmdGetStage, s.Hash, bad); !strings.HasPrefix(got, "part \""+bad+"\" out of range") {
+			if got := c.fail(lobby.CmdGetStage, s.Hash, bad); !strings.HasPrefix(got, "part \""+bad+"\" out of range") {
 				t.Fatalf("part %s: %q", bad, got)
 			}
 		}
 		v.advance(10 * time.Second) // the command budget
 	}
-	if got := c.fail(CmdGetStage, "0123456789abcdef", "0"); got != `unknown stage hash "0123456789abcdef"` {
+	if got := c.fail(lobby.CmdGetStage, "0123456789abcdef", "0"); got != `unknown stage hash "0123456789abcdef"` {
 		t.Fatalf("unknown hash: %q", got)
 	}
 }
@@ -807,7 +806,7 @@ func TestCoreAuthenticatedCommands(t *testing.T) {
 	anon := v.open("192.0.2.3")
 	for name, h := range commands {
 		if !h.authed {
-			if name != CmdAuthenticate {
+			if name != lobby.CmdAuthenticate {
 				t.Errorf("%s answered without AUTHENTICATE", name)
 			}
 			continue
@@ -847,12 +846,12 @@ func TestCoreIPv6LimitsPerPrefix(t *testing.T) {
 	if c, r := v.dial("192.0.2.1"); c != nil || !strings.Contains(r, "too many connections from 192.0.2.1 (max 2)") {
 		t.Fatalf("third connection from 192.0.2.1: %v %q", c, r)
 	}
-	a.ok(CmdJoinLobby)
+	a.ok(lobby.CmdJoinLobby)
 	b := v.conns[2]
-	if got := b.fail(CmdJoinLobby); got != "too many lobbies from 2001:db8:1:2::/64 (max 1)" {
+	if got := b.fail(lobby.CmdJoinLobby); got != "too many lobbies from 2001:db8:1:2::/64 (max 1)" {
 		t.Fatalf("second lobby of one /64: %q", got)
 	}
-	other.ok(CmdJoinLobby)
+	other.ok(lobby.CmdJoinLobby)
 }
 
 // TestMaxConnsUnderFileLimit: a -max-conns the process's file limit cannot honour is warned
@@ -888,35 +887,35 @@ func TestMaxConnsUnderFileLimit(t *testing.T) {
 func TestCoreSpectatorsFollowTheGame(t *testing.T) {
 	v := newVLobby(t, ServerConfig{MaxConnsPerAddr: 100})
 	owner := v.player("192.0.2.1", "owner")
-	code := owner.ok(CmdJoinLobby)
-	owner.ok(CmdStart)
+	code := owner.ok(lobby.CmdJoinLobby)
+	owner.ok(lobby.CmdStart)
 	g := v.games[0].(*vgame)
 	var specs []*vconn
 	for i := range handoff.MaxSpectators {
 		s := v.player("192.0.2.2", "s"+strconv.Itoa(i))
-		s.ok(CmdJoinLobby, code)
+		s.ok(lobby.CmdJoinLobby, code)
 		specs = append(specs, s)
 	}
 	stale := g.spectates[7]
 	stale.Token++ // another SPECTATE of that user
 	v.core.SpectatorsGone(v.now, g, []handoff.Member{g.spectates[0], g.spectates[1], stale})
 	v.collect()
-	if got := specs[0].fail(CmdChat, "still here?"); got != "not in a lobby" {
+	if got := specs[0].fail(lobby.CmdChat, "still here?"); got != "not in a lobby" {
 		t.Fatalf("a dropped spectator's CHAT: %q", got)
 	}
-	if got := specs[7].ok(CmdChat, "still here"); got != "OK" {
+	if got := specs[7].ok(lobby.CmdChat, "still here"); got != "OK" {
 		t.Fatalf("spectator 7's CHAT: %q", got)
 	}
 	for i := range 2 { // two places are free
-		v.player("192.0.2.3", "n"+strconv.Itoa(i)).ok(CmdJoinLobby, code)
+		v.player("192.0.2.3", "n"+strconv.Itoa(i)).ok(lobby.CmdJoinLobby, code)
 	}
-	if got := v.player("192.0.2.3", "late").fail(CmdJoinLobby, code); !strings.Contains(got, "8 spectators (max)") {
+	if got := v.player("192.0.2.3", "late").fail(lobby.CmdJoinLobby, code); !strings.Contains(got, "8 spectators (max)") {
 		t.Fatalf("ninth spectator: %q", got)
 	}
 	specs[2].take()
 	v.core.GameEnded(v.now, g, 1)
 	v.collect()
-	if got := specs[2].pushes(PushMembers); len(got) != 1 || got[0] != code+",owner,s2,s3,s4" {
+	if got := specs[2].pushes(lobby.PushMembers); len(got) != 1 || got[0] != code+",owner,s2,s3,s4" {
 		t.Fatalf("MEMBERS at END: %q, want the spectators still watching promoted, in join order", got)
 	}
 }
@@ -927,8 +926,8 @@ func TestCoreSpectatorsFollowTheGame(t *testing.T) {
 func TestCoreChatSanitized(t *testing.T) {
 	v := newVLobby(t, ServerConfig{})
 	a, b := v.player("192.0.2.1", "alice"), v.player("192.0.2.2", "bob")
-	code := a.ok(CmdJoinLobby)
-	b.ok(CmdJoinLobby, code)
+	code := a.ok(lobby.CmdJoinLobby)
+	b.ok(lobby.CmdJoinLobby, code)
 	for _, tc := range []struct{ in, want string }{
 		{"gg \u202Eevil\u202C ok", "gg evil ok"},
 		{"a\u200Bb\u2060c\uFEFFd\u200Ee\u2066f\u2069", "abcdef"},
@@ -938,12 +937,12 @@ func TestCoreChatSanitized(t *testing.T) {
 	} {
 		b.take()
 		v.advance(2 * time.Second) // the chat budget
-		a.ok(CmdChat, EncodeText(tc.in))
-		if got := b.pushes(PushChat); len(got) != 1 || got[0] != "alice,"+EncodeText(tc.want) {
-			t.Errorf("CHAT %q relayed as %q, want %q", tc.in, got, "alice,"+EncodeText(tc.want))
+		a.ok(lobby.CmdChat, lobby.EncodeText(tc.in))
+		if got := b.pushes(lobby.PushChat); len(got) != 1 || got[0] != "alice,"+lobby.EncodeText(tc.want) {
+			t.Errorf("CHAT %q relayed as %q, want %q", tc.in, got, "alice,"+lobby.EncodeText(tc.want))
 		}
 	}
-	if got := a.fail(CmdChat, EncodeText("\u202E\u200B")); got != "chat text: empty text" {
+	if got := a.fail(lobby.CmdChat, lobby.EncodeText("\u202E\u200B")); got != "chat text: empty text" {
 		t.Fatalf("invisible-only chat: %q", got)
 	}
 }
@@ -954,37 +953,37 @@ func TestCoreChatSanitized(t *testing.T) {
 func TestCoreDifficulty(t *testing.T) {
 	v := newVLobby(t, ServerConfig{})
 	a := v.player("192.0.2.1", "alice")
-	code := a.ok(CmdJoinLobby, "")
-	if got := a.pushes(PushDifficulty); len(got) != 0 {
+	code := a.ok(lobby.CmdJoinLobby, "")
+	if got := a.pushes(lobby.PushDifficulty); len(got) != 0 {
 		t.Fatalf("a new (normal) lobby pushed DIFFICULTY %q", got)
 	}
-	if got := a.fail(CmdSetDifficulty, "insane"); got != `unknown difficulty "insane" (easy, normal or hard)` {
+	if got := a.fail(lobby.CmdSetDifficulty, "insane"); got != `unknown difficulty "insane" (easy, normal or hard)` {
 		t.Fatalf("unknown level: %q", got)
 	}
-	a.ok(CmdSetDifficulty, "hard")
-	if got := a.pushes(PushDifficulty); len(got) != 1 || got[0] != code+",hard" {
+	a.ok(lobby.CmdSetDifficulty, "hard")
+	if got := a.pushes(lobby.PushDifficulty); len(got) != 1 || got[0] != code+",hard" {
 		t.Fatalf("DIFFICULTY after SET_DIFFICULTY hard: %q", got)
 	}
-	a.ok(CmdSetDifficulty, "hard") // unchanged: no push
-	if got := a.pushes(PushDifficulty); len(got) != 0 {
+	a.ok(lobby.CmdSetDifficulty, "hard") // unchanged: no push
+	if got := a.pushes(lobby.PushDifficulty); len(got) != 0 {
 		t.Fatalf("an unchanged level pushed %q", got)
 	}
 	b := v.player("192.0.2.2", "bob")
-	b.ok(CmdJoinLobby, code)
-	if got := b.pushes(PushDifficulty); len(got) != 1 || got[0] != code+",hard" {
+	b.ok(lobby.CmdJoinLobby, code)
+	if got := b.pushes(lobby.PushDifficulty); len(got) != 1 || got[0] != code+",hard" {
 		t.Fatalf("bob joining a hard lobby got DIFFICULTY %q", got)
 	}
-	if got := b.fail(CmdSetDifficulty, "easy"); got != "only the lobby owner (alice) may change the difficulty" {
+	if got := b.fail(lobby.CmdSetDifficulty, "easy"); got != "only the lobby owner (alice) may change the difficulty" {
 		t.Fatalf("bob's SET_DIFFICULTY: %q", got)
 	}
-	if got := b.ok(CmdGetLobbies); !strings.Contains(got, "("+code+",2,false,stage1,hard);") {
+	if got := b.ok(lobby.CmdGetLobbies); !strings.Contains(got, "("+code+",2,false,stage1,hard);") {
 		t.Fatalf("GET_LOBBIES %q does not list the level", got)
 	}
-	a.ok(CmdStart)
+	a.ok(lobby.CmdStart)
 	if len(v.st.specs) != 1 || v.st.specs[0].Difficulty != rules.DifficultyHard {
 		t.Fatalf("StartGame specs %+v, want the hard level", v.st.specs)
 	}
-	if got := a.fail(CmdSetDifficulty, "easy"); got != "lobby "+code+" is running a game" {
+	if got := a.fail(lobby.CmdSetDifficulty, "easy"); got != "lobby "+code+" is running a game" {
 		t.Fatalf("SET_DIFFICULTY while running: %q", got)
 	}
 }
@@ -995,23 +994,23 @@ func TestCoreDifficulty(t *testing.T) {
 func TestCoreNamesUniqueInLobby(t *testing.T) {
 	v := newVLobby(t, ServerConfig{})
 	a := v.player("192.0.2.1", "alice")
-	code := a.ok(CmdJoinLobby, "")
+	code := a.ok(lobby.CmdJoinLobby, "")
 	for i, name := range []string{"alice", "ALICE", "aIice", "a1ice"} {
 		c := v.player("192.0.2."+strconv.Itoa(10+i), name)
-		if got := c.fail(CmdJoinLobby, code); got != "the name "+name+" is taken in lobby "+code+": choose another name" {
+		if got := c.fail(lobby.CmdJoinLobby, code); got != "the name "+name+" is taken in lobby "+code+": choose another name" {
 			t.Errorf("%s joining alice's lobby: %q", name, got)
 		}
 		if i == 0 {
-			c.ok(CmdJoinLobby, "") // its own lobby: fine
+			c.ok(lobby.CmdJoinLobby, "") // its own lobby: fine
 		}
 	}
 	b := v.player("192.0.2.30", "bob")
-	b.ok(CmdJoinLobby, code)
-	a.ok(CmdStart)
-	if got := v.player("192.0.2.31", "B0B").fail(CmdJoinLobby, code); !strings.Contains(got, "is taken") {
+	b.ok(lobby.CmdJoinLobby, code)
+	a.ok(lobby.CmdStart)
+	if got := v.player("192.0.2.31", "B0B").fail(lobby.CmdJoinLobby, code); !strings.Contains(got, "is taken") {
 		t.Errorf("a look-alike spectator: %q", got)
 	}
-	if got := v.player("192.0.2.32", "carol").ok(CmdJoinLobby, code); got != code {
+	if got := v.player("192.0.2.32", "carol").ok(lobby.CmdJoinLobby, code); got != code {
 		t.Errorf("carol spectating: %q", got)
 	}
 }
@@ -1024,12 +1023,12 @@ func TestLobbyOrderFollowsRemovals(t *testing.T) {
 	var players []*vconn
 	for i := range 5 {
 		p := v.player(fmt.Sprintf("192.0.2.%d", i+1), fmt.Sprintf("p%d", i))
-		codes = append(codes, p.ok(CmdJoinLobby))
+		codes = append(codes, p.ok(lobby.CmdJoinLobby))
 		players = append(players, p)
 	}
-	players[1].ok(CmdLeave)
-	players[3].ok(CmdLeave)
-	players[1].ok(CmdJoinLobby) // the newest now
+	players[1].ok(lobby.CmdLeave)
+	players[3].ok(lobby.CmdLeave)
+	players[1].ok(lobby.CmdJoinLobby) // the newest now
 	var got []string
 	for _, l := range v.core.Lobbies() {
 		got = append(got, l.Code)
@@ -1037,7 +1036,7 @@ func TestLobbyOrderFollowsRemovals(t *testing.T) {
 	if want := []string{codes[0], codes[2], codes[4]}; len(got) != 4 || !slices.Equal(got[:3], want) {
 		t.Fatalf("lobbies after two left and one was created: %v, want %v then the new one", got, want)
 	}
-	if body := players[0].ok(CmdGetLobbies, "2"); !strings.HasPrefix(body, "("+codes[4]+",") {
+	if body := players[0].ok(lobby.CmdGetLobbies, "2"); !strings.HasPrefix(body, "("+codes[4]+",") {
 		t.Fatalf("GET_LOBBIES skipping 2: %q, want %s first", body, codes[4])
 	}
 }

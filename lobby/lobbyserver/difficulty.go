@@ -1,12 +1,11 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"fmt"
 	"time"
 
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby"
 )
 
 // pushSettings tells cs, which just joined (or rejoined, or came to watch) lobby l, what the
@@ -27,26 +26,26 @@ func (c *Core) pushSettings(cs *connState, l *lobbyState) {
 }
 
 func (c *Core) pushDifficulty(cs *connState, l *lobbyState) {
-	c.push(cs, PushDifficulty, l.code, l.difficulty.String())
+	c.push(cs, lobby.PushDifficulty, l.code, l.difficulty.String())
 }
 
 // setDifficulty answers SET_DIFFICULTY <uuid>;<level> (docs/PROTOCOL.md §2.4.11): the owner of
 // a waiting lobby chooses easy, normal or hard; every member gets DIFFICULTY when it changes.
-func (c *Core) setDifficulty(_ time.Duration, cs *connState, cmd Command) {
+func (c *Core) setDifficulty(_ time.Duration, cs *connState, cmd lobby.Command) {
 	if len(cmd.Args) != 1 {
-		c.reply(cs, CodeWrongRequest, "SET_DIFFICULTY takes one argument: easy, normal or hard")
+		c.reply(cs, lobby.CodeWrongRequest, "SET_DIFFICULTY takes one argument: easy, normal or hard")
 		return
 	}
 	d, err := rules.ParseDifficulty(cmd.Args[0])
 	if err != nil {
-		c.reply(cs, CodeWrongRequest, fmt.Sprintf("unknown difficulty %q (easy, normal or hard)", cmd.Args[0]))
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("unknown difficulty %q (easy, normal or hard)", cmd.Args[0]))
 		return
 	}
 	l := c.ownWaitingLobby(cs, "is running a game", "change the difficulty")
 	if l == nil {
 		return
 	}
-	c.reply(cs, CodeOK, "OK")
+	c.reply(cs, lobby.CodeOK, "OK")
 	if l.difficulty == d {
 		return
 	}

@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
@@ -13,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
@@ -20,7 +19,7 @@ import (
 // another host, that host.
 func addrArgs(g handoff.Game, port string, token uint32, key [16]byte) []string {
 	args := []string{port, strconv.FormatUint(uint64(token), 10), hex.EncodeToString(key[:])}
-	if h, ok := g.(handoff.HostedGame); ok && ValidHost(h.Host()) {
+	if h, ok := g.(handoff.HostedGame); ok && lobby.ValidHost(h.Host()) {
 		args = append(args, h.Host())
 	}
 	return args
@@ -34,13 +33,13 @@ func (c *Core) ownWaitingLobby(cs *connState, running, action string) *lobbyStat
 	l := cs.lobby
 	switch {
 	case l == nil:
-		c.reply(cs, CodeWrongRequest, "not in a lobby")
+		c.reply(cs, lobby.CodeWrongRequest, "not in a lobby")
 	case l.starting != nil:
-		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is starting a game")
+		c.reply(cs, lobby.CodeWrongRequest, "lobby "+l.code+" is starting a game")
 	case l.running():
-		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" "+running)
+		c.reply(cs, lobby.CodeWrongRequest, "lobby "+l.code+" "+running)
 	case len(l.members) == 0 || l.members[0] != cs:
-		c.reply(cs, CodeWrongRequest, "only the lobby owner ("+l.ownerName()+") may "+action)
+		c.reply(cs, lobby.CodeWrongRequest, "only the lobby owner ("+l.ownerName()+") may "+action)
 	default:
 		return l
 	}
@@ -52,9 +51,9 @@ func (c *Core) ownWaitingLobby(cs *connState, running, action string) *lobbyStat
 // and SPECTATE to each spectator. With ServerConfig.AsyncStart the Core does not call the
 // Starter: it leaves the start to its runtime (Out.Start) and the lobby is starting until
 // Started (starting.go).
-func (c *Core) start(now time.Duration, cs *connState, cmd Command) {
+func (c *Core) start(now time.Duration, cs *connState, cmd lobby.Command) {
 	if len(cmd.Args) > 0 {
-		c.reply(cs, CodeWrongRequest, "START takes no arguments")
+		c.reply(cs, lobby.CodeWrongRequest, "START takes no arguments")
 		return
 	}
 	l := c.ownWaitingLobby(cs, "is already running a game", "start the game")
@@ -62,7 +61,7 @@ func (c *Core) start(now time.Duration, cs *connState, cmd Command) {
 	case l == nil:
 		return
 	case c.cfg.Starter == nil:
-		c.reply(cs, CodeWrongRequest, "no game server available")
+		c.reply(cs, lobby.CodeWrongRequest, "no game server available")
 		return
 	}
 	members := make([]handoff.Member, len(l.members))
@@ -72,18 +71,18 @@ func (c *Core) start(now time.Duration, cs *connState, cmd Command) {
 			t, err = randToken()
 		}
 		if err != nil {
-			c.reply(cs, CodeWrongRequest, "cannot generate session tokens")
+			c.reply(cs, lobby.CodeWrongRequest, "cannot generate session tokens")
 			return
 		}
 		members[i] = handoff.Member{UUID: m.user, Name: m.name, Slot: i, Token: t}
 		if _, err := rand.Read(members[i].Key[:]); err != nil {
-			c.reply(cs, CodeWrongRequest, "cannot generate session keys")
+			c.reply(cs, lobby.CodeWrongRequest, "cannot generate session keys")
 			return
 		}
 	}
 	gameID, err := uuid.NewRandom()
 	if err != nil {
-		c.reply(cs, CodeWrongRequest, "cannot generate a game id")
+		c.reply(cs, lobby.CodeWrongRequest, "cannot generate a game id")
 		return
 	}
 	spec := handoff.GameSpec{ID: gameID, Code: l.code, Stage: l.stage.Name, Difficulty: l.difficulty, Run: l.runNames(), Section: l.section,
@@ -110,7 +109,7 @@ func (c *Core) begin(l *lobbyState, ps *pendingStart, g handoff.Game, err error)
 	if err != nil {
 		c.log.Warn("lobby start failed", "code", l.code, "err", err)
 		if cs != nil {
-			c.reply(cs, CodeWrongRequest, "cannot start game: "+err.Error())
+			c.reply(cs, lobby.CodeWrongRequest, "cannot start game: "+err.Error())
 		}
 		return
 	}
@@ -119,12 +118,12 @@ func (c *Core) begin(l *lobbyState, ps *pendingStart, g handoff.Game, err error)
 	l.slots = ps.spec.Members
 	c.out = append(c.out, Out{Game: g})
 	if cs != nil {
-		c.reply(cs, CodeOK, "OK")
+		c.reply(cs, lobby.CodeOK, "OK")
 	}
 	ports := strconv.Itoa(port)
 	for i, m := range ps.players {
 		if m.lobby == l { // players who left while the lobby was starting were dropped (Started)
-			c.push(m, PushStart, addrArgs(g, ports, ps.spec.Members[i].Token, ps.spec.Members[i].Key)...)
+			c.push(m, lobby.PushStart, addrArgs(g, ports, ps.spec.Members[i].Token, ps.spec.Members[i].Key)...)
 		}
 	}
 	c.startSpectators(l, g, ports)
@@ -163,9 +162,9 @@ func (c *Core) GameEnded(now time.Duration, g handoff.Game, result uint8) {
 			c.setDeadline(m, now, c.cfg.IdleTimeout) // suspended during the game: restarted now
 		}
 		if c.cfg.Hall != nil && !l.practice {
-			c.push(m, PushGameID, l.gameID.String()) // the game is kept: its record and replay
+			c.push(m, lobby.PushGameID, l.gameID.String()) // the game is kept: its record and replay
 		}
-		c.push(m, PushEnd, r)
+		c.push(m, lobby.PushEnd, r)
 	}
 	if len(l.spectators) > 0 && len(l.members) < rules.MaxPlayers && !c.stopping {
 		c.promote(l) // spectators take the free places, in join order

@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -111,29 +110,29 @@ func (c *Core) Answered(now time.Duration, conn ConnID, id uint64, a Answer) {
 func (c *Core) answer(now time.Duration, cs *connState, w *ask, a Answer) {
 	var pe *scores.PartRangeError
 	switch {
-	case a.Err == nil && w.cmd == CmdGetReplay:
-		c.reply(cs, CodeOK, string(AppendReplayPart(nil, a.Parts, a.Data)))
+	case a.Err == nil && w.cmd == lobby.CmdGetReplay:
+		c.reply(cs, lobby.CodeOK, string(lobby.AppendReplayPart(nil, a.Parts, a.Data)))
 	case a.Err == nil:
-		es := make([]GameEntry, len(a.Games))
+		es := make([]lobby.GameEntry, len(a.Games))
 		for i, g := range a.Games {
-			es[i] = GameEntry{Rank: w.page*scores.PageSize + i + 1, Game: g}
+			es[i] = lobby.GameEntry{Rank: w.page*scores.PageSize + i + 1, Game: g}
 		}
-		c.reply(cs, CodeOK, string(AppendGameEntries(nil, es)))
+		c.reply(cs, lobby.CodeOK, string(lobby.AppendGameEntries(nil, es)))
 	case errors.Is(a.Err, scores.ErrNoReplay):
-		c.reply(cs, CodeWrongRequest, "no replay of game "+w.game.String())
+		c.reply(cs, lobby.CodeWrongRequest, "no replay of game "+w.game.String())
 	case errors.Is(a.Err, scores.ErrPending):
-		c.reply(cs, CodeWrongRequest, "the replay of game "+w.game.String()+" is being stored: ask again in a moment")
+		c.reply(cs, lobby.CodeWrongRequest, "the replay of game "+w.game.String()+" is being stored: ask again in a moment")
 	case errors.As(a.Err, &pe):
-		c.reply(cs, CodeWrongRequest, fmt.Sprintf("part %q out of range: replay %s has parts 0..%d", w.part, w.game, pe.Parts-1))
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("part %q out of range: replay %s has parts 0..%d", w.part, w.game, pe.Parts-1))
 	default:
 		c.bursts.hit(c.log, now, "hall", "hall of fame request failed", "command", w.cmd, "err", a.Err)
-		c.reply(cs, CodeWrongRequest, "the hall of fame is unavailable: try again later")
+		c.reply(cs, lobby.CodeWrongRequest, "the hall of fame is unavailable: try again later")
 	}
 }
 
 // afterReply restarts cs's idle timer after a 200 to an authenticated user (Line's rule).
 func (c *Core) afterReply(now time.Duration, cs *connState) {
-	if cs.lastCode == CodeOK && cs.authed && c.conns[cs.id] == cs {
+	if cs.lastCode == lobby.CodeOK && cs.authed && c.conns[cs.id] == cs {
 		c.setDeadline(cs, now, c.cfg.IdleTimeout)
 	}
 }
@@ -161,7 +160,7 @@ func (c *Core) hold(cs *connState, line []byte) {
 		case cs.waiting == nil:
 			what = "its game starts"
 		}
-		c.reply(cs, CodeWrongRequest, fmt.Sprintf("too many commands (%d) while %s, closing connection", MaxHeldLines, what))
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("too many commands (%d) while %s, closing connection", MaxHeldLines, what))
 		c.close(cs, "too many held lines")
 		return
 	}
@@ -217,9 +216,9 @@ const scoresUsage = "GET_SCORES takes [stage[,players[,page[,period[,name]]]]]: 
 
 // getScores answers GET_SCORES <uuid>;[<stage>[,<players>[,<page>[,<period>[,<name>]]]]]
 // (docs/PROTOCOL.md §2.4.12): one page of the hall of fame.
-func (c *Core) getScores(now time.Duration, cs *connState, cmd Command) {
+func (c *Core) getScores(now time.Duration, cs *connState, cmd lobby.Command) {
 	if len(cmd.Args) > 5 {
-		c.reply(cs, CodeWrongRequest, scoresUsage)
+		c.reply(cs, lobby.CodeWrongRequest, scoresUsage)
 		return
 	}
 	arg := func(i int) string {
@@ -231,12 +230,12 @@ func (c *Core) getScores(now time.Duration, cs *connState, cmd Command) {
 	q := scores.Query{Order: scores.Best, Stage: arg(0), Name: arg(4)}
 	today := false
 	if q.Stage != "" && !stagefile.ValidName(q.Stage) {
-		c.reply(cs, CodeWrongRequest, fmt.Sprintf("invalid stage name %q: 1 to %d characters of A-Z a-z 0-9 _ -", q.Stage, stagefile.MaxNameLen))
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("invalid stage name %q: 1 to %d characters of A-Z a-z 0-9 _ -", q.Stage, stagefile.MaxNameLen))
 		return
 	}
 	if p := arg(1); p != "" {
 		if len(p) != 1 || p[0] < '1' || p[0] > '0'+rules.MaxPlayers {
-			c.reply(cs, CodeWrongRequest, fmt.Sprintf("player count %q: want 1..%d, or nothing for every count", p, rules.MaxPlayers))
+			c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("player count %q: want 1..%d, or nothing for every count", p, rules.MaxPlayers))
 			return
 		}
 		q.Players = int(p[0] - '0')
@@ -244,7 +243,7 @@ func (c *Core) getScores(now time.Duration, cs *connState, cmd Command) {
 	if p := arg(2); p != "" {
 		n, ok := parsePage(p)
 		if !ok {
-			c.reply(cs, CodeWrongRequest, fmt.Sprintf("page %q: want 0..9999", p))
+			c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("page %q: want 0..9999", p))
 			return
 		}
 		q.Page = n
@@ -254,71 +253,71 @@ func (c *Core) getScores(now time.Duration, cs *connState, cmd Command) {
 	case "today":
 		today = true
 	default:
-		c.reply(cs, CodeWrongRequest, fmt.Sprintf("period %q: want all or today", arg(3)))
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("period %q: want all or today", arg(3)))
 		return
 	}
-	if q.Name != "" && !ValidName(q.Name) {
-		c.reply(cs, CodeWrongRequest, fmt.Sprintf("player name %q: 1 to 16 characters of A-Z a-z 0-9 _ -", q.Name))
+	if q.Name != "" && !lobby.ValidName(q.Name) {
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("player name %q: 1 to 16 characters of A-Z a-z 0-9 _ -", q.Name))
 		return
 	}
 	if c.cfg.Hall == nil {
-		c.reply(cs, CodeWrongRequest, errHallOff)
+		c.reply(cs, lobby.CodeWrongRequest, errHallOff)
 		return
 	}
-	c.request(now, cs, ask{cmd: CmdGetScores, page: q.Page}, Request{Games: &q, Today: today})
+	c.request(now, cs, ask{cmd: lobby.CmdGetScores, page: q.Page}, Request{Games: &q, Today: today})
 }
 
 const gamesUsage = "GET_GAMES takes [page[,name]]: a page number, a player name"
 
 // getGames answers GET_GAMES <uuid>;[<page>[,<name>]] (docs/PROTOCOL.md §2.4.13): one page of
 // the finished games, the newest first.
-func (c *Core) getGames(now time.Duration, cs *connState, cmd Command) {
+func (c *Core) getGames(now time.Duration, cs *connState, cmd lobby.Command) {
 	if len(cmd.Args) > 2 {
-		c.reply(cs, CodeWrongRequest, gamesUsage)
+		c.reply(cs, lobby.CodeWrongRequest, gamesUsage)
 		return
 	}
 	q := scores.Query{Order: scores.Recent}
 	if len(cmd.Args) > 0 && cmd.Args[0] != "" {
 		n, ok := parsePage(cmd.Args[0])
 		if !ok {
-			c.reply(cs, CodeWrongRequest, fmt.Sprintf("page %q: want 0..9999", cmd.Args[0]))
+			c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("page %q: want 0..9999", cmd.Args[0]))
 			return
 		}
 		q.Page = n
 	}
 	if len(cmd.Args) > 1 && cmd.Args[1] != "" {
-		if !ValidName(cmd.Args[1]) {
-			c.reply(cs, CodeWrongRequest, fmt.Sprintf("player name %q: 1 to 16 characters of A-Z a-z 0-9 _ -", cmd.Args[1]))
+		if !lobby.ValidName(cmd.Args[1]) {
+			c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("player name %q: 1 to 16 characters of A-Z a-z 0-9 _ -", cmd.Args[1]))
 			return
 		}
 		q.Name = cmd.Args[1]
 	}
 	if c.cfg.Hall == nil {
-		c.reply(cs, CodeWrongRequest, errHallOff)
+		c.reply(cs, lobby.CodeWrongRequest, errHallOff)
 		return
 	}
-	c.request(now, cs, ask{cmd: CmdGetGames, page: q.Page}, Request{Games: &q})
+	c.request(now, cs, ask{cmd: lobby.CmdGetGames, page: q.Page}, Request{Games: &q})
 }
 
 // getReplay answers GET_REPLAY <uuid>;<game-id>,<part> (docs/PROTOCOL.md §2.4.14).
-func (c *Core) getReplay(now time.Duration, cs *connState, cmd Command) {
+func (c *Core) getReplay(now time.Duration, cs *connState, cmd lobby.Command) {
 	if len(cmd.Args) != 2 {
-		c.reply(cs, CodeWrongRequest, "GET_REPLAY takes two arguments, the game id and the part number")
+		c.reply(cs, lobby.CodeWrongRequest, "GET_REPLAY takes two arguments, the game id and the part number")
 		return
 	}
 	id, err := uuid.Parse(cmd.Args[0])
 	if err != nil || id.String() != cmd.Args[0] {
-		c.reply(cs, CodeWrongRequest, fmt.Sprintf("game id %q: want a 36-character lowercase uuid", cmd.Args[0]))
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("game id %q: want a 36-character lowercase uuid", cmd.Args[0]))
 		return
 	}
 	part, ok := parsePage(cmd.Args[1])
 	if !ok || part >= scores.MaxReplayParts {
-		c.reply(cs, CodeWrongRequest, fmt.Sprintf("part %q: want 0..%d", cmd.Args[1], scores.MaxReplayParts-1))
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("part %q: want 0..%d", cmd.Args[1], scores.MaxReplayParts-1))
 		return
 	}
 	if c.cfg.Hall == nil {
-		c.reply(cs, CodeWrongRequest, errHallOff)
+		c.reply(cs, lobby.CodeWrongRequest, errHallOff)
 		return
 	}
-	c.request(now, cs, ask{cmd: CmdGetReplay, game: id, part: cmd.Args[1]}, Request{Replay: id, Part: part})
+	c.request(now, cs, ask{cmd: lobby.CmdGetReplay, game: id, part: cmd.Args[1]}, Request{Replay: id, Part: part})
 }

@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -61,7 +60,7 @@ var hallGame = scores.Record{ID: uuid.MustParse("0b7e1c6a-5a38-4a7e-9c1e-3d1f2a4
 func TestCoreHallOff(t *testing.T) {
 	v := newVLobby(t, ServerConfig{})
 	a := hallPlayer(v, "10.0.0.1", "alice")
-	for _, cmd := range [][]string{{CmdGetScores}, {CmdGetScores, "stage1", "2", "1", "today", "alice"}, {CmdGetGames}, {CmdGetReplay, hallGame.ID.String(), "0"}} {
+	for _, cmd := range [][]string{{lobby.CmdGetScores}, {lobby.CmdGetScores, "stage1", "2", "1", "today", "alice"}, {lobby.CmdGetGames}, {lobby.CmdGetReplay, hallGame.ID.String(), "0"}} {
 		if got := a.fail(cmd[0], cmd[1:]...); got != errHallOff {
 			t.Errorf("%v: %q, want %q", cmd, got, errHallOff)
 		}
@@ -69,12 +68,12 @@ func TestCoreHallOff(t *testing.T) {
 	if len(v.reqs) != 0 {
 		t.Fatalf("requests left with no hall: %v", v.reqs)
 	}
-	a.ok(CmdJoinLobby)
-	a.ok(CmdStart)
+	a.ok(lobby.CmdJoinLobby)
+	a.ok(lobby.CmdStart)
 	a.take()
 	v.core.GameEnded(v.now, v.games[0], 1)
 	v.collect()
-	if ids := a.pushes(PushGameID); len(ids) != 0 {
+	if ids := a.pushes(lobby.PushGameID); len(ids) != 0 {
 		t.Fatalf("GAME_ID from a server that keeps no games: %q", ids)
 	}
 }
@@ -96,7 +95,7 @@ func TestCoreScoresArguments(t *testing.T) {
 		{[]string{"bad stage!"}, `invalid stage name "bad stage!": 1 to 32 characters of A-Z a-z 0-9 _ -`},
 		{[]string{"a", "1", "0", "all", "x", "y"}, scoresUsage},
 	} {
-		if got := a.fail(CmdGetScores, c.args...); got != c.want {
+		if got := a.fail(lobby.CmdGetScores, c.args...); got != c.want {
 			t.Errorf("GET_SCORES %v: %q, want %q", c.args, got, c.want)
 		}
 	}
@@ -108,7 +107,7 @@ func TestCoreScoresArguments(t *testing.T) {
 		{[]string{"0", "a b"}, `player name "a b": 1 to 16 characters of A-Z a-z 0-9 _ -`},
 		{[]string{"0", "a", "b"}, gamesUsage},
 	} {
-		if got := a.fail(CmdGetGames, c.args...); got != c.want {
+		if got := a.fail(lobby.CmdGetGames, c.args...); got != c.want {
 			t.Errorf("GET_GAMES %v: %q, want %q", c.args, got, c.want)
 		}
 	}
@@ -121,7 +120,7 @@ func TestCoreScoresArguments(t *testing.T) {
 		{[]string{hallGame.ID.String(), "4096"}, `part "4096": want 0..4095`},
 		{[]string{hallGame.ID.String(), "+1"}, `part "+1": want 0..4095`},
 	} {
-		if got := a.fail(CmdGetReplay, c.args...); got != c.want {
+		if got := a.fail(lobby.CmdGetReplay, c.args...); got != c.want {
 			t.Errorf("GET_REPLAY %v: %q, want %q", c.args, got, c.want)
 		}
 	}
@@ -136,13 +135,13 @@ func TestCoreScoresArguments(t *testing.T) {
 		q     scores.Query
 		today bool
 	}{
-		{CmdGetScores, nil, scores.Query{Order: scores.Best}, false},
-		{CmdGetScores, []string{"stage1"}, scores.Query{Order: scores.Best, Stage: "stage1"}, false},
-		{CmdGetScores, []string{"", "4", "", "today"}, scores.Query{Order: scores.Best, Players: 4}, true},
-		{CmdGetScores, []string{"short", "2", "3", "all", "bob"}, scores.Query{Order: scores.Best, Stage: "short", Players: 2, Page: 3, Name: "bob"}, false},
-		{CmdGetScores, []string{"", "", "", "", "bob"}, scores.Query{Order: scores.Best, Name: "bob"}, false},
-		{CmdGetGames, nil, scores.Query{Order: scores.Recent}, false},
-		{CmdGetGames, []string{"2", "alice"}, scores.Query{Order: scores.Recent, Page: 2, Name: "alice"}, false},
+		{lobby.CmdGetScores, nil, scores.Query{Order: scores.Best}, false},
+		{lobby.CmdGetScores, []string{"stage1"}, scores.Query{Order: scores.Best, Stage: "stage1"}, false},
+		{lobby.CmdGetScores, []string{"", "4", "", "today"}, scores.Query{Order: scores.Best, Players: 4}, true},
+		{lobby.CmdGetScores, []string{"short", "2", "3", "all", "bob"}, scores.Query{Order: scores.Best, Stage: "short", Players: 2, Page: 3, Name: "bob"}, false},
+		{lobby.CmdGetScores, []string{"", "", "", "", "bob"}, scores.Query{Order: scores.Best, Name: "bob"}, false},
+		{lobby.CmdGetGames, nil, scores.Query{Order: scores.Recent}, false},
+		{lobby.CmdGetGames, []string{"2", "alice"}, scores.Query{Order: scores.Recent, Page: 2, Name: "alice"}, false},
 	} {
 		a.send(c.cmd + " " + a.user + ";" + strings.Join(c.args, ","))
 		o := v.takeReq()
@@ -154,7 +153,7 @@ func TestCoreScoresArguments(t *testing.T) {
 			t.Fatalf("%s: empty page answered %q", c.cmd, got)
 		}
 	}
-	a.send(CmdGetReplay + " " + a.user + ";" + hallGame.ID.String() + ",7")
+	a.send(lobby.CmdGetReplay + " " + a.user + ";" + hallGame.ID.String() + ",7")
 	if o := v.takeReq(); o.Request.Games != nil || o.Request.Replay != hallGame.ID || o.Request.Part != 7 {
 		t.Fatalf("GET_REPLAY request %+v", o.Request)
 	}
@@ -168,7 +167,7 @@ func TestCoreHallAnswers(t *testing.T) {
 		a.send(cmd + " " + a.user + ";" + strings.Join(args, ","))
 		return v.takeReq()
 	}
-	v.answer(ask(CmdGetScores, "stage1", "", "2"), Answer{Games: []scores.Record{hallGame}})
+	v.answer(ask(lobby.CmdGetScores, "stage1", "", "2"), Answer{Games: []scores.Record{hallGame}})
 	want := "200 " + vSrv + " (21,0b7e1c6a-5a38-4a7e-9c1e-3d1f2a4b5c6d,stage1,normal,victory,21000,5400,2026-03-14T09:26:53Z,4100,alice:12000:80:1:-,bob:9000:61:3:c);\r\n"
 	if got := a.take(); len(got) != 1 || got[0] != want {
 		t.Fatalf("page 2: %q\nwant %q", got, want)
@@ -184,12 +183,12 @@ func TestCoreHallAnswers(t *testing.T) {
 		{errors.New("connection refused"), "500 " + vSrv + " the hall of fame is unavailable: try again later\r\n"},
 		{nil, "200 " + vSrv + " 3,AAEC\r\n"},
 	} {
-		v.answer(ask(CmdGetReplay, id, "5"), Answer{Parts: 3, Data: []byte{0, 1, 2}, Err: c.err})
+		v.answer(ask(lobby.CmdGetReplay, id, "5"), Answer{Parts: 3, Data: []byte{0, 1, 2}, Err: c.err})
 		if got := a.take(); len(got) != 1 || got[0] != c.want {
 			t.Errorf("answer %v: %q, want %q", c.err, got, c.want)
 		}
 	}
-	v.answer(ask(CmdGetScores), Answer{Err: context.DeadlineExceeded})
+	v.answer(ask(lobby.CmdGetScores), Answer{Err: context.DeadlineExceeded})
 	if got := a.take(); len(got) != 1 || !strings.Contains(got[0], "unavailable") {
 		t.Fatalf("a timed-out query: %q", got)
 	}
@@ -201,14 +200,14 @@ func TestCoreHallOrder(t *testing.T) {
 	v := newVLobby(t, ServerConfig{Hall: vhall{}})
 	a := hallPlayer(v, "10.0.0.1", "alice")
 	b := hallPlayer(v, "10.0.0.2", "bob")
-	a.send(CmdGetScores + " " + a.user + ";")
+	a.send(lobby.CmdGetScores + " " + a.user + ";")
 	o := v.takeReq()
-	if got := a.send(CmdGetLobbies + " " + a.user + ";"); len(got) != 0 {
+	if got := a.send(lobby.CmdGetLobbies + " " + a.user + ";"); len(got) != 0 {
 		t.Fatalf("GET_LOBBIES answered before the GET_SCORES before it: %q", got)
 	}
 	a.send("HELLO ;")
-	a.send(CmdGetGames + " " + a.user + ";") // waits too, then becomes a request itself
-	if r := b.ok(CmdGetLobbies); r != "" {   // another connection is not held up
+	a.send(lobby.CmdGetGames + " " + a.user + ";") // waits too, then becomes a request itself
+	if r := b.ok(lobby.CmdGetLobbies); r != "" {   // another connection is not held up
 		t.Fatalf("bob's GET_LOBBIES: %q", r)
 	}
 	b.take()
@@ -240,9 +239,9 @@ func TestCoreHallOrder(t *testing.T) {
 func TestCoreHallTimeout(t *testing.T) {
 	v := newVLobby(t, ServerConfig{Hall: vhall{}, IdleTimeout: time.Minute})
 	a := hallPlayer(v, "10.0.0.1", "alice")
-	a.send(CmdGetScores + " " + a.user + ";")
+	a.send(lobby.CmdGetScores + " " + a.user + ";")
 	o := v.takeReq()
-	a.send(CmdGetStages + " " + a.user + ";")
+	a.send(lobby.CmdGetStages + " " + a.user + ";")
 	v.advance(askTimeout - 1)
 	if len(a.lines) != 0 {
 		t.Fatalf("answered before the deadline: %q", a.lines)
@@ -258,7 +257,7 @@ func TestCoreHallTimeout(t *testing.T) {
 	}
 	// The idle timer restarts with the 200 of an answer.
 	v.advance(50 * time.Second)
-	a.send(CmdGetScores + " " + a.user + ";")
+	a.send(lobby.CmdGetScores + " " + a.user + ";")
 	v.advance(5 * time.Second)
 	v.answer(v.takeReq(), Answer{})
 	v.advance(50 * time.Second) // 105 s after the GET_STAGES, 50 s after the answer
@@ -276,15 +275,15 @@ func TestCoreHallTimeout(t *testing.T) {
 func TestCoreHallHeldLines(t *testing.T) {
 	v := newVLobby(t, ServerConfig{Hall: vhall{}, CommandRate: 1000})
 	a := hallPlayer(v, "10.0.0.1", "alice")
-	a.send(CmdGetScores + " " + a.user + ";")
+	a.send(lobby.CmdGetScores + " " + a.user + ";")
 	v.takeReq()
 	for range MaxHeldLines {
-		a.send(CmdGetLobbies + " " + a.user + ";")
+		a.send(lobby.CmdGetLobbies + " " + a.user + ";")
 	}
 	if a.closed || len(a.lines) != 0 {
 		t.Fatalf("after %d held lines: closed %v, %q", MaxHeldLines, a.closed, a.lines)
 	}
-	got := a.send(CmdGetLobbies + " " + a.user + ";")
+	got := a.send(lobby.CmdGetLobbies + " " + a.user + ";")
 	if !a.closed || len(got) != 1 || !strings.Contains(got[0], "closing connection") {
 		t.Fatalf("one line more: closed %v, %q", a.closed, got)
 	}
@@ -296,11 +295,11 @@ func TestCoreGameID(t *testing.T) {
 	v := newVLobby(t, ServerConfig{Hall: vhall{}})
 	a := hallPlayer(v, "10.0.0.1", "alice")
 	b := hallPlayer(v, "10.0.0.2", "bob")
-	code := a.ok(CmdJoinLobby)
-	b.ok(CmdJoinLobby, code)
-	a.ok(CmdStart)
+	code := a.ok(lobby.CmdJoinLobby)
+	b.ok(lobby.CmdJoinLobby, code)
+	a.ok(lobby.CmdStart)
 	w := v.player("10.0.0.3", "wendy")
-	w.ok(CmdJoinLobby, code) // a spectator
+	w.ok(lobby.CmdJoinLobby, code) // a spectator
 	id := v.st.specs[0].ID
 	if id == uuid.Nil || id.Version() != 4 {
 		t.Fatalf("game id %v, want a random uuid", id)
@@ -317,7 +316,7 @@ func TestCoreGameID(t *testing.T) {
 			t.Errorf("%d: %q, want %q first", c.id, got, want)
 		}
 	}
-	a.ok(CmdStart)
+	a.ok(lobby.CmdStart)
 	if id2 := v.st.specs[1].ID; id2 == id {
 		t.Fatal("two games with one id")
 	}
@@ -329,18 +328,18 @@ func TestGameEntriesCodec(t *testing.T) {
 	for i := range rules.MaxPlayers {
 		full.Slots = append(full.Slots, scores.Slot{Name: strings.Repeat(string(rune('a'+i)), 16), Score: 1<<32 - 1, Kills: 1<<16 - 1, Deaths: 255, Continued: true, Left: true})
 	}
-	var es []GameEntry
+	var es []lobby.GameEntry
 	for range scores.PageSize {
-		es = append(es, GameEntry{Rank: 100000, Game: full}) // the last rank of page 9999: 6 digits
+		es = append(es, lobby.GameEntry{Rank: 100000, Game: full}) // the last rank of page 9999: 6 digits
 	}
-	body := AppendGameEntries(nil, es)
-	if len(body) != scores.PageSize*MaxGameEntry {
-		t.Fatalf("a page of the longest entries is %d bytes, want %d (MaxGameEntry %d)", len(body), scores.PageSize*MaxGameEntry, MaxGameEntry)
+	body := lobby.AppendGameEntries(nil, es)
+	if len(body) != scores.PageSize*lobby.MaxGameEntry {
+		t.Fatalf("a page of the longest entries is %d bytes, want %d (MaxGameEntry %d)", len(body), scores.PageSize*lobby.MaxGameEntry, lobby.MaxGameEntry)
 	}
-	if n := len("200 ") + 36 + 1 + len(body) + 2; n > MaxLine {
-		t.Fatalf("a full page makes a %d-byte line (max %d)", n, MaxLine)
+	if n := len("200 ") + 36 + 1 + len(body) + 2; n > lobby.MaxLine {
+		t.Fatalf("a full page makes a %d-byte line (max %d)", n, lobby.MaxLine)
 	}
-	got, err := ParseGameEntries(string(body))
+	got, err := lobby.ParseGameEntries(string(body))
 	if err != nil || fmt.Sprint(got) != fmt.Sprint(es) {
 		t.Fatalf("round trip: %v\n%v\n%v", err, got, es)
 	}
@@ -354,22 +353,22 @@ func TestGameEntriesCodec(t *testing.T) {
 		"(1,0b7e1c6a-5a38-4a7e-9c1e-3d1f2a4b5c6d,stage1,normal,victory,1,1,2026-03-14T09:26:53Z,0);",
 		"(1,0b7e1c6a-5a38-4a7e-9c1e-3d1f2a4b5c6d,stage1,normal,victory,1,1,2026-03-14T09:26:53Z,0,a:1:0:0:-)",
 	} {
-		if _, err := ParseGameEntries(bad); err == nil {
+		if _, err := lobby.ParseGameEntries(bad); err == nil {
 			t.Errorf("ParseGameEntries(%q) accepted it", bad)
 		}
 	}
 }
 
 func FuzzParseGameEntries(f *testing.F) {
-	f.Add(string(AppendGameEntries(nil, []GameEntry{{Rank: 1, Game: hallGame}})))
+	f.Add(string(lobby.AppendGameEntries(nil, []lobby.GameEntry{{Rank: 1, Game: hallGame}})))
 	f.Add("")
 	f.Add("(1,a);")
 	f.Fuzz(func(t *testing.T, body string) {
-		es, err := ParseGameEntries(body)
+		es, err := lobby.ParseGameEntries(body)
 		if err != nil {
 			return
 		}
-		again, err := ParseGameEntries(string(AppendGameEntries(nil, es)))
+		again, err := lobby.ParseGameEntries(string(lobby.AppendGameEntries(nil, es)))
 		if err != nil || fmt.Sprint(again) != fmt.Sprint(es) {
 			t.Fatalf("what it accepted does not round-trip: %v", err)
 		}
@@ -377,11 +376,11 @@ func FuzzParseGameEntries(f *testing.F) {
 }
 
 func FuzzParseReplayPart(f *testing.F) {
-	f.Add(string(AppendReplayPart(nil, 3, []byte{1, 2, 3})))
+	f.Add(string(lobby.AppendReplayPart(nil, 3, []byte{1, 2, 3})))
 	f.Add("1,")
 	f.Add("0,AAAA")
 	f.Fuzz(func(t *testing.T, body string) {
-		n, data, err := ParseReplayPart(body)
+		n, data, err := lobby.ParseReplayPart(body)
 		if err != nil {
 			return
 		}
@@ -396,9 +395,9 @@ func FuzzParseReplayPart(f *testing.F) {
 func TestCorePracticeGameNotKept(t *testing.T) {
 	v := newVLobby(t, ServerConfig{Hall: vhall{}})
 	a := hallPlayer(v, "10.0.0.1", "alice")
-	a.ok(CmdJoinLobby)
-	a.ok(CmdSetSection, "1")
-	a.ok(CmdStart)
+	a.ok(lobby.CmdJoinLobby)
+	a.ok(lobby.CmdSetSection, "1")
+	a.ok(lobby.CmdStart)
 	if !v.st.specs[0].Practice() {
 		t.Fatalf("the spec is not a practice: section %d", v.st.specs[0].Section)
 	}

@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"context"
 	"errors"
 	"log/slog"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
@@ -146,7 +145,7 @@ func startServer(t *testing.T, cfg ServerConfig) (*Server, string) {
 type raw struct {
 	t  *testing.T
 	c  net.Conn
-	lr *LineReader
+	lr *lobby.LineReader
 }
 
 func dialRaw(t *testing.T, addr string) *raw {
@@ -156,7 +155,7 @@ func dialRaw(t *testing.T, addr string) *raw {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return &raw{t: t, c: c, lr: NewLineReader(c)}
+	return &raw{t: t, c: c, lr: lobby.NewLineReader(c)}
 }
 
 func (r *raw) send(s string) {
@@ -218,18 +217,18 @@ func (r *raw) expectClosed(d time.Duration) {
 func (r *raw) auth(name string) string {
 	r.t.Helper()
 	l := r.roundTrip("AUTHENTICATE ;" + name + "\r\n")
-	resp, err := ParseResponse([]byte(l))
+	resp, err := lobby.ParseResponse([]byte(l))
 	if err != nil || resp.Code != 200 {
 		r.t.Fatalf("AUTHENTICATE: %q (%v)", l, err)
 	}
 	return resp.Body
 }
 
-func dialClient(t *testing.T, addr, name string) (*Client, uuid.UUID) {
+func dialClient(t *testing.T, addr, name string) (*lobby.Client, uuid.UUID) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTime)
 	defer cancel()
-	c, err := Dial(ctx, addr)
+	c, err := lobby.Dial(ctx, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +259,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // waitMembers waits until c's latest MEMBERS push lists want.
-func waitMembers(t *testing.T, c *Client, code string, want ...string) {
+func waitMembers(t *testing.T, c *lobby.Client, code string, want ...string) {
 	t.Helper()
 	eventually(t, "MEMBERS "+code+" "+strings.Join(want, ","), func() bool {
 		gc, names := c.Members()
@@ -268,9 +267,9 @@ func waitMembers(t *testing.T, c *Client, code string, want ...string) {
 	})
 }
 
-func respErr(t *testing.T, err error, code int) *ResponseError {
+func respErr(t *testing.T, err error, code int) *lobby.ResponseError {
 	t.Helper()
-	var re *ResponseError
+	var re *lobby.ResponseError
 	if !errors.As(err, &re) {
 		t.Fatalf("got error %v, want a *ResponseError with code %d", err, code)
 	}
@@ -310,7 +309,7 @@ const fakeUser = "0b5c1f9e-6f0a-4c5e-9f43-2d3b8f1f2a77"
 // fakeServer plays a scripted lobby server for client tests: it accepts one connection, answers
 // its AUTHENTICATE with 200 and hands the connection to script, then closes it. The returned
 // wait blocks until script has returned (the listener closes at the end of the test).
-func fakeServer(t *testing.T, script func(nc net.Conn, lr *LineReader)) (addr string, wait func()) {
+func fakeServer(t *testing.T, script func(nc net.Conn, lr *lobby.LineReader)) (addr string, wait func()) {
 	t.Helper()
 	ln := mustListen(t)
 	done := make(chan struct{})
@@ -321,7 +320,7 @@ func fakeServer(t *testing.T, script func(nc net.Conn, lr *LineReader)) (addr st
 			return
 		}
 		defer nc.Close()
-		lr := NewLineReader(nc)
+		lr := lobby.NewLineReader(nc)
 		lr.ReadLine()
 		nc.Write([]byte("200 " + vSrv + " " + fakeUser + "\r\n"))
 		script(nc, lr)

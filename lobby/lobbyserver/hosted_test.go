@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"bytes"
 	"net"
 	"os"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
@@ -51,31 +50,31 @@ func TestCoreStartNamesTheHost(t *testing.T) {
 		st := &hostedStarter{host: tc.host}
 		v := newVLobby(t, ServerConfig{Starter: st, MaxConnsPerAddr: 100})
 		a, b := v.player("192.0.2.1", "alice"), v.player("192.0.2.2", "bob")
-		code := a.ok(CmdJoinLobby)
-		b.ok(CmdJoinLobby, code)
+		code := a.ok(lobby.CmdJoinLobby)
+		b.ok(lobby.CmdJoinLobby, code)
 		a.take()
 		b.take()
-		a.ok(CmdStart)
+		a.ok(lobby.CmdStart)
 		g := st.games[0]
 		for i, c := range []*vconn{a, b} {
-			got := c.pushes(PushStart)
+			got := c.pushes(lobby.PushStart)
 			if len(got) != 1 || !strings.HasPrefix(got[0], strconv.Itoa(fakePort)+",") || !strings.HasSuffix(got[0], tc.tail) ||
 				strings.Count(got[0], ",") != 2+strings.Count(tc.tail, ",") {
 				t.Fatalf("host %q: START to player %d: %q, want the host field %q", tc.host, i, got, tc.tail)
 			}
 		}
 		s := v.player("192.0.2.3", "sam")
-		s.ok(CmdJoinLobby, code)
+		s.ok(lobby.CmdJoinLobby, code)
 		m := g.spectates[0]
-		if got := s.pushes(PushSpectate); len(got) != 1 || got[0] != strconv.Itoa(fakePort)+","+strconv.FormatUint(uint64(m.Token), 10)+","+hexKey(m.Key)+tc.tail {
+		if got := s.pushes(lobby.PushSpectate); len(got) != 1 || got[0] != strconv.Itoa(fakePort)+","+strconv.FormatUint(uint64(m.Token), 10)+","+hexKey(m.Key)+tc.tail {
 			t.Fatalf("host %q: SPECTATE %q", tc.host, got)
 		}
 		key := st.specs[0].Members[1].Key
 		v.core.Closed(v.now, b.id)
 		b2 := v.player("192.0.2.2", "bob")
-		b2.ok(CmdRejoin, code, "1", RejoinProof(key, code, 1, uuid.MustParse(b2.user)))
+		b2.ok(lobby.CmdRejoin, code, "1", lobby.RejoinProof(key, code, 1, uuid.MustParse(b2.user)))
 		rm := g.rejoins[0]
-		if got := b2.pushes(PushStart); len(got) != 1 || got[0] != strconv.Itoa(fakePort)+","+strconv.FormatUint(uint64(rm.Token), 10)+","+hexKey(rm.Key)+tc.tail {
+		if got := b2.pushes(lobby.PushStart); len(got) != 1 || got[0] != strconv.Itoa(fakePort)+","+strconv.FormatUint(uint64(rm.Token), 10)+","+hexKey(rm.Key)+tc.tail {
 			t.Fatalf("host %q: rejoin START %q", tc.host, got)
 		}
 	}
@@ -84,11 +83,11 @@ func TestCoreStartNamesTheHost(t *testing.T) {
 // TestClientStartPushHost: the reference client reads the host field of the vectors in
 // testdata/lobby/start_host.txt (shown in docs/PROTOCOL.md §2.5.1) and keeps "" without one.
 func TestClientStartPushHost(t *testing.T) {
-	vec, err := os.ReadFile("../testdata/lobby/start_host.txt")
+	vec, err := os.ReadFile("../../testdata/lobby/start_host.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := os.ReadFile("../docs/PROTOCOL.md")
+	doc, err := os.ReadFile("../../docs/PROTOCOL.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,16 +101,16 @@ func TestClientStartPushHost(t *testing.T) {
 			t.Errorf("docs/PROTOCOL.md does not show the vector %q", l)
 		}
 	}
-	for i, want := range []StartInfo{
+	for i, want := range []lobby.StartInfo{
 		{Port: 7777, Token: 305419896, Key: [16]byte{0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff}, Host: "games-2.example.org"},
 		{Port: 7777, Token: 2864434397, Key: [16]byte{0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x00}, Host: "203.0.113.7", Spectator: true},
 	} {
 		line := strings.TrimSuffix(lines[i], "\r\n") + "\r\n"
-		addr, wait := fakeServer(t, func(nc net.Conn, lr *LineReader) {
+		addr, wait := fakeServer(t, func(nc net.Conn, lr *lobby.LineReader) {
 			nc.Write([]byte(line))
 			lr.ReadLine()
 		})
-		c, err := Dial(waitCtx(t), addr)
+		c, err := lobby.Dial(waitCtx(t), addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,12 +129,12 @@ func TestClientStartPushHost(t *testing.T) {
 // TestValidHost: the host field's grammar (§2.5.1).
 func TestValidHost(t *testing.T) {
 	for _, h := range []string{"203.0.113.7", "2001:db8::7", "::1", "localhost", "games-2.example.org", "a.b.c.", "x1", strings.Repeat("a", 63) + ".org"} {
-		if !ValidHost(h) {
+		if !lobby.ValidHost(h) {
 			t.Errorf("ValidHost(%q) = false, want true", h)
 		}
 	}
 	for _, h := range []string{"", "1", "10.0.0", "fe80::1%eth0", "[::1]", "-a.org", "a-.org", "a..org", "a,b", "a b", "é.org", strings.Repeat("a", 64) + ".org", strings.Repeat("a.", 127) + "ab"} {
-		if ValidHost(h) {
+		if lobby.ValidHost(h) {
 			t.Errorf("ValidHost(%q) = true, want false", h)
 		}
 	}

@@ -1,14 +1,14 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"bytes"
 	"context"
 	"net"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rtype/rtype/lobby"
 )
 
 // countingConn counts the GET_LOBBIES lines a Client writes.
@@ -18,7 +18,7 @@ type countingConn struct {
 }
 
 func (c *countingConn) Write(b []byte) (int, error) {
-	if bytes.HasPrefix(b, []byte(CmdGetLobbies+" ")) {
+	if bytes.HasPrefix(b, []byte(lobby.CmdGetLobbies+" ")) {
 		c.lists.Add(1)
 	}
 	return c.Conn.Write(b)
@@ -30,19 +30,19 @@ func (c *countingConn) Write(b []byte) (int, error) {
 // in virtual time). Here, over a real socket: the keep-alives go out and are answered, and the
 // connection stays usable.
 func TestClientKeepAlive(t *testing.T) {
-	if 2*KeepAlive > DefaultIdleTimeout {
-		t.Fatalf("KeepAlive %v: a waiting player's keep-alive must come at least twice per idle timeout (%v)", KeepAlive, DefaultIdleTimeout)
+	if 2*lobby.KeepAlive > DefaultIdleTimeout {
+		t.Fatalf("KeepAlive %v: a waiting player's keep-alive must come at least twice per idle timeout (%v)", lobby.KeepAlive, DefaultIdleTimeout)
 	}
-	old := KeepAlive
-	KeepAlive = 20 * time.Millisecond
-	defer func() { KeepAlive = old }()
+	old := lobby.KeepAlive
+	lobby.KeepAlive = 20 * time.Millisecond
+	defer func() { lobby.KeepAlive = old }()
 	srv, addr := startServer(t, ServerConfig{Starter: newFakeStarter()})
 	nc, err := (&net.Dialer{Timeout: waitTime}).DialContext(context.Background(), "tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cc := &countingConn{Conn: nc}
-	c := NewClient(cc)
+	c := lobby.NewClient(cc)
 	t.Cleanup(func() { c.Close() })
 	if _, err := c.Authenticate("waiter"); err != nil {
 		t.Fatal(err)

@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"fmt"
 	"log/slog"
 	"net"
@@ -13,6 +11,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/metrics/logsample"
 )
 
@@ -109,7 +108,7 @@ func (c *Core) Open(now time.Duration, id ConnID, from netip.Addr) (refuse []byt
 	}
 	if limit != "" {
 		c.limitHit(now, limit, addr, "lobby limit hit: connection refused")
-		line, _ := AppendResponse(nil, Response{Code: CodeWrongRequest, Header: c.srv, Body: reason})
+		line, _ := lobby.AppendResponse(nil, lobby.Response{Code: lobby.CodeWrongRequest, Header: c.srv, Body: reason})
 		return line
 	}
 	cs := &connState{id: id, addr: addr,
@@ -138,7 +137,7 @@ func formatRate(r float64) string { return fmt.Sprintf("%g", r) }
 // Stats returns the Core's figures (see Stats).
 func (c *Core) Stats() Stats {
 	st := Stats{
-		Replies:       map[int]uint64{CodeOK: c.stats.replies[0].Load(), CodeForbidden: c.stats.replies[1].Load(), CodeWrongRequest: c.stats.replies[2].Load()},
+		Replies:       map[int]uint64{lobby.CodeOK: c.stats.replies[0].Load(), lobby.CodeForbidden: c.stats.replies[1].Load(), lobby.CodeWrongRequest: c.stats.replies[2].Load()},
 		LimitHits:     make(map[string]uint64, len(Limits)),
 		AcceptErrors:  c.stats.acceptErrors.Load(),
 		ConnsAccepted: c.stats.accepted.Load(),
@@ -178,9 +177,9 @@ type counters struct {
 
 func (k *counters) reply(code int) {
 	switch code {
-	case CodeOK:
+	case lobby.CodeOK:
 		k.replies[0].Add(1)
-	case CodeForbidden:
+	case lobby.CodeForbidden:
 		k.replies[1].Add(1)
 	default:
 		k.replies[2].Add(1)

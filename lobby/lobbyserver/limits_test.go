@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"bytes"
 	"context"
 	"errors"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 )
 
 // flakyListener fails Accept with EMFILE ("too many open files") while fail is
@@ -102,14 +101,14 @@ func TestAcceptErrorsDoNotStopServer(t *testing.T) {
 
 // dialFrom opens a lobby Client whose connection comes from the local IP from
 // (127.0.0.2 is another loopback address: another "address" for the limits).
-func dialFrom(t *testing.T, from, addr, name string) *Client {
+func dialFrom(t *testing.T, from, addr, name string) *lobby.Client {
 	t.Helper()
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
 	nc, err := d.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewClient(nc)
+	c := lobby.NewClient(nc)
 	t.Cleanup(func() { c.Close() })
 	if name != "" {
 		if _, err := c.Authenticate(name); err != nil {
@@ -124,7 +123,7 @@ func dialFrom(t *testing.T, from, addr, name string) *Client {
 func TestOneAddressAtItsLimits(t *testing.T) {
 	st := newFakeStarter()
 	srv, addr := startServer(t, ServerConfig{Starter: st, MaxConnsPerAddr: 3, MaxLobbiesPerAddr: 2, MaxLobbies: 3})
-	var mine []*Client
+	var mine []*lobby.Client
 	for i := range 3 {
 		mine = append(mine, dialFrom(t, "127.0.0.1", addr, "m"+string(rune('0'+i))))
 	}
@@ -132,13 +131,13 @@ func TestOneAddressAtItsLimits(t *testing.T) {
 	extra := dialFrom(t, "127.0.0.1", addr, "")
 	_, err := extra.Authenticate("m3")
 	// The refusal is the answer to AUTHENTICATE, or arrived before it was sent.
-	var sc *ServerClosedError
-	var re *ResponseError
+	var sc *lobby.ServerClosedError
+	var re *lobby.ResponseError
 	const reason = "too many connections from 127.0.0.1 (max 3), closing connection"
 	if !(errors.As(err, &sc) && sc.Reason == reason) && !(errors.As(err, &re) && re.Reason == reason) {
 		t.Fatalf("4th connection: %v, want the refusal about 127.0.0.1", err)
 	}
-	if msg, _ := Explain(err, addr); !strings.Contains(msg, "oo many connections from 127.0.0.1") {
+	if msg, _ := lobby.Explain(err, addr); !strings.Contains(msg, "oo many connections from 127.0.0.1") {
 		t.Fatalf("Explain = %q", msg)
 	}
 	for _, c := range mine[:2] {
@@ -163,7 +162,7 @@ func TestOneAddressAtItsLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	ls, _ := other.Lobbies()
-	if len(ls) != 3 || ls[2] != (LobbyInfo{code, 1, true, "stage1", 0}) {
+	if len(ls) != 3 || ls[2] != (lobby.LobbyInfo{Code: code, Players: 1, Running: true, Stage: "stage1", Difficulty: 0}) {
 		t.Fatalf("Lobbies = %v", ls)
 	}
 	hits := srv.Stats().LimitHits
@@ -206,7 +205,7 @@ func TestTimersCloseSockets(t *testing.T) {
 // entries are as long as they get.
 func longStages(t *testing.T) (*stagefile.Catalogue, string) {
 	t.Helper()
-	data, err := os.ReadFile("../testdata/lobby/tiny.json")
+	data, err := os.ReadFile("../../testdata/lobby/tiny.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,31 +236,31 @@ func TestGetLobbiesWhole(t *testing.T) {
 			cfg.Stages, stage = longStages(t)
 		}
 		srv, addr := startServer(t, cfg)
-		var want []LobbyInfo
+		var want []lobby.LobbyInfo
 		for i := range tc.n {
 			r := dialRaw(t, addr)
 			id := r.auth("p")
 			r.send("JOIN_LOBBY " + id + ";\r\n")
-			resp, err := ParseResponse([]byte(r.line()))
+			resp, err := lobby.ParseResponse([]byte(r.line()))
 			if err != nil || resp.Code != 200 {
 				t.Fatalf("lobby %d: %v %v", i, resp, err)
 			}
-			want = append(want, LobbyInfo{resp.Body, 1, false, stage, 0})
+			want = append(want, lobby.LobbyInfo{Code: resp.Body, Players: 1, Running: false, Stage: stage, Difficulty: 0})
 		}
 		r := dialRaw(t, addr)
 		id := r.auth("lister")
-		var raw []LobbyInfo
+		var raw []lobby.LobbyInfo
 		for page := 0; ; page++ {
 			arg := ""
 			if page > 0 {
 				arg = strconv.Itoa(len(raw))
 			}
 			line := r.roundTrip("GET_LOBBIES " + id + ";" + arg + "\r\n")
-			if len(line) > MaxLine {
+			if len(line) > lobby.MaxLine {
 				t.Fatalf("line of %d bytes", len(line))
 			}
-			resp, _ := ParseResponse([]byte(line))
-			ls, err := ParseLobbies(resp.Body) // whole entries only
+			resp, _ := lobby.ParseResponse([]byte(line))
+			ls, err := lobby.ParseLobbies(resp.Body) // whole entries only
 			if err != nil {
 				t.Fatalf("page %d: %v", page, err)
 			}

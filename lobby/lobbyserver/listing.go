@@ -1,27 +1,27 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rtype/rtype/lobby"
 )
 
 // Lobbies returns the live lobbies, the oldest first.
-func (c *Core) Lobbies() []LobbyInfo {
-	out := make([]LobbyInfo, len(c.order))
+func (c *Core) Lobbies() []lobby.LobbyInfo {
+	out := make([]lobby.LobbyInfo, len(c.order))
 	for i, l := range c.order {
 		out[i] = l.info()
 	}
 	return out
 }
 
-func (l *lobbyState) info() LobbyInfo {
-	return LobbyInfo{Code: l.code, Players: len(l.members), Running: l.running(), Stage: l.listedStage(), Difficulty: l.difficulty}
+func (l *lobbyState) info() lobby.LobbyInfo {
+	return lobby.LobbyInfo{Code: l.code, Players: len(l.members), Running: l.running(), Stage: l.listedStage(), Difficulty: l.difficulty}
 }
 
 // addLobby makes l a lobby of c, the newest (last in GET_LOBBIES).
@@ -44,65 +44,65 @@ func (c *Core) removeLobby(l *lobbyState) {
 
 // getLobbies answers GET_LOBBIES <uuid>;[<skip>] (docs/PROTOCOL.md §2.4.2): the lobbies oldest
 // first, after skipping the first skip ones, as many whole entries as fit in one line.
-func (c *Core) getLobbies(_ time.Duration, cs *connState, cmd Command) {
+func (c *Core) getLobbies(_ time.Duration, cs *connState, cmd lobby.Command) {
 	skip := 0
 	switch len(cmd.Args) {
 	case 0:
 	case 1:
 		n, err := strconv.Atoi(cmd.Args[0])
 		if err != nil || n < 0 || len(cmd.Args[0]) > 9 || cmd.Args[0][0] == '+' || (len(cmd.Args[0]) > 1 && cmd.Args[0][0] == '0') {
-			c.reply(cs, CodeWrongRequest, "GET_LOBBIES takes no argument, or the number of lobbies to skip")
+			c.reply(cs, lobby.CodeWrongRequest, "GET_LOBBIES takes no argument, or the number of lobbies to skip")
 			return
 		}
 		skip = n
 	default:
-		c.reply(cs, CodeWrongRequest, "GET_LOBBIES takes no argument, or the number of lobbies to skip")
+		c.reply(cs, lobby.CodeWrongRequest, "GET_LOBBIES takes no argument, or the number of lobbies to skip")
 		return
 	}
-	room := MaxLine - len("200 ") - len(c.srv) - len(" ") - len("\r\n")
+	room := lobby.MaxLine - len("200 ") - len(c.srv) - len(" ") - len("\r\n")
 	var body []byte
 	for _, l := range c.order[min(skip, len(c.order)):] {
 		n := len(body)
-		body = AppendLobbies(body, []LobbyInfo{l.info()})
+		body = lobby.AppendLobbies(body, []lobby.LobbyInfo{l.info()})
 		if len(body) > room {
 			body = body[:n]
 			break
 		}
 	}
-	c.reply(cs, CodeOK, string(body))
+	c.reply(cs, lobby.CodeOK, string(body))
 }
 
 // chat relays CHAT <uuid>;<text> to every member and spectator of the sender's lobby
 // (docs/PROTOCOL.md §2.4.9).
-func (c *Core) chat(now time.Duration, cs *connState, cmd Command) {
+func (c *Core) chat(now time.Duration, cs *connState, cmd lobby.Command) {
 	wire := strings.Join(cmd.Args, ",") // commas travel as they are: the text is the rest of the line
-	text, err := DecodeText(wire)
+	text, err := lobby.DecodeText(wire)
 	if err == nil {
-		text = SanitizeText(text)
-		err = CheckText(text) // nothing left but what was removed: empty
+		text = lobby.SanitizeText(text)
+		err = lobby.CheckText(text) // nothing left but what was removed: empty
 	}
 	if err != nil {
-		c.reply(cs, CodeWrongRequest, "chat text: "+TextReason(err))
+		c.reply(cs, lobby.CodeWrongRequest, "chat text: "+lobby.TextReason(err))
 		return
 	}
 	l := cs.lobby
 	if l == nil {
-		c.reply(cs, CodeWrongRequest, "not in a lobby")
+		c.reply(cs, lobby.CodeWrongRequest, "not in a lobby")
 		return
 	}
 	if !cs.chatRate.AllowN(wall(now), 1) {
 		c.limitHit(now, LimitChatRate, cs.addr, "lobby limit hit: chat line refused", "user", cs.user.String())
-		c.reply(cs, CodeWrongRequest, fmt.Sprintf("too many chat lines: at most %d at once, then 1 per second", ChatBurst))
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("too many chat lines: at most %d at once, then 1 per second", ChatBurst))
 		return
 	}
-	c.reply(cs, CodeOK, "OK")
+	c.reply(cs, lobby.CodeOK, "OK")
 	c.stats.chat.Add(1)
-	args := append([]string{cs.name}, TextArgs(EncodeText(text))...)
+	args := append([]string{cs.name}, lobby.TextArgs(lobby.EncodeText(text))...)
 	for _, m := range l.members {
-		c.push(m, PushChat, args...)
+		c.push(m, lobby.PushChat, args...)
 	}
 	for _, m := range l.spectators {
-		c.push(m, PushChat, args...)
+		c.push(m, lobby.PushChat, args...)
 	}
 	c.log.Debug("lobby chat", "code", l.code, "user", cs.user.String(), "name", cs.name, "text", text)
 }
@@ -110,10 +110,10 @@ func (c *Core) chat(now time.Duration, cs *connState, cmd Command) {
 // Broadcast pushes BROADCAST with text to every open connection (docs/PROTOCOL.md §2.5.6) and
 // returns how many connections it was queued for. text must pass CheckText.
 func (c *Core) Broadcast(text string) (int, error) {
-	if err := CheckText(text); err != nil {
+	if err := lobby.CheckText(text); err != nil {
 		return 0, err
 	}
-	line, err := AppendCommand(nil, Command{Name: PushBroadcast, Header: c.srv, Args: TextArgs(EncodeText(text))})
+	line, err := lobby.AppendCommand(nil, lobby.Command{Name: lobby.PushBroadcast, Header: c.srv, Args: lobby.TextArgs(lobby.EncodeText(text))})
 	if err != nil {
 		return 0, err
 	}

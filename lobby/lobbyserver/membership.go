@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"crypto/rand"
 	"errors"
 	"strconv"
@@ -12,66 +10,67 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
 // authenticate answers AUTHENTICATE ;<name> (docs/PROTOCOL.md §2.4.1).
-func (c *Core) authenticate(_ time.Duration, cs *connState, cmd Command) {
+func (c *Core) authenticate(_ time.Duration, cs *connState, cmd lobby.Command) {
 	if cmd.Header != "" {
-		c.reply(cs, CodeWrongRequest, "AUTHENTICATE takes no header: send \"AUTHENTICATE ;<name>\"")
+		c.reply(cs, lobby.CodeWrongRequest, "AUTHENTICATE takes no header: send \"AUTHENTICATE ;<name>\"")
 		return
 	}
 	if len(cmd.Args) > 1 {
-		c.reply(cs, CodeWrongRequest, "AUTHENTICATE takes one argument, the player name")
+		c.reply(cs, lobby.CodeWrongRequest, "AUTHENTICATE takes one argument, the player name")
 		return
 	}
-	name := DefaultName()
+	name := lobby.DefaultName()
 	if len(cmd.Args) == 1 && cmd.Args[0] != "" {
 		name = cmd.Args[0]
 	}
-	if !ValidName(name) {
-		c.reply(cs, CodeWrongRequest, "invalid name: 1 to 16 characters of A-Z a-z 0-9 _ -")
+	if !lobby.ValidName(name) {
+		c.reply(cs, lobby.CodeWrongRequest, "invalid name: 1 to 16 characters of A-Z a-z 0-9 _ -")
 		return
 	}
 	if cs.authed {
-		c.reply(cs, CodeWrongRequest, "already authenticated on this connection")
+		c.reply(cs, lobby.CodeWrongRequest, "already authenticated on this connection")
 		return
 	}
 	id, err := uuid.NewRandom()
 	if err != nil {
-		c.reply(cs, CodeWrongRequest, "cannot generate uuid")
+		c.reply(cs, lobby.CodeWrongRequest, "cannot generate uuid")
 		return
 	}
 	cs.authed, cs.user, cs.name = true, id, name
 	c.log.Debug("lobby user authenticated", "user", id.String(), "name", name, "remote", cs.addr)
-	c.reply(cs, CodeOK, id.String())
+	c.reply(cs, lobby.CodeOK, id.String())
 }
 
 // join answers JOIN_LOBBY <uuid>;[<code>[,<stage>]] (docs/PROTOCOL.md §2.4.3): an empty code
 // creates a lobby, a waiting lobby's code joins it, a running one's makes the sender a
 // spectator (games.go).
-func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
+func (c *Core) join(now time.Duration, cs *connState, cmd lobby.Command) {
 	if len(cmd.Args) > 2 {
-		c.reply(cs, CodeWrongRequest, "JOIN_LOBBY takes a lobby code, or an empty code and a stage name to create a lobby")
+		c.reply(cs, lobby.CodeWrongRequest, "JOIN_LOBBY takes a lobby code, or an empty code and a stage name to create a lobby")
 		return
 	}
 	code := ""
 	if len(cmd.Args) >= 1 {
-		code = UpperCode(cmd.Args[0])
-		if code != "" && !ValidCode(code) {
-			c.reply(cs, CodeWrongRequest, "invalid lobby code: 5 characters of "+CodeAlphabet)
+		code = lobby.UpperCode(cmd.Args[0])
+		if code != "" && !lobby.ValidCode(code) {
+			c.reply(cs, lobby.CodeWrongRequest, "invalid lobby code: 5 characters of "+lobby.CodeAlphabet)
 			return
 		}
 	}
 	ch := choice{stage: c.cfg.Stages.Default()}
 	if len(cmd.Args) == 2 {
 		if code != "" {
-			c.reply(cs, CodeWrongRequest, "a stage is chosen only when creating a lobby: JOIN_LOBBY <uuid>;,<stage>")
+			c.reply(cs, lobby.CodeWrongRequest, "a stage is chosen only when creating a lobby: JOIN_LOBBY <uuid>;,<stage>")
 			return
 		}
 		var ok bool
 		if ch, ok = c.choose(cmd.Args[1]); !ok {
-			c.reply(cs, CodeWrongRequest, c.unknownStage(cmd.Args[1]))
+			c.reply(cs, lobby.CodeWrongRequest, c.unknownStage(cmd.Args[1]))
 			return
 		}
 	}
@@ -95,29 +94,29 @@ func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
 		}
 		if limit != "" {
 			c.limitHit(now, limit, cs.addr, "lobby limit hit: lobby not created", "user", cs.user.String())
-			c.reply(cs, CodeWrongRequest, reason)
+			c.reply(cs, lobby.CodeWrongRequest, reason)
 			return
 		}
 	} else {
 		l = c.lobbies[code]
 		switch {
 		case l == nil:
-			c.reply(cs, CodeWrongRequest, "no lobby with code "+code)
+			c.reply(cs, lobby.CodeWrongRequest, "no lobby with code "+code)
 			return
 		case l == cs.lobby:
-			c.reply(cs, CodeOK, code) // already a member: nothing changes
+			c.reply(cs, lobby.CodeOK, code) // already a member: nothing changes
 			return
 		case l.nameTaken(cs.name):
-			c.reply(cs, CodeWrongRequest, "the name "+cs.name+" is taken in lobby "+code+": choose another name")
+			c.reply(cs, lobby.CodeWrongRequest, "the name "+cs.name+" is taken in lobby "+code+": choose another name")
 			return
 		case l.starting != nil:
-			c.reply(cs, CodeWrongRequest, "lobby "+code+" is starting a game: try again in a moment")
+			c.reply(cs, lobby.CodeWrongRequest, "lobby "+code+" is starting a game: try again in a moment")
 			return
 		case l.running():
 			c.spectate(now, cs, l)
 			return
 		case len(l.members) >= rules.MaxPlayers:
-			c.reply(cs, CodeWrongRequest, "lobby "+code+" is full ("+strconv.Itoa(rules.MaxPlayers)+" players)")
+			c.reply(cs, lobby.CodeWrongRequest, "lobby "+code+" is full ("+strconv.Itoa(rules.MaxPlayers)+" players)")
 			return
 		}
 	}
@@ -125,7 +124,7 @@ func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
 		code, err := c.newCode()
 		if err != nil {
 			c.leave(cs, "joined another lobby")
-			c.reply(cs, CodeWrongRequest, "cannot create a lobby code")
+			c.reply(cs, lobby.CodeWrongRequest, "cannot create a lobby code")
 			return
 		}
 		c.leave(cs, "joined another lobby")
@@ -139,7 +138,7 @@ func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
 	l.members = append(l.members, cs)
 	cs.lobby = l
 	c.log.Debug("lobby joined", "code", l.code, "user", cs.user.String(), "name", cs.name, "players", len(l.members))
-	c.reply(cs, CodeOK, l.code)
+	c.reply(cs, lobby.CodeOK, l.code)
 	c.pushMembers(l)
 	if len(l.members) > 1 {
 		c.practiceReset(l, cs) // practice is solo: back to the start
@@ -148,17 +147,17 @@ func (c *Core) join(now time.Duration, cs *connState, cmd Command) {
 }
 
 // leaveCmd answers LEAVE <uuid>; (docs/PROTOCOL.md §2.4.5).
-func (c *Core) leaveCmd(_ time.Duration, cs *connState, cmd Command) {
+func (c *Core) leaveCmd(_ time.Duration, cs *connState, cmd lobby.Command) {
 	if len(cmd.Args) > 0 {
-		c.reply(cs, CodeWrongRequest, "LEAVE takes no arguments")
+		c.reply(cs, lobby.CodeWrongRequest, "LEAVE takes no arguments")
 		return
 	}
 	if cs.lobby == nil {
-		c.reply(cs, CodeWrongRequest, "not in a lobby")
+		c.reply(cs, lobby.CodeWrongRequest, "not in a lobby")
 		return
 	}
 	c.leave(cs, "left")
-	c.reply(cs, CodeOK, "OK")
+	c.reply(cs, lobby.CodeOK, "OK")
 }
 
 // leave removes cs from its lobby (if any): MEMBERS goes to the remaining members, an emptied
@@ -233,10 +232,10 @@ func membersArgs(l *lobbyState) []string {
 func (c *Core) pushMembers(l *lobbyState) {
 	args := membersArgs(l)
 	for _, m := range l.members {
-		c.push(m, PushMembers, args...)
+		c.push(m, lobby.PushMembers, args...)
 	}
 	for _, m := range l.spectators {
-		c.push(m, PushMembers, args...)
+		c.push(m, lobby.PushMembers, args...)
 	}
 }
 
@@ -250,13 +249,13 @@ func (l *lobbyState) ownerName() string {
 
 // newCode draws a lobby code no live lobby has.
 func (c *Core) newCode() (string, error) {
-	var b [CodeLen]byte
+	var b [lobby.CodeLen]byte
 	for range 1000 {
 		if _, err := rand.Read(b[:]); err != nil {
 			return "", err
 		}
 		for i := range b {
-			b[i] = CodeAlphabet[b[i]%byte(len(CodeAlphabet))] // 256 % 32 == 0: uniform
+			b[i] = lobby.CodeAlphabet[b[i]%byte(len(lobby.CodeAlphabet))] // 256 % 32 == 0: uniform
 		}
 		if _, taken := c.lobbies[string(b[:])]; !taken {
 			return string(b[:]), nil

@@ -1,11 +1,11 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/rtype/rtype/lobby"
 )
 
 // Practice (docs/PROTOCOL.md §2.4.16, §2.5.11): the owner of a solo lobby chooses the section of
@@ -15,9 +15,9 @@ import (
 // start.
 
 // setSection answers SET_SECTION <uuid>;<section>.
-func (c *Core) setSection(_ time.Duration, cs *connState, cmd Command) {
+func (c *Core) setSection(_ time.Duration, cs *connState, cmd lobby.Command) {
 	if len(cmd.Args) != 1 {
-		c.reply(cs, CodeWrongRequest, "SET_SECTION takes one argument, the section number (0: the start)")
+		c.reply(cs, lobby.CodeWrongRequest, "SET_SECTION takes one argument, the section number (0: the start)")
 		return
 	}
 	l := c.ownWaitingLobby(cs, "is running a game", "choose the practice section")
@@ -27,18 +27,18 @@ func (c *Core) setSection(_ time.Duration, cs *connState, cmd Command) {
 	last := l.stage.Script.PracticeBoss()
 	n, err := strconv.Atoi(cmd.Args[0])
 	if err != nil || n < 0 || n > last || strconv.Itoa(n) != cmd.Args[0] {
-		c.reply(cs, CodeWrongRequest, fmt.Sprintf("section %q out of range: stage %s has sections 0..%d (%d: its boss)", cmd.Args[0], l.stage.Name, last, last))
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("section %q out of range: stage %s has sections 0..%d (%d: its boss)", cmd.Args[0], l.stage.Name, last, last))
 		return
 	}
 	switch {
 	case n > 0 && l.run != nil:
-		c.reply(cs, CodeWrongRequest, "an arcade run starts at its beginning: practice plays one stage")
+		c.reply(cs, lobby.CodeWrongRequest, "an arcade run starts at its beginning: practice plays one stage")
 		return
 	case n > 0 && len(l.members) > 1:
-		c.reply(cs, CodeWrongRequest, fmt.Sprintf("practice is for a solo lobby (%d players here)", len(l.members)))
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("practice is for a solo lobby (%d players here)", len(l.members)))
 		return
 	}
-	c.reply(cs, CodeOK, "OK")
+	c.reply(cs, lobby.CodeOK, "OK")
 	if l.section != n {
 		l.section = n
 		c.pushSectionAll(l, nil)
@@ -47,7 +47,7 @@ func (c *Core) setSection(_ time.Duration, cs *connState, cmd Command) {
 
 // pushSection tells cs the practice section of its lobby l.
 func (c *Core) pushSection(cs *connState, l *lobbyState) {
-	c.push(cs, PushSection, l.code, strconv.Itoa(l.section))
+	c.push(cs, lobby.PushSection, l.code, strconv.Itoa(l.section))
 }
 
 // pushSectionAll tells every member and spectator of l but except its practice section.

@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"crypto/hmac"
 	"crypto/rand"
 	"strconv"
@@ -11,12 +9,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
 // checkRejoinProof reports whether proof is RejoinProof(key, code, slot, user), in constant time.
 func checkRejoinProof(key [16]byte, code string, slot int, user uuid.UUID, proof string) bool {
-	want := RejoinProof(key, code, slot, user)
+	want := lobby.RejoinProof(key, code, slot, user)
 	return hmac.Equal([]byte(want), []byte(proof))
 }
 
@@ -39,23 +38,23 @@ func newSession(l *lobbyState) (token uint32, key [16]byte, err error) {
 // and key. With ServerConfig.AsyncStart the runtime calls the game's Spectate (calling.go).
 func (c *Core) spectate(now time.Duration, cs *connState, l *lobbyState) {
 	if len(l.spectators)+c.pendingSpectators(l) >= handoff.MaxSpectators {
-		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is running a game and has "+strconv.Itoa(handoff.MaxSpectators)+" spectators (max)")
+		c.reply(cs, lobby.CodeWrongRequest, "lobby "+l.code+" is running a game and has "+strconv.Itoa(handoff.MaxSpectators)+" spectators (max)")
 		return
 	}
 	sp, ok := l.game.(handoff.Spectatable)
 	if !ok {
-		c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is running a game")
+		c.reply(cs, lobby.CodeWrongRequest, "lobby "+l.code+" is running a game")
 		return
 	}
 	tok, key, err := newSession(l)
 	if err != nil {
-		c.reply(cs, CodeWrongRequest, "cannot generate a session token")
+		c.reply(cs, lobby.CodeWrongRequest, "cannot generate a session token")
 		return
 	}
 	m := handoff.Member{UUID: cs.user, Name: cs.name, Slot: -1, Token: tok, Key: key}
 	if c.cfg.AsyncStart {
 		if c.spectatePending(l, cs.user) {
-			c.reply(cs, CodeWrongRequest, "lobby "+l.code+" is adding you as a spectator: try again in a moment")
+			c.reply(cs, lobby.CodeWrongRequest, "lobby "+l.code+" is adding you as a spectator: try again in a moment")
 			return
 		}
 		c.leaveCall(now, cs, l, l.game, m, true)
@@ -68,7 +67,7 @@ func (c *Core) spectate(now time.Duration, cs *connState, l *lobbyState) {
 // Spectate(m).
 func (c *Core) spectated(cs *connState, l *lobbyState, m handoff.Member, err error) {
 	if err != nil {
-		c.reply(cs, CodeWrongRequest, "cannot watch lobby "+l.code+": "+err.Error())
+		c.reply(cs, lobby.CodeWrongRequest, "cannot watch lobby "+l.code+": "+err.Error())
 		return
 	}
 	c.leave(cs, "joined another lobby")
@@ -76,10 +75,10 @@ func (c *Core) spectated(cs *connState, l *lobbyState, m handoff.Member, err err
 	cs.lobby = l
 	cs.watchToken = m.Token
 	c.log.Debug("lobby spectator joined", "code", l.code, "user", cs.user.String(), "name", cs.name, "spectators", len(l.spectators))
-	c.reply(cs, CodeOK, l.code)
-	c.push(cs, PushMembers, membersArgs(l)...)
+	c.reply(cs, lobby.CodeOK, l.code)
+	c.push(cs, lobby.PushMembers, membersArgs(l)...)
 	c.pushSettings(cs, l)
-	c.push(cs, PushSpectate, addrArgs(l.game, strconv.Itoa(l.game.Port()), m.Token, m.Key)...)
+	c.push(cs, lobby.PushSpectate, addrArgs(l.game, strconv.Itoa(l.game.Port()), m.Token, m.Key)...)
 }
 
 // startSpectators makes l's spectators spectators of its new game g: SPECTATE to each.
@@ -98,7 +97,7 @@ func (c *Core) startSpectators(l *lobbyState, g handoff.Game, port string) {
 			continue
 		}
 		cs.watchToken = tok
-		c.push(cs, PushSpectate, addrArgs(g, port, tok, key)...)
+		c.push(cs, lobby.PushSpectate, addrArgs(g, port, tok, key)...)
 	}
 }
 
@@ -136,56 +135,56 @@ func (c *Core) SpectatorsGone(_ time.Duration, g handoff.Game, gone []handoff.Me
 // session key of that slot's START push (RejoinProof). On success: 200 <code>, MEMBERS to
 // every member, STAGE and a START push with a new token and key to the sender; the slot's old
 // token stops working.
-func (c *Core) rejoin(now time.Duration, cs *connState, cmd Command) {
+func (c *Core) rejoin(now time.Duration, cs *connState, cmd lobby.Command) {
 	if len(cmd.Args) != 3 {
-		c.reply(cs, CodeWrongRequest, "REJOIN takes a lobby code, a slot and a proof")
+		c.reply(cs, lobby.CodeWrongRequest, "REJOIN takes a lobby code, a slot and a proof")
 		return
 	}
-	code := UpperCode(cmd.Args[0])
-	if !ValidCode(code) {
-		c.reply(cs, CodeWrongRequest, "invalid lobby code: 5 characters of "+CodeAlphabet)
+	code := lobby.UpperCode(cmd.Args[0])
+	if !lobby.ValidCode(code) {
+		c.reply(cs, lobby.CodeWrongRequest, "invalid lobby code: 5 characters of "+lobby.CodeAlphabet)
 		return
 	}
 	slot, err := strconv.Atoi(cmd.Args[1])
 	if err != nil || slot < 0 || slot >= rules.MaxPlayers || cmd.Args[1] != strconv.Itoa(slot) {
-		c.reply(cs, CodeWrongRequest, "invalid slot: 0 to 3")
+		c.reply(cs, lobby.CodeWrongRequest, "invalid slot: 0 to 3")
 		return
 	}
 	proof := cmd.Args[2]
-	if !ValidSessionKey(proof) { // same form: 32 lowercase hex digits
-		c.reply(cs, CodeWrongRequest, "invalid proof: 32 lowercase hex digits")
+	if !lobby.ValidSessionKey(proof) { // same form: 32 lowercase hex digits
+		c.reply(cs, lobby.CodeWrongRequest, "invalid proof: 32 lowercase hex digits")
 		return
 	}
 	l := c.lobbies[code]
 	switch {
 	case l == nil:
-		c.reply(cs, CodeWrongRequest, "no lobby with code "+code)
+		c.reply(cs, lobby.CodeWrongRequest, "no lobby with code "+code)
 		return
 	case !l.running():
-		c.reply(cs, CodeWrongRequest, "lobby "+code+" is not running a game")
+		c.reply(cs, lobby.CodeWrongRequest, "lobby "+code+" is not running a game")
 		return
 	case slot >= len(l.slots):
-		c.reply(cs, CodeWrongRequest, "the game of lobby "+code+" has no slot "+strconv.Itoa(slot))
+		c.reply(cs, lobby.CodeWrongRequest, "the game of lobby "+code+" has no slot "+strconv.Itoa(slot))
 		return
 	case !checkRejoinProof(l.slots[slot].Key, code, slot, cs.user, proof):
 		c.log.Info("rejoin refused: wrong proof", "code", code, "slot", slot, "user", cs.user.String(), "remote", cs.addr)
-		c.reply(cs, CodeWrongRequest, "rejoin refused: wrong proof for slot "+strconv.Itoa(slot))
+		c.reply(cs, lobby.CodeWrongRequest, "rejoin refused: wrong proof for slot "+strconv.Itoa(slot))
 		return
 	}
 	rj, ok := l.game.(handoff.Rejoiner)
 	if !ok {
-		c.reply(cs, CodeWrongRequest, "this server does not support rejoining")
+		c.reply(cs, lobby.CodeWrongRequest, "this server does not support rejoining")
 		return
 	}
 	tok, key, err := newSession(l)
 	if err != nil {
-		c.reply(cs, CodeWrongRequest, "cannot generate a session token")
+		c.reply(cs, lobby.CodeWrongRequest, "cannot generate a session token")
 		return
 	}
 	m := handoff.Member{UUID: cs.user, Name: cs.name, Slot: slot, Token: tok, Key: key}
 	if c.cfg.AsyncStart {
 		if c.rejoinPending(l, slot, cs.user) {
-			c.reply(cs, CodeWrongRequest, notWaiting(slot, code))
+			c.reply(cs, lobby.CodeWrongRequest, notWaiting(slot, code))
 			return
 		}
 		c.leaveCall(now, cs, l, l.game, m, false)
@@ -204,7 +203,7 @@ func notWaiting(slot int, code string) string {
 func (c *Core) rejoined(cs *connState, l *lobbyState, m handoff.Member, err error) {
 	code, slot := l.code, m.Slot
 	if err != nil {
-		c.reply(cs, CodeWrongRequest, notWaiting(slot, code))
+		c.reply(cs, lobby.CodeWrongRequest, notWaiting(slot, code))
 		return
 	}
 	prev := l.slots[slot].UUID
@@ -231,8 +230,8 @@ func (c *Core) rejoined(cs *connState, l *lobbyState, m handoff.Member, err erro
 	}
 	cs.lobby = l
 	c.log.Info("player rejoined", "code", code, "slot", slot, "user", cs.user.String(), "name", cs.name)
-	c.reply(cs, CodeOK, code)
+	c.reply(cs, lobby.CodeOK, code)
 	c.pushMembers(l)
 	c.pushSettings(cs, l)
-	c.push(cs, PushStart, addrArgs(l.game, strconv.Itoa(l.game.Port()), m.Token, m.Key)...)
+	c.push(cs, lobby.PushStart, addrArgs(l.game, strconv.Itoa(l.game.Port()), m.Token, m.Key)...)
 }

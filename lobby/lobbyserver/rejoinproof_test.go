@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -13,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/rtype/rtype/lobby"
 )
 
 // readLabelledHex decodes the text of a golden vector of testdata/lobby: "name:" lines start a
@@ -46,11 +45,11 @@ func readLabelledHex(t *testing.T, text string) map[string][]byte {
 // upper-case code, the slot byte and the UUID's RFC 4122 bytes, and RejoinProof (what the
 // server checks and lobby.Client.Rejoin sends) gives its proof.
 func TestRejoinProofVector(t *testing.T) {
-	file, err := os.ReadFile("../testdata/lobby/rejoin_proof.hex")
+	file, err := os.ReadFile("../../testdata/lobby/rejoin_proof.hex")
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := os.ReadFile("../docs/PROTOCOL.md")
+	doc, err := os.ReadFile("../../docs/PROTOCOL.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +78,7 @@ func TestRejoinProofVector(t *testing.T) {
 	if sum := mac.Sum(nil)[:16]; !bytes.Equal(sum, v["proof"]) {
 		t.Errorf("HMAC-SHA256(key, input)[:16] = % x, the vector says % x", sum, v["proof"])
 	}
-	if got := RejoinProof(key, code, slot, user); got != hex.EncodeToString(v["proof"]) {
+	if got := lobby.RejoinProof(key, code, slot, user); got != hex.EncodeToString(v["proof"]) {
 		t.Errorf("RejoinProof = %s, want %x", got, v["proof"])
 	}
 	line := "REJOIN " + user.String() + ";" + code + "," + "1" + "," + hex.EncodeToString(v["proof"]) + `\r\n`

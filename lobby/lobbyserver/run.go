@@ -1,9 +1,8 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 )
 
 // Arcade runs in the lobby (docs/PROTOCOL.md §2.4.15, §2.5.10): a lobby plays one stage or the
@@ -47,7 +46,7 @@ func (c *Core) pushRun(cs *connState, l *lobbyState) {
 	for _, f := range l.run {
 		args = append(args, f.Name+":"+f.Hash)
 	}
-	c.push(cs, PushRun, args...)
+	c.push(cs, lobby.PushRun, args...)
 }
 
 // runNames returns the stage names of l's run (nil: one stage).

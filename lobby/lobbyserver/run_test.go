@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"context"
 	"reflect"
 	"strings"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 )
 
 // The reference client follows an arcade lobby: Create("arcade") gets the run's first stage as
@@ -32,7 +31,7 @@ func TestClientArcadeRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	short, stage1 := cat.ByName("short"), cat.ByName("stage1")
-	want := []StageInfo{{"short", short.Hash}, {"stage1", stage1.Hash}, {"short", short.Hash}}
+	want := []lobby.StageInfo{{Name: "short", Hash: short.Hash}, {Name: "stage1", Hash: stage1.Hash}, {Name: "short", Hash: short.Hash}}
 	roundTrip(t, c) // the pushes of the join came before this response
 	if !reflect.DeepEqual(c.Run(), want) {
 		t.Errorf("Run = %+v, want %+v", c.Run(), want)
@@ -90,14 +89,14 @@ func TestClientArcadeRun(t *testing.T) {
 
 func TestParseRun(t *testing.T) {
 	h := "0123456789abcdef"
-	if r, err := ParseRun(nil); r != nil || err != nil {
+	if r, err := lobby.ParseRun(nil); r != nil || err != nil {
 		t.Errorf("no entries: %v %v", r, err)
 	}
-	if r, err := ParseRun([]string{"a:" + h, "a:" + h}); err != nil || len(r) != 2 {
+	if r, err := lobby.ParseRun([]string{"a:" + h, "a:" + h}); err != nil || len(r) != 2 {
 		t.Errorf("a stage twice: %v %v", r, err)
 	}
 	for _, bad := range [][]string{{"a:" + h}, {"a:" + h, "b"}, {"a:" + h, "b:12"}, {"a b:" + h, "c:" + h}} {
-		if _, err := ParseRun(bad); err == nil {
+		if _, err := lobby.ParseRun(bad); err == nil {
 			t.Errorf("ParseRun(%q): no error", bad)
 		}
 	}
@@ -105,13 +104,13 @@ func TestParseRun(t *testing.T) {
 	for i := range many {
 		many[i] = "a:" + h
 	}
-	if _, err := ParseRun(many); err == nil {
+	if _, err := lobby.ParseRun(many); err == nil {
 		t.Errorf("a run of %d stages parses", len(many))
 	}
 }
 
 // roundTrip makes a request: the pushes the server sent before its response have been handled.
-func roundTrip(t *testing.T, c *Client) {
+func roundTrip(t *testing.T, c *lobby.Client) {
 	t.Helper()
 	if _, err := c.Stages(); err != nil {
 		t.Fatal(err)
@@ -175,7 +174,7 @@ func FuzzParseRun(f *testing.F) {
 		if body != "" {
 			args = strings.Split(body, ",")
 		}
-		run, err := ParseRun(args)
+		run, err := lobby.ParseRun(args)
 		if err != nil || run == nil {
 			return
 		}

@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"context"
 	"errors"
 	"log/slog"
@@ -13,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/lobby/scores"
 )
@@ -394,10 +393,10 @@ func (s *Server) serveConn(c *conn) {
 		defer close(wdone)
 		c.writeLoop()
 	}()
-	lr := NewLineReader(c.nc)
+	lr := lobby.NewLineReader(c.nc)
 	for {
 		line, err := lr.ReadLine()
-		if errors.Is(err, ErrLineTooLong) {
+		if errors.Is(err, lobby.ErrLineTooLong) {
 			s.do(func(now time.Duration) { s.core.LineTooLong(now, c.id) })
 		}
 		if err != nil {
@@ -429,7 +428,7 @@ func (s *Server) Stats() Stats {
 }
 
 // Lobbies returns a snapshot of the live lobbies, the oldest first.
-func (s *Server) Lobbies() []LobbyInfo {
+func (s *Server) Lobbies() []lobby.LobbyInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.core.Lobbies()

@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"errors"
 	"fmt"
 	"net"
@@ -15,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby"
 )
 
 // TestFullFlow: create, join, list, start (tokens, slots, pushes), running
@@ -34,7 +33,7 @@ func TestFullFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ValidCode(code) {
+	if !lobby.ValidCode(code) {
 		t.Fatalf("created code %q is not a valid join code", code)
 	}
 	waitMembers(t, alice, code, "alice")
@@ -49,7 +48,7 @@ func TestFullFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []LobbyInfo{{code, 2, false, "stage1", 0}}; !reflect.DeepEqual(ls, want) {
+	if want := []lobby.LobbyInfo{{Code: code, Players: 2, Running: false, Stage: "stage1", Difficulty: 0}}; !reflect.DeepEqual(ls, want) {
 		t.Fatalf("Lobbies = %v, want %v", ls, want)
 	}
 
@@ -92,15 +91,15 @@ func TestFullFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def := StageInfo{"stage1", defaultHash(t)}
+	def := lobby.StageInfo{Name: "stage1", Hash: defaultHash(t)}
 	m0, m1 := call.members[0], call.members[1]
-	if as != (StartInfo{Port: fakePort, Token: m0.Token, Stage: def, Key: m0.Key, Code: code}) || bs != (StartInfo{Port: fakePort, Token: m1.Token, Stage: def, Key: m1.Key, Code: code}) {
+	if as != (lobby.StartInfo{Port: fakePort, Token: m0.Token, Stage: def, Key: m0.Key, Code: code}) || bs != (lobby.StartInfo{Port: fakePort, Token: m1.Token, Stage: def, Key: m1.Key, Code: code}) {
 		t.Fatalf("START pushes alice=%+v bob=%+v, want port %d and own tokens %d/%d and keys",
 			as, bs, fakePort, m0.Token, m1.Token)
 	}
 
 	// Running: listed as running, joins refused, START refused.
-	if ls, _ := carol.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 2, true, "stage1", 0}}) {
+	if ls, _ := carol.Lobbies(); !reflect.DeepEqual(ls, []lobby.LobbyInfo{{Code: code, Players: 2, Running: true, Stage: "stage1", Difficulty: 0}}) {
 		t.Fatalf("Lobbies while running = %v", ls)
 	}
 	_, err = carol.Join(code)
@@ -108,13 +107,13 @@ func TestFullFlow(t *testing.T) {
 	respErr(t, alice.Start(), 500)
 
 	call.game.end(1)
-	for _, c := range []*Client{alice, bob} {
+	for _, c := range []*lobby.Client{alice, bob} {
 		res, err := c.WaitEnd(waitCtx(t))
 		if err != nil || res != 1 {
 			t.Fatalf("WaitEnd = %d, %v; want 1", res, err)
 		}
 	}
-	if ls, _ := carol.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 2, false, "stage1", 0}}) {
+	if ls, _ := carol.Lobbies(); !reflect.DeepEqual(ls, []lobby.LobbyInfo{{Code: code, Players: 2, Running: false, Stage: "stage1", Difficulty: 0}}) {
 		t.Fatalf("Lobbies after END = %v, want waiting", ls)
 	}
 	// Waiting again: carol can join now.
@@ -229,7 +228,7 @@ func TestSwitchLobby(t *testing.T) {
 		t.Fatal(err)
 	}
 	ls, _ := c.Lobbies()
-	if !reflect.DeepEqual(ls, []LobbyInfo{{lb, 3, false, "stage1", 0}}) {
+	if !reflect.DeepEqual(ls, []lobby.LobbyInfo{{Code: lb, Players: 3, Running: false, Stage: "stage1", Difficulty: 0}}) {
 		t.Fatalf("Lobbies = %v, want only %s with 3 players", ls, lb)
 	}
 }
@@ -252,7 +251,7 @@ func TestMalformedLineKeepsConnection(t *testing.T) {
 		"LEAVE " + id + ";\r\n", // not in a lobby
 		"GET_LOBBIES " + id + ";\xff\r\n",
 	} {
-		resp, err := ParseResponse([]byte(r.roundTrip(bad)))
+		resp, err := lobby.ParseResponse([]byte(r.roundTrip(bad)))
 		if err != nil || resp.Code != 500 || resp.Body == "" {
 			t.Fatalf("%q -> %#v, %v; want 500 with a reason", bad, resp, err)
 		}
@@ -290,7 +289,7 @@ func TestUnknownUUID(t *testing.T) {
 	// Before AUTHENTICATE, and with uuids that are not this connection's.
 	for _, hdr := range []string{uuid.NewString(), "", otherID, "not-a-uuid", strings.ToUpper(uuid.NewString()), "{" + otherID + "}"} {
 		got := r.roundTrip("GET_LOBBIES " + hdr + ";\r\n")
-		resp, err := ParseResponse([]byte(got))
+		resp, err := lobby.ParseResponse([]byte(got))
 		if err != nil || resp.Code != 401 || resp.Header != srvID.String() || resp.Body == "" {
 			t.Fatalf("header %q -> %q, want 401 %s <reason>", hdr, got, srvID)
 		}
@@ -317,18 +316,18 @@ func TestLongLineClosesConnection(t *testing.T) {
 	r.line() // STAGE
 	// A line of exactly MaxLine bytes is still a line (here: wrong arguments).
 	exact := "GET_LOBBIES " + id + ";"
-	exact += strings.Repeat("x", MaxLine-len(exact)-2) + "\r\n"
+	exact += strings.Repeat("x", lobby.MaxLine-len(exact)-2) + "\r\n"
 	if got := r.roundTrip(exact); !strings.HasPrefix(got, "500 ") {
 		t.Fatalf("%d-byte line -> %q, want 500", len(exact), got)
 	}
-	r.send("GET_LOBBIES " + id + ";" + strings.Repeat("x", MaxLine) + "\r\n")
+	r.send("GET_LOBBIES " + id + ";" + strings.Repeat("x", lobby.MaxLine) + "\r\n")
 	r.expectClosed(waitTime)
 	// Closing removed the member and its lobby.
 	eventually(t, "lobby removal", func() bool { return len(srv.Lobbies()) == 0 })
 
 	// No LF at all within the limit.
 	r2 := dialRaw(t, addr)
-	r2.send(strings.Repeat("A", MaxLine+10))
+	r2.send(strings.Repeat("A", lobby.MaxLine+10))
 	r2.expectClosed(waitTime)
 }
 
@@ -343,7 +342,7 @@ func TestVanishedClientRemoved(t *testing.T) {
 	waitMembers(t, a, code, "a", "b")
 	b.Close()
 	waitMembers(t, a, code, "a")
-	if ls := srv.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 1, false, "stage1", 0}}) {
+	if ls := srv.Lobbies(); !reflect.DeepEqual(ls, []lobby.LobbyInfo{{Code: code, Players: 1, Running: false, Stage: "stage1", Difficulty: 0}}) {
 		t.Fatalf("Lobbies = %v", ls)
 	}
 	a.Close()
@@ -412,7 +411,7 @@ func TestStartFailure(t *testing.T) {
 	if re := respErr(t, a.Start(), 500); !strings.Contains(re.Reason, "no free udp port") {
 		t.Fatalf("reason %q does not carry the starter's error", re.Reason)
 	}
-	if ls := srv.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 1, false, "stage1", 0}}) {
+	if ls := srv.Lobbies(); !reflect.DeepEqual(ls, []lobby.LobbyInfo{{Code: code, Players: 1, Running: false, Stage: "stage1", Difficulty: 0}}) {
 		t.Fatalf("Lobbies after failed start = %v, want waiting", ls)
 	}
 	st.mu.Lock()
@@ -504,7 +503,7 @@ func TestClientConcurrentRequests(t *testing.T) {
 func TestClientErrors(t *testing.T) {
 	_, addr := startServer(t, ServerConfig{})
 	ctx := waitCtx(t)
-	c, err := Dial(ctx, addr)
+	c, err := lobby.Dial(ctx, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -518,10 +517,10 @@ func TestClientErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
-	if _, err := c.Lobbies(); !errors.Is(err, ErrClosed) {
+	if _, err := c.Lobbies(); !errors.Is(err, lobby.ErrClosed) {
 		t.Fatalf("Lobbies after Close = %v, want ErrClosed", err)
 	}
-	if _, err := c.WaitStart(ctx); !errors.Is(err, ErrClosed) {
+	if _, err := c.WaitStart(ctx); !errors.Is(err, lobby.ErrClosed) {
 		t.Fatalf("WaitStart after Close = %v, want ErrClosed", err)
 	}
 	if err := c.Close(); err != nil {
@@ -531,11 +530,11 @@ func TestClientErrors(t *testing.T) {
 
 // The client rejects a server that breaks the protocol and closes.
 func TestClientProtocolViolation(t *testing.T) {
-	addr, wait := fakeServer(t, func(nc net.Conn, lr *LineReader) {
+	addr, wait := fakeServer(t, func(nc net.Conn, lr *lobby.LineReader) {
 		nc.Write([]byte("START " + vSrv + ";0,0\r\n")) // port and token 0: invalid
 		lr.ReadLine()                                  // until the client closes
 	})
-	c, err := Dial(waitCtx(t), addr)
+	c, err := lobby.Dial(waitCtx(t), addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -543,7 +542,7 @@ func TestClientProtocolViolation(t *testing.T) {
 	if _, err := c.Authenticate("a"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.WaitStart(waitCtx(t)); !errors.Is(err, ErrProtocol) {
+	if _, err := c.WaitStart(waitCtx(t)); !errors.Is(err, lobby.ErrProtocol) {
 		t.Fatalf("WaitStart = %v, want ErrProtocol", err)
 	}
 	c.Close()
@@ -604,7 +603,7 @@ func TestConcurrentChurn(t *testing.T) {
 	errc := make(chan error, n)
 	for i := range n {
 		go func() {
-			c, err := Dial(waitCtx(t), addr)
+			c, err := lobby.Dial(waitCtx(t), addr)
 			if err != nil {
 				errc <- err
 				return
@@ -620,7 +619,7 @@ func TestConcurrentChurn(t *testing.T) {
 				case 0:
 					_, err = c.Join("")
 				case 1:
-					var ls []LobbyInfo
+					var ls []lobby.LobbyInfo
 					if ls, err = c.Lobbies(); err == nil && len(ls) > 0 {
 						_, err = c.Join(ls[j%len(ls)].Code)
 					}
@@ -631,7 +630,7 @@ func TestConcurrentChurn(t *testing.T) {
 				case 4:
 					_, err = c.Lobbies()
 				}
-				var re *ResponseError
+				var re *lobby.ResponseError
 				if err != nil && !(errors.As(err, &re) && re.Code == 500) {
 					errc <- fmt.Errorf("client %d step %d: %w", i, j, err)
 					return
@@ -664,11 +663,11 @@ func TestClientStartPushKey(t *testing.T) {
 		{"4243,77,0001020304", [16]byte{}, false},
 		{"4243,77,000102030405060708090a0b0c0d0e0f,1", [16]byte{}, false},
 	} {
-		addr, wait := fakeServer(t, func(nc net.Conn, lr *LineReader) {
+		addr, wait := fakeServer(t, func(nc net.Conn, lr *lobby.LineReader) {
 			nc.Write([]byte("START " + vSrv + ";" + tc.args + "\r\n"))
 			lr.ReadLine() // until the client closes
 		})
-		c, err := Dial(waitCtx(t), addr)
+		c, err := lobby.Dial(waitCtx(t), addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -679,7 +678,7 @@ func TestClientStartPushKey(t *testing.T) {
 		if tc.ok && (err != nil || st.Key != tc.key || st.Port != 4243 || st.Token != 77) {
 			t.Errorf("START %s: %+v, %v; want key % x", tc.args, st, err, tc.key)
 		}
-		if !tc.ok && !errors.Is(err, ErrProtocol) {
+		if !tc.ok && !errors.Is(err, lobby.ErrProtocol) {
 			t.Errorf("START %s: %v, want ErrProtocol", tc.args, err)
 		}
 		c.Close()

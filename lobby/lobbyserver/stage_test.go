@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"bytes"
 	"compress/gzip"
 	"encoding/base64"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 )
 
 // bigStageFile writes a valid stage file whose gzip is several GET_STAGE parts long and returns
@@ -66,7 +65,7 @@ func TestClientFetchesAStageItDoesNotHave(t *testing.T) {
 	}
 	eventually(t, "STAGE push", func() bool { gc, st := c.Stage(); return gc == code && st.Name != "" })
 	_, st := c.Stage()
-	if st != (StageInfo{"cave", srvFile.Hash}) {
+	if st != (lobby.StageInfo{Name: "cave", Hash: srvFile.Hash}) {
 		t.Fatalf("STAGE push %+v, want cave %s", st, srvFile.Hash)
 	}
 	ss, err := c.Stages()
@@ -143,22 +142,25 @@ func TestClientStageChoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	short, _ := stagefile.Embedded("short", game.ParseScript)
-	if ls, _ := bob.Lobbies(); !reflect.DeepEqual(ls, []LobbyInfo{{code, 1, false, "short", 0}}) {
+	if ls, _ := bob.Lobbies(); !reflect.DeepEqual(ls, []lobby.LobbyInfo{{Code: code, Players: 1, Running: false, Stage: "short", Difficulty: 0}}) {
 		t.Fatalf("Lobbies = %v", ls)
 	}
 	if _, err := bob.Join(code); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []*Client{alice, bob} {
-		eventually(t, "STAGE short", func() bool { gc, s := c.Stage(); return gc == code && s == StageInfo{"short", short.Hash} })
+	for _, c := range []*lobby.Client{alice, bob} {
+		eventually(t, "STAGE short", func() bool {
+			gc, s := c.Stage()
+			return gc == code && s == lobby.StageInfo{Name: "short", Hash: short.Hash}
+		})
 	}
 	respErr(t, bob.SetStage("stage1"), 500) // not the owner
 	respErr(t, alice.SetStage("nosuch"), 500)
 	if err := alice.SetStage("stage1"); err != nil {
 		t.Fatal(err)
 	}
-	def := StageInfo{"stage1", defaultHash(t)}
-	for _, c := range []*Client{alice, bob} {
+	def := lobby.StageInfo{Name: "stage1", Hash: defaultHash(t)}
+	for _, c := range []*lobby.Client{alice, bob} {
 		eventually(t, "STAGE stage1", func() bool { _, s := c.Stage(); return s == def })
 	}
 	if err := alice.Start(); err != nil {
@@ -168,7 +170,7 @@ func TestClientStageChoice(t *testing.T) {
 	if call.stage != "stage1" {
 		t.Fatalf("StartGame stage %q, want stage1", call.stage)
 	}
-	for _, c := range []*Client{alice, bob} {
+	for _, c := range []*lobby.Client{alice, bob} {
 		si, err := c.WaitStart(waitCtx(t))
 		if err != nil || si.Stage != def {
 			t.Fatalf("WaitStart = %+v, %v; want stage %v", si, err, def)
@@ -178,7 +180,7 @@ func TestClientStageChoice(t *testing.T) {
 	if err := bob.Leave(); err != nil {
 		t.Fatal(err)
 	}
-	if gc, s := bob.Stage(); gc != "" || s != (StageInfo{}) {
+	if gc, s := bob.Stage(); gc != "" || s != (lobby.StageInfo{}) {
 		t.Fatalf("Stage after LEAVE = %q %v, want none", gc, s)
 	}
 	if err := alice.SetStage("short"); err == nil {
@@ -200,7 +202,7 @@ func gzipped(b []byte) []byte {
 func TestDecodeStageRejects(t *testing.T) {
 	good := []byte(`{"a":1}`)
 	h := stagefile.Hash(good)
-	if got, err := DecodeStage(h, gzipped(good)); err != nil || !bytes.Equal(got, good) {
+	if got, err := lobby.DecodeStage(h, gzipped(good)); err != nil || !bytes.Equal(got, good) {
 		t.Fatalf("DecodeStage(good) = %q, %v", got, err)
 	}
 	corrupt := gzipped(good)
@@ -217,8 +219,8 @@ func TestDecodeStageRejects(t *testing.T) {
 		{"too large", stagefile.Hash(bomb), gzipped(bomb), "more than 1048576 bytes"},
 		{"hash mismatch", "0123456789abcdef", gzipped(good), "hashes to " + h},
 	} {
-		_, err := DecodeStage(tc.hash, tc.gz)
-		if !errors.Is(err, ErrBadStage) || !strings.Contains(err.Error(), tc.want) {
+		_, err := lobby.DecodeStage(tc.hash, tc.gz)
+		if !errors.Is(err, lobby.ErrBadStage) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: DecodeStage = %v, want ErrBadStage saying %q", tc.name, err, tc.want)
 		}
 	}
@@ -227,13 +229,13 @@ func TestDecodeStageRejects(t *testing.T) {
 // stageServer is a fake lobby server that answers AUTHENTICATE, then each GET_STAGE part i with
 // bodies[i] (a 200).
 func stageServer(t *testing.T, bodies ...string) string {
-	addr, wait := fakeServer(t, func(nc net.Conn, lr *LineReader) {
+	addr, wait := fakeServer(t, func(nc net.Conn, lr *lobby.LineReader) {
 		for {
 			l, err := lr.ReadLine()
 			if err != nil {
 				return
 			}
-			cmd, _ := ParseCommand(l)
+			cmd, _ := lobby.ParseCommand(l)
 			i, _ := strconv.Atoi(cmd.Args[1])
 			if i >= len(bodies) {
 				nc.Write([]byte("500 " + vSrv + " out of range\r\n"))
@@ -269,7 +271,7 @@ func TestFetchStageRejectsBadServers(t *testing.T) {
 		{"other file", []string{"1," + b64(gzipped([]byte(`{"b":2}`)))}, false, "hashes to"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := Dial(waitCtx(t), stageServer(t, tc.bodies...))
+			c, err := lobby.Dial(waitCtx(t), stageServer(t, tc.bodies...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -283,9 +285,9 @@ func TestFetchStageRejectsBadServers(t *testing.T) {
 				if err != nil || !bytes.Equal(got, good) {
 					t.Fatalf("FetchStage = %q, %v; want the file", got, err)
 				}
-			case tc.proto && (!errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), tc.want)):
+			case tc.proto && (!errors.Is(err, lobby.ErrProtocol) || !strings.Contains(err.Error(), tc.want)):
 				t.Fatalf("FetchStage = %v, want ErrProtocol saying %q", err, tc.want)
-			case !tc.proto && (!errors.Is(err, ErrBadStage) || !strings.Contains(err.Error(), tc.want)):
+			case !tc.proto && (!errors.Is(err, lobby.ErrBadStage) || !strings.Contains(err.Error(), tc.want)):
 				t.Fatalf("FetchStage = %v, want ErrBadStage saying %q", err, tc.want)
 			}
 		})
@@ -293,25 +295,25 @@ func TestFetchStageRejectsBadServers(t *testing.T) {
 }
 
 func TestStagesBody(t *testing.T) {
-	ss := []StageInfo{{"stage1", "0123456789abcdef"}, {"my-cave_2", "fedcba9876543210"}}
-	body := string(AppendStages(nil, ss))
+	ss := []lobby.StageInfo{{Name: "stage1", Hash: "0123456789abcdef"}, {Name: "my-cave_2", Hash: "fedcba9876543210"}}
+	body := string(lobby.AppendStages(nil, ss))
 	if want := "stage1:0123456789abcdef,my-cave_2:fedcba9876543210"; body != want {
 		t.Fatalf("AppendStages = %q, want %q", body, want)
 	}
-	if got, err := ParseStages(body); err != nil || !reflect.DeepEqual(got, ss) {
+	if got, err := lobby.ParseStages(body); err != nil || !reflect.DeepEqual(got, ss) {
 		t.Fatalf("ParseStages = %v, %v", got, err)
 	}
 	for _, bad := range []string{
 		"", "stage1", "stage1:0123", "stage1:0123456789ABCDEF", "stage1:0123456789abcdef,",
 		"a b:0123456789abcdef", "s:0123456789abcdef,s:fedcba9876543210", ":0123456789abcdef",
 	} {
-		if got, err := ParseStages(bad); err == nil {
+		if got, err := lobby.ParseStages(bad); err == nil {
 			t.Errorf("ParseStages(%q) = %v, want an error", bad, got)
 		}
 	}
 	for _, bad := range []string{"", "1", "1,", "01,AAAA", "+1,AAAA", "1025,AAAA", "1,AAA", "1,AA==\n",
-		"1," + strings.Repeat("A", base64.StdEncoding.EncodedLen(StagePartBytes)+4)} {
-		if n, gz, err := ParseStagePart(bad); err == nil {
+		"1," + strings.Repeat("A", base64.StdEncoding.EncodedLen(lobby.StagePartBytes)+4)} {
+		if n, gz, err := lobby.ParseStagePart(bad); err == nil {
 			t.Errorf("ParseStagePart(%q) = %d, %x; want an error", bad, n, gz)
 		}
 	}

@@ -1,8 +1,6 @@
 package lobbyserver
 
 import (
-	. "github.com/rtype/rtype/lobby"
-
 	"errors"
 	"slices"
 	"strconv"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
@@ -31,9 +30,9 @@ func (v *vlobby) started(i int, g handoff.Game, err error) {
 // lobbyOf creates a lobby owned by the first of players, which the others join; it returns
 // its code.
 func lobbyOf(players ...*vconn) string {
-	code := players[0].ok(CmdJoinLobby)
+	code := players[0].ok(lobby.CmdJoinLobby)
 	for _, p := range players[1:] {
-		p.ok(CmdJoinLobby, code)
+		p.ok(lobby.CmdJoinLobby, code)
 	}
 	for _, p := range players {
 		p.take()
@@ -70,24 +69,24 @@ func TestCoreAsyncStart(t *testing.T) {
 	if got := q0.take(); len(got) != 2 || got[0] != "200 "+vSrv+" OK\r\n" || !strings.HasPrefix(got[1], "START "+vSrv+";7001,") {
 		t.Fatalf("the other lobby's owner got %q", got)
 	}
-	if got := q1.pushes(PushStart); len(got) != 1 {
+	if got := q1.pushes(lobby.PushStart); len(got) != 1 {
 		t.Fatalf("the other lobby's player got START %q", got)
 	}
 
 	// Meanwhile in the starting lobby.
-	p1.ok(CmdChat, "hurry")
-	if got := p0.pushes(PushChat); len(got) != 1 || got[0] != "p1,hurry" {
+	p1.ok(lobby.CmdChat, "hurry")
+	if got := p0.pushes(lobby.PushChat); len(got) != 1 || got[0] != "p1,hurry" {
 		t.Fatalf("the owner's CHAT pushes while starting: %q", got)
 	}
-	if got := p1.fail(CmdStart); got != "lobby "+code+" is starting a game" {
+	if got := p1.fail(lobby.CmdStart); got != "lobby "+code+" is starting a game" {
 		t.Fatalf("a second START: %q", got)
 	}
-	if got := v.player("192.0.2.6", "late").fail(CmdJoinLobby, code); got != "lobby "+code+" is starting a game: try again in a moment" {
+	if got := v.player("192.0.2.6", "late").fail(lobby.CmdJoinLobby, code); got != "lobby "+code+" is starting a game: try again in a moment" {
 		t.Fatalf("joining a starting lobby: %q", got)
 	}
-	p2.ok(CmdLeave)
+	p2.ok(lobby.CmdLeave)
 	p2.take()
-	if got := p1.pushes(PushMembers); len(got) != 1 || got[0] != code+",p0,p1" {
+	if got := p1.pushes(lobby.PushMembers); len(got) != 1 || got[0] != code+",p0,p1" {
 		t.Fatalf("MEMBERS after a leave while starting: %q", got)
 	}
 	if ls := v.core.Lobbies(); len(ls) != 2 || ls[0].Code != code || ls[0].Running {
@@ -106,7 +105,7 @@ func TestCoreAsyncStart(t *testing.T) {
 		!strings.HasPrefix(got[2], "200 "+vSrv+" (") || !strings.Contains(got[2], "("+code+",2,true,") {
 		t.Fatalf("the owner got %q; want 200 OK, START, then the response to its waiting GET_LOBBIES (the lobby running)", got)
 	}
-	if got := p1.pushes(PushStart); len(got) != 1 || !strings.HasPrefix(got[0], "7000,"+strconv.FormatUint(uint64(req.Start.Spec.Members[1].Token), 10)+",") {
+	if got := p1.pushes(lobby.PushStart); len(got) != 1 || !strings.HasPrefix(got[0], "7000,"+strconv.FormatUint(uint64(req.Start.Spec.Members[1].Token), 10)+",") {
 		t.Fatalf("p1's START: %q", got)
 	}
 	if got := p2.take(); len(got) != 0 {
@@ -118,7 +117,7 @@ func TestCoreAsyncStart(t *testing.T) {
 	if len(v.games) != 2 || v.games[1] != g {
 		t.Fatalf("games handed to the runtime: %d", len(v.games))
 	}
-	if got := p0.fail(CmdStart); got != "lobby "+code+" is already running a game" {
+	if got := p0.fail(lobby.CmdStart); got != "lobby "+code+" is already running a game" {
 		t.Fatalf("START of the running lobby: %q", got)
 	}
 }
@@ -138,10 +137,10 @@ func TestCoreAsyncStartFails(t *testing.T) {
 	if got := p1.take(); len(got) != 0 {
 		t.Fatalf("p1 got %q", got)
 	}
-	p1.ok(CmdChat, "again?")
+	p1.ok(lobby.CmdChat, "again?")
 	p0.take()
 	p1.take()
-	if got := p1.fail(CmdStart); got != "only the lobby owner (p0) may start the game" {
+	if got := p1.fail(lobby.CmdStart); got != "only the lobby owner (p0) may start the game" {
 		t.Fatalf("after the failure the lobby waits: %q", got)
 	}
 	p1.take()
@@ -167,7 +166,7 @@ func TestCoreAsyncStartFails(t *testing.T) {
 	p0.send("START " + p0.user + ";")
 	g := &vgame{port: 7001}
 	v.started(2, g, nil)
-	if got := p1.pushes(PushStart); len(got) != 1 || len(v.games) != 1 || v.core.Lobbies()[0].Code != code || !v.core.Lobbies()[0].Running {
+	if got := p1.pushes(lobby.PushStart); len(got) != 1 || len(v.games) != 1 || v.core.Lobbies()[0].Code != code || !v.core.Lobbies()[0].Running {
 		t.Fatalf("the third START: p1 got %q, %d games", got, len(v.games))
 	}
 }
@@ -184,10 +183,10 @@ func TestCoreAsyncStartOwnerGone(t *testing.T) {
 	p0.send("CHAT " + p0.user + ";held")
 	v.core.Closed(v.now, p0.id)
 	v.collect()
-	if got := p1.pushes(PushMembers); len(got) != 1 || got[0] != code+",p1" {
+	if got := p1.pushes(lobby.PushMembers); len(got) != 1 || got[0] != code+",p1" {
 		t.Fatalf("MEMBERS after the owner closed: %q", got)
 	}
-	if got := p1.fail(CmdSetDifficulty, "hard"); got != "lobby "+code+" is starting a game" {
+	if got := p1.fail(lobby.CmdSetDifficulty, "hard"); got != "lobby "+code+" is starting a game" {
 		t.Fatalf("the new owner's setting while starting: %q", got)
 	}
 	p1.take()
@@ -205,7 +204,7 @@ func TestCoreAsyncStartOwnerGone(t *testing.T) {
 	a, b := v.player("192.0.2.3", "a"), v.player("192.0.2.4", "b")
 	lobbyOf(a, b)
 	a.send("START " + a.user + ";")
-	b.ok(CmdLeave)
+	b.ok(lobby.CmdLeave)
 	v.core.Closed(v.now, a.id)
 	v.collect()
 	if len(v.core.Lobbies()) != 1 {
@@ -232,7 +231,7 @@ func TestCoreAsyncStartSpectators(t *testing.T) {
 	g := &vgame{port: 7000}
 	v.started(0, g, nil)
 	s := v.player("192.0.2.2", "s")
-	s.send(CmdJoinLobby + " " + s.user + ";" + code) // a spectator of the running game
+	s.send(lobby.CmdJoinLobby + " " + s.user + ";" + code) // a spectator of the running game
 	v.called(0, nil)
 	v.core.GameEnded(v.now, g, 1)
 	v.collect()
@@ -243,7 +242,7 @@ func TestCoreAsyncStartSpectators(t *testing.T) {
 	ps[0].send("START " + ps[0].user + ";")
 	g2 := &vgame{port: 7001}
 	v.started(1, g2, nil)
-	if got := s.pushes(PushSpectate); len(got) != 1 || len(g2.spectates) != 1 || !strings.HasPrefix(got[0], "7001,"+strconv.FormatUint(uint64(g2.spectates[0].Token), 10)+",") {
+	if got := s.pushes(lobby.PushSpectate); len(got) != 1 || len(g2.spectates) != 1 || !strings.HasPrefix(got[0], "7001,"+strconv.FormatUint(uint64(g2.spectates[0].Token), 10)+",") {
 		t.Fatalf("the spectator at START: %q, the game's spectators %+v", got, g2.spectates)
 	}
 	v.core.GameEnded(v.now, g2, 0)
@@ -253,8 +252,8 @@ func TestCoreAsyncStartSpectators(t *testing.T) {
 	}
 
 	ps[0].send("START " + ps[0].user + ";")
-	ps[3].ok(CmdLeave)
-	if got := s.pushes(PushMembers); len(got) != 1 || got[0] != code+",p0,p1,p2" {
+	ps[3].ok(lobby.CmdLeave)
+	if got := s.pushes(lobby.PushMembers); len(got) != 1 || got[0] != code+",p0,p1,p2" {
 		t.Fatalf("the spectator's MEMBERS after a leave while starting: %q; want it still a spectator", got)
 	}
 	ps[0].take()
@@ -350,7 +349,7 @@ func TestServerAsyncStartDoesNotBlock(t *testing.T) {
 	if err := a1.Chat("still waiting"); err != nil {
 		t.Fatalf("CHAT in the starting lobby: %v", err)
 	}
-	if re := respErr(t, a1.Start(), CodeWrongRequest); re.Reason != "lobby "+code+" is starting a game" {
+	if re := respErr(t, a1.Start(), lobby.CodeWrongRequest); re.Reason != "lobby "+code+" is starting a game" {
 		t.Fatalf("a second START: %q", re.Reason)
 	}
 	select {
@@ -363,7 +362,7 @@ func TestServerAsyncStartDoesNotBlock(t *testing.T) {
 	if err := <-startErr; err != nil {
 		t.Fatalf("the slow START: %v", err)
 	}
-	for _, c := range []*Client{a0, a1} {
+	for _, c := range []*lobby.Client{a0, a1} {
 		if _, err := c.WaitStart(waitCtx(t)); err != nil {
 			t.Fatal(err)
 		}

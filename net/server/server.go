@@ -1,4 +1,4 @@
-// Package server is the whole rtype server: the TCP lobby (package lobby) on one address and a
+// Package server is the whole rtype server: the TCP lobby (package lobby/lobbyserver) on one address and a
 // game instance (package net/instance) per started lobby, all on one UDP port. cmd/rtype-server wires flags into
 // Config and calls Run; tests run it in-process on loopback.
 package server
