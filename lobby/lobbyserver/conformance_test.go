@@ -22,6 +22,7 @@ import (
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/lobby/scores"
+	"github.com/rtype/rtype/lobby/scores/scoredb"
 
 	_ "modernc.org/sqlite" // the examples' hall of fame
 )
@@ -423,10 +424,10 @@ func (r *replayer) action(s exchangeStep) {
 // conformanceHall is the hall of fame of the examples' server (docs/PROTOCOL.md §2.4.12): a
 // real one, on SQLite in a temporary directory, keeping three finished games, the first with
 // the replay testdata/lobby/tiny-replay.bin.
-func conformanceHall(t *testing.T) *scores.Hall {
+func conformanceHall(t *testing.T) *scoredb.Hall {
 	t.Helper()
 	dir := t.TempDir()
-	h, err := scores.Open(context.Background(), scores.Config{Dir: dir, Dialect: scores.SQLite, DSN: filepath.Join(dir, "rtype.db"), Logger: discardLogger()})
+	h, err := scoredb.Open(context.Background(), scoredb.Config{Dir: dir, Dialect: scoredb.SQLite, DSN: filepath.Join(dir, "rtype.db"), Logger: discardLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

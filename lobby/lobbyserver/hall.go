@@ -22,7 +22,7 @@ import (
 // connection's later lines wait in the Core (at most MaxHeldLines), so that responses keep the
 // order of the requests (§2.2).
 
-// Hall is the hall of fame as the lobby's runtime queries it (lobby/scores.Hall).
+// Hall is the hall of fame as the lobby's runtime queries it (lobby/scoredb.Hall).
 type Hall interface {
 	Games(ctx context.Context, q scores.Query) ([]scores.Record, error)
 	ReplayPart(ctx context.Context, id uuid.UUID, part int) (parts int, data []byte, err error)

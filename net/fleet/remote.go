@@ -47,7 +47,7 @@ type RemoteConfig struct {
 	Allocate func(ctx context.Context) (controlAddr string, err error)
 	// OnGameEnd, when set, is called with each game's end before the lobby learns it (before
 	// Done closes: the hall of fame has the game when the lobby pushes GAME_ID). It is called
-	// on the host connection's goroutine and must not block (lobby/scores.Hall.Record).
+	// on the host connection's goroutine and must not block (lobby/scoredb.Hall.Record).
 	OnGameEnd func(spec handoff.GameSpec, end GameEnd)
 }
 

@@ -20,7 +20,7 @@ import (
 	"github.com/rtype/rtype/game/buildinfo"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/lobbyserver"
-	"github.com/rtype/rtype/lobby/scores"
+	"github.com/rtype/rtype/lobby/scores/scoredb"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/metrics/hist"
 )
@@ -52,10 +52,10 @@ func New(lob *lobbyserver.Server, mgr *instance.Manager) *Registry {
 	return r
 }
 
-// WatchHall adds the hall of fame's figures (lobby/scores.Hall.Stats, read at each scrape):
+// WatchHall adds the hall of fame's figures (lobby/scoredb.Hall.Stats, read at each scrape):
 // games recorded, record failures, games not kept, replays pruned, the queue and the replay
 // bytes stored.
-func (r *Registry) WatchHall(stats func() scores.Stats) {
+func (r *Registry) WatchHall(stats func() scoredb.Stats) {
 	r.reg.MustRegister(&hallCollector{stats: stats})
 }
 
@@ -69,7 +69,7 @@ var (
 	descRecFailing = desc("rtype_scores_failing", "1 while recording is stopped (the latest attempt to store a game failed), else 0.")
 )
 
-type hallCollector struct{ stats func() scores.Stats }
+type hallCollector struct{ stats func() scoredb.Stats }
 
 func (c *hallCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRecorded, descRecFail, descRecDropped, descPruned, descRecQueue, descRecBytes, descRecFailing} {

@@ -338,7 +338,7 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	if cfg.Fleet.Allocator != "" {
 		rc.Allocate = allocate(cfg.Fleet, log)
 	}
-	var lh lobbyserver.Hall // a nil *scores.Hall must stay a nil interface
+	var lh lobbyserver.Hall // a nil *scoredb.Hall must stay a nil interface
 	if hall != nil {
 		lh = hall
 		rc.OnGameEnd = func(spec handoff.GameSpec, end fleet.GameEnd) {

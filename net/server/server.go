@@ -79,7 +79,7 @@ type Config struct {
 	// DB is the hall of fame's database: "sqlite" (DataDir/rtype.db), "sqlite:PATH", a
 	// "postgres://" URL, or "" / "off": none (no game is kept; GET_SCORES gets 500).
 	DB string
-	// KeepDays and KeepBytes are the replays' retention (0: no limit; scores.Config).
+	// KeepDays and KeepBytes are the replays' retention (0: no limit; scoredb.Config).
 	KeepDays  int
 	KeepBytes int64
 	// Replays, when set, returns an ended game's replay file, kept with its record (nil: the
@@ -190,7 +190,7 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Ready(ln.Addr(), mgr)
 	}
 	k.mgr = mgr
-	var lh lobbyserver.Hall // a nil *scores.Hall must stay a nil interface
+	var lh lobbyserver.Hall // a nil *scoredb.Hall must stay a nil interface
 	if hall != nil {
 		lh = hall
 	}

@@ -1,6 +1,8 @@
-package scores
+package scoredb
 
 import (
+	. "github.com/rtype/rtype/lobby/scores"
+
 	"context"
 	"database/sql"
 	"errors"

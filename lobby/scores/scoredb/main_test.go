@@ -1,4 +1,4 @@
-package scores
+package scoredb
 
 import (
 	"os"
