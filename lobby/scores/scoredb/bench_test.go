@@ -1,8 +1,6 @@
 package scoredb
 
 import (
-	. "github.com/rtype/rtype/lobby/scores"
-
 	"context"
 	"database/sql"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/scores"
 )
 
 // BenchmarkAdd is the cost of committing one finished game (4 players): SQLite with the
@@ -137,14 +136,14 @@ func BenchmarkGamesAt100k(b *testing.B) {
 			seed(b, s, n)
 			for _, q := range []struct {
 				name string
-				q    Query
+				q    scores.Query
 			}{
-				{"top10-stage-players", Query{Stage: "stage1", Players: 2}},
-				{"top10-page50", Query{Stage: "stage1", Players: 2, Page: 50}},
-				{"top10-today", Query{Stage: "stage1", Players: 2, Since: StartOfDay(day0)}},
-				{"top10-every-stage", Query{}},
-				{"own-best", Query{Name: "pilot42"}},
-				{"recent", Query{Order: Recent}},
+				{"top10-stage-players", scores.Query{Stage: "stage1", Players: 2}},
+				{"top10-page50", scores.Query{Stage: "stage1", Players: 2, Page: 50}},
+				{"top10-today", scores.Query{Stage: "stage1", Players: 2, Since: scores.StartOfDay(day0)}},
+				{"top10-every-stage", scores.Query{}},
+				{"own-best", scores.Query{Name: "pilot42"}},
+				{"recent", scores.Query{Order: scores.Recent}},
 			} {
 				b.Run(q.name, func(b *testing.B) {
 					for b.Loop() {

@@ -1,8 +1,6 @@
 package scoredb
 
 import (
-	. "github.com/rtype/rtype/lobby/scores"
-
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/net/metrics/logsample"
 )
 
@@ -77,7 +76,7 @@ type Stats struct {
 
 // job is one finished game waiting to be stored.
 type job struct {
-	rec    Record
+	rec    scores.Record
 	replay []byte
 }
 
@@ -162,12 +161,14 @@ func Open(ctx context.Context, cfg Config) (*Hall, error) {
 func (h *Hall) Store() *Store { return h.store }
 
 // ReplayPath is where the replay of game id is kept.
-func (h *Hall) ReplayPath(id uuid.UUID) string { return filepath.Join(h.dir, id.String()+ReplayExt) }
+func (h *Hall) ReplayPath(id uuid.UUID) string {
+	return filepath.Join(h.dir, id.String()+scores.ReplayExt)
+}
 
 // Record queues the finished game rec with its replay file (nil: none) and returns at once: it
 // never waits for the disk or the database. It returns false when the game is not kept (the
 // queue is full: recording is failing or far behind; counted and logged).
-func (h *Hall) Record(rec Record, replay []byte) bool {
+func (h *Hall) Record(rec scores.Record, replay []byte) bool {
 	if err := rec.Check(); err != nil {
 		h.mu.Lock()
 		h.st.Dropped++
@@ -175,8 +176,8 @@ func (h *Hall) Record(rec Record, replay []byte) bool {
 		h.log.Error("finished game not kept", "err", err)
 		return false
 	}
-	if len(replay) > MaxReplayBytes {
-		h.log.Warn("replay larger than the largest kept: the game is kept without it", "game", rec.ID, "bytes", len(replay), "max", MaxReplayBytes)
+	if len(replay) > scores.MaxReplayBytes {
+		h.log.Warn("replay larger than the largest kept: the game is kept without it", "game", rec.ID, "bytes", len(replay), "max", scores.MaxReplayBytes)
 		replay = nil
 	}
 	rec.ReplayBytes = int64(len(replay))
@@ -354,7 +355,7 @@ func (h *Hall) storeOnce(j job) error {
 	ctx, cancel := context.WithTimeout(h.ctx, storeTimeout)
 	defer cancel()
 	if len(j.replay) > 0 {
-		if err := writeAtomic(h.dir, j.rec.ID.String()+ReplayExt, j.replay); err != nil {
+		if err := writeAtomic(h.dir, j.rec.ID.String()+scores.ReplayExt, j.replay); err != nil {
 			return &fileError{err}
 		}
 	}
@@ -368,7 +369,9 @@ func (e *fileError) Error() string { return "replay file: " + e.err.Error() }
 func (e *fileError) Unwrap() error { return e.err }
 
 // Games answers a hall-of-fame query (lobby GET_SCORES and GET_GAMES).
-func (h *Hall) Games(ctx context.Context, q Query) ([]Record, error) { return h.store.Games(ctx, q) }
+func (h *Hall) Games(ctx context.Context, q scores.Query) ([]scores.Record, error) {
+	return h.store.Games(ctx, q)
+}
 
 // ReplayPart returns part (0..parts-1) of the replay of game id, cut in ReplayPartBytes pieces
 // (lobby GET_REPLAY): ErrNoReplay when none is kept, ErrPending while it waits to be written,
@@ -381,10 +384,10 @@ func (h *Hall) ReplayPart(_ context.Context, id uuid.UUID, part int) (parts int,
 		p := h.pending[id]
 		h.mu.Unlock()
 		if p {
-			return 0, nil, ErrPending
+			return 0, nil, scores.ErrPending
 		}
 		if errors.Is(err, os.ErrNotExist) {
-			return 0, nil, ErrNoReplay
+			return 0, nil, scores.ErrNoReplay
 		}
 		return 0, nil, err
 	}
@@ -394,15 +397,15 @@ func (h *Hall) ReplayPart(_ context.Context, id uuid.UUID, part int) (parts int,
 		return 0, nil, err
 	}
 	size := fi.Size()
-	if size == 0 || size > MaxReplayBytes {
-		return 0, nil, ErrNoReplay
+	if size == 0 || size > scores.MaxReplayBytes {
+		return 0, nil, scores.ErrNoReplay
 	}
-	parts = int((size + ReplayPartBytes - 1) / ReplayPartBytes)
+	parts = int((size + scores.ReplayPartBytes - 1) / scores.ReplayPartBytes)
 	if part < 0 || part >= parts {
-		return parts, nil, &PartRangeError{Parts: parts}
+		return parts, nil, &scores.PartRangeError{Parts: parts}
 	}
-	data = make([]byte, min(ReplayPartBytes, size-int64(part)*ReplayPartBytes))
-	if _, err := f.ReadAt(data, int64(part)*ReplayPartBytes); err != nil {
+	data = make([]byte, min(scores.ReplayPartBytes, size-int64(part)*scores.ReplayPartBytes))
+	if _, err := f.ReadAt(data, int64(part)*scores.ReplayPartBytes); err != nil {
 		return 0, nil, err
 	}
 	return parts, data, nil
@@ -417,9 +420,9 @@ func (h *Hall) Replay(id uuid.UUID) ([]byte, error) {
 		h.mu.Unlock()
 		switch {
 		case p:
-			return nil, ErrPending
+			return nil, scores.ErrPending
 		case errors.Is(err, os.ErrNotExist):
-			return nil, ErrNoReplay
+			return nil, scores.ErrNoReplay
 		}
 		return nil, err
 	}
@@ -435,7 +438,7 @@ func (h *Hall) sweep(ctx context.Context) error {
 	}
 	kept := make(map[string]bool, len(rows))
 	for _, r := range rows {
-		kept[r.id.String()+ReplayExt] = true
+		kept[r.id.String()+scores.ReplayExt] = true
 	}
 	ents, err := os.ReadDir(h.dir)
 	if err != nil {
@@ -458,7 +461,7 @@ func (h *Hall) sweep(ctx context.Context) error {
 				os.Remove(filepath.Join(h.dir, name))
 				removed++
 			}
-		case strings.HasSuffix(name, ReplayExt) && !kept[name]:
+		case strings.HasSuffix(name, scores.ReplayExt) && !kept[name]:
 			if h.cfg.Now().Sub(fi.ModTime()) > orphanAge {
 				os.Remove(filepath.Join(h.dir, name))
 				removed++

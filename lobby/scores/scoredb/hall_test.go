@@ -1,8 +1,6 @@
 package scoredb
 
 import (
-	. "github.com/rtype/rtype/lobby/scores"
-
 	"bytes"
 	"context"
 	"errors"
@@ -17,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/scores"
 )
 
 // logBuf is a slog destination the test reads.
@@ -79,7 +78,7 @@ func TestHallReplayParts(t *testing.T) {
 	eachBackend(t, func(t *testing.T, d Dialect, dsn string) {
 		h, _ := openHall(t, Config{Dialect: d, DSN: dsn})
 		r := rec("stage1", 0, rules.ResultVictory, 100, 200)
-		data := replayFor(r.ID, 2*ReplayPartBytes+5)
+		data := replayFor(r.ID, 2*scores.ReplayPartBytes+5)
 		if !h.Record(r, data) {
 			t.Fatal("Record refused a game")
 		}
@@ -97,14 +96,14 @@ func TestHallReplayParts(t *testing.T) {
 		if !bytes.Equal(got, data) {
 			t.Fatal("the parts do not make the replay")
 		}
-		var pe *PartRangeError
+		var pe *scores.PartRangeError
 		if _, _, err := h.ReplayPart(ctx(t), r.ID, 3); !errors.As(err, &pe) || pe.Parts != 3 {
 			t.Fatalf("part 3: %v", err)
 		}
-		if _, _, err := h.ReplayPart(ctx(t), noReplay.ID, 0); !errors.Is(err, ErrNoReplay) {
+		if _, _, err := h.ReplayPart(ctx(t), noReplay.ID, 0); !errors.Is(err, scores.ErrNoReplay) {
 			t.Fatalf("a game without replay: %v", err)
 		}
-		if _, _, err := h.ReplayPart(ctx(t), uuid.New(), 0); !errors.Is(err, ErrNoReplay) {
+		if _, _, err := h.ReplayPart(ctx(t), uuid.New(), 0); !errors.Is(err, scores.ErrNoReplay) {
 			t.Fatalf("an unknown game: %v", err)
 		}
 		g, ok, err := h.Store().Game(ctx(t), r.ID)
@@ -129,12 +128,12 @@ func TestHallRetention(t *testing.T) {
 		h.Record(old, replayFor(old.ID, size))
 		waitFor(t, "two games", recorded(h, 2))
 		waitFor(t, "the old replay pruned", func() bool { return h.Stats().Pruned == 1 })
-		if _, _, err := h.ReplayPart(ctx(t), old.ID, 0); !errors.Is(err, ErrNoReplay) {
+		if _, _, err := h.ReplayPart(ctx(t), old.ID, 0); !errors.Is(err, scores.ErrNoReplay) {
 			t.Fatalf("the old game's replay: %v", err)
 		}
 		// ProtectTop duo games with high scores, then solo games with low ones: over 5 replays
 		// the oldest unprotected go.
-		var top, low []Record
+		var top, low []scores.Record
 		for i := range ProtectTop {
 			r := rec("stage1", time.Duration(i)*time.Second, rules.ResultDefeat, 50_000, uint32(i))
 			top = append(top, r)
@@ -146,7 +145,7 @@ func TestHallRetention(t *testing.T) {
 			h.Record(r, replayFor(r.ID, size))
 		}
 		waitFor(t, "all games", recorded(h, uint64(2+ProtectTop+4)))
-		has := func(r Record) bool {
+		has := func(r scores.Record) bool {
 			_, _, err := h.ReplayPart(ctx(t), r.ID, 0)
 			return err == nil
 		}
@@ -189,7 +188,7 @@ func TestHallDatabaseGone(t *testing.T) {
 	h.Record(first, replayFor(first.ID, 100))
 	waitFor(t, "a game stored", recorded(h, 1))
 	pg.halt(t)
-	var gone []Record
+	var gone []scores.Record
 	for i := range 5 {
 		r := rec("stage1", time.Duration(i+1)*time.Second, rules.ResultDefeat, uint32(10+i))
 		gone = append(gone, r)
@@ -202,7 +201,7 @@ func TestHallDatabaseGone(t *testing.T) {
 		}
 	}
 	waitFor(t, "several failed attempts", func() bool { return h.Stats().Failures >= 5 })
-	if _, _, err := h.ReplayPart(ctx(t), gone[4].ID, 0); !errors.Is(err, ErrPending) && err != nil {
+	if _, _, err := h.ReplayPart(ctx(t), gone[4].ID, 0); !errors.Is(err, scores.ErrPending) && err != nil {
 		t.Fatalf("a queued game's replay: %v, want ErrPending or the file", err)
 	}
 	if n := lb.count("game recording stopped"); n != 1 {
@@ -216,7 +215,7 @@ func TestHallDatabaseGone(t *testing.T) {
 	if lb.count("game recording resumed") != 1 {
 		t.Fatalf("no 'resumed' line:\n%s", lb)
 	}
-	rs, err := h.Games(ctx(t), Query{Order: Recent})
+	rs, err := h.Games(ctx(t), scores.Query{Order: scores.Recent})
 	if err != nil || len(rs) != 6 {
 		t.Fatalf("%d games after the outage (%v), want 6", len(rs), err)
 	}

@@ -1,8 +1,6 @@
 package scoredb
 
 import (
-	. "github.com/rtype/rtype/lobby/scores"
-
 	"bufio"
 	"bytes"
 	"context"
@@ -22,6 +20,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/scores"
 )
 
 // replayFor is the replay bytes the kill -9 child writes for game id: n bytes that depend on
@@ -125,7 +124,7 @@ func checkAfterKill(t *testing.T, dir string, before, acked int) int {
 		t.Fatalf("%d new games in the database after the kill, %d acknowledged: want %d or %d", n, acked, acked, acked+1)
 	}
 	for _, r := range rows {
-		b, err := os.ReadFile(filepath.Join(dir, "replays", r.id.String()+ReplayExt))
+		b, err := os.ReadFile(filepath.Join(dir, "replays", r.id.String()+scores.ReplayExt))
 		if err != nil {
 			t.Fatalf("game %s: its replay: %v", r.id, err)
 		}

@@ -1,8 +1,6 @@
 package scoredb
 
 import (
-	. "github.com/rtype/rtype/lobby/scores"
-
 	"context"
 	"database/sql"
 	"errors"
@@ -17,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/scores"
 )
 
 // Dialect names the database behind a Store. The schema, the migrations and the queries are
@@ -178,7 +177,7 @@ func b2i(b bool) int {
 
 // Add commits r (the games row and its slots) in one transaction. Adding a game id that is
 // already there changes nothing (a retry after a commit whose answer was lost).
-func (s *Store) Add(ctx context.Context, r *Record) error {
+func (s *Store) Add(ctx context.Context, r *scores.Record) error {
 	if err := r.Check(); err != nil {
 		return err
 	}
@@ -189,7 +188,7 @@ func (s *Store) Add(ctx context.Context, r *Record) error {
 	defer tx.Rollback()
 	file := ""
 	if r.ReplayBytes > 0 {
-		file = r.ID.String() + ReplayExt
+		file = r.ID.String() + scores.ReplayExt
 	}
 	ended := r.Ended.UTC().UnixMilli()
 	if _, err := s.exec(ctx, tx, `INSERT INTO games (id, stage, difficulty, players, result, score, kills, ticks, continued, ended_at, replay_file, replay_bytes)
@@ -214,12 +213,12 @@ func (s *Store) Add(ctx context.Context, r *Record) error {
 const gameColumns = `g.id, g.stage, g.difficulty, g.result, g.ticks, g.ended_at, g.replay_bytes`
 
 // Games returns one page of the games q selects, in q's order.
-func (s *Store) Games(ctx context.Context, q Query) ([]Record, error) {
+func (s *Store) Games(ctx context.Context, q scores.Query) ([]scores.Record, error) {
 	var (
 		where []string
 		args  []any
 	)
-	if q.Order == Best {
+	if q.Order == scores.Best {
 		where = append(where, "g.result <> ?")
 		args = append(args, int(rules.ResultAborted))
 	}
@@ -246,33 +245,33 @@ func (s *Store) Games(ctx context.Context, q Query) ([]Record, error) {
 	if len(where) > 0 {
 		sqlq += " WHERE " + strings.Join(where, " AND ")
 	}
-	if q.Order == Best {
+	if q.Order == scores.Best {
 		sqlq += " ORDER BY g.score DESC, g.ended_at, g.id"
 	} else {
 		sqlq += " ORDER BY g.ended_at DESC, g.id"
 	}
 	sqlq += " LIMIT ? OFFSET ?"
-	args = append(args, PageSize, max(q.Page, 0)*PageSize)
+	args = append(args, scores.PageSize, max(q.Page, 0)*scores.PageSize)
 	return s.query(ctx, sqlq, args...)
 }
 
 // Game returns the game of id (found false when there is none).
-func (s *Store) Game(ctx context.Context, id uuid.UUID) (r Record, found bool, err error) {
+func (s *Store) Game(ctx context.Context, id uuid.UUID) (r scores.Record, found bool, err error) {
 	rs, err := s.query(ctx, "SELECT "+gameColumns+" FROM games g WHERE g.id = ?", id.String())
 	if err != nil || len(rs) == 0 {
-		return Record{}, false, err
+		return scores.Record{}, false, err
 	}
 	return rs[0], true, nil
 }
 
 // query runs a games query and fills in the slots of the games it found.
-func (s *Store) query(ctx context.Context, q string, args ...any) ([]Record, error) {
+func (s *Store) query(ctx context.Context, q string, args ...any) ([]scores.Record, error) {
 	rows, err := s.db.QueryContext(ctx, s.dialect.rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("scores: query games: %w", err)
 	}
 	defer rows.Close()
-	var out []Record
+	var out []scores.Record
 	byID := map[string]int{}
 	for rows.Next() {
 		var (
@@ -292,7 +291,7 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]Record, err
 			return nil, fmt.Errorf("scores: game %s: %w", id, err)
 		}
 		byID[id] = len(out)
-		out = append(out, Record{ID: gid, Stage: stage, Difficulty: d, Result: rules.Result(result), Ticks: uint32(ticks),
+		out = append(out, scores.Record{ID: gid, Stage: stage, Difficulty: d, Result: rules.Result(result), Ticks: uint32(ticks),
 			Ended: time.UnixMilli(ended).UTC(), ReplayBytes: size})
 	}
 	if err := rows.Err(); err != nil {
@@ -326,7 +325,7 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]Record, err
 		if !ok || slot != len(out[i].Slots) {
 			return nil, fmt.Errorf("scores: game %s: slot %d out of order in the database", id, slot)
 		}
-		out[i].Slots = append(out[i].Slots, Slot{Name: name, Score: uint32(score), Kills: uint16(kills), Deaths: uint8(deaths),
+		out[i].Slots = append(out[i].Slots, scores.Slot{Name: name, Score: uint32(score), Kills: uint16(kills), Deaths: uint8(deaths),
 			Continued: cont != 0, Left: leftInt != 0})
 	}
 	if err := srows.Err(); err != nil {
@@ -389,7 +388,7 @@ func (s *Store) topGames(ctx context.Context) (map[uuid.UUID]bool, error) {
 
 // ProtectTop is how many of the best games of each stage and player count keep their replays
 // whatever the retention flags say: the first page of the hall of fame stays watchable.
-const ProtectTop = PageSize
+const ProtectTop = scores.PageSize
 
 // dropReplay marks game id as having no replay (before its file is removed: a crash between
 // the two leaves an orphan file, which the next start removes, never a row without its file).

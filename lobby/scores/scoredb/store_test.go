@@ -1,8 +1,6 @@
 package scoredb
 
 import (
-	. "github.com/rtype/rtype/lobby/scores"
-
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/scores"
 )
 
 // backend is a real database a test opens Stores on.
@@ -58,16 +57,16 @@ func openStore(t *testing.T, d Dialect, dsn string) *Store {
 
 var day0 = time.Date(2026, 3, 14, 9, 26, 53, 589_000_000, time.UTC)
 
-// rec is a game of the given stage, slots' scores and result, ended at day0 + at.
-func rec(stage string, at time.Duration, result rules.Result, scores ...uint32) Record {
-	r := Record{ID: uuid.New(), Stage: stage, Difficulty: rules.DifficultyNormal, Result: result, Ticks: 3600, Ended: day0.Add(at)}
-	for i, s := range scores {
-		r.Slots = append(r.Slots, Slot{Name: fmt.Sprintf("p%d", i), Score: s, Kills: uint16(s / 100), Deaths: 1})
+// rec is a game of the given stage, slots' points and result, ended at day0 + at.
+func rec(stage string, at time.Duration, result rules.Result, points ...uint32) scores.Record {
+	r := scores.Record{ID: uuid.New(), Stage: stage, Difficulty: rules.DifficultyNormal, Result: result, Ticks: 3600, Ended: day0.Add(at)}
+	for i, s := range points {
+		r.Slots = append(r.Slots, scores.Slot{Name: fmt.Sprintf("p%d", i), Score: s, Kills: uint16(s / 100), Deaths: 1})
 	}
 	return r
 }
 
-func ids(rs []Record) []uuid.UUID {
+func ids(rs []scores.Record) []uuid.UUID {
 	out := make([]uuid.UUID, len(rs))
 	for i, r := range rs {
 		out[i] = r.ID
@@ -75,7 +74,7 @@ func ids(rs []Record) []uuid.UUID {
 	return out
 }
 
-func wantIDs(t *testing.T, what string, got []Record, want ...Record) {
+func wantIDs(t *testing.T, what string, got []scores.Record, want ...scores.Record) {
 	t.Helper()
 	g, w := ids(got), ids(want)
 	if fmt.Sprint(g) != fmt.Sprint(w) {
@@ -86,8 +85,8 @@ func wantIDs(t *testing.T, what string, got []Record, want ...Record) {
 func TestStoreRoundTrip(t *testing.T) {
 	eachBackend(t, func(t *testing.T, d Dialect, dsn string) {
 		s := openStore(t, d, dsn)
-		r := Record{ID: uuid.New(), Stage: "stage1", Difficulty: rules.DifficultyHard, Result: rules.ResultVictory, Ticks: 4_000_000_000,
-			Ended: day0, ReplayBytes: 12345, Slots: []Slot{
+		r := scores.Record{ID: uuid.New(), Stage: "stage1", Difficulty: rules.DifficultyHard, Result: rules.ResultVictory, Ticks: 4_000_000_000,
+			Ended: day0, ReplayBytes: 12345, Slots: []scores.Slot{
 				{Name: "alice", Score: 4_000_000_000, Kills: 65535, Deaths: 255, Continued: true},
 				{Name: "bob-2", Score: 10, Kills: 1, Deaths: 0, Left: true},
 			}}
@@ -104,7 +103,7 @@ func TestStoreRoundTrip(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(r) {
 			t.Fatalf("round trip:\n got %+v\nwant %+v", got, r)
 		}
-		all, err := s.Games(ctx(t), Query{Order: Recent})
+		all, err := s.Games(ctx(t), scores.Query{Order: scores.Recent})
 		if err != nil || len(all) != 1 {
 			t.Fatalf("Recent after two Adds of one game: %d games, %v", len(all), err)
 		}
@@ -131,12 +130,12 @@ func TestStoreQueries(t *testing.T) {
 		g := rec("stage1", 4*time.Minute, rules.ResultDefeat, 3000, 3000)
 		f.Slots[1].Name = "alice"
 		b.Slots[0].Name = "alice"
-		for _, r := range []Record{a, b, c, e, f, g} {
+		for _, r := range []scores.Record{a, b, c, e, f, g} {
 			if err := s.Add(ctx(t), &r); err != nil {
 				t.Fatal(err)
 			}
 		}
-		q := func(q Query) []Record {
+		q := func(q scores.Query) []scores.Record {
 			t.Helper()
 			rs, err := s.Games(ctx(t), q)
 			if err != nil {
@@ -144,33 +143,33 @@ func TestStoreQueries(t *testing.T) {
 			}
 			return rs
 		}
-		wantIDs(t, "best, every stage", q(Query{}), f, a, g, b, c)
-		wantIDs(t, "best stage1", q(Query{Stage: "stage1"}), a, g, b, c)
-		wantIDs(t, "best stage1 solo", q(Query{Stage: "stage1", Players: 1}), a, b, c)
-		wantIDs(t, "best stage1 solo today", q(Query{Stage: "stage1", Players: 1, Since: StartOfDay(day0)}), b, c)
-		wantIDs(t, "best duo", q(Query{Players: 2}), f, g)
-		wantIDs(t, "alice's best", q(Query{Name: "alice"}), f, b)
-		wantIDs(t, "alice's best stage1", q(Query{Name: "alice", Stage: "stage1"}), b)
-		wantIDs(t, "nobody's", q(Query{Name: "zed"}))
-		wantIDs(t, "recent", q(Query{Order: Recent}), g, f, e, c, b, a)
-		wantIDs(t, "recent page 1", q(Query{Order: Recent, Page: 1}))
-		wantIDs(t, "unknown stage", q(Query{Stage: "nope"}))
+		wantIDs(t, "best, every stage", q(scores.Query{}), f, a, g, b, c)
+		wantIDs(t, "best stage1", q(scores.Query{Stage: "stage1"}), a, g, b, c)
+		wantIDs(t, "best stage1 solo", q(scores.Query{Stage: "stage1", Players: 1}), a, b, c)
+		wantIDs(t, "best stage1 solo today", q(scores.Query{Stage: "stage1", Players: 1, Since: scores.StartOfDay(day0)}), b, c)
+		wantIDs(t, "best duo", q(scores.Query{Players: 2}), f, g)
+		wantIDs(t, "alice's best", q(scores.Query{Name: "alice"}), f, b)
+		wantIDs(t, "alice's best stage1", q(scores.Query{Name: "alice", Stage: "stage1"}), b)
+		wantIDs(t, "nobody's", q(scores.Query{Name: "zed"}))
+		wantIDs(t, "recent", q(scores.Query{Order: scores.Recent}), g, f, e, c, b, a)
+		wantIDs(t, "recent page 1", q(scores.Query{Order: scores.Recent, Page: 1}))
+		wantIDs(t, "unknown stage", q(scores.Query{Stage: "nope"}))
 	})
 }
 
 func TestStorePaging(t *testing.T) {
 	eachBackend(t, func(t *testing.T, d Dialect, dsn string) {
 		s := openStore(t, d, dsn)
-		var all []Record
-		for i := range 2*PageSize + 3 {
+		var all []scores.Record
+		for i := range 2*scores.PageSize + 3 {
 			r := rec("stage1", time.Duration(i)*time.Second, rules.ResultDefeat, uint32(1000-i))
 			all = append(all, r)
 			if err := s.Add(ctx(t), &r); err != nil {
 				t.Fatal(err)
 			}
 		}
-		for p, want := range [][]Record{all[:PageSize], all[PageSize : 2*PageSize], all[2*PageSize:], nil} {
-			got, err := s.Games(ctx(t), Query{Stage: "stage1", Page: p})
+		for p, want := range [][]scores.Record{all[:scores.PageSize], all[scores.PageSize : 2*scores.PageSize], all[2*scores.PageSize:], nil} {
+			got, err := s.Games(ctx(t), scores.Query{Stage: "stage1", Page: p})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -252,12 +251,12 @@ func indexStr(s, sub string) int {
 
 func TestParseSize(t *testing.T) {
 	for in, want := range map[string]int64{"0": 0, "1234": 1234, "500M": 500 << 20, "20G": 20 << 30, "2t": 2 << 40, "64KiB": 64 << 10, "3MB": 3 << 20} {
-		if got, err := ParseSize(in); err != nil || got != want {
+		if got, err := scores.ParseSize(in); err != nil || got != want {
 			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "-1", "1.5G", "G", "12X", "99999999999T"} {
-		if _, err := ParseSize(in); err == nil {
+		if _, err := scores.ParseSize(in); err == nil {
 			t.Errorf("ParseSize(%q) accepted it", in)
 		}
 	}
@@ -265,7 +264,7 @@ func TestParseSize(t *testing.T) {
 
 func TestDefaultDataDir(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", "/srv/data")
-	if d, err := DefaultDataDir(); err != nil || d != "/srv/data/rtype" {
+	if d, err := scores.DefaultDataDir(); err != nil || d != "/srv/data/rtype" {
 		t.Fatalf("with XDG_DATA_HOME: %q %v", d, err)
 	}
 	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
@@ -273,7 +272,7 @@ func TestDefaultDataDir(t *testing.T) {
 	}
 	t.Setenv("XDG_DATA_HOME", "relative") // not absolute: ignored (XDG Base Directory spec)
 	t.Setenv("HOME", "/home/pilot")
-	if d, err := DefaultDataDir(); err != nil || d != "/home/pilot/.local/share/rtype" {
+	if d, err := scores.DefaultDataDir(); err != nil || d != "/home/pilot/.local/share/rtype" {
 		t.Fatalf("without XDG_DATA_HOME: %q %v", d, err)
 	}
 }
