@@ -3,7 +3,8 @@
 // process, net/fleet.Remote on the hosts of a fleet), the Game it returns, and the interfaces a
 // Game may add (HostedGame, Rejoiner, Spectatable, SpectatorReporter). A leaf package, so that
 // the game runtimes and their pure cores (net/instance.Game) implement it without linking the
-// lobby server, and the lobby starts games without knowing the runtimes.
+// lobby server, and the lobby starts games without knowing the runtimes. SourceNetwork is the
+// one rule of what counts as one client address for the limits of both sides.
 package handoff
 
 import (

@@ -433,6 +433,23 @@ func TestCoreCommandRate(t *testing.T) {
 	}
 }
 
+// TestCoreCommandBurstAboveTenPerSecond: above 10 lines per second the burst is two seconds'
+// worth (CommandBurstAt), not CommandBurst.
+func TestCoreCommandBurstAboveTenPerSecond(t *testing.T) {
+	const perSecond = 50
+	if CommandBurstAt(perSecond) != 2*perSecond || CommandBurstAt(2) != CommandBurst {
+		t.Fatalf("CommandBurstAt(%d) = %d, CommandBurstAt(2) = %d", perSecond, CommandBurstAt(perSecond), CommandBurstAt(2))
+	}
+	v := newVLobby(t, ServerConfig{CommandRate: perSecond})
+	r := v.player("192.0.2.1", "fast") // AUTHENTICATE took one of the burst
+	for range 2*perSecond - 1 {
+		r.ok(lobby.CmdGetLobbies)
+	}
+	if got := r.fail(lobby.CmdGetLobbies); got != "too many commands: at most 50 per second" {
+		t.Fatalf("over the burst: %q", got)
+	}
+}
+
 // TestCoreChatRate: ChatBurst lines at once, then one per ChatEvery; every member and
 // spectator of the lobby gets each line relayed.
 func TestCoreChatRate(t *testing.T) {

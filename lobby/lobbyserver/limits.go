@@ -12,16 +12,19 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/net/metrics/logsample"
 )
 
-// Defaults of the limits applied by NewServer to zero ServerConfig fields
-// (docs/PROTOCOL.md §2.3, the -max-conns ... flags of rtype-server).
+// Defaults applied by NewServer to zero ServerConfig fields (docs/PROTOCOL.md §2.3, the
+// -max-lobbies, -max-conns ... flags of rtype-server, whose help and defaults read them).
 const (
+	DefaultMaxLobbies        = 64               // lobbies at once
+	DefaultIdleTimeout       = 5 * time.Minute  // a connection without a valid command for this long is closed
 	DefaultMaxConns          = 1024             // connections at once
 	DefaultMaxConnsPerAddr   = 16               // connections at once from one IP address
 	DefaultMaxLobbiesPerAddr = 4                // lobbies owned at once by the connections of one IP address
-	DefaultCommandRate       = 10               // lines per second per connection (bursts of CommandBurst)
+	DefaultCommandRate       = 10               // lines per second per connection (in bursts of CommandBurstAt)
 	DefaultAuthTimeout       = 10 * time.Second // a connection must AUTHENTICATE within this
 )
 
@@ -42,9 +45,13 @@ func capConns(maxConns int, nofile uint64) (int, bool) {
 	return maxConns, false
 }
 
-// CommandBurst is how many lines a connection may send at once before
-// CommandRate applies (or two seconds' worth of CommandRate, if more).
+// CommandBurst is how many lines a connection may send at once before its command rate
+// applies, or two seconds' worth of that rate if more (CommandBurstAt).
 const CommandBurst = 20
+
+// CommandBurstAt is how many lines a connection may send at once under a command rate of rate
+// lines per second: CommandBurst, or two seconds' worth of rate if more.
+func CommandBurstAt(rate float64) int { return max(CommandBurst, int(2*rate)) }
 
 // ChatBurst lines of chat may be sent at once; then one per ChatEvery
 // (docs/PROTOCOL.md §2.4.9).
@@ -112,7 +119,7 @@ func (c *Core) Open(now time.Duration, id ConnID, from netip.Addr) (refuse []byt
 		return line
 	}
 	cs := &connState{id: id, addr: addr,
-		cmdRate:  rate.NewLimiter(rate.Limit(c.cfg.CommandRate), max(CommandBurst, int(2*c.cfg.CommandRate))),
+		cmdRate:  rate.NewLimiter(rate.Limit(c.cfg.CommandRate), CommandBurstAt(c.cfg.CommandRate)),
 		chatRate: rate.NewLimiter(rate.Every(ChatEvery), ChatBurst)}
 	c.conns[id] = cs
 	c.addrConns[addr]++
@@ -244,21 +251,16 @@ func remoteIP(nc net.Conn) netip.Addr {
 	return netip.Addr{}
 }
 
-// IPv6PrefixLen is the prefix length under which IPv6 addresses count as one address for the
-// per-address limits: a /64 is what one subscriber usually gets (docs/PROTOCOL.md §2.3).
-const IPv6PrefixLen = 64
-
-// addrKey is the key of the per-address limits for a peer at ip, as the refusals name it: an
-// IPv4 address ("192.0.2.7"), an IPv6 /64 ("2001:db8:1:2::/64"); connections without an IP
-// address share the key "".
+// addrKey is the key of the per-address limits for a peer at ip (handoff.SourceNetwork), as the
+// refusals name it: an IPv4 address ("192.0.2.7"), an IPv6 /64 ("2001:db8:1:2::/64");
+// connections without an IP address share the key "".
 func addrKey(ip netip.Addr) string {
-	ip = ip.Unmap()
-	switch {
-	case !ip.IsValid():
+	switch p := handoff.SourceNetwork(ip); {
+	case !p.IsValid():
 		return ""
-	case ip.Is4():
-		return ip.String()
+	case p.Addr().Is4():
+		return p.Addr().String()
+	default:
+		return p.String()
 	}
-	p, _ := ip.WithZone("").Prefix(IPv6PrefixLen) // a valid IPv6 address and length: no error
-	return p.String()
 }

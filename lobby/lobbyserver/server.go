@@ -16,12 +16,6 @@ import (
 	"github.com/rtype/rtype/lobby/scores"
 )
 
-// Defaults applied to zero ServerConfig fields.
-const (
-	DefaultMaxLobbies  = 64
-	DefaultIdleTimeout = 5 * time.Minute
-)
-
 // writeTimeout bounds one write to a client; a client that does not read for that long is
 // disconnected.
 const writeTimeout = 10 * time.Second
@@ -31,8 +25,8 @@ const writeTimeout = 10 * time.Second
 const maxOutbox = 64 << 10
 
 // ServerConfig configures a Server (and its Core). Zero values get defaults: a random
-// ServerUUID, DefaultMaxLobbies, DefaultIdleTimeout (a negative IdleTimeout disables the idle
-// check), the Default* limits of limits.go, slog.Default(). Stages is required (NewCore panics
+// ServerUUID, the Default* values of limits.go (a negative IdleTimeout
+// disables the idle check), slog.Default(). Stages is required (NewCore panics
 // without it). A nil Starter makes START fail with 500.
 type ServerConfig struct {
 	ServerUUID  uuid.UUID
@@ -42,7 +36,7 @@ type ServerConfig struct {
 	MaxConns          int           // connections at once
 	MaxConnsPerAddr   int           // connections at once from one IP address
 	MaxLobbiesPerAddr int           // lobbies whose owner connects from one IP address
-	CommandRate       float64       // lines per second per connection, bursts of max(CommandBurst, 2 s worth)
+	CommandRate       float64       // lines per second per connection, in bursts of CommandBurstAt(CommandRate)
 	AuthTimeout       time.Duration // time to AUTHENTICATE after connecting (negative: none)
 	Starter           handoff.Starter
 	Logger            *slog.Logger

@@ -86,9 +86,6 @@ const (
 	RetiredRoute = 5 * time.Second
 )
 
-// TickPeriod is the time between two ticks of the schedule (1/60 s).
-const TickPeriod = game.TickPeriod
-
 // Slots is how many phases the tick period is divided into: each game ticks in one slot (the
 // least loaded when it starts), so the games' work is spread over the period instead of all
 // falling due at once, and a game waits for at most its slot's share of the others.
@@ -526,7 +523,7 @@ type job struct {
 // games of that slot that are not still busy with an earlier tick to the workers. It sleeps
 // through the slots without games.
 func (m *Manager) schedule() {
-	const slotPeriod = TickPeriod / Slots
+	const slotPeriod = game.TickPeriod / Slots
 	next := time.Now().Add(slotPeriod)
 	timer := time.NewTimer(slotPeriod)
 	defer timer.Stop()
@@ -580,7 +577,7 @@ func (m *Manager) schedule() {
 			}
 		}
 		m.mu.Unlock()
-		if now.Sub(next) > MaxCatchUp*TickPeriod {
+		if now.Sub(next) > MaxCatchUp*game.TickPeriod {
 			next = now.Add(slotPeriod) // the schedule itself was starved: skip ahead
 		}
 		if slot == 0 && m.idle() {
