@@ -183,7 +183,7 @@ func isEbiten(p string) bool {
 func TestDesignLinks(t *testing.T) {
 	trackSources(t)
 	l := links(t, design(t))
-	for _, k := range []string{"ebiten-imports", "ebiten-links", "cgo-free", "no-game", "game-deps", "no-lobby", "test-support"} {
+	for _, k := range []string{"ebiten-imports", "ebiten-links", "cgo-free", "no-game", "game-deps", "no-lobby", "test-support", "client-links-none", "lobby-to-net"} {
 		if len(l[k]) == 0 {
 			t.Errorf("the links block has no %s line", k)
 		}
@@ -266,9 +266,42 @@ func TestDesignLinks(t *testing.T) {
 		}
 	}
 	for _, p := range l["no-lobby"] {
-		if slices.Contains(deps(p), "lobby") {
-			t.Errorf("%s links package lobby: DESIGN.md says it starts games through lobby/handoff alone", p)
+		if d := deps(p); slices.Contains(d, "lobby") || slices.Contains(d, "lobby/lobbyserver") {
+			t.Errorf("%s links package lobby or lobby/lobbyserver: DESIGN.md says it starts games through lobby/handoff alone", p)
 		}
+	}
+	// client-links-none: what the programs that play link none of (standard packages by their
+	// import path, the repository's by their path in it).
+	for _, bin := range []string{"cmd/rtype-client", "cmd/rtype-bot"} {
+		linked := map[string]bool{}
+		for _, d := range goList(t, nil, "-deps", "./"+bin) {
+			linked[rel(d)] = true
+		}
+		if !linked["lobby"] {
+			t.Errorf("%s links no package lobby: the client-links-none check would hold for nothing", bin)
+		}
+		for _, p := range l["client-links-none"] {
+			if linked[p] {
+				t.Errorf("%s links %s: DESIGN.md says the programs that play link no lobby server or database", bin, p)
+			}
+		}
+	}
+	// lobby-to-net: the packages of net/ that the packages under lobby/ link, together.
+	var toNet []string
+	for _, line := range goList(t, nil, "-deps", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./lobby/...") {
+		f := strings.Fields(line)
+		if p := rel(f[0]); p != "lobby" && !strings.HasPrefix(p, "lobby/") {
+			continue
+		}
+		for _, d := range f[1:] {
+			if strings.HasPrefix(d, module+"/net/") && !slices.Contains(toNet, rel(d)) {
+				toNet = append(toNet, rel(d))
+			}
+		}
+	}
+	sort.Strings(toNet)
+	if !slices.Equal(toNet, l["lobby-to-net"]) {
+		t.Errorf("the packages under lobby/ link %v of net/, DESIGN.md's lobby-to-net line says %v", toNet, l["lobby-to-net"])
 	}
 	if got := deps("game"); !slices.Equal(got, l["game-deps"]) {
 		t.Errorf("game links %v of the repository, DESIGN.md says %v", got, l["game-deps"])

@@ -99,20 +99,11 @@ func (s *Sim) initRun(stages []*Stage) *Stage {
 	s.run.stages = make([]*Stage, len(stages))
 	for i, st := range stages {
 		if st == nil {
-			st = embeddedStage1()
+			st = DefaultStage()
 		}
 		s.run.stages[i] = sanitize(st)
 	}
 	return s.run.stages[0]
-}
-
-// embeddedStage1 loads the embedded "stage1" (a broken embedded file is a build defect).
-func embeddedStage1() *Stage {
-	st, err := LoadStage("stage1")
-	if err != nil {
-		panic("game: embedded stage1 is invalid: " + err.Error())
-	}
-	return st
 }
 
 // stageCleared is called by sysEnd when the boss's death animation is over: it reports whether

@@ -90,7 +90,7 @@ func ChargeLevel(charge uint8) int {
 type Config struct {
 	Seed    uint64 // PRNG seed; same seed + same inputs = same world
 	Players int    // 1..MaxPlayers ships in slots 0..Players-1 (clamped)
-	Stage   *Stage // stage script; nil loads the embedded "stage1"
+	Stage   *Stage // stage script; nil loads the embedded stagefile.Default
 	// Difficulty is the level chosen in the lobby (zero: Normal).
 	Difficulty rules.Difficulty
 	// Section starts the game at that section of the stage (practice): 0 is the start, 1 ..
@@ -99,7 +99,7 @@ type Config struct {
 	Section int
 	// Run is an arcade run: with two or more stages the game plays them in order (arcade.go;
 	// Stage is then ignored and Section applies to the first). Nil entries are the embedded
-	// "stage1".
+	// stagefile.Default.
 	Run []*Stage
 }
 
@@ -189,9 +189,19 @@ type killReq struct {
 	slot int // scorer, -1 none
 }
 
+// DefaultStage loads the embedded stagefile.Default, what a nil Stage plays (a broken embedded
+// file is a build defect and panics).
+func DefaultStage() *Stage {
+	st, err := LoadStage(stagefile.Default)
+	if err != nil {
+		panic("game: embedded " + stagefile.Default + " is invalid: " + err.Error())
+	}
+	return st
+}
+
 // NewSim creates a simulation with the ships of slots 0..Players-1 and the
 // stage singleton. Players is clamped to 1..MaxPlayers. A nil Stage loads
-// the embedded "stage1" (which always parses; a broken embedded file is a
+// DefaultStage (which always parses; a broken embedded file is a
 // build defect and panics).
 func NewSim(cfg Config) *Sim {
 	st := cfg.Stage
@@ -200,10 +210,7 @@ func NewSim(cfg Config) *Sim {
 		st = r
 	}
 	if st == nil {
-		var err error
-		if st, err = LoadStage(stagefile.Default); err != nil {
-			panic("game: embedded stage1 is invalid: " + err.Error())
-		}
+		st = DefaultStage()
 	}
 	st = sanitize(st)
 	n := cfg.Players

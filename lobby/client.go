@@ -262,7 +262,7 @@ func (c *Client) Chat(text string) error {
 	if err := CheckText(text); err != nil {
 		return err
 	}
-	_, err := c.request(CmdChat, textArgs(EncodeText(text))...)
+	_, err := c.request(CmdChat, TextArgs(EncodeText(text))...)
 	return err
 }
 
@@ -730,9 +730,9 @@ func (c *Client) request(name string, args ...string) (Response, error) {
 
 func (c *Client) readLoop() {
 	defer close(c.done)
-	lr := lineReader{r: c.nc}
+	lr := NewLineReader(c.nc)
 	for {
-		line, err := lr.readLine()
+		line, err := lr.ReadLine()
 		if err == nil {
 			err = c.dispatch(line)
 		} else {
@@ -919,4 +919,17 @@ func appendBounded[T any](q []T, v T) []T {
 		q = q[1:]
 	}
 	return append(q, v)
+}
+
+// Rejoin sends REJOIN: this client takes back slot of the game running in lobby code, whose
+// session was lost, proving it holds key, the session key of the START push that gave it the
+// slot (RejoinProof; the key itself is not sent). On success a START push with a new token and
+// key follows (WaitStart), and the client is a member of the lobby again.
+func (c *Client) Rejoin(code string, slot int, key [16]byte) error {
+	c.mu.Lock()
+	id := c.id
+	c.mu.Unlock()
+	code = UpperCode(code)
+	_, err := c.request(CmdRejoin, code, strconv.Itoa(slot), RejoinProof(key, code, slot, id))
+	return err
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"strconv"
 	"strings"
 
@@ -29,7 +30,7 @@ const (
 // RateRefusal is the reason of the 500 a line over its connection's command rate gets
 // (docs/PROTOCOL.md §2.3): "too many commands: at most 10 per second".
 func RateRefusal(rate float64) string {
-	return rateRefusalPrefix + formatRate(rate) + " per second"
+	return rateRefusalPrefix + strconv.FormatFloat(rate, 'g', -1, 64) + " per second"
 }
 
 const rateRefusalPrefix = "too many commands: at most "
@@ -553,20 +554,66 @@ func printable(s string) bool {
 	return true
 }
 
+// MaxHostLen bounds the host field of START and SPECTATE (a DNS name's longest form).
+const MaxHostLen = 253
+
+// ValidHost reports whether s is a valid host field of START and SPECTATE (docs/PROTOCOL.md
+// §2.5.1): an IPv4 or IPv6 address literal (no brackets, no zone), or a DNS name of at most 253
+// bytes whose labels are 1..63 letters, digits and inner hyphens, the last not all digits (so
+// that a number is never taken for a name).
+func ValidHost(s string) bool {
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a.Zone() == ""
+	}
+	if len(s) == 0 || len(s) > MaxHostLen {
+		return false
+	}
+	labels := strings.Split(strings.TrimSuffix(s, "."), ".")
+	for _, l := range labels {
+		if len(l) == 0 || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	last := labels[len(labels)-1]
+	return strings.Trim(last, "0123456789") != ""
+}
+
+// UpperCode is s with its ASCII letters upper-cased: lobby codes are case-insensitive (a
+// client may send them in lower case; docs/PROTOCOL.md §2.4.3).
+func UpperCode(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
+
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// lineReader splits a stream into lines of at most MaxLine bytes (LF
-// included). Unlike bufio.Reader it keeps a partial line across read errors
-// such as an expired read deadline. The returned line aliases the internal
-// buffer and is valid until the next call.
-type lineReader struct {
+// LineReader splits a stream into lines of at most MaxLine bytes (LF included), for both ends
+// of the lobby's connections. Unlike bufio.Reader it keeps a partial line across read errors
+// such as an expired read deadline.
+type LineReader struct {
 	r          io.Reader
 	buf        [MaxLine]byte
 	start, end int
 	err        error
 }
 
-func (lr *lineReader) readLine() ([]byte, error) {
+// NewLineReader returns a LineReader reading r.
+func NewLineReader(r io.Reader) *LineReader { return &LineReader{r: r} }
+
+// ReadLine returns the next line, LF included (ErrLineTooLong past MaxLine bytes without
+// one). The line aliases the internal buffer and is valid until the next call.
+func (lr *LineReader) ReadLine() ([]byte, error) {
 	for {
 		if i := bytes.IndexByte(lr.buf[lr.start:lr.end], '\n'); i >= 0 {
 			line := lr.buf[lr.start : lr.start+i+1]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"reflect"
 	"strings"
@@ -256,40 +257,40 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 
 func TestLineReader(t *testing.T) {
 	// Lines split across reads, several lines per read.
-	lr := &lineReader{r: &chunkReader{chunks: []string{"AB", "C\r\nD\r\nE", "F\r\n"}, err: io.EOF}}
+	lr := NewLineReader(&chunkReader{chunks: []string{"AB", "C\r\nD\r\nE", "F\r\n"}, err: io.EOF})
 	for _, want := range []string{"ABC\r\n", "D\r\n", "EF\r\n"} {
-		got, err := lr.readLine()
+		got, err := lr.ReadLine()
 		if err != nil || string(got) != want {
 			t.Fatalf("readLine = %q, %v; want %q", got, err, want)
 		}
 	}
-	if _, err := lr.readLine(); err != io.EOF {
+	if _, err := lr.ReadLine(); err != io.EOF {
 		t.Fatalf("readLine at end = %v, want EOF", err)
 	}
 
 	// A partial line survives a read error (an expired deadline) and
 	// completes on the next call.
 	cr := &chunkReader{chunks: []string{"GET_LOB"}, err: os.ErrDeadlineExceeded}
-	lr = &lineReader{r: cr}
-	if _, err := lr.readLine(); !errors.Is(err, os.ErrDeadlineExceeded) {
+	lr = NewLineReader(cr)
+	if _, err := lr.ReadLine(); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("readLine = %v, want deadline error", err)
 	}
 	cr.chunks = []string{"BIES x;\r\n"}
-	if got, err := lr.readLine(); err != nil || string(got) != "GET_LOBBIES x;\r\n" {
+	if got, err := lr.ReadLine(); err != nil || string(got) != "GET_LOBBIES x;\r\n" {
 		t.Fatalf("readLine after deadline = %q, %v", got, err)
 	}
 
 	// MaxLine bytes with the LF last is fine; one more byte is too long.
 	exact := strings.Repeat("a", MaxLine-2) + "\r\n"
-	lr = &lineReader{r: &chunkReader{chunks: []string{exact, strings.Repeat("a", MaxLine-1) + "\r\n"}, err: io.EOF}}
-	if got, err := lr.readLine(); err != nil || len(got) != MaxLine {
+	lr = NewLineReader(&chunkReader{chunks: []string{exact, strings.Repeat("a", MaxLine-1) + "\r\n"}, err: io.EOF})
+	if got, err := lr.ReadLine(); err != nil || len(got) != MaxLine {
 		t.Fatalf("readLine(%d bytes) = %d bytes, %v", MaxLine, len(got), err)
 	}
-	if _, err := lr.readLine(); !errors.Is(err, ErrLineTooLong) {
+	if _, err := lr.ReadLine(); !errors.Is(err, ErrLineTooLong) {
 		t.Fatalf("readLine(%d bytes) = %v, want ErrLineTooLong", MaxLine+1, err)
 	}
-	lr = &lineReader{r: &chunkReader{chunks: []string{strings.Repeat("b", 3*MaxLine)}, err: io.EOF}}
-	if _, err := lr.readLine(); !errors.Is(err, ErrLineTooLong) {
+	lr = NewLineReader(&chunkReader{chunks: []string{strings.Repeat("b", 3*MaxLine)}, err: io.EOF})
+	if _, err := lr.ReadLine(); !errors.Is(err, ErrLineTooLong) {
 		t.Fatalf("readLine(no LF) = %v, want ErrLineTooLong", err)
 	}
 }
@@ -377,16 +378,37 @@ func FuzzParseResponse(f *testing.F) {
 // The reader must not block forever on a quiet connection when a deadline
 // is set: sanity check with a real pipe.
 func TestLineReaderDeadline(t *testing.T) {
-	a, b := netPipe(t)
-	lr := &lineReader{r: a}
+	a, b := tcpPair(t)
+	lr := NewLineReader(a)
 	a.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
 	b.Write([]byte("PART"))
-	if _, err := lr.readLine(); !errors.Is(err, os.ErrDeadlineExceeded) {
+	if _, err := lr.ReadLine(); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("readLine = %v, want deadline exceeded", err)
 	}
-	a.SetReadDeadline(time.Now().Add(waitTime))
+	a.SetReadDeadline(time.Now().Add(5 * time.Second))
 	b.Write([]byte("IAL\r\n"))
-	if got, err := lr.readLine(); err != nil || string(got) != "PARTIAL\r\n" {
+	if got, err := lr.ReadLine(); err != nil || string(got) != "PARTIAL\r\n" {
 		t.Fatalf("readLine = %q, %v", got, err)
 	}
+}
+
+// tcpPair returns both ends of a loopback TCP connection.
+func tcpPair(t *testing.T) (net.Conn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	b, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ln.Accept()
+	if err != nil {
+		b.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close(); b.Close() })
+	return a, b
 }

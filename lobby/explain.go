@@ -42,7 +42,7 @@ func Explain(err error, server string) (msg, detail string) {
 	case errors.Is(err, ErrProtocol):
 		return "The server at " + server + " does not speak the rtype protocol this game knows (is it another version?).", detail
 	case errors.Is(err, ErrBadText):
-		return sentence(textReason(err)), detail
+		return sentence(TextReason(err)), detail
 	case errors.As(err, &dnsErr):
 		return "Cannot find the server " + server + ": check the address.", detail
 	case errors.Is(err, syscall.ECONNREFUSED):

@@ -117,8 +117,8 @@ func invisibleLetter(r rune) bool {
 // textErr returns an error wrapping ErrBadText whose message ends with reason.
 func textErr(reason string) error { return fmt.Errorf("%w: %s", ErrBadText, reason) }
 
-// textReason is the reason of a text error, as a 500 body says it.
-func textReason(err error) string { return strings.TrimPrefix(err.Error(), ErrBadText.Error()+": ") }
+// TextReason is the reason of a text error, as a 500 body says it.
+func TextReason(err error) string { return strings.TrimPrefix(err.Error(), ErrBadText.Error()+": ") }
 
 func unhex(c byte) int {
 	switch {
@@ -132,7 +132,7 @@ func unhex(c byte) int {
 	return -1
 }
 
-// textArgs splits the wire form of a text into command arguments: a text
+// TextArgs splits the wire form of a text into command arguments: a text
 // travels with its commas as they are, so it is the rest of the line and
 // AppendCommand joins these parts back with ','.
-func textArgs(wire string) []string { return strings.Split(wire, ",") }
+func TextArgs(wire string) []string { return strings.Split(wire, ",") }

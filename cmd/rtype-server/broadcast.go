@@ -15,11 +15,15 @@ import (
 // docs/PROTOCOL.md §2.5.6). It returns the exit status.
 func broadcast(args []string) int {
 	fs := flag.NewFlagSet("rtype-server broadcast", flag.ContinueOnError)
-	admin := fs.String("admin", env("RTYPE_ADMIN", "127.0.0.1:9090"), "admin address of the running server (its -admin flag) (env RTYPE_ADMIN)")
-	tokenFile := fs.String("admin-token-file", env("RTYPE_ADMIN_TOKEN_FILE", ""), "file holding the server's admin token; else the env RTYPE_ADMIN_TOKEN (env RTYPE_ADMIN_TOKEN_FILE)")
+	admin := fs.String("admin", "127.0.0.1:9090", "admin address of the running server (its -admin flag)")
+	tokenFile := fs.String("admin-token-file", "", "file holding the server's admin token; else the env RTYPE_ADMIN_TOKEN")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: rtype-server broadcast [-admin host:port] TEXT...\n\nPushes TEXT (1..200 characters) to every player connected to the server's lobby.")
 		fs.PrintDefaults()
+	}
+	if err := bindEnv(fs, os.LookupEnv); err != nil {
+		fmt.Fprintln(os.Stderr, "rtype-server broadcast:", err)
+		return 2
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2

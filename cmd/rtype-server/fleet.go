@@ -23,22 +23,23 @@ type fleetFlags struct {
 	drain                            *time.Duration
 }
 
-func addFleetFlags() *fleetFlags {
+func addFleetFlags(fs *flag.FlagSet) *fleetFlags {
 	return &fleetFlags{
-		role:       flag.String("role", env("RTYPE_ROLE", ""), "run only the lobby (lobby: games go to -hosts) or only the games (host: handed over on -control); empty = both in one process (env RTYPE_ROLE)"),
-		hosts:      flag.String("hosts", env("RTYPE_HOSTS", ""), "with -role lobby: the game hosts' control addresses, host:port,host:port; each game goes to the least loaded (env RTYPE_HOSTS)"),
-		control:    flag.String("control", env("RTYPE_CONTROL", ""), "with -role host: the TCP address the lobby connects to, e.g. :4243 (needs the control secret) (env RTYPE_CONTROL)"),
-		secretFile: flag.String("control-secret-file", env("RTYPE_CONTROL_SECRET_FILE", ""), "file holding the control secret shared by a lobby and its hosts (at least 16 bytes); else the env RTYPE_CONTROL_SECRET (env RTYPE_CONTROL_SECRET_FILE)"),
-		cert:       flag.String("control-cert", env("RTYPE_CONTROL_CERT", ""), "run the control channel over mutual TLS: this side's certificate (PEM; a host's must name its -hosts address); with -control-key and -control-ca the secret becomes optional (env RTYPE_CONTROL_CERT)"),
-		key:        flag.String("control-key", env("RTYPE_CONTROL_KEY", ""), "with -control-cert: its private key (PEM) (env RTYPE_CONTROL_KEY)"),
-		ca:         flag.String("control-ca", env("RTYPE_CONTROL_CA", ""), "with -control-cert: the CA (PEM) that signs the other side's certificates (env RTYPE_CONTROL_CA)"),
-		capacity:   flag.Int("capacity", envInt("RTYPE_CAPACITY", fleet.DefaultCapacity), "with -role host: games it runs at once (env RTYPE_CAPACITY)"),
-		drain:      flag.Duration("drain-timeout", envDuration("RTYPE_DRAIN_TIMEOUT", server.DefaultDrainTimeout), "with -role host: on SIGTERM, take no new game and let the running ones end for this long, then end them; negative = end them at once (env RTYPE_DRAIN_TIMEOUT)"),
+		role:       fs.String("role", "", "run only the lobby (lobby: games go to -hosts) or only the games (host: handed over on -control); empty = both in one process"),
+		hosts:      fs.String("hosts", "", "with -role lobby: the game hosts' control addresses, host:port,host:port; each game goes to the least loaded"),
+		control:    fs.String("control", "", "with -role host: the TCP address the lobby connects to, e.g. :4243 (needs the control secret)"),
+		secretFile: fs.String("control-secret-file", "", "file holding the control secret shared by a lobby and its hosts (at least 16 bytes); else the env RTYPE_CONTROL_SECRET"),
+		cert:       fs.String("control-cert", "", "run the control channel over mutual TLS: this side's certificate (PEM; a host's must name its -hosts address); with -control-key and -control-ca the secret becomes optional"),
+		key:        fs.String("control-key", "", "with -control-cert: its private key (PEM)"),
+		ca:         fs.String("control-ca", "", "with -control-cert: the CA (PEM) that signs the other side's certificates"),
+		capacity:   fs.Int("capacity", fleet.DefaultCapacity, "with -role host: games it runs at once"),
+		drain:      fs.Duration("drain-timeout", server.DefaultDrainTimeout, "with -role host: on SIGTERM, take no new game and let the running ones end for this long, then end them; negative = end them at once"),
 	}
 }
 
-// apply checks the flags and sets cfg.Fleet.
-func (f *fleetFlags) apply(cfg *server.Config) error {
+// apply checks the flags and sets cfg.Fleet; allocator is -allocator (a lobby that allocates on
+// Agones needs no -hosts).
+func (f *fleetFlags) apply(cfg *server.Config, allocator string) error {
 	role, err := server.ParseRole(*f.role)
 	if err != nil {
 		return err
@@ -63,7 +64,7 @@ func (f *fleetFlags) apply(cfg *server.Config) error {
 		if *f.control != "" {
 			return errors.New("-control is a host's (-role host); a lobby dials -hosts")
 		}
-		if *f.hosts != "" || os.Getenv("RTYPE_ALLOCATOR") == "" && !allocatorFlagSet() {
+		if *f.hosts != "" || allocator == "" {
 			if fc.Hosts, err = fleet.ParseHosts(*f.hosts); err != nil {
 				return fmt.Errorf("%w; -role lobby needs its hosts (or -allocator)", err)
 			}
@@ -107,29 +108,15 @@ type agonesFlags struct {
 	allocCert, allocKey, allocCA    *string
 }
 
-func envBool(name string, def bool) bool {
-	if v, ok := os.LookupEnv(name); ok {
-		switch strings.ToLower(v) {
-		case "1", "true", "yes", "on":
-			return true
-		case "0", "false", "no", "off", "":
-			return false
-		}
-		fmt.Fprintf(os.Stderr, "rtype-server: %s=%q is not a boolean\n", name, v)
-		os.Exit(2)
-	}
-	return def
-}
-
-func addAgonesFlags() *agonesFlags {
+func addAgonesFlags(fs *flag.FlagSet) *agonesFlags {
 	return &agonesFlags{
-		agones:    flag.Bool("agones", envBool("RTYPE_AGONES", false), "with -role host: run as an Agones GameServer (SDK sidecar on localhost:$AGONES_SDK_HTTP_PORT: Ready, Health, the games counter, Shutdown after the drain) and advertise its status address and port \"game\" (env RTYPE_AGONES)"),
-		allocator: flag.String("allocator", env("RTYPE_ALLOCATOR", ""), "with -role lobby: the Agones allocator service URL, e.g. https://agones-allocator.agones-system.svc:443; each game is allocated on -allocator-fleet instead of -hosts (env RTYPE_ALLOCATOR)"),
-		namespace: flag.String("allocator-namespace", env("RTYPE_ALLOCATOR_NAMESPACE", "default"), "with -allocator: the namespace of the hosts' Fleet (env RTYPE_ALLOCATOR_NAMESPACE)"),
-		fleetName: flag.String("allocator-fleet", env("RTYPE_ALLOCATOR_FLEET", "rtype-hosts"), "with -allocator: the hosts' Fleet (env RTYPE_ALLOCATOR_FLEET)"),
-		allocCert: flag.String("allocator-cert", env("RTYPE_ALLOCATOR_CERT", ""), "with -allocator: the client certificate file (PEM) (env RTYPE_ALLOCATOR_CERT)"),
-		allocKey:  flag.String("allocator-key", env("RTYPE_ALLOCATOR_KEY", ""), "with -allocator: the client key file (PEM) (env RTYPE_ALLOCATOR_KEY)"),
-		allocCA:   flag.String("allocator-ca", env("RTYPE_ALLOCATOR_CA", ""), "with -allocator: the CA file (PEM) of the allocator's server certificate; empty = the system's (env RTYPE_ALLOCATOR_CA)"),
+		agones:    fs.Bool("agones", false, "with -role host: run as an Agones GameServer (SDK sidecar on localhost:$AGONES_SDK_HTTP_PORT: Ready, Health, the games counter, Shutdown after the drain) and advertise its status address and port \"game\""),
+		allocator: fs.String("allocator", "", "with -role lobby: the Agones allocator service URL, e.g. https://agones-allocator.agones-system.svc:443; each game is allocated on -allocator-fleet instead of -hosts"),
+		namespace: fs.String("allocator-namespace", "default", "with -allocator: the namespace of the hosts' Fleet"),
+		fleetName: fs.String("allocator-fleet", "rtype-hosts", "with -allocator: the hosts' Fleet"),
+		allocCert: fs.String("allocator-cert", "", "with -allocator: the client certificate file (PEM)"),
+		allocKey:  fs.String("allocator-key", "", "with -allocator: the client key file (PEM)"),
+		allocCA:   fs.String("allocator-ca", "", "with -allocator: the CA file (PEM) of the allocator's server certificate; empty = the system's"),
 	}
 }
 
@@ -160,11 +147,4 @@ func (a *agonesFlags) apply(cfg *server.Config) error {
 	}
 	cfg.Fleet.AllocatorTLS = tc
 	return nil
-}
-
-// allocatorFlagSet reports whether -allocator was given on the command line.
-func allocatorFlagSet() bool {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "allocator" && f.Value.String() != "" })
-	return set
 }

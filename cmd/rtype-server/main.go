@@ -14,58 +14,11 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/rtype/rtype/game/buildinfo"
-	"github.com/rtype/rtype/game/stagefile"
-	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/scores"
-	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/server"
 )
-
-func env(name, def string) string {
-	if v, ok := os.LookupEnv(name); ok {
-		return v
-	}
-	return def
-}
-
-func envInt(name string, def int) int {
-	if v, ok := os.LookupEnv(name); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "rtype-server: %s=%q is not a number\n", name, v)
-			os.Exit(2)
-		}
-		return n
-	}
-	return def
-}
-
-func envDuration(name string, def time.Duration) time.Duration {
-	if v, ok := os.LookupEnv(name); ok {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "rtype-server: %s=%q is not a duration\n", name, v)
-			os.Exit(2)
-		}
-		return d
-	}
-	return def
-}
-
-func envFloat(name string, def float64) float64 {
-	if v, ok := os.LookupEnv(name); ok {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "rtype-server: %s=%q is not a number\n", name, v)
-			os.Exit(2)
-		}
-		return f
-	}
-	return def
-}
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "broadcast" {
@@ -74,38 +27,15 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "replay" {
 		os.Exit(replayCmd(os.Args[2:]))
 	}
-	var cfg server.Config
-	var logFormat, logLevel string
-	flag.StringVar(&cfg.Addr, "addr", env("RTYPE_ADDR", ":4242"), "TCP lobby address host:port (env RTYPE_ADDR)")
-	flag.StringVar(&cfg.UDPHost, "udp-addr", env("RTYPE_UDP_ADDR", ""), "host the game socket binds (UDP); empty = the host of -addr (all interfaces when -addr names none); 0.0.0.0 or :: = all interfaces (env RTYPE_UDP_ADDR)")
-	flag.StringVar(&cfg.PublicUDP, "public-udp", env("RTYPE_PUBLIC_UDP", ""), "UDP port players reach, advertised by START instead of the bound one, as :PORT (behind Docker -p PORT:4242/udp or a NAT port forward); empty = the bound port (env RTYPE_PUBLIC_UDP)")
-	udpPort := flag.String("udp-port", env("RTYPE_UDP_PORT", ""), "UDP port every game shares; empty = the port number of -addr, 0 = chosen by the OS (env RTYPE_UDP_PORT)")
-	flag.IntVar(&cfg.MaxLobbies, "max-lobbies", envInt("RTYPE_MAX_LOBBIES", 64), "maximum number of lobbies at once; 0 or less means the default 64 (env RTYPE_MAX_LOBBIES)")
-	flag.IntVar(&cfg.MaxConns, "max-conns", envInt("RTYPE_MAX_CONNS", lobby.DefaultMaxConns), "maximum lobby connections at once (env RTYPE_MAX_CONNS)")
-	flag.IntVar(&cfg.MaxConnsPerAddr, "max-conns-per-addr", envInt("RTYPE_MAX_CONNS_PER_ADDR", lobby.DefaultMaxConnsPerAddr), "maximum lobby connections at once from one IP address (env RTYPE_MAX_CONNS_PER_ADDR)")
-	flag.IntVar(&cfg.MaxLobbiesPerAddr, "max-lobbies-per-addr", envInt("RTYPE_MAX_LOBBIES_PER_ADDR", lobby.DefaultMaxLobbiesPerAddr), "maximum lobbies at once whose owner connects from one IP address (env RTYPE_MAX_LOBBIES_PER_ADDR)")
-	flag.Float64Var(&cfg.CommandRate, "rate", envFloat("RTYPE_RATE", lobby.DefaultCommandRate), "lobby lines per second per connection, in bursts of 20 (env RTYPE_RATE)")
-	flag.DurationVar(&cfg.AuthTimeout, "auth-timeout", envDuration("RTYPE_AUTH_TIMEOUT", lobby.DefaultAuthTimeout), "close lobby connections that have not authenticated after this long; negative = never (env RTYPE_AUTH_TIMEOUT)")
-	flag.DurationVar(&cfg.IdleTimeout, "idle-timeout", envDuration("RTYPE_IDLE_TIMEOUT", lobby.DefaultIdleTimeout), "close lobby connections without a valid command for this long, except in game; negative = never (env RTYPE_IDLE_TIMEOUT)")
-	flag.StringVar(&cfg.MetricsAddr, "metrics", env("RTYPE_METRICS", ""), "serve only GET /metrics (Prometheus), /healthz and /readyz over HTTP on this address, e.g. 127.0.0.1:9100; empty = off (env RTYPE_METRICS)")
-	flag.StringVar(&cfg.AdminAddr, "admin", env("RTYPE_ADMIN", ""), "serve the metrics endpoints and, with the admin token, /debug/pprof/ and POST /broadcast over HTTP on this address, e.g. 127.0.0.1:9090; keep it on loopback; empty = off (env RTYPE_ADMIN)")
-	tokenFile := flag.String("admin-token-file", env("RTYPE_ADMIN_TOKEN_FILE", ""), "file holding the admin token that /debug/pprof/ and POST /broadcast require (Authorization: Bearer TOKEN); else the env RTYPE_ADMIN_TOKEN; neither = those endpoints are off (env RTYPE_ADMIN_TOKEN_FILE)")
-	httpHosts := flag.String("http-hosts", env("RTYPE_HTTP_HOSTS", ""), "comma-separated host names the metrics and admin addresses answer to, besides IP addresses and localhost (others are refused: DNS rebinding) (env RTYPE_HTTP_HOSTS)")
-	flag.StringVar(&cfg.Arcade, "arcade", env("RTYPE_ARCADE", ""), "stages of the arcade run lobbies may choose, comma-separated offered stages (default stage1,stage2,stage3, those offered; none: no arcade run) (env RTYPE_ARCADE)")
-	flag.StringVar(&cfg.Stage, "stage", env("RTYPE_STAGE", stagefile.Default), "default stage of new lobbies: an embedded stage (stage1, short, ...) or a path to a stage JSON file, which is then offered too; lobbies may choose any offered stage (env RTYPE_STAGE)")
-	flag.IntVar(&cfg.UDPRate, "udp-rate", envInt("RTYPE_UDP_RATE", instance.DefaultRateLimit), "datagrams per second each source address (IP and port) may send to the game port, in bursts of twice as many; the excess is dropped; negative = no limit (env RTYPE_UDP_RATE)")
-	flag.StringVar(&cfg.NetSim, "netsim", env("RTYPE_NETSIM", ""), `simulate a bad network on game sockets, e.g. "lat=75ms,jitter=10ms,loss=5%,dup=1%" (env RTYPE_NETSIM)`)
-	dataDir, dataErr := scores.DefaultDataDir()
-	flag.StringVar(&cfg.DataDir, "data", env("RTYPE_DATA", dataDir), "data directory: the hall of fame's SQLite database (rtype.db) and the replays (replays/); README \"Where the data lives\" (env RTYPE_DATA)")
-	flag.StringVar(&cfg.DB, "db", env("RTYPE_DB", "sqlite"), "hall of fame database: sqlite (DIR/rtype.db of -data), sqlite:PATH, a postgres://user:password@host/db URL, or off (no game kept) (env RTYPE_DB)")
-	flag.IntVar(&cfg.KeepDays, "keep-days", envInt("RTYPE_KEEP_DAYS", 0), "remove the replays of games older than this many days (the 10 best of each stage and player count stay; scores are never removed); 0 = keep (env RTYPE_KEEP_DAYS)")
-	keepBytes := flag.String("keep-bytes", env("RTYPE_KEEP_BYTES", "0"), "remove the oldest replays while they take more than this, e.g. 500M or 20G (the 10 best of each stage and player count stay); 0 = no limit (env RTYPE_KEEP_BYTES)")
-	flag.StringVar(&logFormat, "log-format", env("RTYPE_LOG_FORMAT", "text"), "log format: text or json (env RTYPE_LOG_FORMAT)")
-	flag.StringVar(&logLevel, "log-level", env("RTYPE_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env RTYPE_LOG_LEVEL)")
-	version := flag.Bool("version", false, "print the version and exit (not configuration: no env)")
-	cpuProfile := flag.String("cpuprofile", env("RTYPE_CPUPROFILE", ""), "write a CPU profile of the whole run to this file, for capacity measurements (env RTYPE_CPUPROFILE)")
-	ff, af := addFleetFlags(), addAgonesFlags()
+	o := defineFlags(flag.CommandLine)
+	if err := bindEnv(flag.CommandLine, os.LookupEnv); err != nil {
+		fmt.Fprintln(os.Stderr, "rtype-server:", err)
+		os.Exit(2)
+	}
 	flag.Parse()
+	cfg, ff, af := o.cfg, o.fleet, o.agones
+	logFormat, logLevel, dataErr := o.logFormat, o.logLevel, o.dataErr
+	version, keepBytes, tokenFile, httpHosts, udpPort, cpuProfile := o.version, o.keepBytes, o.tokenFile, o.httpHosts, o.udpPort, o.cpuProf
 	if *version {
 		fmt.Println(buildinfo.String("rtype-server"))
 		return
@@ -167,7 +97,7 @@ func main() {
 	if cfg.UDPHost == "" {
 		cfg.UDPHost = addrHost // a lobby on loopback keeps its games on loopback too
 	}
-	err = ff.apply(&cfg)
+	err = ff.apply(&cfg, *af.allocator)
 	if err == nil {
 		err = af.apply(&cfg)
 	}

@@ -11,7 +11,7 @@
 //
 // Display-free logic lives in subpackages tested by a plain go test: scene (screen flow),
 // controls (actions, default bindings, input → game.Buttons), settings (settings.json), netflow
-// (network commands on goroutines, against a real lobby.Server), starfield, fx (particles, hit
+// (network commands on goroutines, against a real lobbyserver.Server), starfield, fx (particles, hit
 // flashes), synth (PCM), art (sprites), sfx (audio probe). This package's own tests link ebiten,
 // whose initialisation needs a display, so they carry the build tag "display":
 //

@@ -142,11 +142,11 @@ func NewRunHeader(cfg game.Config, stageNames []string, names []string) Header {
 	return h
 }
 
-// stageRef names stage st (nil: the embedded stage1) by name: its hash and, unless it is this
+// stageRef names stage st (nil: game.DefaultStage) by name: its hash and, unless it is this
 // build's embedded stage of that name with that hash, its file.
 func stageRef(st *game.Stage, name string) RunStage {
 	if st == nil {
-		st, name = embeddedStage1(), stagefile.Default
+		st, name = game.DefaultStage(), stagefile.Default
 	}
 	rs := RunStage{Name: name, Hash: st.Hash()}
 	if !stagefile.ValidName(rs.Name) {
@@ -182,12 +182,4 @@ func embeddedHash(name string) string {
 	}
 	embeddedHashes.Store(name, h)
 	return h
-}
-
-func embeddedStage1() *game.Stage {
-	f, err := stagefile.Embedded(stagefile.Default, game.ParseScript)
-	if err != nil {
-		panic("replay: embedded stage1 is invalid: " + err.Error())
-	}
-	return game.StageOf(f)
 }

@@ -3,7 +3,8 @@
 // process, net/fleet.Remote on the hosts of a fleet), the Game it returns, and the interfaces a
 // Game may add (HostedGame, Rejoiner, Spectatable, SpectatorReporter). A leaf package, so that
 // the game runtimes and their pure cores (net/instance.Game) implement it without linking the
-// lobby server, and the lobby starts games without knowing the runtimes.
+// lobby server, and the lobby starts games without knowing the runtimes. SourceNetwork is the
+// one rule of what counts as one client address for the limits of both sides.
 package handoff
 
 import (
@@ -29,7 +30,7 @@ type Member struct {
 // HERE to; Done is closed when the game is over; Result is then 0 defeat, 1 victory, 2 aborted
 // (the END push); Drop removes a player who left the lobby mid-game: left is true when the
 // player chose to (LEAVE, or JOIN_LOBBY elsewhere), false when its connection closed. The
-// lobby (lobby.Core) calls Port and Drop from its runtime's goroutine, under the runtime's lock: they must not
+// lobby (lobbyserver.Core) calls Port and Drop from its runtime's goroutine, under the runtime's lock: they must not
 // call back into the lobby.
 type Game interface {
 	Port() int
@@ -107,7 +108,7 @@ type Spectatable interface {
 // SpectatorReporter is implemented by a Game that drops spectators on its own (one silent for
 // too long, or that said BYE; net/instance.Instance): SpectatorsGone is signalled when it has,
 // and TakeSpectatorsGone returns them (each Member as Spectate got it) and forgets them. The
-// lobby's runtime hands them to lobby.Core.SpectatorsGone, so the lobby's spectators are the game's.
+// lobby's runtime hands them to lobbyserver.Core.SpectatorsGone, so the lobby's spectators are the game's.
 type SpectatorReporter interface {
 	SpectatorsGone() <-chan struct{}
 	TakeSpectatorsGone() []Member

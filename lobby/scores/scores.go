@@ -1,14 +1,7 @@
-// Package scores keeps every finished game: the hall of fame (docs/PROTOCOL.md §2.4.12 to
-// §2.4.14, docs/HOSTING.md "Where the data lives"). A Store is the database over database/sql — SQLite
-// (modernc.org/sqlite, pure Go, WAL) by default, PostgreSQL (github.com/jackc/pgx/v5/stdlib)
-// for hosts that run one — with one schema and versioned migrations applied at Open. A Hall is
-// its runtime: it takes finished games from the game runtime without ever blocking it (a bounded
-// queue and one goroutine), writes each replay atomically under the data directory, then
-// commits the game's row, prunes old replays, and answers the lobby's queries.
-//
-// The package registers no database driver: the binary that opens a Store imports
-// modernc.org/sqlite and github.com/jackc/pgx/v5/stdlib (net/server does), so that programs
-// that only read the types (the lobby client) link neither.
+// Package scores is what the hall of fame keeps of a finished game and how it is asked for
+// (docs/PROTOCOL.md §2.4.12 to §2.4.14): Record and Slot, Query, the page and replay-part
+// bounds. It links no database: the lobby client reads these types, and the hall of fame
+// itself (the database and its runtime) is package lobby/scores/scoredb.
 package scores
 
 import (

@@ -17,7 +17,7 @@ import (
 )
 
 // DefaultStartTimeout bounds one request to a host (start, rejoin, spectate) and a StartGame
-// in all. A start is carried out off the lobby's lock (lobby.ServerConfig.AsyncStart), so a
+// in all. A start is carried out off the lobby's lock (lobbyserver.ServerConfig.AsyncStart), so a
 // host that does not answer delays only that lobby's START; a rejoin and a spectate still wait
 // under it, at most this long (a dead host is marked down by its heartbeat within DeadAfter,
 // and then costs nothing).
@@ -47,7 +47,7 @@ type RemoteConfig struct {
 	Allocate func(ctx context.Context) (controlAddr string, err error)
 	// OnGameEnd, when set, is called with each game's end before the lobby learns it (before
 	// Done closes: the hall of fame has the game when the lobby pushes GAME_ID). It is called
-	// on the host connection's goroutine and must not block (lobby/scores.Hall.Record).
+	// on the host connection's goroutine and must not block (lobby/scoredb.Hall.Record).
 	OnGameEnd func(spec handoff.GameSpec, end GameEnd)
 	// Dial, when set, connects to a host's control address instead of TCP (nil: TCP, within
 	// HandshakeTimeout). The tests give an in-memory network (net.Pipe): there the heartbeats,
@@ -74,7 +74,7 @@ const DynamicGiveUp = 30 * time.Second
 // Remote is the lobby's game runtime when the games run on other hosts (-role lobby): a
 // handoff.Starter that hands each game to the least loaded connected host (Choose) over the
 // control channel, and the handoff.Game of each such game. Run keeps the connections. Its
-// StartGame waits for a host's reply: give it to the lobby with lobby.ServerConfig.AsyncStart
+// StartGame waits for a host's reply: give it to the lobby with lobbyserver.ServerConfig.AsyncStart
 // (it is safe for concurrent use: several lobbies start at once).
 type Remote struct {
 	cfg RemoteConfig

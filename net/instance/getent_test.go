@@ -65,7 +65,7 @@ func TestGetEntAnswers(t *testing.T) {
 		return masks, dels
 	}
 	tick := func() {
-		now += TickPeriod
+		now += game.TickPeriod
 		g.Tick(now)
 	}
 

@@ -88,9 +88,6 @@ const (
 	RetiredRoute = 5 * time.Second
 )
 
-// TickPeriod is the time between two ticks of the schedule (1/60 s).
-const TickPeriod = game.TickPeriod
-
 // Slots is how many phases the tick period is divided into: each game ticks in one slot (the
 // least loaded when it starts), so the games' work is spread over the period instead of all
 // falling due at once, and a game waits for at most its slot's share of the others.
@@ -539,7 +536,7 @@ type job struct {
 }
 
 // slotPeriod is the time between two slots of the schedule.
-const slotPeriod = TickPeriod / Slots
+const slotPeriod = game.TickPeriod / Slots
 
 // schedule is the one 60 Hz tick schedule, in Slots phases: it waits for each slot's moment and
 // lets scheduler.step decide what to run then. It sleeps through the slots without games, and
@@ -651,7 +648,7 @@ func (s *scheduler) step(m *Manager, now time.Duration, dispatch func(job) bool)
 		}
 	}
 	m.mu.Unlock()
-	if now-s.next > MaxCatchUp*TickPeriod {
+	if now-s.next > MaxCatchUp*game.TickPeriod {
 		s.next = now + slotPeriod // the schedule itself was starved: skip ahead
 	}
 	st.idle = s.slot == 0 && m.idle()

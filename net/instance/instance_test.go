@@ -119,7 +119,7 @@ func TestHotPathAllocatesNothing(t *testing.T) {
 		return wire.Ping{Nonce: 7}.Append(b)
 	}
 	tick := func() {
-		now += TickPeriod
+		now += game.TickPeriod
 		g.Tick(now)
 		g.out.Reset()
 	}
@@ -149,7 +149,7 @@ func TestWelcomeIsTheFirstReliableCommand(t *testing.T) {
 	g := newTestGame(t, ms)
 	now := time.Duration(0)
 	for range 5 { // the MUSIC event of tick 1 happens before the player says HERE
-		now += TickPeriod
+		now += game.TickPeriod
 		g.Tick(now)
 	}
 	if g.out.Len() != 0 {
@@ -187,7 +187,7 @@ func TestWelcomeIsTheFirstReliableCommand(t *testing.T) {
 		t.Fatalf("first answer: commands %v (rel ids %v), %d bytes for a %d-byte HERE; want REL 1 + WELCOME, not larger", ids, rels, len(first), len(here))
 	}
 	g.out.Reset()
-	now += TickPeriod
+	now += game.TickPeriod
 	g.Tick(now)
 	found := false
 	for i := 0; i < g.out.Len() && !found; i++ {

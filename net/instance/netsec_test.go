@@ -229,7 +229,7 @@ func TestDropSaysBye(t *testing.T) {
 		reason uint8
 	}{{0, true, wire.ByeLeft}, {1, false, wire.ByeKicked}} {
 		g.out.Reset()
-		g.Drop(TickPeriod, ms[tc.slot].UUID, tc.left)
+		g.Drop(game.TickPeriod, ms[tc.slot].UUID, tc.left)
 		var got []uint8
 		for i := 0; i < g.out.Len(); i++ {
 			b, to := g.out.At(i)

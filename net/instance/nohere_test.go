@@ -24,7 +24,7 @@ func TestNoHereLoggedOncePerGame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for now := time.Duration(0); now < 3*time.Second; now += TickPeriod {
+	for now := time.Duration(0); now < 3*time.Second; now += game.TickPeriod {
 		g.Tick(now)
 		g.Outbox().Reset()
 	}
@@ -58,7 +58,7 @@ func TestNoHereLoggedWhenTheClientGivesUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for now := time.Duration(0); now < time.Second; now += TickPeriod {
+	for now := time.Duration(0); now < time.Second; now += game.TickPeriod {
 		g.Tick(now)
 		g.Outbox().Reset()
 	}

@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/rtype/rtype/lobby/handoff"
 )
 
 // Rate limit defaults (docs/PROTOCOL.md §6 rule 7): a client sends about 62 datagrams per second
@@ -49,15 +51,13 @@ func (c *ChallengeLimiter) Allow(now time.Duration, addr netip.Addr) bool {
 	return c.l.allowKey(now, networkKey(addr))
 }
 
-// networkKey is the key of addr's source network: the IPv4 address (also IPv4-mapped), or the
-// /64 of an IPv6 address (one host's usual allocation), port 0.
+// networkKey is the key of addr's source network (handoff.SourceNetwork): the IPv4 address, or
+// the /64 of an IPv6 address.
 func networkKey(addr netip.Addr) (k [18]byte) {
-	addr = addr.Unmap()
-	a := addr.As16()
-	if addr.Is4() {
-		copy(k[:], a[:])
-	} else {
-		copy(k[:8], a[:8])
+	p := handoff.SourceNetwork(addr)
+	a := p.Addr().As16()
+	copy(k[:], a[:])
+	if p.Addr().Is6() {
 		k[17] = 6 // not an IPv4-mapped key
 	}
 	return k

@@ -151,7 +151,7 @@ func TestScheduleSlowGameDoesNotStallOthers(t *testing.T) {
 		t.Fatalf("the held game was handed out %d times, want once (busy: skipped)", n)
 	}
 	v.release(slow)
-	v.advance(TickPeriod)
+	v.advance(game.TickPeriod)
 	if k := simTick(slow); k != 1+MaxCatchUp {
 		t.Fatalf("the slow game is at tick %d after its long tick, want 1 + MaxCatchUp = %d", k, 1+MaxCatchUp)
 	}

@@ -1,5 +1,5 @@
 // Package metrics is the rtype server's Prometheus registry (github.com/prometheus/client_golang):
-// the TCP lobby's figures (lobby.Server.Stats) and the game runtime's (net/instance.Manager: games,
+// the TCP lobby's figures (lobbyserver.Server.Stats) and the game runtime's (net/instance.Manager: games,
 // UDP traffic, drops by reason, reliable resends, tick lateness), read at each scrape, plus the Go
 // runtime and process collectors. The server serves it on its opt-in admin address (-admin,
 // net/server); docs/HOSTING.md "Operating a server" lists the names.
@@ -19,7 +19,8 @@ import (
 
 	"github.com/rtype/rtype/game/buildinfo"
 	"github.com/rtype/rtype/lobby"
-	"github.com/rtype/rtype/lobby/scores"
+	"github.com/rtype/rtype/lobby/lobbyserver"
+	"github.com/rtype/rtype/lobby/scores/scoredb"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/metrics/hist"
 )
@@ -35,7 +36,7 @@ type Registry struct {
 // them (net/server chains it into instance.Config.OnGameEnd). A split server has one of the
 // two (rtype-server -role lobby: lob only; -role host: mgr only): a nil one's metrics are left
 // out.
-func New(lob *lobby.Server, mgr *instance.Manager) *Registry {
+func New(lob *lobbyserver.Server, mgr *instance.Manager) *Registry {
 	r := &Registry{reg: prometheus.NewRegistry(), games: &gameCollector{mgr: mgr, ended: map[*instance.Instance]bool{}}}
 	build := prometheus.NewGauge(prometheus.GaugeOpts{Name: "rtype_build_info",
 		Help:        "Always 1: the server's version (-version, stamped at build time) and Go version as labels.",
@@ -51,10 +52,10 @@ func New(lob *lobby.Server, mgr *instance.Manager) *Registry {
 	return r
 }
 
-// WatchHall adds the hall of fame's figures (lobby/scores.Hall.Stats, read at each scrape):
+// WatchHall adds the hall of fame's figures (lobby/scoredb.Hall.Stats, read at each scrape):
 // games recorded, record failures, games not kept, replays pruned, the queue and the replay
 // bytes stored.
-func (r *Registry) WatchHall(stats func() scores.Stats) {
+func (r *Registry) WatchHall(stats func() scoredb.Stats) {
 	r.reg.MustRegister(&hallCollector{stats: stats})
 }
 
@@ -68,7 +69,7 @@ var (
 	descRecFailing = desc("rtype_scores_failing", "1 while recording is stopped (the latest attempt to store a game failed), else 0.")
 )
 
-type hallCollector struct{ stats func() scores.Stats }
+type hallCollector struct{ stats func() scoredb.Stats }
 
 func (c *hallCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRecorded, descRecFail, descRecDropped, descPruned, descRecQueue, descRecBytes, descRecFailing} {
@@ -132,8 +133,8 @@ var (
 	descOverruns    = desc("rtype_tick_overruns_total", "Ticks a game skipped because it fell more than 5 ticks behind.")
 )
 
-// lobbyCollector reads lobby.Server.Stats at each scrape.
-type lobbyCollector struct{ lob *lobby.Server }
+// lobbyCollector reads lobbyserver.Server.Stats at each scrape.
+type lobbyCollector struct{ lob *lobbyserver.Server }
 
 func (c *lobbyCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descConns, descUnauth, descAccepted, descAcceptErrors, descLobbies, descPlayers,
@@ -161,7 +162,7 @@ func (c *lobbyCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, code := range []int{lobby.CodeOK, lobby.CodeForbidden, lobby.CodeWrongRequest} {
 		counter(descReplies, st.Replies[code], strconv.Itoa(code))
 	}
-	for _, l := range lobby.Limits {
+	for _, l := range lobbyserver.Limits {
 		counter(descLimitHits, st.LimitHits[l], l)
 	}
 	counter(descChat, st.ChatLines)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/net/metrics"
 )
 
@@ -54,7 +55,7 @@ func MetricsHandler(reg *metrics.Registry, cfg HTTPConfig) http.Handler {
 // Both addresses refuse a Host header that is not an IP literal, localhost or one of
 // HTTPConfig.Hosts (421), and cross-origin browser requests that change state (403,
 // net/http.CrossOriginProtection: a page in the operator's browser cannot POST /broadcast).
-func AdminHandler(reg *metrics.Registry, lob *lobby.Server, log *slog.Logger, cfg HTTPConfig) http.Handler {
+func AdminHandler(reg *metrics.Registry, lob *lobbyserver.Server, log *slog.Logger, cfg HTTPConfig) http.Handler {
 	mux := http.NewServeMux()
 	addHealth(mux, reg, cfg)
 	auth := func(h http.HandlerFunc) http.Handler { return requireToken(cfg.Token, log, h) }

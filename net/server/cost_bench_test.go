@@ -84,7 +84,7 @@ func playCost(b *testing.B, stage *game.Stage, players int, d rules.Difficulty) 
 		s := costSample{busy: g.ServerBusy, dgrams: datagrams()}
 		ents := 0
 		for range game.TickRate {
-			g.RunFor(simgame.TickPeriod)
+			g.RunFor(game.TickPeriod)
 			ents += sim.World().Len()
 			s.boss = s.boss || sim.BossFight()
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/lobby/scores"
+	"github.com/rtype/rtype/lobby/scores/scoredb"
 	"github.com/rtype/rtype/net/fleet"
 	"github.com/rtype/rtype/net/instance"
 )
@@ -27,7 +28,7 @@ const (
 )
 
 // closeHall stores what it can of the queue and closes the hall of fame.
-func closeHall(h *scores.Hall, log *slog.Logger) {
+func closeHall(h *scoredb.Hall, log *slog.Logger) {
 	d := hallCloseTimeout
 	if h.Stats().Failing {
 		d = hallCloseFailing
@@ -42,27 +43,27 @@ func closeHall(h *scores.Hall, log *slog.Logger) {
 }
 
 // openHall opens the hall of fame cfg asks for (nil when -db is off).
-func openHall(ctx context.Context, cfg Config, log *slog.Logger) (*scores.Hall, error) {
+func openHall(ctx context.Context, cfg Config, log *slog.Logger) (*scoredb.Hall, error) {
 	if cfg.DB == "" || cfg.DB == "off" {
 		return nil, nil
 	}
 	if cfg.DataDir == "" {
 		return nil, fmt.Errorf("-db %s needs a data directory (-data)", cfg.DB)
 	}
-	d, dsn, err := scores.ParseDB(cfg.DB, cfg.DataDir)
+	d, dsn, err := scoredb.ParseDB(cfg.DB, cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	return scores.Open(octx, scores.Config{Dir: cfg.DataDir, Dialect: d, DSN: dsn, KeepDays: cfg.KeepDays, KeepBytes: cfg.KeepBytes, Logger: log})
+	return scoredb.Open(octx, scoredb.Config{Dir: cfg.DataDir, Dialect: d, DSN: dsn, KeepDays: cfg.KeepDays, KeepBytes: cfg.KeepBytes, Logger: log})
 }
 
 // keeper starts games through the Manager and remembers each one's spec, so that at its end the
 // game is handed to the hall of fame with its id, stage, level and players (OnGameEnd).
 type keeper struct {
 	mgr     *instance.Manager
-	hall    *scores.Hall
+	hall    *scoredb.Hall
 	replays func(*instance.Instance) []byte
 
 	mu    sync.Mutex

@@ -16,6 +16,7 @@ import (
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
+	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/net/fleet"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
@@ -337,7 +338,7 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	if cfg.Fleet.Allocator != "" {
 		rc.Allocate = allocate(cfg.Fleet, log)
 	}
-	var lh lobby.Hall // a nil *scores.Hall must stay a nil interface
+	var lh lobbyserver.Hall // a nil *scoredb.Hall must stay a nil interface
 	if hall != nil {
 		lh = hall
 		rc.OnGameEnd = func(spec handoff.GameSpec, end fleet.GameEnd) {
@@ -347,8 +348,8 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 		}
 	}
 	remote := fleet.NewRemote(rc)
-	// AsyncStart: a START waits for a host's reply off the lobby's lock (lobby/starting.go).
-	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, AsyncStart: true, Hall: lh, Logger: log,
+	// AsyncStart: a START waits for a host's reply off the lobby's lock (lobby/lobbyserver/starting.go).
+	srv := lobbyserver.NewServer(lobbyserver.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, AsyncStart: true, Hall: lh, Logger: log,
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
 		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
 	reg := metrics.New(srv, nil)

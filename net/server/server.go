@@ -1,4 +1,4 @@
-// Package server is the whole rtype server: the TCP lobby (package lobby) on one address and a
+// Package server is the whole rtype server: the TCP lobby (package lobby/lobbyserver) on one address and a
 // game instance (package net/instance) per started lobby, all on one UDP port. cmd/rtype-server wires flags into
 // Config and calls Run; tests run it in-process on loopback.
 package server
@@ -16,8 +16,8 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/stagefile"
-	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
+	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/linksim"
 	"github.com/rtype/rtype/net/metrics"
@@ -79,7 +79,7 @@ type Config struct {
 	// DB is the hall of fame's database: "sqlite" (DataDir/rtype.db), "sqlite:PATH", a
 	// "postgres://" URL, or "" / "off": none (no game is kept; GET_SCORES gets 500).
 	DB string
-	// KeepDays and KeepBytes are the replays' retention (0: no limit; scores.Config).
+	// KeepDays and KeepBytes are the replays' retention (0: no limit; scoredb.Config).
 	KeepDays  int
 	KeepBytes int64
 	// Replays, when set, returns an ended game's replay file, kept with its record (nil: the
@@ -190,11 +190,11 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Ready(ln.Addr(), mgr)
 	}
 	k.mgr = mgr
-	var lh lobby.Hall // a nil *scores.Hall must stay a nil interface
+	var lh lobbyserver.Hall // a nil *scoredb.Hall must stay a nil interface
 	if hall != nil {
 		lh = hall
 	}
-	srv := lobby.NewServer(lobby.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: k, Hall: lh, Logger: log,
+	srv := lobbyserver.NewServer(lobbyserver.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: k, Hall: lh, Logger: log,
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
 		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
 	reg = metrics.New(srv, mgr)

@@ -10,6 +10,10 @@
 //
 // Receiving: call Validate (or Open) on the whole datagram first, then iterate
 // the commands with a Reader and call the typed Parse of each command.
+//
+// Each command is a type in a file of its own, named after it (ping.go: PING, delents.go:
+// DEL_ENTS, state.go: STATE), with its Append, Parse and argument layout; commands.go holds
+// the ids, the table of names and limits, and the framing every command shares.
 package wire
 
 import "encoding/binary"

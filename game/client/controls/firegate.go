@@ -7,9 +7,6 @@ import (
 	"github.com/rtype/rtype/game"
 )
 
-// TickDuration is one game tick (game.TickPeriod).
-const TickDuration = game.TickPeriod
-
 // TapTicks is the longest the fire button is sent held after a press that only one input poll
 // has seen: 6 ticks (100 ms), under the game's 10-tick charge delay (game.ChargeAt), so a tap
 // fires a shot and never starts the beam charge, whatever the frame rate.
@@ -63,9 +60,9 @@ func (g *FireGate) Level(now time.Duration) bool {
 func (g *FireGate) Expires() (time.Duration, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.pressAt + TapTicks*TickDuration, g.down && !g.confirmed
+	return g.pressAt + TapTicks*game.TickPeriod, g.down && !g.confirmed
 }
 
 func (g *FireGate) level(now time.Duration) bool {
-	return g.down && (g.confirmed || now < g.pressAt+TapTicks*TickDuration)
+	return g.down && (g.confirmed || now < g.pressAt+TapTicks*game.TickPeriod)
 }

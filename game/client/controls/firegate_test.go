@@ -18,7 +18,7 @@ func playTap(fps float64, phase, pressAt, hold time.Duration) []bool {
 	var out []bool
 	nextPoll, poll := phase, 0
 	for tick := 0; tick < 120; tick++ {
-		now := time.Duration(tick) * TickDuration
+		now := time.Duration(tick) * game.TickPeriod
 		for nextPoll <= now { // the frames drawn since the last tick poll the key once each
 			poll++
 			g.Poll(nextPoll >= pressAt && nextPoll < pressAt+hold, poll, nextPoll)

@@ -15,7 +15,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/stagefile"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/session"
 )
@@ -124,7 +124,7 @@ func startRealServer(t *testing.T, cat *stagefile.Catalogue) (string, *instance.
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := lobby.NewServer(lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 4, IdleTimeout: time.Minute, Starter: mgr, Logger: quiet,
+	srv := lobbyserver.NewServer(lobbyserver.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 4, IdleTimeout: time.Minute, Starter: mgr, Logger: quiet,
 		Stages: cat})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

@@ -19,8 +19,9 @@ import (
 	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/lobby/scores"
+	"github.com/rtype/rtype/lobby/scores/scoredb"
 )
 
 // recordGame plays ticks of a 1-player autopilot game on stage 1 and returns its replay file.
@@ -49,7 +50,7 @@ func recordGame(t *testing.T, ticks int) []byte {
 // are refused, nothing written.
 func TestHallOfFameAgainstRealLobby(t *testing.T) {
 	dir := t.TempDir()
-	h, err := scores.Open(context.Background(), scores.Config{Dir: filepath.Join(dir, "server"), Dialect: scores.SQLite,
+	h, err := scoredb.Open(context.Background(), scoredb.Config{Dir: filepath.Join(dir, "server"), Dialect: scoredb.SQLite,
 		DSN: filepath.Join(dir, "server.db"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func TestHallOfFameAgainstRealLobby(t *testing.T) {
 			t.Fatal("games not stored")
 		}
 	}
-	addr, _, _ := startLobbyConfig(t, func(c *lobby.ServerConfig) { c.Hall = h })
+	addr, _, _ := startLobbyConfig(t, func(c *lobbyserver.ServerConfig) { c.Hall = h })
 
 	n := NewRunner(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), "ann", "")
 	defer n.Close()

@@ -15,8 +15,8 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/stagefile"
-	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
+	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/net/session"
 )
 
@@ -28,7 +28,7 @@ func (g *fakeGame) Result() uint8                                    { return 2 
 func (g *fakeGame) Drop(id uuid.UUID, left bool)                     {}
 func (g *fakeGame) StartGame(handoff.GameSpec) (handoff.Game, error) { return g, nil }
 
-// startLobby runs a real lobby.Server on a free port with a fake game starter.
+// startLobby runs a real lobbyserver.Server on a free port with a fake game starter.
 func startLobby(t *testing.T) string {
 	addr, _ := startKillableLobby(t)
 	return addr
@@ -41,10 +41,10 @@ func startKillableLobby(t *testing.T) (addr string, kill func()) {
 	return addr, kill
 }
 
-// startLobbyConfig runs a real lobby.Server on a free port whose games are one fakeGame (end them
+// startLobbyConfig runs a real lobbyserver.Server on a free port whose games are one fakeGame (end them
 // with endGames), with edit applied to its config (a hall of fame, say); kill as
 // startKillableLobby's.
-func startLobbyConfig(t *testing.T, edit func(*lobby.ServerConfig)) (addr string, endGames func(), kill func()) {
+func startLobbyConfig(t *testing.T, edit func(*lobbyserver.ServerConfig)) (addr string, endGames func(), kill func()) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -55,12 +55,12 @@ func startLobbyConfig(t *testing.T, edit func(*lobby.ServerConfig)) (addr string
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 8, IdleTimeout: time.Minute, Starter: g, Stages: cat,
+	cfg := lobbyserver.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 8, IdleTimeout: time.Minute, Starter: g, Stages: cat,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if edit != nil {
 		edit(&cfg)
 	}
-	srv := lobby.NewServer(cfg)
+	srv := lobbyserver.NewServer(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)

@@ -1,4 +1,4 @@
-// Package hostileserver is test support: a real lobby (lobby.Server) whose game is a hostile UDP
+// Package hostileserver is test support: a real lobby (lobbyserver.Server) whose game is a hostile UDP
 // server, for the tests of the clients that join strangers' servers (the bot, net/bot; the
 // rtype-client binary, game/client) against the cases of issue 19 (docs/PROTOCOL.md §6 rule 9).
 // The game welcomes the first client that sends it a datagram, then sends what its Case says at
@@ -21,8 +21,8 @@ import (
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/stagefile"
-	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
+	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/net/wire"
 )
 
@@ -110,7 +110,7 @@ func Start(c Case) (*Server, error) {
 	}
 	s := &Server{c: c, conn: conn, ln: ln, done: make(chan struct{})}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := lobby.NewServer(lobby.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 8, IdleTimeout: time.Minute,
+	srv := lobbyserver.NewServer(lobbyserver.ServerConfig{ServerUUID: uuid.New(), MaxLobbies: 8, IdleTimeout: time.Minute,
 		Starter: starter{s}, Stages: cat, Logger: quiet})
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel

@@ -63,7 +63,7 @@ func TestClientsPlaceCrawlingLasers(t *testing.T) {
 			b = game.BtnFire
 		}
 		cl.SetInput(b)
-		g.RunFor(TickPeriod)
+		g.RunFor(game.TickPeriod)
 		sim.World().Each(func(e ecs.Entity) {
 			if k := c.Kind.Get(e); k != nil && k.Kind == game.KindPlayerBullet && game.CrawlOf(k.Variant) != game.SurfNone {
 				server[at{e, sim.Tick()}] = *c.Position.Get(e)

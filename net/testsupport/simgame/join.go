@@ -23,7 +23,7 @@ func (g *Game) AddClient(m handoff.Member) int {
 	g.ClientAddr = append(g.ClientAddr, addr)
 	g.Events = append(g.Events, nil)
 	g.Closed = append(g.Closed, false)
-	g.clientNext = append(g.clientNext, g.Now+TickPeriod)
+	g.clientNext = append(g.clientNext, g.Now+game.TickPeriod)
 	g.attachClient(i, addr)
 	return i
 }

@@ -101,12 +101,12 @@ func TestOwnShotsPredicted(t *testing.T) {
 			}
 		})
 		if press && cl.OwnShotStats().Predicted == before {
-			g.RunFor(TickPeriod)
+			g.RunFor(game.TickPeriod)
 			if cl.OwnShotStats().Predicted != before {
 				nextTick++
 			}
 		} else {
-			g.RunFor(TickPeriod)
+			g.RunFor(game.TickPeriod)
 		}
 		seeServer()
 		// Every own server shot the client holds is drawn on the predicted timeline (else it
@@ -135,7 +135,7 @@ func TestOwnShotsPredicted(t *testing.T) {
 	}
 	cl.SetInput(0)
 	for i := 0; i < 60; i++ {
-		g.RunFor(TickPeriod)
+		g.RunFor(game.TickPeriod)
 		seeServer()
 	}
 	loopPredicted := cl.OwnShotStats().Predicted
@@ -148,7 +148,7 @@ func TestOwnShotsPredicted(t *testing.T) {
 			b = game.BtnFire
 		}
 		cl.SetInput(b)
-		g.RunFor(TickPeriod)
+		g.RunFor(game.TickPeriod)
 		seeServer()
 	}
 	if st := cl.OwnShotStats(); st.Predicted != beamsBefore.Predicted+2 || st.Matched != beamsBefore.Matched+2 {
@@ -159,7 +159,7 @@ func TestOwnShotsPredicted(t *testing.T) {
 	var q *ecs.Query1[game.Kind]
 	cl.View(g.Now, func(v *session.View) { q = ecs.NewQuery1[game.Kind](v.World) })
 	cl.SetInput(game.BtnFire)
-	g.RunFor(3 * TickPeriod)
+	g.RunFor(3 * game.TickPeriod)
 	drawn := 0
 	frame := func(v *session.View) {
 		buf = v.PredictedShots(buf[:0])
@@ -175,7 +175,7 @@ func TestOwnShotsPredicted(t *testing.T) {
 	}
 	cl.SetInput(0)
 	for i := 0; i < 90; i++ {
-		g.RunFor(TickPeriod)
+		g.RunFor(game.TickPeriod)
 		seeServer()
 	}
 	st0 := cl.OwnShotStats()
@@ -223,7 +223,7 @@ func TestOwnShotsPredicted(t *testing.T) {
 				}
 			}
 		})
-		g.RunFor(TickPeriod)
+		g.RunFor(game.TickPeriod)
 	}
 	g.Net.SetConfig(g.ClientAddr[0], link(0), link(0))
 	g.RunFor(time.Second)

@@ -79,9 +79,6 @@ type Game struct {
 	evbuf      []session.Event
 }
 
-// TickPeriod is the 60 Hz period of the server and the clients.
-const TickPeriod = instance.TickPeriod
-
 // New creates the game at virtual time 0: the server core with one member per player, and each
 // player's client core attached to the network (clients tick a little after the server, each at
 // its own phase; their first tick says HERE).
@@ -111,7 +108,7 @@ func New(cfg Config) (*Game, error) {
 	}
 	g.Server = srv
 	g.members = members
-	g.serverNext = TickPeriod
+	g.serverNext = game.TickPeriod
 	g.Net.Attach(g.ServerAddr, linksim.Config{}, linksim.Config{}, func(now time.Duration, from netip.AddrPort, b []byte) {
 		if g.serverDone {
 			return
@@ -132,7 +129,7 @@ func New(cfg Config) (*Game, error) {
 		g.ClientAddr = append(g.ClientAddr, addr)
 		g.Events = append(g.Events, nil)
 		g.Closed = append(g.Closed, false)
-		g.clientNext = append(g.clientNext, TickPeriod+time.Duration(i+1)*3*time.Millisecond)
+		g.clientNext = append(g.clientNext, game.TickPeriod+time.Duration(i+1)*3*time.Millisecond)
 		g.attachClient(i, addr)
 	}
 	return g, nil
@@ -229,7 +226,7 @@ func (g *Game) Step() bool {
 		g.Server.Tick(next)
 		g.ServerBusy += time.Since(t0)
 		g.flushServer(next)
-		g.serverNext += TickPeriod
+		g.serverNext += game.TickPeriod
 		if g.Server.Finished(next) {
 			g.serverDone = true
 		}
@@ -250,7 +247,7 @@ func (g *Game) Step() bool {
 		}
 		c.Tick(next)
 		g.flushClient(i, next)
-		g.clientNext[i] += TickPeriod
+		g.clientNext[i] += game.TickPeriod
 	}
 	return true
 }

@@ -1,0 +1,323 @@
+package lobbyserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/scores"
+)
+
+// The hall of fame (docs/PROTOCOL.md §2.4.12 to §2.4.14, §2.5.9): GET_SCORES, GET_GAMES and
+// GET_REPLAY are answered from a database, which the Core never waits for. The Core checks the
+// arguments, then leaves an Out with a Request for the connection; the runtime asks the Hall on
+// a goroutine (at most HallTimeout) and hands the answer back with Answered. Until then the
+// connection's later lines wait in the Core (at most MaxHeldLines), so that responses keep the
+// order of the requests (§2.2).
+
+// Hall is the hall of fame as the lobby's runtime queries it (lobby/scoredb.Hall).
+type Hall interface {
+	Games(ctx context.Context, q scores.Query) ([]scores.Record, error)
+	ReplayPart(ctx context.Context, id uuid.UUID, part int) (parts int, data []byte, err error)
+}
+
+// HallTimeout bounds one hall-of-fame question: the runtime cancels it then, and the Core
+// answers 500 if no answer came HallTimeout + time.Second after the request.
+const HallTimeout = 5 * time.Second
+
+// MaxHeldLines bounds the lines a connection sends while its hall-of-fame request waits for an
+// answer; one more closes the connection.
+const MaxHeldLines = 16
+
+// Request is a hall-of-fame question the Core asks its runtime for connection Out.Conn: a page
+// of games (Games set; Today: the runtime sets Games.Since to the start of its current UTC day)
+// or a part of a replay (Replay, Part). The runtime answers with Core.Answered and the same ID.
+type Request struct {
+	ID     uint64
+	Games  *scores.Query
+	Today  bool
+	Replay uuid.UUID
+	Part   int
+}
+
+// Answer is the runtime's answer to a Request: the games of the page, or the replay part (Parts
+// in all, Data), or the error (scores.ErrNoReplay, ErrPending, *PartRangeError, a database
+// error, a timeout).
+type Answer struct {
+	Games []scores.Record
+	Parts int
+	Data  []byte
+	Err   error
+}
+
+// ask is a connection's Request waiting for its answer.
+type ask struct {
+	id   uint64
+	cmd  string // the command's name (the replies)
+	page int    // GET_SCORES, GET_GAMES: the rank of the page's first game is page*PageSize+1
+	game uuid.UUID
+	part string
+	due  time.Duration // the Core answers 500 then (askTimeout)
+}
+
+// askDue is one entry of the Core's queue of asks by due time (lazy: answered ones are skipped).
+type askDue struct {
+	conn ConnID
+	id   uint64
+	due  time.Duration
+}
+
+// askTimeout: the Core's own deadline, after the runtime's (HallTimeout).
+const askTimeout = HallTimeout + time.Second
+
+// errHallOff is the refusal of a server that keeps no hall of fame.
+const errHallOff = "this server keeps no hall of fame (it runs with -db off)"
+
+// request leaves r for the runtime and makes cs wait for its answer.
+func (c *Core) request(now time.Duration, cs *connState, a ask, r Request) {
+	c.asked++
+	a.id, r.ID = c.asked, c.asked
+	a.due = now + askTimeout
+	cs.waiting = &a
+	cs.lastCode = 0 // no response yet: the idle timer restarts with the answer
+	c.asks = append(c.asks, askDue{conn: cs.id, id: a.id, due: a.due})
+	c.out = append(c.out, Out{Conn: cs.id, Request: &r})
+}
+
+// Answered hands the Core the runtime's answer a to request id of connection conn: the Core
+// replies, then handles the lines the connection sent meanwhile. A late answer (the Core
+// answered 500 at its deadline) or one for a closed connection is ignored.
+func (c *Core) Answered(now time.Duration, conn ConnID, id uint64, a Answer) {
+	cs := c.conns[conn]
+	if cs == nil || cs.waiting == nil || cs.waiting.id != id {
+		return
+	}
+	w := cs.waiting
+	cs.waiting = nil
+	c.answer(now, cs, w, a)
+	c.afterReply(now, cs)
+	c.release(now, cs)
+}
+
+// answer replies to w with a.
+func (c *Core) answer(now time.Duration, cs *connState, w *ask, a Answer) {
+	var pe *scores.PartRangeError
+	switch {
+	case a.Err == nil && w.cmd == lobby.CmdGetReplay:
+		c.reply(cs, lobby.CodeOK, string(lobby.AppendReplayPart(nil, a.Parts, a.Data)))
+	case a.Err == nil:
+		es := make([]lobby.GameEntry, len(a.Games))
+		for i, g := range a.Games {
+			es[i] = lobby.GameEntry{Rank: w.page*scores.PageSize + i + 1, Game: g}
+		}
+		c.reply(cs, lobby.CodeOK, string(lobby.AppendGameEntries(nil, es)))
+	case errors.Is(a.Err, scores.ErrNoReplay):
+		c.reply(cs, lobby.CodeWrongRequest, "no replay of game "+w.game.String())
+	case errors.Is(a.Err, scores.ErrPending):
+		c.reply(cs, lobby.CodeWrongRequest, "the replay of game "+w.game.String()+" is being stored: ask again in a moment")
+	case errors.As(a.Err, &pe):
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("part %q out of range: replay %s has parts 0..%d", w.part, w.game, pe.Parts-1))
+	default:
+		c.bursts.hit(c.log, now, "hall", "hall of fame request failed", "command", w.cmd, "err", a.Err)
+		c.reply(cs, lobby.CodeWrongRequest, "the hall of fame is unavailable: try again later")
+	}
+}
+
+// afterReply restarts cs's idle timer after a 200 to an authenticated user (Line's rule).
+func (c *Core) afterReply(now time.Duration, cs *connState) {
+	if cs.lastCode == lobby.CodeOK && cs.authed && c.conns[cs.id] == cs {
+		c.setDeadline(cs, now, c.cfg.IdleTimeout)
+	}
+}
+
+// release handles the lines cs sent while it waited, until one waits again.
+func (c *Core) release(now time.Duration, cs *connState) {
+	for len(cs.held) > 0 && !cs.busy() && c.conns[cs.id] == cs {
+		line := cs.held[0]
+		cs.held = cs.held[1:]
+		c.handle(now, cs, line)
+		c.afterReply(now, cs)
+	}
+	if len(cs.held) == 0 {
+		cs.held = nil
+	}
+}
+
+// hold keeps a line cs sent while its request waits (a copy: the runtime reuses line).
+func (c *Core) hold(cs *connState, line []byte) {
+	if len(cs.held) >= MaxHeldLines {
+		what := "a hall-of-fame request waits"
+		switch {
+		case cs.calling != nil:
+			what = "the game answers"
+		case cs.waiting == nil:
+			what = "its game starts"
+		}
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("too many commands (%d) while %s, closing connection", MaxHeldLines, what))
+		c.close(cs, "too many held lines")
+		return
+	}
+	cs.held = append(cs.held, append([]byte(nil), line...))
+}
+
+// expireAsks answers 500 to the requests past their deadline (the runtime lost them).
+func (c *Core) expireAsks(now time.Duration) {
+	for len(c.asks) > 0 && c.asks[0].due <= now {
+		e := c.asks[0]
+		c.asks = c.asks[1:]
+		cs := c.conns[e.conn]
+		if cs == nil || cs.waiting == nil || cs.waiting.id != e.id {
+			continue // answered
+		}
+		w := cs.waiting
+		cs.waiting = nil
+		c.answer(now, cs, w, Answer{Err: errors.New("no answer from the runtime in time")})
+		c.release(now, cs)
+	}
+	if len(c.asks) == 0 {
+		c.asks = nil
+	}
+}
+
+// nextAsk is the deadline of the oldest request still waiting (0: none).
+func (c *Core) nextAsk() time.Duration {
+	for len(c.asks) > 0 {
+		e := c.asks[0]
+		if cs := c.conns[e.conn]; cs != nil && cs.waiting != nil && cs.waiting.id == e.id {
+			return e.due
+		}
+		c.asks = c.asks[1:]
+	}
+	return 0
+}
+
+// parsePage reads a page or part number: decimal, no sign, no leading zero, at most 4 digits.
+func parsePage(s string) (int, bool) {
+	if s == "" || len(s) > 4 || (len(s) > 1 && s[0] == '0') {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, _ := strconv.Atoi(s)
+	return n, true
+}
+
+const scoresUsage = "GET_SCORES takes [stage[,players[,page[,period[,name]]]]]: a stage name or nothing (every stage), 1..4 or nothing (every player count), a page number, all or today, a player name"
+
+// getScores answers GET_SCORES <uuid>;[<stage>[,<players>[,<page>[,<period>[,<name>]]]]]
+// (docs/PROTOCOL.md §2.4.12): one page of the hall of fame.
+func (c *Core) getScores(now time.Duration, cs *connState, cmd lobby.Command) {
+	if len(cmd.Args) > 5 {
+		c.reply(cs, lobby.CodeWrongRequest, scoresUsage)
+		return
+	}
+	arg := func(i int) string {
+		if i < len(cmd.Args) {
+			return cmd.Args[i]
+		}
+		return ""
+	}
+	q := scores.Query{Order: scores.Best, Stage: arg(0), Name: arg(4)}
+	today := false
+	if q.Stage != "" && !stagefile.ValidName(q.Stage) {
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("invalid stage name %q: 1 to %d characters of A-Z a-z 0-9 _ -", q.Stage, stagefile.MaxNameLen))
+		return
+	}
+	if p := arg(1); p != "" {
+		if len(p) != 1 || p[0] < '1' || p[0] > '0'+rules.MaxPlayers {
+			c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("player count %q: want 1..%d, or nothing for every count", p, rules.MaxPlayers))
+			return
+		}
+		q.Players = int(p[0] - '0')
+	}
+	if p := arg(2); p != "" {
+		n, ok := parsePage(p)
+		if !ok {
+			c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("page %q: want 0..9999", p))
+			return
+		}
+		q.Page = n
+	}
+	switch arg(3) {
+	case "", "all":
+	case "today":
+		today = true
+	default:
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("period %q: want all or today", arg(3)))
+		return
+	}
+	if q.Name != "" && !lobby.ValidName(q.Name) {
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("player name %q: 1 to 16 characters of A-Z a-z 0-9 _ -", q.Name))
+		return
+	}
+	if c.cfg.Hall == nil {
+		c.reply(cs, lobby.CodeWrongRequest, errHallOff)
+		return
+	}
+	c.request(now, cs, ask{cmd: lobby.CmdGetScores, page: q.Page}, Request{Games: &q, Today: today})
+}
+
+const gamesUsage = "GET_GAMES takes [page[,name]]: a page number, a player name"
+
+// getGames answers GET_GAMES <uuid>;[<page>[,<name>]] (docs/PROTOCOL.md §2.4.13): one page of
+// the finished games, the newest first.
+func (c *Core) getGames(now time.Duration, cs *connState, cmd lobby.Command) {
+	if len(cmd.Args) > 2 {
+		c.reply(cs, lobby.CodeWrongRequest, gamesUsage)
+		return
+	}
+	q := scores.Query{Order: scores.Recent}
+	if len(cmd.Args) > 0 && cmd.Args[0] != "" {
+		n, ok := parsePage(cmd.Args[0])
+		if !ok {
+			c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("page %q: want 0..9999", cmd.Args[0]))
+			return
+		}
+		q.Page = n
+	}
+	if len(cmd.Args) > 1 && cmd.Args[1] != "" {
+		if !lobby.ValidName(cmd.Args[1]) {
+			c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("player name %q: 1 to 16 characters of A-Z a-z 0-9 _ -", cmd.Args[1]))
+			return
+		}
+		q.Name = cmd.Args[1]
+	}
+	if c.cfg.Hall == nil {
+		c.reply(cs, lobby.CodeWrongRequest, errHallOff)
+		return
+	}
+	c.request(now, cs, ask{cmd: lobby.CmdGetGames, page: q.Page}, Request{Games: &q})
+}
+
+// getReplay answers GET_REPLAY <uuid>;<game-id>,<part> (docs/PROTOCOL.md §2.4.14).
+func (c *Core) getReplay(now time.Duration, cs *connState, cmd lobby.Command) {
+	if len(cmd.Args) != 2 {
+		c.reply(cs, lobby.CodeWrongRequest, "GET_REPLAY takes two arguments, the game id and the part number")
+		return
+	}
+	id, err := uuid.Parse(cmd.Args[0])
+	if err != nil || id.String() != cmd.Args[0] {
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("game id %q: want a 36-character lowercase uuid", cmd.Args[0]))
+		return
+	}
+	part, ok := parsePage(cmd.Args[1])
+	if !ok || part >= scores.MaxReplayParts {
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("part %q: want 0..%d", cmd.Args[1], scores.MaxReplayParts-1))
+		return
+	}
+	if c.cfg.Hall == nil {
+		c.reply(cs, lobby.CodeWrongRequest, errHallOff)
+		return
+	}
+	c.request(now, cs, ask{cmd: lobby.CmdGetReplay, game: id, part: cmd.Args[1]}, Request{Replay: id, Part: part})
+}

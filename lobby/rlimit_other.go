@@ -1,6 +1,0 @@
-//go:build !unix
-
-package lobby
-
-// fileLimit is unknown on this system.
-func fileLimit() (uint64, bool) { return 0, false }

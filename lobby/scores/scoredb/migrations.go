@@ -1,0 +1,106 @@
+package scoredb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// migration is one step of the schema. Its statements are the same for SQLite and PostgreSQL:
+// they use only types both have (TEXT, INTEGER, BIGINT; booleans as 0/1, times as Unix
+// milliseconds UTC, ids as canonical UUID text).
+type migration struct {
+	version int
+	what    string
+	stmts   []string
+}
+
+// migrations are applied in order, each once, in one transaction with the schema_version
+// update; a new version is appended, never edited once released.
+var migrations = []migration{
+	{1, "games and their slots", []string{
+		`CREATE TABLE games (
+			id           TEXT PRIMARY KEY,
+			stage        TEXT NOT NULL,
+			difficulty   TEXT NOT NULL,
+			players      INTEGER NOT NULL,
+			result       INTEGER NOT NULL,
+			score        BIGINT NOT NULL,
+			kills        INTEGER NOT NULL,
+			ticks        BIGINT NOT NULL,
+			continued    INTEGER NOT NULL,
+			ended_at     BIGINT NOT NULL,
+			replay_file  TEXT NOT NULL,
+			replay_bytes BIGINT NOT NULL
+		)`,
+		`CREATE TABLE game_slots (
+			game_id   TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+			slot      INTEGER NOT NULL,
+			name      TEXT NOT NULL,
+			score     BIGINT NOT NULL,
+			kills     INTEGER NOT NULL,
+			deaths    INTEGER NOT NULL,
+			continued INTEGER NOT NULL,
+			left_game INTEGER NOT NULL,
+			PRIMARY KEY (game_id, slot)
+		)`,
+		`CREATE INDEX games_rank ON games (stage, players, score DESC, ended_at)`,
+		`CREATE INDEX games_score ON games (score DESC, ended_at)`,
+		`CREATE INDEX games_ended ON games (ended_at)`,
+		`CREATE INDEX game_slots_name ON game_slots (name)`,
+	}},
+}
+
+// SchemaVersion is the schema version this program writes.
+func SchemaVersion() int { return migrations[len(migrations)-1].version }
+
+// migrate brings the schema to SchemaVersion in one transaction, under the dialect's lock (two
+// servers starting on one PostgreSQL database migrate one after the other). A database newer
+// than this program is refused: its data is left alone.
+func (s *Store) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil) // SQLite: BEGIN IMMEDIATE (the write lock, sqliteDSN)
+	if err != nil {
+		return fmt.Errorf("scores: migrate %s: %w", s.where, err)
+	}
+	defer tx.Rollback()
+	if s.dialect == Postgres {
+		// Transaction-scoped: released at commit or rollback. The key is any constant of ours.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7250001)`); err != nil {
+			return fmt.Errorf("scores: migrate %s: lock: %w", s.where, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("scores: migrate %s: %w", s.where, err)
+	}
+	var have int
+	switch err := tx.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&have); {
+	case errors.Is(err, sql.ErrNoRows):
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (0)`); err != nil {
+			return fmt.Errorf("scores: migrate %s: %w", s.where, err)
+		}
+	case err != nil:
+		return fmt.Errorf("scores: migrate %s: read the schema version: %w", s.where, err)
+	}
+	if have > SchemaVersion() {
+		return fmt.Errorf("%w: %s has schema version %d, this server knows up to %d: run a newer server (the data is left as it is)",
+			errNewerSchema, s.where, have, SchemaVersion())
+	}
+	for _, m := range migrations {
+		if m.version <= have {
+			continue
+		}
+		for _, st := range m.stmts {
+			if _, err := tx.ExecContext(ctx, st); err != nil {
+				return fmt.Errorf("scores: migrate %s to version %d (%s): %w", s.where, m.version, m.what, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, s.dialect.rebind(`UPDATE schema_version SET version = ?`), m.version); err != nil {
+			return fmt.Errorf("scores: migrate %s: %w", s.where, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("scores: migrate %s: commit: %w", s.where, err)
+	}
+	return nil
+}
