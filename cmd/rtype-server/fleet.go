@@ -103,6 +103,8 @@ func (f *fleetFlags) apply(cfg *server.Config) error {
 // agonesFlags are the Agones flags: a host's -agones, a lobby's -allocator and its mTLS files.
 type agonesFlags struct {
 	agones                          *bool
+	port                            *string
+	recycle                         *int
 	allocator, namespace, fleetName *string
 	allocCert, allocKey, allocCA    *string
 }
@@ -123,7 +125,9 @@ func envBool(name string, def bool) bool {
 
 func addAgonesFlags() *agonesFlags {
 	return &agonesFlags{
-		agones:    flag.Bool("agones", envBool("RTYPE_AGONES", false), "with -role host: run as an Agones GameServer (SDK sidecar on localhost:$AGONES_SDK_HTTP_PORT: Ready, Health, the games counter, Shutdown after the drain) and advertise its status address and port \"game\" (env RTYPE_AGONES)"),
+		agones:    flag.Bool("agones", envBool("RTYPE_AGONES", false), "with -role host: run as an Agones GameServer (SDK sidecar on localhost:$AGONES_SDK_HTTP_PORT: Ready, Health, the games counter, Shutdown after the drain) and advertise its status address and the port named -agones-port; an emptied host goes back to Ready (env RTYPE_AGONES)"),
+		port:      flag.String("agones-port", env("RTYPE_AGONES_PORT", server.AgonesGamePort), "with -agones: the name of the GameServer's UDP port players reach (its spec.ports[].name) (env RTYPE_AGONES_PORT)"),
+		recycle:   flag.Int("agones-recycle-after", envInt("RTYPE_AGONES_RECYCLE_AFTER", 0), "with -agones: once empty after this many games, shut the GameServer down so the Fleet starts a fresh one; 0 = never, back to Ready (env RTYPE_AGONES_RECYCLE_AFTER)"),
 		allocator: flag.String("allocator", env("RTYPE_ALLOCATOR", ""), "with -role lobby: the Agones allocator service URL, e.g. https://agones-allocator.agones-system.svc:443; each game is allocated on -allocator-fleet instead of -hosts (env RTYPE_ALLOCATOR)"),
 		namespace: flag.String("allocator-namespace", env("RTYPE_ALLOCATOR_NAMESPACE", "default"), "with -allocator: the namespace of the hosts' Fleet (env RTYPE_ALLOCATOR_NAMESPACE)"),
 		fleetName: flag.String("allocator-fleet", env("RTYPE_ALLOCATOR_FLEET", "rtype-hosts"), "with -allocator: the hosts' Fleet (env RTYPE_ALLOCATOR_FLEET)"),
@@ -139,7 +143,10 @@ func (a *agonesFlags) apply(cfg *server.Config) error {
 		if cfg.Fleet.Role != server.RoleHost {
 			return errors.New("-agones is a host's (-role host); a lobby uses -allocator")
 		}
-		cfg.Fleet.Agones = true
+		if *a.recycle < 0 {
+			return errors.New("-agones-recycle-after must be 0 (never) or a number of games")
+		}
+		cfg.Fleet.Agones, cfg.Fleet.AgonesPort, cfg.Fleet.AgonesRecycleAfter = true, *a.port, *a.recycle
 	}
 	if *a.allocator == "" {
 		return nil

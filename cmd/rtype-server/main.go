@@ -71,6 +71,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "broadcast" {
 		os.Exit(broadcast(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "health" {
+		os.Exit(health(os.Args[2:]))
+	}
 	if len(os.Args) > 1 && os.Args[1] == "replay" {
 		os.Exit(replayCmd(os.Args[2:]))
 	}
