@@ -332,6 +332,7 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	if err != nil {
 		return err
 	}
+	ln = lobbyListener(ln, cfg.TrustedProxies)
 	// The hall of fame is the lobby's, as in one process: its hosts send each game's record
 	// and replay (docs/CONTROL.md §4.1).
 	hall, err := openHall(ctx, cfg, log)

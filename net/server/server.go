@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +50,9 @@ type Config struct {
 	MaxLobbiesPerAddr int
 	CommandRate       float64 // lines per second per connection
 	AuthTimeout       time.Duration
+	// TrustedProxies may open a lobby connection with a PROXY protocol header naming the
+	// player's address (-trusted-proxies; lobbyListener); none: no header is accepted.
+	TrustedProxies []netip.Prefix
 	// MetricsAddr, when set, serves only GET /metrics, /healthz and /readyz over HTTP on this
 	// address (MetricsHandler); "" = off.
 	MetricsAddr string
@@ -136,6 +140,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	ln = lobbyListener(ln, cfg.TrustedProxies)
 	var adminLn, metricsLn net.Listener
 	if cfg.AdminAddr != "" {
 		if adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
