@@ -12,6 +12,7 @@ require (
 	github.com/quasilyte/ebitengine-input v0.9.1
 	github.com/tc-hib/winres v0.3.1
 	go.uber.org/goleak v1.3.0
+	go.yaml.in/yaml/v2 v2.4.4
 	golang.org/x/image v0.48.0
 	golang.org/x/net v0.62.0
 	golang.org/x/sys v0.50.0
