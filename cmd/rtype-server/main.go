@@ -184,7 +184,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "rtype-server: -log-level:", err)
 		os.Exit(2)
 	}
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: server.ReplaceLogAttr}
 	switch logFormat {
 	case "text":
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, opts))
