@@ -11,4 +11,3 @@ func ReplaceLogAttr(_ []string, a slog.Attr) slog.Attr {
 	}
 	return a
 }
-

@@ -224,12 +224,12 @@ func runHost(ctx context.Context, cfg Config, stages *stagefile.Catalogue) error
 	h := fleet.NewHost(hc)
 	draining := make(chan struct{})
 	stopMetrics, err := serveHTTP(cfg.MetricsAddr, func() http.Handler {
-		return MetricsHandler(reg, HTTPConfig{Hosts: cfg.HTTPHosts, Ready: func() bool {
+		return MetricsHandler(reg, HTTPConfig{Hosts: cfg.HTTPHosts, NotReady: func() string {
 			select {
 			case <-draining:
-				return false
+				return NotReadyShuttingDown
 			default:
-				return true
+				return ""
 			}
 		}})
 	}, log, "metrics", cfg.OnMetrics)
@@ -367,7 +367,15 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	}
 	// Ready (GET /readyz) while serving with at least one host up: a lobby without hosts
 	// cannot start a game.
-	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, Ready: func() bool { return ctx.Err() == nil && (remote.Up() > 0 || rc.Allocate != nil) }}
+	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, NotReady: func() string {
+		switch {
+		case ctx.Err() != nil:
+			return NotReadyShuttingDown
+		case remote.Up() == 0 && rc.Allocate == nil:
+			return NotReadyNoHosts
+		}
+		return ""
+	}}
 	stopMetrics, err := serveHTTP(cfg.MetricsAddr, func() http.Handler { return MetricsHandler(reg, hcfg) }, log, "metrics", cfg.OnMetrics)
 	if err != nil {
 		ln.Close()

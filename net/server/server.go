@@ -206,7 +206,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if hall != nil {
 		reg.WatchHall(hall.Stats)
 	}
-	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, Ready: func() bool { return ctx.Err() == nil }}
+	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, NotReady: func() string {
+		if ctx.Err() != nil {
+			return NotReadyShuttingDown
+		}
+		return ""
+	}}
 	if metricsLn != nil {
 		hs := &http.Server{Handler: MetricsHandler(reg, hcfg), ReadHeaderTimeout: 5 * time.Second}
 		go hs.Serve(metricsLn)
