@@ -58,6 +58,11 @@ type Config struct {
 	// RetryMin and RetryMax bound the wait between attempts while storing fails.
 	RetryMin, RetryMax time.Duration
 	Logger             *slog.Logger
+	// Verify, when set, is asked of every finished game before it is stored (in the recorder's
+	// goroutine, never on the caller's): an error keeps the game out of the hall of fame
+	// (Stats.Unverified, logged). The server's replays the game's replay to its end and checks
+	// the hashes and that the results are what the game reported (net/server VerifyGame).
+	Verify func(rec *Record, replay []byte) error
 	// Now is the wall clock (tests); nil: time.Now.
 	Now func() time.Time
 }
@@ -71,6 +76,10 @@ type Stats struct {
 	Queued      int    // games waiting to be stored
 	ReplayBytes int64  // bytes of the replay files kept
 	Failing     bool   // the latest attempt failed: recording is stopped until one succeeds
+	// Unverified counts the finished games kept out because Config.Verify refused them;
+	// Verified those it passed, VerifyTime the time spent verifying (both).
+	Unverified, Verified uint64
+	VerifyTime           time.Duration
 }
 
 // job is one finished game waiting to be stored.
@@ -269,7 +278,7 @@ func (h *Hall) run() {
 		if j.rec.ID == uuid.Nil { // Close's marker: everything before it is stored
 			return
 		}
-		if !h.storeJob(j) {
+		if h.verified(j) && !h.storeJob(j) {
 			return // Close gave up waiting
 		}
 		h.mu.Lock()
@@ -281,6 +290,30 @@ func (h *Hall) run() {
 		h.prune(h.ctx)
 		lastPrune = h.cfg.Now()
 	}
+}
+
+// verified reports whether j may be stored: Config.Verify (if any) accepts it.
+func (h *Hall) verified(j job) bool {
+	if h.cfg.Verify == nil {
+		return true
+	}
+	start := time.Now()
+	err := h.cfg.Verify(&j.rec, j.replay)
+	took := time.Since(start)
+	h.mu.Lock()
+	h.st.VerifyTime += took
+	if err != nil {
+		h.st.Unverified++
+	} else {
+		h.st.Verified++
+	}
+	h.mu.Unlock()
+	if err != nil {
+		h.log.Error("finished game kept out of the hall of fame: it does not verify", "game", j.rec.ID, "stage", j.rec.Stage,
+			"score", j.rec.Score(), "ticks", j.rec.Ticks, "err", err)
+		return false
+	}
+	return true
 }
 
 // storeJob stores j, trying again while the directory or the database fails. It returns false

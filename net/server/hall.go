@@ -55,7 +55,12 @@ func openHall(ctx context.Context, cfg Config, log *slog.Logger) (*scores.Hall, 
 	}
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	return scores.Open(octx, scores.Config{Dir: cfg.DataDir, Dialect: d, DSN: dsn, KeepDays: cfg.KeepDays, KeepBytes: cfg.KeepBytes, Logger: log})
+	verify := VerifyGame
+	if cfg.NoVerify {
+		verify = nil
+	}
+	return scores.Open(octx, scores.Config{Dir: cfg.DataDir, Dialect: d, DSN: dsn, KeepDays: cfg.KeepDays, KeepBytes: cfg.KeepBytes, Logger: log,
+		Verify: verify})
 }
 
 // keeper starts games through the Manager and remembers each one's spec, so that at its end the

@@ -89,6 +89,10 @@ type Config struct {
 	// Replays, when set, returns an ended game's replay file, kept with its record (nil: the
 	// instance's own recording, instance.Instance.Replay; tests replace it).
 	Replays func(in *instance.Instance) []byte
+	// NoVerify stores finished games without replaying them first (-verify-scores=false; the
+	// tests whose Replays are not real replays). By default the hall of fame keeps a game only
+	// when its replay reproduces it (VerifyGame).
+	NoVerify bool
 	// OnGameEnd, when set, is called with each instance after its game ended (tests).
 	OnGameEnd func(in *instance.Instance)
 	// Ready, when set, receives the bound lobby address once listening (tests use port 0). A
