@@ -539,8 +539,9 @@ func (h *Hall) Replay(id uuid.UUID) ([]byte, error) {
 	return b, nil
 }
 
-// sweep removes what a crash left in the replays directory: temporary files, and replay files
-// whose row was never committed (older than orphanAge); and counts the bytes kept.
+// sweep removes what a crash left in the replays directory: temporary files no live writer
+// holds (any age), and replay files whose row was never committed (older than orphanAge); and
+// counts the bytes kept.
 func (h *Hall) sweep(ctx context.Context) error {
 	rows, err := h.store.Load().replays(ctx)
 	if err != nil {
@@ -567,7 +568,10 @@ func (h *Hall) sweep(ctx context.Context) error {
 		}
 		switch {
 		case strings.HasPrefix(name, tmpPrefix):
-			if h.cfg.Now().Sub(fi.ModTime()) > orphanAge {
+			// A temporary file no live writer holds is what a killed run left, whatever its
+			// age (and whatever -keep-bytes: it is not a replay); one still held is another
+			// server's, being written.
+			if abandoned(filepath.Join(h.dir, name)) || h.cfg.Now().Sub(fi.ModTime()) > orphanAge {
 				os.Remove(filepath.Join(h.dir, name))
 				removed++
 			}
