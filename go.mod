@@ -7,12 +7,14 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/hajimehoshi/ebiten/v2 v2.8.8
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/pires/go-proxyproto v0.15.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
 	github.com/quasilyte/ebitengine-input v0.9.1
 	github.com/tc-hib/winres v0.3.1
 	go.uber.org/goleak v1.3.0
+	go.yaml.in/yaml/v2 v2.4.4
 	golang.org/x/image v0.48.0
 	golang.org/x/net v0.62.0
 	golang.org/x/sys v0.50.0

@@ -58,7 +58,8 @@ type options struct {
 	cfg                                               server.Config
 	logFormat, logLevel                               string
 	udpPort, tokenFile, httpHosts, keepBytes, cpuProf *string
-	version                                           *bool
+	trustedProxies                                    *string
+	version, verifyScores                             *bool
 	dataErr                                           error // why there is no default -data
 	fleet                                             *fleetFlags
 	agones                                            *agonesFlags
@@ -82,6 +83,7 @@ func defineFlags(fs *flag.FlagSet) *options {
 	fs.StringVar(&cfg.MetricsAddr, "metrics", "", "serve only GET /metrics (Prometheus), /healthz and /readyz over HTTP on this address, e.g. 127.0.0.1:9100; empty = off")
 	fs.StringVar(&cfg.AdminAddr, "admin", "", "serve the metrics endpoints and, with the admin token, /debug/pprof/ and POST /broadcast over HTTP on this address, e.g. 127.0.0.1:9090; keep it on loopback; empty = off")
 	o.tokenFile = fs.String("admin-token-file", "", "file holding the admin token that /debug/pprof/ and POST /broadcast require (Authorization: Bearer TOKEN); else the env RTYPE_ADMIN_TOKEN; neither = those endpoints are off")
+	o.trustedProxies = fs.String("trusted-proxies", "", "comma-separated addresses or CIDRs of load balancers that may open a lobby connection with a PROXY protocol header (v1/v2) naming the player's address, which the per-address limits and logs then use; empty = none")
 	o.httpHosts = fs.String("http-hosts", "", "comma-separated host names the metrics and admin addresses answer to, besides IP addresses and localhost (others are refused: DNS rebinding)")
 	fs.StringVar(&cfg.Arcade, "arcade", "", "stages of the arcade run lobbies may choose, comma-separated offered stages (default stage1,stage2,stage3, those offered; none: no arcade run)")
 	fs.StringVar(&cfg.Stage, "stage", stagefile.Default, "default stage of new lobbies: an embedded stage (stage1, short, ...) or a path to a stage JSON file, which is then offered too; lobbies may choose any offered stage")
@@ -89,9 +91,10 @@ func defineFlags(fs *flag.FlagSet) *options {
 	fs.StringVar(&cfg.NetSim, "netsim", "", `simulate a bad network on game sockets, e.g. "lat=75ms,jitter=10ms,loss=5%,dup=1%"`)
 	var dataDir string
 	dataDir, o.dataErr = scores.DefaultDataDir()
-	fs.StringVar(&cfg.DataDir, "data", dataDir, "data directory: the hall of fame's SQLite database (rtype.db) and the replays (replays/); README \"Where the data lives\"")
+	fs.StringVar(&cfg.DataDir, "data", dataDir, "data directory: the hall of fame's SQLite database (rtype.db) and the replays (replays/); docs/HOSTING.md \"Where the data lives\"")
 	fs.StringVar(&cfg.DB, "db", "sqlite", "hall of fame database: sqlite (DIR/rtype.db of -data), sqlite:PATH, a postgres://user:password@host/db URL, or off (no game kept)")
 	fs.IntVar(&cfg.KeepDays, "keep-days", 0, "remove the replays of games older than this many days (the 10 best of each stage and player count stay; scores are never removed); 0 = keep")
+	o.verifyScores = fs.Bool("verify-scores", true, "replay every finished game before it enters the hall of fame and keep it only if its replay reproduces its results (false: store what the game or host reports)")
 	o.keepBytes = fs.String("keep-bytes", "0", "remove the oldest replays while they take more than this, e.g. 500M or 20G (the 10 best of each stage and player count stay); 0 = no limit")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")

@@ -104,13 +104,17 @@ func (f *fleetFlags) apply(cfg *server.Config, allocator string) error {
 // agonesFlags are the Agones flags: a host's -agones, a lobby's -allocator and its mTLS files.
 type agonesFlags struct {
 	agones                          *bool
+	port                            *string
+	recycle                         *int
 	allocator, namespace, fleetName *string
 	allocCert, allocKey, allocCA    *string
 }
 
 func addAgonesFlags(fs *flag.FlagSet) *agonesFlags {
 	return &agonesFlags{
-		agones:    fs.Bool("agones", false, "with -role host: run as an Agones GameServer (SDK sidecar on localhost:$AGONES_SDK_HTTP_PORT: Ready, Health, the games counter, Shutdown after the drain) and advertise its status address and port \"game\""),
+		agones:    fs.Bool("agones", false, "with -role host: run as an Agones GameServer (SDK sidecar on localhost:$AGONES_SDK_HTTP_PORT: Ready, Health, the games counter, Shutdown after the drain) and advertise its status address and the port named -agones-port; an emptied host goes back to Ready"),
+		port:      fs.String("agones-port", server.AgonesGamePort, "with -agones: the name of the GameServer's UDP port players reach (its spec.ports[].name)"),
+		recycle:   fs.Int("agones-recycle-after", 0, "with -agones: once empty after this many games, shut the GameServer down so the Fleet starts a fresh one; 0 = never, back to Ready"),
 		allocator: fs.String("allocator", "", "with -role lobby: the Agones allocator service URL, e.g. https://agones-allocator.agones-system.svc:443; each game is allocated on -allocator-fleet instead of -hosts"),
 		namespace: fs.String("allocator-namespace", "default", "with -allocator: the namespace of the hosts' Fleet"),
 		fleetName: fs.String("allocator-fleet", "rtype-hosts", "with -allocator: the hosts' Fleet"),
@@ -126,7 +130,10 @@ func (a *agonesFlags) apply(cfg *server.Config) error {
 		if cfg.Fleet.Role != server.RoleHost {
 			return errors.New("-agones is a host's (-role host); a lobby uses -allocator")
 		}
-		cfg.Fleet.Agones = true
+		if *a.recycle < 0 {
+			return errors.New("-agones-recycle-after must be 0 (never) or a number of games")
+		}
+		cfg.Fleet.Agones, cfg.Fleet.AgonesPort, cfg.Fleet.AgonesRecycleAfter = true, *a.port, *a.recycle
 	}
 	if *a.allocator == "" {
 		return nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/net/agones"
+	"github.com/rtype/rtype/net/server"
 	"github.com/rtype/rtype/net/bot"
 )
 
@@ -91,7 +92,7 @@ func TestFleetProcesses(t *testing.T) {
 	for _, name := range []string{"a", "b", "c"} {
 		h := &hostProc{name: name, udp: freeUDPTCP(t), control: freePort(t)}
 		h.fake = agones.NewFakeSDK("rtype-hosts-"+name, "rtype-hosts", "127.0.0.1",
-			[]agones.Port{{Name: "game", Port: h.udp}, {Name: "control", Port: h.control}},
+			[]agones.Port{{Name: server.AgonesGamePort, Port: h.udp}, {Name: "control", Port: h.control}},
 			map[string]agones.CounterStatus{agones.CounterGames: {Capacity: 1000}})
 		srv := httptest.NewServer(h.fake)
 		t.Cleanup(srv.Close)

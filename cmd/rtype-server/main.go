@@ -24,6 +24,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "broadcast" {
 		os.Exit(broadcast(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "health" {
+		os.Exit(health(os.Args[2:]))
+	}
 	if len(os.Args) > 1 && os.Args[1] == "replay" {
 		os.Exit(replayCmd(os.Args[2:]))
 	}
@@ -41,6 +44,11 @@ func main() {
 		return
 	}
 	var err error
+	if cfg.TrustedProxies, err = server.ParseTrustedProxies(*o.trustedProxies); err != nil {
+		fmt.Fprintln(os.Stderr, "rtype-server:", err)
+		os.Exit(2)
+	}
+	cfg.NoVerify = !*o.verifyScores
 	if cfg.KeepBytes, err = scores.ParseSize(*keepBytes); err != nil {
 		fmt.Fprintln(os.Stderr, "rtype-server: -keep-bytes:", err)
 		os.Exit(2)
@@ -111,7 +119,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "rtype-server: -log-level:", err)
 		os.Exit(2)
 	}
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: server.ReplaceLogAttr}
 	switch logFormat {
 	case "text":
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, opts))

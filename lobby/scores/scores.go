@@ -152,6 +152,9 @@ var (
 	ErrNoReplay = errors.New("scores: no such replay")
 	// ErrPending: the game has ended and its replay is queued, not written yet: ask again.
 	ErrPending = errors.New("scores: replay not written yet")
+	// ErrUnavailable: the database was down when the server started and has not answered
+	// since (Hall.Games); finished games wait in memory meanwhile.
+	ErrUnavailable = errors.New("scores: the hall of fame's database is not available yet")
 )
 
 // PartRangeError is a replay part number past the replay's last part.

@@ -386,3 +386,57 @@ func (s *SDK) counter(ctx context.Context, name string) (Counter, error) {
 	err := s.c.call(ctx, http.MethodGet, "/v1beta1/counters/"+url.PathEscape(name), nil, &c)
 	return c, err
 }
+
+// TestLifecycle: an emptied host goes back to Ready once per busy spell, never while a game
+// runs, and recycles (Shutdown) when empty after RecycleAfter games, whichever of the game's
+// end and the new count is reported first.
+func TestLifecycle(t *testing.T) {
+	var l Lifecycle
+	if s := l.Games(0); s != Stay {
+		t.Fatalf("idle from the start: %v, want stay (it is Ready already)", s)
+	}
+	for i, s := range []struct {
+		ended   bool
+		running int
+		want    Step
+	}{
+		{false, 1, Stay}, {false, 2, Stay}, {true, 2, Stay}, {false, 1, Stay}, {true, 1, Stay}, {false, 0, BackToReady},
+		{false, 0, Stay}, {false, 1, Stay}, {false, 0, BackToReady}, {true, 0, Stay},
+	} {
+		got := l.Games(s.running)
+		if s.ended {
+			got = l.Ended()
+		}
+		if got != s.want {
+			t.Fatalf("step %d (%d running, ended %v): %v, want %v", i, s.running, s.ended, got, s.want)
+		}
+	}
+	// The end reported before the count, then the count before the end.
+	r := Lifecycle{RecycleAfter: 2}
+	if r.Games(1) != Stay || r.Ended() != Stay || r.Games(0) != BackToReady {
+		t.Fatal("first game of 2: want stay, stay, ready")
+	}
+	if r.Games(1) != Stay || r.Games(0) != BackToReady || r.Ended() != Recycle {
+		t.Fatal("second game of 2: want stay, ready, recycle")
+	}
+	if r.Games(1) != Stay || r.Games(0) != BackToReady {
+		t.Fatal("after recycling: recycle is said once")
+	}
+}
+
+// TestAddressPortName: a status whose ports have none of the name asked for fails with
+// ErrNoSuchPort naming the ports it has (not two minutes of silent polling).
+func TestAddressPortName(t *testing.T) {
+	fake := NewFakeSDK("gs-1", "rtype-hosts", "10.0.0.9", []Port{{Name: "default", Port: 7001}, {Name: "control", Port: 7002}}, nil)
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	sdk := NewSDK(srv.URL, slog.New(slog.DiscardHandler))
+	sdk.PortWait = time.Nanosecond
+	if h, p, err := Address(context.Background(), sdk, "default"); err != nil || h != "10.0.0.9" || p != 7001 {
+		t.Fatalf("port default: %s %d %v", h, p, err)
+	}
+	_, _, err := Address(context.Background(), sdk, "game")
+	if !errors.Is(err, ErrNoSuchPort) || !strings.Contains(err.Error(), "default, control") {
+		t.Fatalf("port game: %v, want ErrNoSuchPort naming default and control", err)
+	}
+}

@@ -2,8 +2,10 @@ package agones
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 )
@@ -12,21 +14,56 @@ import (
 // well within the Fleet's health.periodSeconds (deploy/k8s/fleet.json: 5 s, failureThreshold 3).
 const DefaultHealthPeriod = 2 * time.Second
 
+// PortWait bounds how long Address waits for a port named portName once the GameServer has an
+// address and ports: Agones sets them together when the pod is scheduled, so a status with
+// ports but none of that name is a misconfiguration (the Fleet names its port otherwise), not
+// a late sidecar.
+const PortWait = 10 * time.Second
+
+func (s *SDK) portWait() time.Duration {
+	if s.PortWait > 0 {
+		return s.PortWait
+	}
+	return PortWait
+}
+
+// ErrNoSuchPort is Address's error when the GameServer's ports have none of the name asked for.
+var ErrNoSuchPort = errors.New("agones: the GameServer has no port of that name")
+
 // Address is where a GameServer's players reach it: status.address and the port of status.ports
 // named portName (Agones maps a dynamic host port to the container's port: this is the host
 // port, never the one the process binds). It asks GET /gameserver until both are set (the
-// sidecar may start late; the address comes once the pod is scheduled) or ctx ends.
+// sidecar may start late; the address comes once the pod is scheduled) or ctx ends; when the
+// status has an address and ports but none named portName for PortWait, it fails with
+// ErrNoSuchPort and the names it has.
 func Address(ctx context.Context, sdk *SDK, portName string) (host string, port int, err error) {
 	wait := sdk.c.backoff.First
+	var portsSince time.Time // when the status first had an address and ports without portName
+	logged := time.Time{}
 	for {
 		gs, err := sdk.GameServer(ctx)
 		if err != nil {
 			return "", 0, err
 		}
-		if p := gs.Status.PortByName(portName); gs.Status.Address != "" && p > 0 {
+		p := gs.Status.PortByName(portName)
+		if gs.Status.Address != "" && p > 0 {
 			return gs.Status.Address, p, nil
 		}
-		sdk.c.log.Debug("agones: the GameServer has no address or port yet", "port_name", portName, "state", gs.Status.State)
+		now := time.Now()
+		if gs.Status.Address != "" && len(gs.Status.Ports) > 0 {
+			if portsSince.IsZero() {
+				portsSince = now
+			}
+			if now.Sub(portsSince) >= sdk.portWait() {
+				return "", 0, fmt.Errorf("%w: %q, its ports are %s (name the Fleet's UDP port %q or pass that name to -agones-port)",
+					ErrNoSuchPort, portName, strings.Join(gs.Status.PortNames(), ", "), portName)
+			}
+		}
+		if now.Sub(logged) >= 10*time.Second {
+			sdk.c.log.Info("agones: waiting for the GameServer's address and port", "port_name", portName, "state", gs.Status.State,
+				"address", gs.Status.Address, "ports", strings.Join(gs.Status.PortNames(), ","))
+			logged = now
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():

@@ -111,6 +111,15 @@ func (s GameServerStatus) PortByName(name string) int {
 	return 0
 }
 
+// PortNames lists the names of the status's ports.
+func (s GameServerStatus) PortNames() []string {
+	names := make([]string, 0, len(s.Ports))
+	for _, p := range s.Ports {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
 // HTTPError is an answer other than 200.
 type HTTPError struct {
 	Method, Path string
@@ -223,7 +232,12 @@ func (c *client) once(ctx context.Context, method, path string, payload []byte, 
 }
 
 // SDK is the client of the Agones SDK sidecar's REST API (sdk.swagger.json, beta.swagger.json).
-type SDK struct{ c client }
+type SDK struct {
+	c client
+	// PortWait bounds Address's wait for a missing port name once the status has ports (0:
+	// the package's PortWait).
+	PortWait time.Duration
+}
 
 // NewSDK returns a client of the sidecar at base (e.g. "http://localhost:9358").
 func NewSDK(base string, log *slog.Logger) *SDK {

@@ -67,12 +67,15 @@ var (
 	descRecQueue   = desc("rtype_scores_queue", "Finished games waiting to be stored.")
 	descRecBytes   = desc("rtype_scores_replay_bytes", "Bytes of the replay files kept in the data directory.")
 	descRecFailing = desc("rtype_scores_failing", "1 while recording is stopped (the latest attempt to store a game failed), else 0.")
+	descUnverified = desc("rtype_scores_games_unverified_total", "Finished games kept out of the hall of fame because their replay does not reproduce them (hashes or results differ).")
+	descVerified   = desc("rtype_scores_games_verified_total", "Finished games whose replay was played to its end and reproduced them before they were stored.")
+	descVerifyTime = desc("rtype_scores_verify_seconds_total", "Time spent replaying finished games to verify them (the recorder goroutine's, one game at a time).")
 )
 
 type hallCollector struct{ stats func() scoredb.Stats }
 
 func (c *hallCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descRecorded, descRecFail, descRecDropped, descPruned, descRecQueue, descRecBytes, descRecFailing} {
+	for _, d := range []*prometheus.Desc{descRecorded, descRecFail, descRecDropped, descPruned, descRecQueue, descRecBytes, descRecFailing, descUnverified, descVerified, descVerifyTime} {
 		ch <- d
 	}
 }
@@ -94,6 +97,9 @@ func (c *hallCollector) Collect(ch chan<- prometheus.Metric) {
 		failing = 1
 	}
 	gauge(descRecFailing, failing)
+	counter(descUnverified, st.Unverified)
+	counter(descVerified, st.Verified)
+	ch <- prometheus.MustNewConstMetric(descVerifyTime, prometheus.CounterValue, st.VerifyTime.Seconds())
 }
 
 // GameEnded adds the final figures of an ended game to the runtime's totals.

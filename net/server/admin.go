@@ -28,16 +28,23 @@ type HTTPConfig struct {
 	// their Host header: any other is refused (DNS rebinding: a web page whose name resolves to
 	// 127.0.0.1 cannot read the metrics or the profiles).
 	Hosts []string
-	// Ready reports whether the server takes new players (GET /readyz: 200, else 503).
-	Ready func() bool
+	// NotReady says why the server takes no new players ("" while it does): GET /readyz
+	// answers 200, else 503 with that reason ("shutting down", "no game host up").
+	NotReady func() string
 }
+
+// What GET /readyz answers with its 503.
+const (
+	NotReadyShuttingDown = "shutting down"
+	NotReadyNoHosts      = "no game host up"
+)
 
 // MetricsHandler serves the metrics address (-metrics; docs/HOSTING.md "Operating a server"), read-only
 // and unauthenticated, and nothing else:
 //
 //	GET /metrics  Prometheus metrics (net/metrics)
 //	GET /healthz  200 while the process serves
-//	GET /readyz   200 while it takes new players, 503 once it shuts down
+//	GET /readyz   200 while it takes new players, else 503 and why (shutting down, no game host up)
 func MetricsHandler(reg *metrics.Registry, cfg HTTPConfig) http.Handler {
 	mux := http.NewServeMux()
 	addHealth(mux, reg, cfg)
@@ -93,9 +100,11 @@ func addHealth(mux *http.ServeMux, reg *metrics.Registry, cfg HTTPConfig) {
 	mux.Handle("GET /metrics", reg.Handler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if cfg.Ready != nil && !cfg.Ready() {
-			http.Error(w, "shutting down", http.StatusServiceUnavailable)
-			return
+		if cfg.NotReady != nil {
+			if why := cfg.NotReady(); why != "" {
+				http.Error(w, why, http.StatusServiceUnavailable)
+				return
+			}
 		}
 		fmt.Fprintln(w, "ready")
 	})

@@ -310,3 +310,22 @@ func TestAdminWithoutTokenRefusesWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestReadyzSaysWhy: a lobby none of whose hosts is up is not ready, and says so: "no game host
+// up", not the "shutting down" of a server that stops (a load balancer's operator reads it).
+func TestReadyzSaysWhy(t *testing.T) {
+	t.Parallel()
+	metricsAddr := make(chan net.Addr, 1)
+	_, _, stop := startServerTB(t, Config{Stage: "short", Logger: quietLog(), MetricsAddr: "127.0.0.1:0", OnMetrics: func(a net.Addr) { metricsAddr <- a },
+		Fleet: FleetConfig{Role: RoleLobby, Secret: testControlSecret, Hosts: []string{"127.0.0.1:1"}}})
+	defer stop()
+	resp, err := http.Get("http://" + (<-metricsAddr).String() + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusServiceUnavailable || strings.TrimSpace(string(body)) != NotReadyNoHosts {
+		t.Fatalf("/readyz of a lobby with no host up: %d %q, want 503 %q", resp.StatusCode, body, NotReadyNoHosts)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rtype/rtype/game/buildinfo"
@@ -16,9 +17,10 @@ import (
 )
 
 // Port names of the Fleet's GameServer template (deploy/k8s/fleet.json): the UDP port players
-// send to and the TCP control port the lobby dials.
+// send to (by default "default", the name Agones gives a GameServer's single port and uses in
+// its examples; -agones-port names another) and the TCP control port the lobby dials.
 const (
-	AgonesGamePort    = "game"
+	AgonesGamePort    = "default"
 	AgonesControlPort = "control"
 )
 
@@ -32,9 +34,13 @@ type agonesHost struct {
 	host       string // status.address
 	port       int    // status.ports[game]: the host port players reach
 	counter    *agones.CounterSync
+	mu         sync.Mutex
+	life       agones.Lifecycle
+	steps      chan agones.Step
 	cancel     context.CancelFunc
 	done       chan struct{}
 	healthDone chan struct{}
+	lifeDone   chan struct{}
 }
 
 // newAgonesHost reads the address and UDP port to advertise from the GameServer's status.
@@ -50,17 +56,92 @@ func newAgonesHost(ctx context.Context, cfg Config, log *slog.Logger) (*agonesHo
 	}
 	actx, cancel := context.WithTimeout(ctx, AgonesAddressTimeout)
 	defer cancel()
-	host, port, err := agones.Address(actx, sdk, AgonesGamePort)
+	portName := cfg.Fleet.AgonesPort
+	if portName == "" {
+		portName = AgonesGamePort
+	}
+	host, port, err := agones.Address(actx, sdk, portName)
 	if err != nil {
 		return nil, err
 	}
-	log.Info("agones: the GameServer's address", "address", host, "udp_port", port)
-	return &agonesHost{sdk: sdk, log: log, host: host, port: port, counter: agones.NewCounterSync(sdk, agones.CounterGames, log)}, nil
+	log.Info("agones: the GameServer's address", "address", host, "udp_port", port, "port_name", portName)
+	return &agonesHost{sdk: sdk, log: log, host: host, port: port, counter: agones.NewCounterSync(sdk, agones.CounterGames, log),
+		life: agones.Lifecycle{RecycleAfter: cfg.Fleet.AgonesRecycleAfter}, steps: make(chan agones.Step, 1)}, nil
+}
+
+// games is told of every change of the host's running games, ended of every game that ended:
+// the lifecycle's step, if any, goes to the goroutine that talks to the sidecar (the latest
+// one wins: an older step still queued is dropped).
+func (a *agonesHost) games(running int) {
+	a.mu.Lock()
+	step := a.life.Games(running)
+	a.mu.Unlock()
+	a.do(step)
+}
+func (a *agonesHost) ended() { a.mu.Lock(); step := a.life.Ended(); a.mu.Unlock(); a.do(step) }
+
+func (a *agonesHost) do(step agones.Step) {
+	if step == agones.Stay {
+		return
+	}
+	select {
+	case a.steps <- step:
+	default:
+		select {
+		case <-a.steps:
+		default:
+		}
+		select {
+		case a.steps <- step:
+		default:
+		}
+	}
+}
+
+// runLifecycle carries out the lifecycle's steps until ctx ends: BackToReady calls SDK Ready
+// when the GameServer is Allocated and its games counter is 0 (an allocation that came in
+// meanwhile has incremented it: the host stays Allocated); Recycle stops taking games
+// (rtype-accepting=false), waits for the games to end, and calls SDK Shutdown (Agones then
+// stops the pod, whose SIGTERM ends the process).
+func (a *agonesHost) runLifecycle(ctx context.Context, running func() int, stopTaking func()) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case step := <-a.steps:
+			switch step {
+			case agones.BackToReady:
+				gs, err := a.sdk.GameServer(ctx)
+				if err != nil {
+					a.log.Warn("agones: GameServer not read; stays as it is", "err", err)
+					continue
+				}
+				if c := gs.Status.Counters[agones.CounterGames]; gs.Status.State != "Allocated" || c.Count > 0 || running() > 0 {
+					continue
+				}
+				if err := a.sdk.Ready(ctx); err != nil {
+					a.log.Warn("agones: the emptied GameServer could not be made Ready again", "err", err)
+					continue
+				}
+				a.log.Info("agones: GameServer empty, Ready again (the fleet may scale it down or roll it over)")
+			case agones.Recycle:
+				a.log.Info("agones: recycling after its games", "recycle_after", a.life.RecycleAfter)
+				stopTaking()
+				a.drain()
+				if err := a.sdk.Shutdown(ctx); err != nil {
+					a.log.Warn("agones: recycle shutdown failed", "err", err)
+					continue
+				}
+				a.log.Info("agones: Shutdown sent (recycle)")
+				return
+			}
+		}
+	}
 }
 
 // start sets the games counter's capacity, the labels, marks the GameServer Ready and starts
 // the health pings (while the tick schedule is alive) and the counter's sync.
-func (a *agonesHost) start(ctx context.Context, capacity int, stages *stagefile.Catalogue, mgr *instance.Manager) error {
+func (a *agonesHost) start(ctx context.Context, capacity int, stages *stagefile.Catalogue, mgr *instance.Manager, stopTaking func()) error {
 	c, zero := agones.Int64(capacity), agones.Int64(0)
 	if _, err := a.sdk.UpdateCounter(ctx, agones.CounterGames, agones.CounterUpdate{Count: &zero, Capacity: &c}); err != nil {
 		return fmt.Errorf("counter %s: %w", agones.CounterGames, err)
@@ -75,8 +156,9 @@ func (a *agonesHost) start(ctx context.Context, capacity int, stages *stagefile.
 	}
 	a.log.Info("agones: GameServer Ready", "capacity", capacity)
 	rctx, cancel := context.WithCancel(context.Background())
-	a.cancel, a.done, a.healthDone = cancel, make(chan struct{}), make(chan struct{})
+	a.cancel, a.done, a.healthDone, a.lifeDone = cancel, make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() { defer close(a.done); a.counter.Run(rctx) }()
+	go func() { defer close(a.lifeDone); a.runLifecycle(rctx, mgr.Running, stopTaking) }()
 	var gate agones.TickGate
 	go func() {
 		defer close(a.healthDone)
@@ -101,6 +183,7 @@ func (a *agonesHost) stop() {
 		a.cancel()
 		<-a.done
 		<-a.healthDone
+		<-a.lifeDone
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -35,10 +35,16 @@ func freeTCPUDP(t *testing.T, ip string) int {
 // fleet (fake allocator, both written from the Agones swagger documents): the host advertises
 // the status address and port, sets the games counter's capacity and labels, is Ready, pings
 // health; a bot game is allocated (state Allocated, counter incremented), played on the host
-// and ended (counter back to 0); SIGTERM's drain makes it refuse allocation, then Shutdown.
+// and ended (counter back to 0, and Ready again: Agones scales down and rolls over only Ready
+// GameServers); SIGTERM's drain makes it refuse allocation, then Shutdown. With
+// -agones-recycle-after 1 the emptied host shuts itself down instead.
 func TestAgonesFleet(t *testing.T) {
 	t.Parallel()
-	const ip = "127.0.0.4"
+	t.Run("ready-again", func(t *testing.T) { t.Parallel(); testAgonesFleet(t, "127.0.0.4", 0) })
+	t.Run("recycle", func(t *testing.T) { t.Parallel(); testAgonesFleet(t, "127.0.0.14", 1) })
+}
+
+func testAgonesFleet(t *testing.T, ip string, recycleAfter int) {
 	udp, control := freeTCPUDP(t, ip), freeTCPUDP(t, ip)
 	sdk := agones.NewFakeSDK("rtype-hosts-x1", "rtype-hosts", ip,
 		[]agones.Port{{Name: AgonesGamePort, Port: udp}, {Name: AgonesControlPort, Port: control}},
@@ -51,7 +57,7 @@ func TestAgonesFleet(t *testing.T) {
 	var host *fleet.Host
 	hcfg := Config{Addr: ip + ":0", UDPHost: ip, UDPPort: udp, Stage: "short", Logger: quietLog(),
 		Fleet: FleetConfig{Role: RoleHost, Secret: testControlSecret, Control: net.JoinHostPort(ip, strconv.Itoa(control)), Capacity: 3,
-			Agones: true, AgonesSDK: sdkSrv.URL, DrainTimeout: -1, OnHost: func(h *fleet.Host) { host = h }}}
+			Agones: true, AgonesSDK: sdkSrv.URL, AgonesRecycleAfter: recycleAfter, DrainTimeout: -1, OnHost: func(h *fleet.Host) { host = h }}}
 	_, _, stopHost := startServerTB(t, hcfg)
 	defer stopHost()
 	waitCond(t, "Ready", func() bool { return sdk.GameServer().Status.State == "Ready" })
@@ -70,10 +76,10 @@ func TestAgonesFleet(t *testing.T) {
 	defer stopLobby()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	counted := make(chan agones.Int64, 1)
+	counted := make(chan agones.GameServer, 1)
 	go func() {
 		waitCond(t, "the game counted", func() bool { return host.Load().Games == 1 })
-		counted <- sdk.GameServer().Status.Counters[agones.CounterGames].Count
+		counted <- sdk.GameServer()
 	}()
 	res, err := bot.Run(ctx, bot.Config{Server: addr, Players: 2}, nil)
 	if err != nil {
@@ -84,15 +90,27 @@ func TestAgonesFleet(t *testing.T) {
 			t.Errorf("bot %s: %+v", r.Bot, r)
 		}
 	}
-	if c := <-counted; c != 1 {
+	during := <-counted
+	if c := during.Status.Counters[agones.CounterGames].Count; c != 1 {
 		t.Fatalf("games counter during the game: %d, want 1", c)
 	}
-	if st := sdk.GameServer().Status.State; st != "Allocated" {
-		t.Fatalf("state %s after an allocation, want Allocated", st)
+	if st := during.Status.State; st != "Allocated" {
+		t.Fatalf("state %s during the game, want Allocated", st)
 	}
 	waitCond(t, "counter back to 0", func() bool { return sdk.GameServer().Status.Counters[agones.CounterGames].Count == 0 })
 	if len(sdk.Healths()) == 0 {
 		t.Fatal("no health ping during the game")
+	}
+	if recycleAfter > 0 {
+		waitCond(t, "recycled: Shutdown", func() bool { return sdk.GameServer().Status.State == "Shutdown" })
+		if a := sdk.GameServer().ObjectMeta.Labels["agones.dev/sdk-rtype-accepting"]; a != "false" {
+			t.Fatalf("recycled host accepting %q, want false", a)
+		}
+		return
+	}
+	waitCond(t, "Ready again once empty", func() bool { return sdk.GameServer().Status.State == "Ready" })
+	if n := sdk.CallsTo("POST", "/ready"); n != 2 {
+		t.Fatalf("%d POST /ready, want 2 (at start, once empty)", n)
 	}
 	stopHost()
 	gs = sdk.GameServer()

@@ -56,7 +56,12 @@ func openHall(ctx context.Context, cfg Config, log *slog.Logger) (*scoredb.Hall,
 	}
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	return scoredb.Open(octx, scoredb.Config{Dir: cfg.DataDir, Dialect: d, DSN: dsn, KeepDays: cfg.KeepDays, KeepBytes: cfg.KeepBytes, Logger: log})
+	verify := VerifyGame
+	if cfg.NoVerify {
+		verify = nil
+	}
+	return scoredb.Open(octx, scoredb.Config{Dir: cfg.DataDir, Dialect: d, DSN: dsn, KeepDays: cfg.KeepDays, KeepBytes: cfg.KeepBytes, Logger: log,
+		Verify: verify})
 }
 
 // keeper starts games through the Manager and remembers each one's spec, so that at its end the

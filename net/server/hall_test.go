@@ -25,7 +25,7 @@ func TestHallOfFameEndToEnd(t *testing.T) {
 	replay := bytes.Repeat([]byte("a replay file "), 400) // 5600 bytes: 3 parts
 	addr, _, stop := startServerTB(t, Config{Stage: "short", Logger: log, DataDir: t.TempDir(), DB: "sqlite",
 		MetricsAddr: "127.0.0.1:0", OnMetrics: func(a net.Addr) { metricsAddr <- a.String() },
-		Replays: func(*instance.Instance) []byte { return replay }})
+		Replays: func(*instance.Instance) []byte { return replay }, NoVerify: true})
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -104,7 +104,7 @@ func TestHallDiskGoneGamesGoOn(t *testing.T) {
 	log, logs := newLogCapture(t)
 	dir := t.TempDir()
 	addr, _, stop := startServerTB(t, Config{Stage: "short", Logger: log, DataDir: dir, DB: "sqlite",
-		Replays: func(*instance.Instance) []byte { return []byte("replay") }})
+		Replays: func(*instance.Instance) []byte { return []byte("replay") }, NoVerify: true})
 	defer stop()
 	rd := filepath.Join(dir, "replays")
 	if err := os.RemoveAll(rd); err != nil {

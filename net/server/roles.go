@@ -63,6 +63,12 @@ type FleetConfig struct {
 	Agones bool
 	// AgonesSDK is the sidecar's base URL ("": http://localhost:$AGONES_SDK_HTTP_PORT).
 	AgonesSDK string
+	// AgonesPort names the GameServer's UDP port players reach (-agones-port; "":
+	// AgonesGamePort).
+	AgonesPort string
+	// AgonesRecycleAfter makes an emptied host shut down after this many games (a fresh pod
+	// replaces it; -agones-recycle-after); 0: an emptied host goes back to Ready.
+	AgonesRecycleAfter int
 	// Allocator is a lobby's Agones allocator service URL (-allocator): every START allocates
 	// a game place on FleetName in Namespace instead of choosing among Hosts, over mTLS
 	// (AllocatorTLS).
@@ -197,6 +203,9 @@ func runHost(ctx context.Context, cfg Config, stages *stagefile.Catalogue) error
 	var reg *metrics.Registry
 	mgr, err := instance.NewManager(managerConfig(cfg, stages, ns, publicPort, log, func(in *instance.Instance) {
 		reg.GameEnded(in)
+		if ag != nil {
+			ag.ended()
+		}
 		if cfg.OnGameEnd != nil {
 			cfg.OnGameEnd(in)
 		}
@@ -211,17 +220,17 @@ func runHost(ctx context.Context, cfg Config, stages *stagefile.Catalogue) error
 	hc := fleet.HostConfig{Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Starter: mgr, Stages: stages, Capacity: cfg.Fleet.Capacity, PublicHost: publicHost, Logger: log,
 		Report: hostReport(replaysOf(cfg))} // every game's record and replay go to its lobby's hall of fame
 	if ag != nil {
-		hc.OnLoad = func(l fleet.Load) { ag.counter.Set(l.Games) }
+		hc.OnLoad = func(l fleet.Load) { ag.counter.Set(l.Games); ag.games(l.Games) }
 	}
 	h := fleet.NewHost(hc)
 	draining := make(chan struct{})
 	stopMetrics, err := serveHTTP(cfg.MetricsAddr, func() http.Handler {
-		return MetricsHandler(reg, HTTPConfig{Hosts: cfg.HTTPHosts, Ready: func() bool {
+		return MetricsHandler(reg, HTTPConfig{Hosts: cfg.HTTPHosts, NotReady: func() string {
 			select {
 			case <-draining:
-				return false
+				return NotReadyShuttingDown
 			default:
-				return true
+				return ""
 			}
 		}})
 	}, log, "metrics", cfg.OnMetrics)
@@ -248,7 +257,7 @@ func runHost(ctx context.Context, cfg Config, stages *stagefile.Catalogue) error
 	served := make(chan error, 1)
 	go func() { served <- h.Serve(hostCtx, cln) }()
 	if ag != nil {
-		if err := ag.start(ctx, h.Load().Capacity, stages, mgr); err != nil {
+		if err := ag.start(ctx, h.Load().Capacity, stages, mgr, h.Drain); err != nil {
 			log.Error("agones: the GameServer could not be made Ready", "err", err)
 		}
 		defer ag.stop()
@@ -324,6 +333,7 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	if err != nil {
 		return err
 	}
+	ln = lobbyListener(ln, cfg.TrustedProxies)
 	// The hall of fame is the lobby's, as in one process: its hosts send each game's record
 	// and replay (docs/CONTROL.md §4.1).
 	hall, err := openHall(ctx, cfg, log)
@@ -358,7 +368,15 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	}
 	// Ready (GET /readyz) while serving with at least one host up: a lobby without hosts
 	// cannot start a game.
-	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, Ready: func() bool { return ctx.Err() == nil && (remote.Up() > 0 || rc.Allocate != nil) }}
+	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, NotReady: func() string {
+		switch {
+		case ctx.Err() != nil:
+			return NotReadyShuttingDown
+		case remote.Up() == 0 && rc.Allocate == nil:
+			return NotReadyNoHosts
+		}
+		return ""
+	}}
 	stopMetrics, err := serveHTTP(cfg.MetricsAddr, func() http.Handler { return MetricsHandler(reg, hcfg) }, log, "metrics", cfg.OnMetrics)
 	if err != nil {
 		ln.Close()

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +50,9 @@ type Config struct {
 	MaxLobbiesPerAddr int
 	CommandRate       float64 // lines per second per connection
 	AuthTimeout       time.Duration
+	// TrustedProxies may open a lobby connection with a PROXY protocol header naming the
+	// player's address (-trusted-proxies; lobbyListener); none: no header is accepted.
+	TrustedProxies []netip.Prefix
 	// MetricsAddr, when set, serves only GET /metrics, /healthz and /readyz over HTTP on this
 	// address (MetricsHandler); "" = off.
 	MetricsAddr string
@@ -85,6 +89,10 @@ type Config struct {
 	// Replays, when set, returns an ended game's replay file, kept with its record (nil: the
 	// instance's own recording, instance.Instance.Replay; tests replace it).
 	Replays func(in *instance.Instance) []byte
+	// NoVerify stores finished games without replaying them first (-verify-scores=false; the
+	// tests whose Replays are not real replays). By default the hall of fame keeps a game only
+	// when its replay reproduces it (VerifyGame).
+	NoVerify bool
 	// OnGameEnd, when set, is called with each instance after its game ended (tests).
 	OnGameEnd func(in *instance.Instance)
 	// Ready, when set, receives the bound lobby address once listening (tests use port 0). A
@@ -136,6 +144,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	ln = lobbyListener(ln, cfg.TrustedProxies)
 	var adminLn, metricsLn net.Listener
 	if cfg.AdminAddr != "" {
 		if adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
@@ -201,7 +210,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if hall != nil {
 		reg.WatchHall(hall.Stats)
 	}
-	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, Ready: func() bool { return ctx.Err() == nil }}
+	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, NotReady: func() string {
+		if ctx.Err() != nil {
+			return NotReadyShuttingDown
+		}
+		return ""
+	}}
 	if metricsLn != nil {
 		hs := &http.Server{Handler: MetricsHandler(reg, hcfg), ReadHeaderTimeout: 5 * time.Second}
 		go hs.Serve(metricsLn)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -59,6 +60,11 @@ type Config struct {
 	// RetryMin and RetryMax bound the wait between attempts while storing fails.
 	RetryMin, RetryMax time.Duration
 	Logger             *slog.Logger
+	// Verify, when set, is asked of every finished game before it is stored (in the recorder's
+	// goroutine, never on the caller's): an error keeps the game out of the hall of fame
+	// (Stats.Unverified, logged). The server's replays the game's replay to its end and checks
+	// the hashes and that the results are what the game reported (net/server VerifyGame).
+	Verify func(rec *scores.Record, replay []byte) error
 	// Now is the wall clock (tests); nil: time.Now.
 	Now func() time.Time
 }
@@ -72,6 +78,10 @@ type Stats struct {
 	Queued      int    // games waiting to be stored
 	ReplayBytes int64  // bytes of the replay files kept
 	Failing     bool   // the latest attempt failed: recording is stopped until one succeeds
+	// Unverified counts the finished games kept out because Config.Verify refused them;
+	// Verified those it passed, VerifyTime the time spent verifying (both).
+	Unverified, Verified uint64
+	VerifyTime           time.Duration
 }
 
 // job is one finished game waiting to be stored.
@@ -89,8 +99,8 @@ type job struct {
 type Hall struct {
 	cfg    Config
 	log    *slog.Logger
-	store  *Store
-	dir    string // Dir/replays
+	store  atomic.Pointer[Store] // nil until the database first answered (Open: connectLater)
+	dir    string                // Dir/replays
 	kick   chan struct{}
 	quit   chan struct{}
 	done   chan struct{}
@@ -138,27 +148,90 @@ func Open(ctx context.Context, cfg Config) (*Hall, error) {
 		return nil, fmt.Errorf("scores: data directory: %w", err)
 	}
 	st, err := OpenStore(ctx, cfg.Dialect, cfg.DSN)
-	if err != nil {
+	var down *ConnectError
+	if err != nil && !errors.As(err, &down) {
 		return nil, err
 	}
-	h := &Hall{cfg: cfg, log: cfg.Logger, store: st, dir: dir, kick: make(chan struct{}, 1), quit: make(chan struct{}),
+	h := &Hall{cfg: cfg, log: cfg.Logger, dir: dir, kick: make(chan struct{}, 1), quit: make(chan struct{}),
 		done: make(chan struct{}), pending: map[uuid.UUID]bool{},
 		warn: logsample.New[struct{}, struct{}](FailureLogEvery), epoch: cfg.Now()}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
-	if err := h.sweep(ctx); err != nil {
+	if down != nil {
+		// A database that is down at start (PostgreSQL still booting, a network outage) is
+		// not a reason to refuse games: the recorder connects when it answers, and finished
+		// games wait in the queue meanwhile, as during an outage of a running server.
+		h.st.Failing = true
+		h.log.Warn("hall of fame: the database does not answer; games go on, their results wait in memory and are stored once it does",
+			"err", err, "queue_games", cfg.QueueGames)
+		go h.run(true)
+		return h, nil
+	}
+	if err := h.ready(ctx, st); err != nil {
 		h.cancel()
 		st.Close()
 		return nil, err
 	}
-	h.prune(ctx)
-	go h.run()
-	h.log.Info("hall of fame open", "db", st.Dialect().String(), "where", st.Where(), "replays", dir,
-		"replay_bytes", h.Stats().ReplayBytes, "keep_days", cfg.KeepDays, "keep_bytes", cfg.KeepBytes)
+	go h.run(false)
 	return h, nil
 }
 
+// ready takes st as the Hall's store: it removes what a crash left, applies retention and
+// says where the hall is.
+func (h *Hall) ready(ctx context.Context, st *Store) error {
+	h.store.Store(st)
+	if err := h.sweep(ctx); err != nil {
+		h.store.Store(nil)
+		return err
+	}
+	h.prune(ctx)
+	h.log.Info("hall of fame open", "db", st.Dialect().String(), "where", st.Where(), "replays", h.dir,
+		"replay_bytes", h.Stats().ReplayBytes, "keep_days", h.cfg.KeepDays, "keep_bytes", h.cfg.KeepBytes)
+	return nil
+}
+
+// connect tries to open the database until it answers (RetryMin doubling to RetryMax, a log
+// line per FailureLogEvery) or Close; it reports whether the store is ready.
+func (h *Hall) connect() bool {
+	wait := h.cfg.RetryMin
+	since := h.cfg.Now()
+	for {
+		ctx, cancel := context.WithTimeout(h.ctx, storeTimeout)
+		st, err := OpenStore(ctx, h.cfg.Dialect, h.cfg.DSN)
+		if err == nil {
+			err = h.ready(ctx, st)
+			if err != nil {
+				st.Close()
+			}
+		}
+		cancel()
+		if err == nil {
+			h.mu.Lock()
+			h.st.Failing = false
+			h.mu.Unlock()
+			h.log.Info("hall of fame: the database answers; recording starts", "waited", h.cfg.Now().Sub(since).Round(time.Millisecond))
+			return true
+		}
+		h.mu.Lock()
+		h.st.Failures++
+		line, skipped := h.sampled(h.cfg.Now())
+		h.mu.Unlock()
+		if line {
+			h.log.Warn("hall of fame: the database still does not answer; games go on", "err", err, "lines_skipped", skipped, "next_line_in", FailureLogEvery)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-h.quit:
+			t.Stop()
+			return false
+		}
+		wait = min(2*wait, h.cfg.RetryMax)
+	}
+}
+
 // Store is the Hall's database.
-func (h *Hall) Store() *Store { return h.store }
+// It is nil while a database that was down at Open has not answered yet.
+func (h *Hall) Store() *Store { return h.store.Load() }
 
 // ReplayPath is where the replay of game id is kept.
 func (h *Hall) ReplayPath(id uuid.UUID) string {
@@ -241,12 +314,18 @@ func (h *Hall) Close(ctx context.Context) error {
 		h.queue = nil
 		h.mu.Unlock()
 	})
-	return h.store.Close()
+	if st := h.store.Load(); st != nil {
+		return st.Close()
+	}
+	return nil
 }
 
-// run stores the queued games in order until Close.
-func (h *Hall) run() {
+// run stores the queued games in order until Close; connectFirst: the database was down at Open.
+func (h *Hall) run(connectFirst bool) {
 	defer close(h.done)
+	if connectFirst && !h.connect() {
+		return
+	}
 	lastPrune := h.cfg.Now()
 	for {
 		h.mu.Lock()
@@ -272,7 +351,7 @@ func (h *Hall) run() {
 		if j.rec.ID == uuid.Nil { // Close's marker: everything before it is stored
 			return
 		}
-		if !h.storeJob(j) {
+		if h.verified(j) && !h.storeJob(j) {
 			return // Close gave up waiting
 		}
 		h.mu.Lock()
@@ -284,6 +363,30 @@ func (h *Hall) run() {
 		h.prune(h.ctx)
 		lastPrune = h.cfg.Now()
 	}
+}
+
+// verified reports whether j may be stored: Config.Verify (if any) accepts it.
+func (h *Hall) verified(j job) bool {
+	if h.cfg.Verify == nil {
+		return true
+	}
+	start := time.Now()
+	err := h.cfg.Verify(&j.rec, j.replay)
+	took := time.Since(start)
+	h.mu.Lock()
+	h.st.VerifyTime += took
+	if err != nil {
+		h.st.Unverified++
+	} else {
+		h.st.Verified++
+	}
+	h.mu.Unlock()
+	if err != nil {
+		h.log.Error("finished game kept out of the hall of fame: it does not verify", "game", j.rec.ID, "stage", j.rec.Stage,
+			"score", j.rec.Score(), "ticks", j.rec.Ticks, "err", err)
+		return false
+	}
+	return true
 }
 
 // storeJob stores j, trying again while the directory or the database fails. It returns false
@@ -347,7 +450,8 @@ func (h *Hall) storeJob(j job) bool {
 func (h *Hall) pingOK() bool {
 	ctx, cancel := context.WithTimeout(h.ctx, 2*time.Second)
 	defer cancel()
-	return h.store.Ping(ctx) == nil
+	st := h.store.Load()
+	return st != nil && st.Ping(ctx) == nil
 }
 
 // storeOnce writes j's replay (when it has one), then commits its row.
@@ -359,7 +463,11 @@ func (h *Hall) storeOnce(j job) error {
 			return &fileError{err}
 		}
 	}
-	return h.store.Add(ctx, &j.rec)
+	st := h.store.Load()
+	if st == nil {
+		return scores.ErrUnavailable
+	}
+	return st.Add(ctx, &j.rec)
 }
 
 // fileError is a failure of the data directory (full disk, read-only, gone).
@@ -369,8 +477,13 @@ func (e *fileError) Error() string { return "replay file: " + e.err.Error() }
 func (e *fileError) Unwrap() error { return e.err }
 
 // Games answers a hall-of-fame query (lobby GET_SCORES and GET_GAMES).
+// scores.ErrUnavailable while a database that was down at Open has not answered yet.
 func (h *Hall) Games(ctx context.Context, q scores.Query) ([]scores.Record, error) {
-	return h.store.Games(ctx, q)
+	st := h.store.Load()
+	if st == nil {
+		return nil, scores.ErrUnavailable
+	}
+	return st.Games(ctx, q)
 }
 
 // ReplayPart returns part (0..parts-1) of the replay of game id, cut in ReplayPartBytes pieces
@@ -429,10 +542,11 @@ func (h *Hall) Replay(id uuid.UUID) ([]byte, error) {
 	return b, nil
 }
 
-// sweep removes what a crash left in the replays directory: temporary files, and replay files
-// whose row was never committed (older than orphanAge); and counts the bytes kept.
+// sweep removes what a crash left in the replays directory: temporary files no live writer
+// holds (any age), and replay files whose row was never committed (older than orphanAge); and
+// counts the bytes kept.
 func (h *Hall) sweep(ctx context.Context) error {
-	rows, err := h.store.replays(ctx)
+	rows, err := h.store.Load().replays(ctx)
 	if err != nil {
 		return err
 	}
@@ -457,7 +571,10 @@ func (h *Hall) sweep(ctx context.Context) error {
 		}
 		switch {
 		case strings.HasPrefix(name, tmpPrefix):
-			if h.cfg.Now().Sub(fi.ModTime()) > orphanAge {
+			// A temporary file no live writer holds is what a killed run left, whatever its
+			// age (and whatever -keep-bytes: it is not a replay); one still held is another
+			// server's, being written.
+			if abandoned(filepath.Join(h.dir, name)) || h.cfg.Now().Sub(fi.ModTime()) > orphanAge {
 				os.Remove(filepath.Join(h.dir, name))
 				removed++
 			}
@@ -499,7 +616,7 @@ func (h *Hall) prune(ctx context.Context) {
 }
 
 func (h *Hall) pruneOnce(ctx context.Context) error {
-	rows, err := h.store.replays(ctx)
+	rows, err := h.store.Load().replays(ctx)
 	if err != nil {
 		return err
 	}
@@ -515,7 +632,7 @@ func (h *Hall) pruneOnce(ctx context.Context) error {
 	if !overAge && (h.cfg.KeepBytes <= 0 || total <= h.cfg.KeepBytes) {
 		return nil
 	}
-	top, err := h.store.topGames(ctx)
+	top, err := h.store.Load().topGames(ctx)
 	if err != nil {
 		return err
 	}
@@ -528,7 +645,7 @@ func (h *Hall) pruneOnce(ctx context.Context) error {
 		if top[r.id] {
 			continue
 		}
-		if err := h.store.dropReplay(ctx, r.id); err != nil {
+		if err := h.store.Load().dropReplay(ctx, r.id); err != nil {
 			return err
 		}
 		if err := os.Remove(h.ReplayPath(r.id)); err != nil && !errors.Is(err, os.ErrNotExist) {

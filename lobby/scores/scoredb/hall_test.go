@@ -282,3 +282,34 @@ func TestHallCloseStoresQueue(t *testing.T) {
 		t.Fatalf("after Close: %+v, want the 5 queued games stored", st)
 	}
 }
+
+// TestHallDatabaseDownAtStart: a PostgreSQL that is down when the server starts does not stop
+// it (it used to exit 1): Open returns a Hall that records nothing yet — games are queued,
+// queries say the hall is unavailable — and stores the queued games once the database answers.
+func TestHallDatabaseDownAtStart(t *testing.T) {
+	pg := startPG(t)
+	defer pg.stop()
+	dsn := pg.newDB(t)
+	pg.halt(t)
+	h, lb := openHall(t, Config{Dialect: Postgres, DSN: dsn})
+	if !h.Stats().Failing || h.Store() != nil {
+		t.Fatalf("a hall whose database is down: failing %v, store %v", h.Stats().Failing, h.Store())
+	}
+	if _, err := h.Games(ctx(t), scores.Query{Order: scores.Recent}); !errors.Is(err, scores.ErrUnavailable) {
+		t.Fatalf("a query while the database is down: %v, want scores.ErrUnavailable", err)
+	}
+	waiting := rec("stage1", 0, rules.ResultDefeat, 7)
+	if !h.Record(waiting, replayFor(waiting.ID, 100)) {
+		t.Fatal("Record refused a game while the database is down at start")
+	}
+	waitFor(t, "several connection attempts", func() bool { return h.Stats().Failures >= 3 })
+	pg.start(t)
+	waitFor(t, "the queued game stored once the database answers", recorded(h, 1))
+	rs, err := h.Games(ctx(t), scores.Query{Order: scores.Recent})
+	if err != nil || len(rs) != 1 || rs[0].ID != waiting.ID {
+		t.Fatalf("games once the database answers: %+v %v", rs, err)
+	}
+	if h.Stats().Failing || lb.count("the database answers; recording starts") != 1 {
+		t.Fatalf("stats %+v; log:\n%s", h.Stats(), lb)
+	}
+}

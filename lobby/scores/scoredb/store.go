@@ -140,7 +140,7 @@ func OpenStore(ctx context.Context, d Dialect, dsn string) (*Store, error) {
 	s := &Store{db: db, dialect: d, where: where}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("scores: connect to %s %s: %w", d, where, err)
+		return nil, &ConnectError{fmt.Errorf("scores: connect to %s %s: %w", d, where, err)}
 	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
@@ -148,6 +148,13 @@ func OpenStore(ctx context.Context, d Dialect, dsn string) (*Store, error) {
 	}
 	return s, nil
 }
+
+// ConnectError is OpenStore's error when the database does not answer (down, not yet up,
+// unreachable): worth trying again later, unlike a refused schema.
+type ConnectError struct{ err error }
+
+func (e *ConnectError) Error() string { return e.err.Error() }
+func (e *ConnectError) Unwrap() error { return e.err }
 
 // Dialect is the database's dialect.
 func (s *Store) Dialect() Dialect { return s.dialect }
