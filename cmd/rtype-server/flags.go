@@ -86,7 +86,7 @@ func defineFlags(fs *flag.FlagSet) *options {
 	o.trustedProxies = fs.String("trusted-proxies", "", "comma-separated addresses or CIDRs of load balancers that may open a lobby connection with a PROXY protocol header (v1/v2) naming the player's address, which the per-address limits and logs then use; empty = none")
 	o.httpHosts = fs.String("http-hosts", "", "comma-separated host names the metrics and admin addresses answer to, besides IP addresses and localhost (others are refused: DNS rebinding)")
 	fs.StringVar(&cfg.Arcade, "arcade", "", "stages of the arcade run lobbies may choose, comma-separated offered stages (default stage1,stage2,stage3, those offered; none: no arcade run)")
-	fs.StringVar(&cfg.Stage, "stage", stagefile.Default, "default stage of new lobbies: an embedded stage (stage1, short, ...) or a path to a stage JSON file, which is then offered too; lobbies may choose any offered stage")
+	fs.StringVar(&cfg.Stage, "stage", stagefile.Default, "default stage of new lobbies: an embedded stage (stage1, short, ...) or a path to a stage JSON file, which is then offered too; a comma-separated list of them offers exactly those stages, the first the default; lobbies may choose any offered stage")
 	fs.IntVar(&cfg.UDPRate, "udp-rate", instance.DefaultRateLimit, "datagrams per second each source address (IP and port) may send to the game port, in bursts of twice as many; the excess is dropped; negative = no limit")
 	fs.StringVar(&cfg.NetSim, "netsim", "", `simulate a bad network on game sockets, e.g. "lat=75ms,jitter=10ms,loss=5%,dup=1%"`)
 	var dataDir string
