@@ -98,6 +98,53 @@ func (a *agonesHost) do(step agones.Step) {
 	}
 }
 
+// backToReady makes the emptied GameServer Ready again once it is Allocated with the games
+// counter at 0 and no game running. The counter lags the host (CounterSync sends the new count
+// a moment later) and an allocation in flight has incremented it for a game still to come: so
+// while it is above 0 the check is made again every ReadyRecheck, up to ReadyWait (the sync's
+// refresh corrects an increment whose game never came); a game that starts meanwhile ends it.
+func (a *agonesHost) backToReady(ctx context.Context, running func() int) {
+	deadline := time.Now().Add(ReadyWait)
+	for {
+		if running() > 0 {
+			return // busy again: it stays Allocated
+		}
+		gs, err := a.sdk.GameServer(ctx)
+		if err != nil {
+			a.log.Warn("agones: GameServer not read; stays as it is", "err", err)
+			return
+		}
+		if gs.Status.State != "Allocated" {
+			return
+		}
+		if gs.Status.Counters[agones.CounterGames].Count == 0 {
+			if err := a.sdk.Ready(ctx); err != nil {
+				a.log.Warn("agones: the emptied GameServer could not be made Ready again", "err", err)
+				return
+			}
+			a.log.Info("agones: GameServer empty, Ready again (the fleet may scale it down or roll it over)")
+			return
+		}
+		if time.Now().After(deadline) {
+			a.log.Warn("agones: an emptied GameServer's games counter stays above 0; it stays Allocated", "count", gs.Status.Counters[agones.CounterGames].Count)
+			return
+		}
+		t := time.NewTimer(ReadyRecheck)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// How backToReady waits for the games counter to come down to 0.
+const (
+	ReadyRecheck = 250 * time.Millisecond
+	ReadyWait    = 15 * time.Second
+)
+
 // runLifecycle carries out the lifecycle's steps until ctx ends: BackToReady calls SDK Ready
 // when the GameServer is Allocated and its games counter is 0 (an allocation that came in
 // meanwhile has incremented it: the host stays Allocated); Recycle stops taking games
@@ -111,19 +158,7 @@ func (a *agonesHost) runLifecycle(ctx context.Context, running func() int, stopT
 		case step := <-a.steps:
 			switch step {
 			case agones.BackToReady:
-				gs, err := a.sdk.GameServer(ctx)
-				if err != nil {
-					a.log.Warn("agones: GameServer not read; stays as it is", "err", err)
-					continue
-				}
-				if c := gs.Status.Counters[agones.CounterGames]; gs.Status.State != "Allocated" || c.Count > 0 || running() > 0 {
-					continue
-				}
-				if err := a.sdk.Ready(ctx); err != nil {
-					a.log.Warn("agones: the emptied GameServer could not be made Ready again", "err", err)
-					continue
-				}
-				a.log.Info("agones: GameServer empty, Ready again (the fleet may scale it down or roll it over)")
+				a.backToReady(ctx, running)
 			case agones.Recycle:
 				a.log.Info("agones: recycling after its games", "recycle_after", a.life.RecycleAfter)
 				stopTaking()
