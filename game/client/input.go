@@ -47,6 +47,38 @@ func buildKeymap(s settings.Settings) (input.Keymap, []string) {
 	return km, msgs
 }
 
+// padJustPressed reports whether act was just pressed on the gamepad rather than the keyboard:
+// the screens with a text field take the pad's navigation, confirm and back while the keyboard's
+// letters go into the field (a pad types nothing).
+func padJustPressed(h *input.Handler, act controls.Action) bool {
+	info, ok := h.JustPressedActionInfo(input.Action(act))
+	return ok && info.IsGamepadEvent()
+}
+
+// maxPadID bounds the pads ebitengine-input v0.9.1 reads (its System keeps 8).
+const maxPadID = 8
+
+// followPad points the input handler at the gamepad controls.PickPad chooses: an
+// ebitengine-input handler reads the one pad whose ebiten.GamepadID is its player id, and the
+// first pad ebiten opens need not be the player's (it opens every /dev/input device with axes,
+// in name order: event10 before event2). The handler holds no state but its keymap, so a new
+// one is made when the choice changes. (ebitengine-input indexes its per-pad state by the pad's
+// place in the list of connected pads: a pad left alone at id 1 after pad 0 was unplugged is
+// read without its standard layout until it is plugged in again.)
+func (a *app) followPad() {
+	a.pads = ebiten.AppendGamepadIDs(a.pads[:0])
+	a.padList = a.padList[:0]
+	for _, id := range a.pads {
+		if int(id) < maxPadID {
+			a.padList = append(a.padList, controls.Pad{ID: int(id), Standard: ebiten.IsStandardGamepadLayoutAvailable(id), Buttons: ebiten.GamepadButtonCount(id)})
+		}
+	}
+	if id := controls.PickPad(a.padList); id >= 0 && id != a.padID {
+		a.padID = id
+		a.h = a.in.NewHandler(uint8(id), a.keys)
+	}
+}
+
 // pressed adapts an input handler to controls.Buttons.
 func pressedFunc(h *input.Handler) func(controls.Action) bool {
 	return func(a controls.Action) bool { return h.ActionIsPressed(input.Action(a)) }

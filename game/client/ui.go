@@ -170,6 +170,7 @@ func (a *app) nav(n int, typing bool) {
 	up, down := a.justPressed(controls.Up), a.justPressed(controls.Down)
 	if typing {
 		up, down = inpututil.IsKeyJustPressed(ebiten.KeyArrowUp), inpututil.IsKeyJustPressed(ebiten.KeyArrowDown) || inpututil.IsKeyJustPressed(ebiten.KeyTab)
+		up, down = up || padJustPressed(a.h, controls.Up), down || padJustPressed(a.h, controls.Down)
 	}
 	if n <= 0 {
 		return
@@ -184,14 +185,14 @@ func (a *app) nav(n int, typing bool) {
 
 func (a *app) confirm(typing bool) bool {
 	if typing {
-		return inpututil.IsKeyJustPressed(ebiten.KeyEnter) || inpututil.IsKeyJustPressed(ebiten.KeyKPEnter)
+		return inpututil.IsKeyJustPressed(ebiten.KeyEnter) || inpututil.IsKeyJustPressed(ebiten.KeyKPEnter) || padJustPressed(a.h, controls.Confirm)
 	}
 	return a.justPressed(controls.Confirm) || inpututil.IsKeyJustPressed(ebiten.KeyKPEnter)
 }
 
 func (a *app) back(typing bool) bool {
 	if typing {
-		return inpututil.IsKeyJustPressed(ebiten.KeyEscape)
+		return inpututil.IsKeyJustPressed(ebiten.KeyEscape) || padJustPressed(a.h, controls.Back)
 	}
 	return a.justPressed(controls.Back) || a.justPressed(controls.Menu)
 }
@@ -480,14 +481,7 @@ func (a *app) updateRebind() {
 		if pad {
 			b = a.set.Gamepad
 		}
-		old := b[act.String()]
-		keys := []string{name}
-		for i, k := range old {
-			if i > 0 && k != name {
-				keys = append(keys, k)
-			}
-		}
-		b[act.String()] = keys
+		b.Rebind(act, name)
 		a.rebind = -1
 		a.applyBindings()
 	}
@@ -499,6 +493,10 @@ func (a *app) updateRebind() {
 		if name, ok := scanPadButton(ebiten.AppendGamepadIDs(nil)); ok {
 			set(name)
 		}
+		return
+	}
+	if padJustPressed(a.h, controls.Back) { // a pad cancels a keyboard row (it cannot type a key)
+		a.rebind = -1
 		return
 	}
 	k, status := a.scanner.Scan()
