@@ -536,7 +536,8 @@ func (a *app) updateGame(chatKeys bool) {
 			done = true
 		}
 	}
-	if !chatKeys && a.h.ActionIsJustPressed(input.Action(controls.Menu)) {
+	menuPressed := !chatKeys && a.h.ActionIsJustPressed(input.Action(controls.Menu))
+	if menuPressed {
 		a.handle(scene.Event{Kind: scene.EvMenu}) // opens or closes the menu, asks for a pause
 		a.pauseSel = 0
 	}
@@ -554,6 +555,9 @@ func (a *app) updateGame(chatKeys bool) {
 		a.pads = ebiten.AppendGamepadIDs(a.pads[:0])
 		b = a.gateFire(l, gameButtons(steerWhileTyping(a.pads))) // arrows steer; typing never fires
 	case a.m.MenuOpen:
+		if menuPressed {
+			break // the press that opened the menu chooses nothing in it (a pad's Start is also confirm)
+		}
 		if a.h.ActionIsJustPressed(input.Action(controls.Up)) || a.h.ActionIsJustPressed(input.Action(controls.Down)) {
 			a.pauseSel = 1 - a.pauseSel
 		}

@@ -124,37 +124,27 @@ func allowName(r rune) bool {
 
 func allowCode(r rune) bool { return r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)) }
 
-// padButtonNames maps standard-layout gamepad buttons to ebitengine-input key names, for
-// rebinding a gamepad action (ebitengine-input's KeyScanner only scans the keyboard).
-var padButtonNames = map[ebiten.StandardGamepadButton]string{
-	ebiten.StandardGamepadButtonRightBottom:      "gamepad_a",
-	ebiten.StandardGamepadButtonRightRight:       "gamepad_b",
-	ebiten.StandardGamepadButtonRightLeft:        "gamepad_x",
-	ebiten.StandardGamepadButtonRightTop:         "gamepad_y",
-	ebiten.StandardGamepadButtonFrontTopLeft:     "gamepad_l1",
-	ebiten.StandardGamepadButtonFrontBottomLeft:  "gamepad_l2",
-	ebiten.StandardGamepadButtonFrontTopRight:    "gamepad_r1",
-	ebiten.StandardGamepadButtonFrontBottomRight: "gamepad_r2",
-	ebiten.StandardGamepadButtonCenterLeft:       "gamepad_back",
-	ebiten.StandardGamepadButtonCenterRight:      "gamepad_start",
-	ebiten.StandardGamepadButtonLeftTop:          "gamepad_up",
-	ebiten.StandardGamepadButtonLeftBottom:       "gamepad_down",
-	ebiten.StandardGamepadButtonLeftLeft:         "gamepad_left",
-	ebiten.StandardGamepadButtonLeftRight:        "gamepad_right",
-	ebiten.StandardGamepadButtonLeftStick:        "gamepad_lstick",
-	ebiten.StandardGamepadButtonRightStick:       "gamepad_rstick",
-}
-
-// scanPadButton returns the name of a gamepad button pressed this frame, if any.
-func scanPadButton(ids []ebiten.GamepadID) (string, bool) {
-	for _, id := range ids {
-		if !ebiten.IsStandardGamepadLayoutAvailable(id) {
-			continue
+// padScanKeymap has one action per bindable pad button (controls.PadKeys, in order).
+var padScanKeymap = func() input.Keymap {
+	km := input.Keymap{}
+	for i, name := range controls.PadKeys {
+		k, err := input.ParseKey(name)
+		if err != nil {
+			panic(fmt.Sprintf("controls.PadKeys: %q: %v", name, err))
 		}
-		for b, name := range padButtonNames {
-			if inpututil.IsStandardGamepadButtonJustPressed(id, b) {
-				return name, true
-			}
+		km[input.Action(i)] = []input.Key{k}
+	}
+	return km
+}()
+
+// scanPadButton returns the name of the pad button just pressed on the pad the input follows
+// (followPad), read through ebitengine-input as in play (ebitengine-input's KeyScanner only
+// scans the keyboard).
+func (a *app) scanPadButton() (string, bool) {
+	h := a.in.NewHandler(uint8(a.padID), padScanKeymap)
+	for i, name := range controls.PadKeys {
+		if h.ActionIsJustPressed(input.Action(i)) {
+			return name, true
 		}
 	}
 	return "", false

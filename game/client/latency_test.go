@@ -124,9 +124,9 @@ func (g *latencyGame) Update() error {
 }
 
 // selfPos is the local ship's draw position in the last drawn frame (the draw list).
-func (g *latencyGame) selfPos() (x, y float32, ok bool) {
-	for i := range g.draw.items {
-		if it := &g.draw.items[i]; it.isSelf && it.player.Flags&game.PlayerDead == 0 {
+func (a *app) selfPos() (x, y float32, ok bool) {
+	for i := range a.draw.items {
+		if it := &a.draw.items[i]; it.isSelf && it.player.Flags&game.PlayerDead == 0 {
 			return it.x, it.y, true
 		}
 	}
@@ -189,6 +189,25 @@ func (g *latencyGame) DrawFinalScreen(screen ebiten.FinalScreen, offscreen *ebit
 	}
 }
 
+// harnessServer runs a real server (lobby and game instances on loopback, stage1) in this
+// process until stop.
+func harnessServer(ctx context.Context, log *slog.Logger) (addr string, stop func(), err error) {
+	sctx, cancel := context.WithCancel(ctx)
+	ready := make(chan string, 1)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- server.Run(sctx, server.Config{Addr: "127.0.0.1:0", UDPHost: "127.0.0.1", Stage: "stage1", Logger: log,
+			Ready: func(a net.Addr, _ *instance.Manager) { ready <- a.String() }})
+	}()
+	select {
+	case addr = <-ready:
+		return addr, func() { cancel(); <-errc }, nil
+	case err := <-errc:
+		cancel()
+		return "", nil, err
+	}
+}
+
 // latencyMain is the "latency" harness: a real server in this process, the real client in the
 // keyless flow (-start: create a lobby, start it) over RTYPE_LATENCY_NETSIM, then a key press
 // (the default keyboard binding of right) and a gamepad press (the default pad binding of left),
@@ -196,21 +215,12 @@ func (g *latencyGame) DrawFinalScreen(screen ebiten.FinalScreen, offscreen *ebit
 func latencyMain(log *slog.Logger, dir string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	sctx, stop := context.WithCancel(ctx)
-	ready := make(chan string, 1)
-	errc := make(chan error, 1)
-	go func() {
-		errc <- server.Run(sctx, server.Config{Addr: "127.0.0.1:0", UDPHost: "127.0.0.1", Stage: "stage1", Logger: log,
-			Ready: func(a net.Addr, _ *instance.Manager) { ready <- a.String() }})
-	}()
-	defer func() { stop(); <-errc }()
-	var addr string
-	select {
-	case addr = <-ready:
-	case err := <-errc:
+	addr, stop, err := harnessServer(ctx, log)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "harness: server:", err)
 		return 1
 	}
+	defer stop()
 	cfg := Config{Server: addr, Start: true, Mute: true, ConfigDir: dir, Logger: log, NetSim: os.Getenv("RTYPE_LATENCY_NETSIM")}
 	a, err := newApp(ctx, cfg)
 	if err != nil {

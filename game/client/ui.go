@@ -490,7 +490,7 @@ func (a *app) updateRebind() {
 			a.rebind = -1
 			return
 		}
-		if name, ok := scanPadButton(ebiten.AppendGamepadIDs(nil)); ok {
+		if name, ok := a.scanPadButton(); ok {
 			set(name)
 		}
 		return

@@ -9,6 +9,11 @@ const PadPrefix = "gamepad_"
 // IsPadKey reports whether an ebitengine-input key name is a gamepad button or stick direction.
 func IsPadKey(name string) bool { return strings.HasPrefix(name, PadPrefix) }
 
+// PadKeys are the gamepad buttons a gamepad row of the settings screen can bind (the
+// standard layout's buttons, Xbox names: a is the bottom face button, x the left one).
+var PadKeys = []string{"gamepad_a", "gamepad_b", "gamepad_x", "gamepad_y", "gamepad_l1", "gamepad_l2", "gamepad_r1", "gamepad_r2",
+	"gamepad_back", "gamepad_start", "gamepad_up", "gamepad_down", "gamepad_left", "gamepad_right", "gamepad_lstick", "gamepad_rstick"}
+
 // Rebind makes key the first binding of act in b (the rebinding row of the settings screen):
 // the key it replaces is dropped, the action's other keys are kept after it, and key is not
 // listed twice. The keyboard and gamepad maps are rebound the same way.

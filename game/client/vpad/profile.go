@@ -177,7 +177,8 @@ func (p Profile) axisCodes() []uint16 {
 }
 
 // Press is the events that press (down) or release a standard button named as ebitengine-input
-// names it without "gamepad_" (a, b, x, y, l1, r1, back, start, up, down, left, right), followed
+// names it without "gamepad_" (a, b, x, y, l1, r1, back, start, up, down, left, right, and the
+// left stick pushed to its end: lstick_up, lstick_down, lstick_left, lstick_right), followed
 // by a SYN_REPORT. The face buttons go by position: a is the bottom one (Xbox A, PlayStation
 // cross), x the left one (Xbox X, PlayStation square).
 func (p Profile) Press(name string, down bool) ([]Event, error) {
@@ -215,6 +216,24 @@ func (p Profile) Press(name string, down bool) ([]Event, error) {
 		return key(BtnSelect), nil
 	case "start":
 		return key(BtnStart), nil
+	case "lstick_up", "lstick_down", "lstick_left", "lstick_right":
+		code, toMax := uint16(AbsY), name == "lstick_down"
+		if name == "lstick_left" || name == "lstick_right" {
+			code, toMax = AbsX, name == "lstick_right"
+		}
+		for _, a := range p.Axes {
+			if a.Code != code {
+				continue
+			}
+			val := (a.Min + a.Max + 1) / 2 // at rest: the middle (0 for -32768..32767)
+			if down && toMax {
+				val = a.Max
+			} else if down {
+				val = a.Min
+			}
+			return []Event{{EvAbs, code, val}, {EvSyn, SynReport, 0}}, nil
+		}
+		return nil, fmt.Errorf("vpad: %s has no axis %#x", p.Name, code)
 	case "up", "down", "left", "right":
 		if !p.Hat {
 			return key(map[string]uint16{"up": BtnDpadUp, "down": BtnDpadDown, "left": BtnDpadLeft, "right": BtnDpadRight}[name]), nil

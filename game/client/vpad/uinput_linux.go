@@ -96,7 +96,7 @@ func (d *Pad) create() error {
 		}
 		as := uinputAbsSetup{code: a.Code, minimum: a.Min, maximum: a.Max}
 		if a.Min >= 0 && (a.Code == AbsX || a.Code == AbsY || a.Code == AbsRX || a.Code == AbsRY) {
-			as.value = (a.Min + a.Max) / 2 // a stick of 0..255 (PlayStation) rests in the middle
+			as.value = (a.Min + a.Max + 1) / 2 // a stick of 0..255 (PlayStation) rests in the middle (Profile.Press)
 		}
 		if err := d.ioctl(uiAbsSetup, uintptr(unsafe.Pointer(&as))); err != nil {
 			return fmt.Errorf("vpad: UI_ABS_SETUP %#x: %w", a.Code, err)
