@@ -153,7 +153,10 @@ func (g *latencyGame) DrawFinalScreen(screen ebiten.FinalScreen, offscreen *ebit
 	}
 	x, y, ok := g.selfPos()
 	if !ok {
-		g.still = 0
+		if g.holding { // shot down during the measurement: measure again after the respawn
+			fmt.Fprintf(os.Stderr, "latency: %s press: the ship was shot down, again\n", g.presses[g.i].device)
+		}
+		g.still, g.holding = 0, false
 		return
 	}
 	switch {

@@ -126,6 +126,7 @@ type padStep struct {
 	button string
 	hold   int
 	done   func() bool
+	ship   bool // the step needs the ship: it starts again if the ship is shot down meanwhile
 }
 
 const (
@@ -160,6 +161,16 @@ func (g *padGame) Update() error {
 	}
 	st := &g.steps[g.i]
 	g.n++
+	if _, _, alive := g.selfPos(); st.ship && g.phase > 0 && !alive {
+		if g.phase == 1 && st.button != "" {
+			if err := g.drv.press(st.button, false); err != nil {
+				g.err = err
+				return err
+			}
+		}
+		fmt.Printf("pad step=%s again: the ship was shot down\n", st.name)
+		g.phase, g.n = 0, 0
+	}
 	switch g.phase {
 	case 0:
 		if st.ready == nil || st.ready() {
@@ -260,19 +271,19 @@ func (g *padGame) padSteps(kernel bool) []padStep {
 		padStep{name: "browser-create", button: "a", done: func() bool { return g.m.Scene == scene.Room }},
 		padStep{name: "room-start", ready: func() bool { return scn(scene.Room)() && g.roomItems()[0] == "Start" && g.menu == 0 }, button: "a",
 			done: func() bool { return g.m.Scene == scene.Playing }},
-		padStep{name: "fly-right-dpad", ready: func() bool { return g.still >= 30 }, button: "right", hold: 20,
+		padStep{name: "fly-right-dpad", ship: true, ready: func() bool { return g.still >= 10 }, button: "right", hold: 20,
 			done: func() bool { x, _, _ := g.selfPos(); return x > g.x0+20 }},
-		padStep{name: "fly-down-stick", ready: func() bool { return g.still >= 10 }, button: "lstick_down", hold: 20,
+		padStep{name: "fly-down-stick", ship: true, ready: func() bool { return g.still >= 10 }, button: "lstick_down", hold: 20,
 			done: func() bool { _, y, _ := g.selfPos(); return y > g.y0+20 }},
 		// A no longer fires (rebound to Y): nothing of ours on screen 30 frames after it
-		padStep{name: "a-no-longer-fires", ready: func() bool { return g.own == 0 }, button: "a", hold: 20,
+		padStep{name: "a-no-longer-fires", ship: true, ready: func() bool { _, _, ok := g.selfPos(); return ok && g.own == 0 }, button: "a", hold: 20,
 			done: func() bool {
 				if g.ownMax > 0 {
 					g.err = fmt.Errorf("pad: A still fires after fire was rebound to Y")
 				}
 				return g.n > 30
 			}},
-		padStep{name: "fire-y", ready: func() bool { return g.own == 0 }, button: "y", hold: 20, done: func() bool { return g.ownMax > 0 }},
+		padStep{name: "fire-y", ship: true, ready: func() bool { _, _, ok := g.selfPos(); return ok && g.own == 0 }, button: "y", hold: 20, done: func() bool { return g.ownMax > 0 }},
 		padStep{name: "pause-start", button: "start", done: func() bool { return g.m.MenuOpen }},
 		padStep{name: "pause-down", button: "down", done: func() bool { return g.pauseSel == 1 }},
 		padStep{name: "pause-leave", button: "a", done: func() bool { return g.m.Scene == scene.Browser }},
