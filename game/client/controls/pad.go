@@ -3,7 +3,7 @@ package controls
 import "strings"
 
 // PadPrefix starts every gamepad key name (ebitengine-input's "gamepad_a", "gamepad_up"...):
-// the settings file's "gamepad" map holds only such names, the "keyboard" map none.
+// the names the settings screen's Pad column binds (DefaultGamepad, PadKeys).
 const PadPrefix = "gamepad_"
 
 // IsPadKey reports whether an ebitengine-input key name is a gamepad button or stick direction.
