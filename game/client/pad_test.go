@@ -32,6 +32,15 @@ func runPadHarness(t *testing.T, driver string) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == padSkip {
+		why := ""
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if strings.HasPrefix(l, "harness:") {
+				why = l
+			}
+		}
+		t.Skipf("pad harness (%s): %s", driver, why)
+	}
 	steps := 0
 	for sc := bufio.NewScanner(bytes.NewReader(out)); sc.Scan(); {
 		if strings.HasPrefix(sc.Text(), "pad ") {
@@ -292,6 +301,9 @@ func (g *padGame) padSteps(kernel bool) []padStep {
 	return s
 }
 
+// padSkip is padMain's exit status when the virtual pad cannot reach ebiten here.
+const padSkip = 3
+
 // padMain is the "pad" harness: a real server in this process, the real client, and
 // RTYPE_PAD_DRIVER ("sim", or a vpad profile: xbox360, ds4, steamdeck) playing padSteps; then
 // the settings file must hold the rebound fire button.
@@ -319,6 +331,14 @@ func padMain(log *slog.Logger, dir string) int {
 			return 1
 		}
 		defer d.Close()
+		// ebiten reads /dev/input/event*: without the node (no devtmpfs or udev) or without the
+		// right to read it, the pad cannot reach the client, which is no fault of the client
+		f, err := os.Open(d.Node())
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "harness: the virtual pad's event node %q cannot be read: %v\n", d.Node(), err)
+			return padSkip
+		}
+		f.Close()
 		fmt.Printf("pad device %s at %s\n", p.Name, d.Node())
 		drv = kernelPad{d}
 	}
