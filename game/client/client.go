@@ -149,7 +149,9 @@ func Run(ctx context.Context, cfg Config) error {
 
 // app is the ebiten.Game.
 type app struct {
-	pads       []ebiten.GamepadID // reused by steerWhileTyping
+	pads       []ebiten.GamepadID // reused by steerWhileTyping and followPad
+	padList    []controls.Pad     // followPad's candidates
+	padID      int                // the gamepad a.h reads (followPad)
 	wasFocused bool               // the window had the focus last frame (focusPause)
 	cfg        Config
 	ctx        context.Context
@@ -404,6 +406,7 @@ func (a *app) Update() error {
 	if a.cfg.exitAfter > 0 && a.frameN > a.cfg.exitAfter {
 		return ebiten.Termination
 	}
+	a.followPad()
 	a.in.Update()
 	a.noteInput()
 	alt := ebiten.IsKeyPressed(ebiten.KeyAlt)

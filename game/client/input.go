@@ -47,6 +47,38 @@ func buildKeymap(s settings.Settings) (input.Keymap, []string) {
 	return km, msgs
 }
 
+// padJustPressed reports whether act was just pressed on the gamepad rather than the keyboard:
+// the screens with a text field take the pad's navigation, confirm and back while the keyboard's
+// letters go into the field (a pad types nothing).
+func padJustPressed(h *input.Handler, act controls.Action) bool {
+	info, ok := h.JustPressedActionInfo(input.Action(act))
+	return ok && info.IsGamepadEvent()
+}
+
+// maxPadID bounds the pads ebitengine-input v0.9.1 reads (its System keeps 8).
+const maxPadID = 8
+
+// followPad points the input handler at the gamepad controls.PickPad chooses: an
+// ebitengine-input handler reads the one pad whose ebiten.GamepadID is its player id, and the
+// first pad ebiten opens need not be the player's (it opens every /dev/input device with axes,
+// in name order: event10 before event2). The handler holds no state but its keymap, so a new
+// one is made when the choice changes. (ebitengine-input indexes its per-pad state by the pad's
+// place in the list of connected pads: a pad left alone at id 1 after pad 0 was unplugged is
+// read without its standard layout until it is plugged in again.)
+func (a *app) followPad() {
+	a.pads = ebiten.AppendGamepadIDs(a.pads[:0])
+	a.padList = a.padList[:0]
+	for _, id := range a.pads {
+		if int(id) < maxPadID {
+			a.padList = append(a.padList, controls.Pad{ID: int(id), Standard: ebiten.IsStandardGamepadLayoutAvailable(id), Buttons: ebiten.GamepadButtonCount(id)})
+		}
+	}
+	if id := controls.PickPad(a.padList); id >= 0 && id != a.padID {
+		a.padID = id
+		a.h = a.in.NewHandler(uint8(id), a.keys)
+	}
+}
+
 // pressed adapts an input handler to controls.Buttons.
 func pressedFunc(h *input.Handler) func(controls.Action) bool {
 	return func(a controls.Action) bool { return h.ActionIsPressed(input.Action(a)) }
@@ -92,37 +124,27 @@ func allowName(r rune) bool {
 
 func allowCode(r rune) bool { return r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)) }
 
-// padButtonNames maps standard-layout gamepad buttons to ebitengine-input key names, for
-// rebinding a gamepad action (ebitengine-input's KeyScanner only scans the keyboard).
-var padButtonNames = map[ebiten.StandardGamepadButton]string{
-	ebiten.StandardGamepadButtonRightBottom:      "gamepad_a",
-	ebiten.StandardGamepadButtonRightRight:       "gamepad_b",
-	ebiten.StandardGamepadButtonRightLeft:        "gamepad_x",
-	ebiten.StandardGamepadButtonRightTop:         "gamepad_y",
-	ebiten.StandardGamepadButtonFrontTopLeft:     "gamepad_l1",
-	ebiten.StandardGamepadButtonFrontBottomLeft:  "gamepad_l2",
-	ebiten.StandardGamepadButtonFrontTopRight:    "gamepad_r1",
-	ebiten.StandardGamepadButtonFrontBottomRight: "gamepad_r2",
-	ebiten.StandardGamepadButtonCenterLeft:       "gamepad_back",
-	ebiten.StandardGamepadButtonCenterRight:      "gamepad_start",
-	ebiten.StandardGamepadButtonLeftTop:          "gamepad_up",
-	ebiten.StandardGamepadButtonLeftBottom:       "gamepad_down",
-	ebiten.StandardGamepadButtonLeftLeft:         "gamepad_left",
-	ebiten.StandardGamepadButtonLeftRight:        "gamepad_right",
-	ebiten.StandardGamepadButtonLeftStick:        "gamepad_lstick",
-	ebiten.StandardGamepadButtonRightStick:       "gamepad_rstick",
-}
-
-// scanPadButton returns the name of a gamepad button pressed this frame, if any.
-func scanPadButton(ids []ebiten.GamepadID) (string, bool) {
-	for _, id := range ids {
-		if !ebiten.IsStandardGamepadLayoutAvailable(id) {
-			continue
+// padScanKeymap has one action per bindable pad button (controls.PadKeys, in order).
+var padScanKeymap = func() input.Keymap {
+	km := input.Keymap{}
+	for i, name := range controls.PadKeys {
+		k, err := input.ParseKey(name)
+		if err != nil {
+			panic(fmt.Sprintf("controls.PadKeys: %q: %v", name, err))
 		}
-		for b, name := range padButtonNames {
-			if inpututil.IsStandardGamepadButtonJustPressed(id, b) {
-				return name, true
-			}
+		km[input.Action(i)] = []input.Key{k}
+	}
+	return km
+}()
+
+// scanPadButton returns the name of the pad button just pressed on the pad the input follows
+// (followPad), read through ebitengine-input as in play (ebitengine-input's KeyScanner only
+// scans the keyboard).
+func (a *app) scanPadButton() (string, bool) {
+	h := a.in.NewHandler(uint8(a.padID), padScanKeymap)
+	for i, name := range controls.PadKeys {
+		if h.ActionIsJustPressed(input.Action(i)) {
+			return name, true
 		}
 	}
 	return "", false

@@ -46,7 +46,8 @@ func (playingScreen) update(a *app, f frame) {
 			done = true
 		}
 	}
-	if !chatKeys && a.h.ActionIsJustPressed(input.Action(controls.Menu)) {
+	menuPressed := !chatKeys && a.h.ActionIsJustPressed(input.Action(controls.Menu))
+	if menuPressed {
 		a.handle(scene.Event{Kind: scene.EvMenu}) // opens or closes the menu, asks for a pause
 		a.pauseSel = 0
 	}
@@ -64,6 +65,9 @@ func (playingScreen) update(a *app, f frame) {
 		a.pads = ebiten.AppendGamepadIDs(a.pads[:0])
 		b = a.gateFire(l, gameButtons(steerWhileTyping(a.pads))) // arrows steer; typing never fires
 	case a.m.MenuOpen:
+		if menuPressed {
+			break // the press that opened the menu chooses nothing in it (a pad's Start is also confirm)
+		}
 		if a.updatePause() {
 			return
 		}

@@ -174,14 +174,7 @@ func (a *app) updateRebind() {
 		if pad {
 			b = a.set.Gamepad
 		}
-		old := b[act.String()]
-		keys := []string{name}
-		for i, k := range old {
-			if i > 0 && k != name {
-				keys = append(keys, k)
-			}
-		}
-		b[act.String()] = keys
+		b.Rebind(act, name)
 		a.rebind = -1
 		a.applyBindings()
 	}
@@ -190,9 +183,13 @@ func (a *app) updateRebind() {
 			a.rebind = -1
 			return
 		}
-		if name, ok := scanPadButton(ebiten.AppendGamepadIDs(nil)); ok {
+		if name, ok := a.scanPadButton(); ok {
 			set(name)
 		}
+		return
+	}
+	if padJustPressed(a.h, controls.Back) { // a pad cancels a keyboard row (it cannot type a key)
+		a.rebind = -1
 		return
 	}
 	k, status := a.scanner.Scan()

@@ -153,6 +153,7 @@ func (a *app) nav(n int, typing bool) {
 	up, down := a.justPressed(controls.Up), a.justPressed(controls.Down)
 	if typing {
 		up, down = inpututil.IsKeyJustPressed(ebiten.KeyArrowUp), inpututil.IsKeyJustPressed(ebiten.KeyArrowDown) || inpututil.IsKeyJustPressed(ebiten.KeyTab)
+		up, down = up || padJustPressed(a.h, controls.Up), down || padJustPressed(a.h, controls.Down)
 	}
 	if n <= 0 {
 		return
@@ -167,14 +168,14 @@ func (a *app) nav(n int, typing bool) {
 
 func (a *app) confirm(typing bool) bool {
 	if typing {
-		return inpututil.IsKeyJustPressed(ebiten.KeyEnter) || inpututil.IsKeyJustPressed(ebiten.KeyKPEnter)
+		return inpututil.IsKeyJustPressed(ebiten.KeyEnter) || inpututil.IsKeyJustPressed(ebiten.KeyKPEnter) || padJustPressed(a.h, controls.Confirm)
 	}
 	return a.justPressed(controls.Confirm) || inpututil.IsKeyJustPressed(ebiten.KeyKPEnter)
 }
 
 func (a *app) back(typing bool) bool {
 	if typing {
-		return inpututil.IsKeyJustPressed(ebiten.KeyEscape)
+		return inpututil.IsKeyJustPressed(ebiten.KeyEscape) || padJustPressed(a.h, controls.Back)
 	}
 	return a.justPressed(controls.Back) || a.justPressed(controls.Menu)
 }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rtype/rtype/game/client/controls"
 )
 
 func TestMissingFileGivesDefaults(t *testing.T) {
@@ -138,4 +140,29 @@ func isDefault(s Settings) bool {
 	}
 	d.Name = s.Name
 	return reflect.DeepEqual(s, d)
+}
+
+// TestGamepadRebindSaved: a pad button rebound in Settings (controls.Rebind on the gamepad map)
+// is saved and loaded back like a key.
+func TestGamepadRebindSaved(t *testing.T) {
+	dir := t.TempDir()
+	s := Default()
+	s.Gamepad.Rebind(controls.Fire, "gamepad_y")
+	s.Keyboard.Rebind(controls.Fire, "f")
+	if err := s.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := got.Gamepad["fire"]; len(g) != 2 || g[0] != "gamepad_y" || g[1] != "gamepad_x" {
+		t.Errorf("gamepad fire loaded as %v, want [gamepad_y gamepad_x]", g)
+	}
+	if k := got.Keyboard["fire"]; len(k) != 2 || k[0] != "f" || k[1] != "j" {
+		t.Errorf("keyboard fire loaded as %v, want [f j]", k)
+	}
+	if g := got.Gamepad["force"]; len(g) != 2 || g[0] != "gamepad_b" {
+		t.Errorf("gamepad force changed: %v", g)
+	}
 }
