@@ -413,3 +413,154 @@ func TestTopLevelPackages(t *testing.T) {
 		}
 	}
 }
+
+// pictureNode and pictureEdge read DESIGN.md's ```mermaid picture: nodes as id["pkg<br>pkg..."]
+// (a pattern ending in /... covers a directory's tree), arrows as a --> b.
+var (
+	pictureNode = regexp.MustCompile(`^\s*(\w+)\["([^"]+)"\]\s*$`)
+	pictureEdge = regexp.MustCompile(`^\s*(\w+) --> (\w+)\s*$`)
+)
+
+// TestDesignPicture: the picture of DESIGN.md is the repository's import graph, boxed: every
+// package but the test support and docs is in exactly one box, the boxes import each other
+// without a cycle, and the arrows are exactly the transitive reduction of the boxes' imports
+// (an arrow for each box a box imports directly that no longer path already reaches).
+func TestDesignPicture(t *testing.T) {
+	trackSources(t)
+	type pattern struct{ node, pkg string }
+	var patterns []pattern
+	drawn := map[[2]string]bool{}
+	for _, l := range block(t, design(t), "mermaid") {
+		if m := pictureNode.FindStringSubmatch(l); m != nil {
+			for _, p := range strings.Split(m[2], "<br>") {
+				patterns = append(patterns, pattern{m[1], strings.TrimSpace(p)})
+			}
+		} else if m := pictureEdge.FindStringSubmatch(l); m != nil {
+			drawn[[2]string{m[1], m[2]}] = true
+		}
+	}
+	box := func(p string) []string {
+		var in []string
+		for _, pt := range patterns {
+			if tree, ok := strings.CutSuffix(pt.pkg, "/..."); ok && (p == tree || strings.HasPrefix(p, tree+"/")) || pt.pkg == p {
+				in = append(in, pt.node)
+			}
+		}
+		return in
+	}
+	imports := map[[2]string]bool{}
+	graph := map[string][]string{}
+	for _, line := range goList(t, nil, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...") {
+		f := strings.Fields(line)
+		p := rel(f[0])
+		if p == "docs" || strings.HasPrefix(p, "net/testsupport/") {
+			continue
+		}
+		from := box(p)
+		if len(from) != 1 {
+			t.Errorf("package %s is in %d boxes of the picture (%v), want 1", p, len(from), from)
+			continue
+		}
+		for _, imp := range f[1:] {
+			if imp != module && !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			to := box(rel(imp))
+			if len(to) == 1 && to[0] != from[0] && !imports[[2]string{from[0], to[0]}] {
+				imports[[2]string{from[0], to[0]}] = true
+				graph[from[0]] = append(graph[from[0]], to[0])
+			}
+		}
+	}
+	// reaches reports whether b is reachable from a without the direct arrow skip.
+	reaches := func(a, b string, skip [2]string) bool {
+		seen := map[string]bool{}
+		var stack []string
+		for _, n := range graph[a] {
+			if [2]string{a, n} != skip {
+				stack = append(stack, n)
+			}
+		}
+		for len(stack) > 0 {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if n == b {
+				return true
+			}
+			if !seen[n] {
+				seen[n] = true
+				stack = append(stack, graph[n]...)
+			}
+		}
+		return false
+	}
+	var want []string
+	for e := range imports {
+		if reaches(e[1], e[0], [2]string{}) {
+			t.Errorf("the boxes %s and %s import each other (a cycle): the picture cannot be layered", e[0], e[1])
+		}
+		if !reaches(e[0], e[1], e) {
+			want = append(want, e[0]+" --> "+e[1])
+		}
+	}
+	sort.Strings(want)
+	var got []string
+	for e := range drawn {
+		got = append(got, e[0]+" --> "+e[1])
+	}
+	sort.Strings(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("the picture's arrows:\n\t%s\nthe import graph's (its transitive reduction):\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+	}
+}
+
+// TestDesignRuleTable: each row of DESIGN.md's "where each rule lives" table names a file that
+// exists and a test (`TestName`) declared in that file's package directory.
+func TestDesignRuleTable(t *testing.T) {
+	doc := design(t)
+	_, table, ok := strings.Cut(doc, "| rule | where | its fast test |")
+	if !ok {
+		t.Fatal(`DESIGN.md has no "| rule | where | its fast test |" table`)
+	}
+	n := 0
+	for _, l := range strings.Split(table, "\n")[1:] {
+		if !strings.HasPrefix(l, "|") {
+			break
+		}
+		if strings.HasPrefix(l, "|---") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(l, "|"), "|")
+		if len(cells) != 3 {
+			t.Errorf("rule row %q: want | rule | `file` | `TestName` |", l)
+			continue
+		}
+		file := strings.Trim(strings.TrimSpace(cells[1]), "`")
+		if _, err := os.Stat(filepath.Join("..", file)); err != nil {
+			t.Errorf("rule row %q: %v", l, err)
+			continue
+		}
+		tests := regexp.MustCompile("`(Test[A-Za-z0-9_]+)`").FindAllStringSubmatch(cells[2], -1)
+		if len(tests) == 0 {
+			t.Errorf("rule row %q names no test", l)
+		}
+		srcs, _ := filepath.Glob(filepath.Join("..", filepath.Dir(file), "*_test.go"))
+		var all strings.Builder
+		for _, s := range srcs {
+			b, err := os.ReadFile(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all.Write(b)
+		}
+		for _, m := range tests {
+			if !strings.Contains(all.String(), "\nfunc "+m[1]+"(t *testing.T)") {
+				t.Errorf("rule row %q: no func %s in %s's tests", l, m[1], filepath.Dir(file))
+			}
+		}
+		n++
+	}
+	if n < 4 {
+		t.Errorf("the rule table has %d rows; it names at least a rule of the game, the lobby, the netcode and the hall", n)
+	}
+}

@@ -801,116 +801,172 @@ func (c *Client) dispatch(line []byte) error {
 	if err := c.checkServerLocked(cmd.Header); err != nil {
 		return err
 	}
-	switch cmd.Name {
-	case PushStart, PushSpectate:
-		if len(cmd.Args) < 2 || len(cmd.Args) > 4 {
-			return fmt.Errorf("%w: %s push needs port,token,key[,host]", ErrProtocol, cmd.Name)
-		}
-		port, err1 := strconv.ParseUint(cmd.Args[0], 10, 16)
-		tok, err2 := strconv.ParseUint(cmd.Args[1], 10, 32)
-		if err1 != nil || err2 != nil || port == 0 || tok == 0 {
-			return fmt.Errorf("%w: bad START push %q", ErrProtocol, line)
-		}
-		info := StartInfo{Port: int(port), Token: uint32(tok), Stage: c.stage, Spectator: cmd.Name == PushSpectate, Code: c.code}
-		if len(cmd.Args) == 4 { // a game on another host (§2.5.1)
-			if !ValidHost(cmd.Args[3]) {
-				return fmt.Errorf("%w: bad START push host %q", ErrProtocol, line)
-			}
-			info.Host = cmd.Args[3]
-		}
-		if len(cmd.Args) >= 3 { // a server older than the key sends two fields (§2.5.1)
-			if !ValidSessionKey(cmd.Args[2]) {
-				return fmt.Errorf("%w: bad START push key %q", ErrProtocol, line)
-			}
-			_, _ = hex.Decode(info.Key[:], []byte(cmd.Args[2]))
-		}
-		c.starts = appendBounded(c.starts, info)
-	case PushMembers:
-		if len(cmd.Args) < 1 {
-			return fmt.Errorf("%w: MEMBERS push without lobby code", ErrProtocol)
-		}
-		c.code, c.names = cmd.Args[0], append([]string(nil), cmd.Args[1:]...)
-	case PushStage:
-		if len(cmd.Args) != 3 || !ValidCode(cmd.Args[0]) || !stagefile.ValidName(cmd.Args[1]) || !ValidStageHash(cmd.Args[2]) {
-			return fmt.Errorf("%w: bad STAGE push %q", ErrProtocol, line)
-		}
-		if cmd.Args[0] != c.stageCode {
-			c.level = rules.DifficultyNormal // another lobby: Normal until a DIFFICULTY push says otherwise
-			c.run = nil                      // and one stage until a RUN push
-			c.section = 0                    // from its start until a SECTION push
-		}
-		c.stageCode, c.stage = cmd.Args[0], StageInfo{Name: cmd.Args[1], Hash: cmd.Args[2]}
-	case PushDifficulty:
-		if len(cmd.Args) != 2 || !ValidCode(cmd.Args[0]) {
-			return fmt.Errorf("%w: bad DIFFICULTY push %q", ErrProtocol, line)
-		}
-		d, err := rules.ParseDifficulty(cmd.Args[1])
-		if err == nil && cmd.Args[0] == c.stageCode { // a level this client does not know: ignored
-			c.level = d
-		}
-	case PushRun:
-		if len(cmd.Args) < 1 || !ValidCode(cmd.Args[0]) {
-			return fmt.Errorf("%w: bad RUN push %q", ErrProtocol, line)
-		}
-		run, err := ParseRun(cmd.Args[1:])
-		if err != nil {
-			return fmt.Errorf("%w: RUN push: %v", ErrProtocol, err)
-		}
-		if cmd.Args[0] == c.stageCode {
-			c.run = run
-		}
-	case PushSection:
-		if len(cmd.Args) != 2 || !ValidCode(cmd.Args[0]) {
-			return fmt.Errorf("%w: bad SECTION push %q", ErrProtocol, line)
-		}
-		n, err := strconv.Atoi(cmd.Args[1])
-		if err != nil || n < 0 || n > stagefile.MaxSections {
-			return fmt.Errorf("%w: bad SECTION push %q", ErrProtocol, line)
-		}
-		if cmd.Args[0] == c.stageCode {
-			c.section = n
-		}
-	case PushChat, PushBroadcast:
-		m := Message{Broadcast: cmd.Name == PushBroadcast}
-		wire := strings.Join(cmd.Args, ",")
-		if !m.Broadcast {
-			from, rest, ok := strings.Cut(wire, ",")
-			if !ok || !ValidName(from) {
-				return fmt.Errorf("%w: bad CHAT push %q", ErrProtocol, line)
-			}
-			m.From, wire = from, rest
-		}
-		text, err := DecodeText(wire)
-		if err != nil {
-			return fmt.Errorf("%w: %s push: %v", ErrProtocol, cmd.Name, err)
-		}
-		m.Text = text
-		c.msgs = append(c.msgs, m)
-		if len(c.msgs) > maxMessages {
-			c.msgs = c.msgs[len(c.msgs)-maxMessages:]
-		}
-	case PushEnd:
-		var res uint64
-		if len(cmd.Args) >= 1 { // fields after the result: a later extension, ignored
-			res, err = strconv.ParseUint(cmd.Args[0], 10, 8)
-		}
-		if len(cmd.Args) < 1 || err != nil {
-			return fmt.Errorf("%w: bad END push %q", ErrProtocol, line)
-		}
-		c.ends = appendBounded(c.ends, uint8(res))
-	case PushGameID:
-		if len(cmd.Args) < 1 {
-			return fmt.Errorf("%w: bad GAME_ID push %q", ErrProtocol, line)
-		}
-		id, err := uuid.Parse(cmd.Args[0])
-		if err != nil || id.String() != cmd.Args[0] {
-			return fmt.Errorf("%w: bad GAME_ID push %q", ErrProtocol, line)
-		}
-		c.gameID = id
-	default:
+	handle, ok := pushes[cmd.Name]
+	if !ok {
 		return nil // unknown push: ignored (forward compatibility)
 	}
+	if err := handle(c, cmd, line); err != nil {
+		return err
+	}
 	c.wakeLocked()
+	return nil
+}
+
+// pushes are the server pushes the Client follows (docs/PROTOCOL.md §2.5), each handled under
+// c.mu; adding one is a method below and one line here.
+var pushes = map[string]func(c *Client, cmd Command, line []byte) error{
+	PushStart:      (*Client).onStart,
+	PushSpectate:   (*Client).onStart,
+	PushMembers:    (*Client).onMembers,
+	PushStage:      (*Client).onStage,
+	PushDifficulty: (*Client).onDifficulty,
+	PushRun:        (*Client).onRun,
+	PushSection:    (*Client).onSection,
+	PushChat:       (*Client).onChat,
+	PushBroadcast:  (*Client).onChat,
+	PushEnd:        (*Client).onEnd,
+	PushGameID:     (*Client).onGameID,
+}
+
+// onStart handles a START or SPECTATE push: the game to play or watch.
+func (c *Client) onStart(cmd Command, line []byte) error {
+	if len(cmd.Args) < 2 || len(cmd.Args) > 4 {
+		return fmt.Errorf("%w: %s push needs port,token,key[,host]", ErrProtocol, cmd.Name)
+	}
+	port, err1 := strconv.ParseUint(cmd.Args[0], 10, 16)
+	tok, err2 := strconv.ParseUint(cmd.Args[1], 10, 32)
+	if err1 != nil || err2 != nil || port == 0 || tok == 0 {
+		return fmt.Errorf("%w: bad START push %q", ErrProtocol, line)
+	}
+	info := StartInfo{Port: int(port), Token: uint32(tok), Stage: c.stage, Spectator: cmd.Name == PushSpectate, Code: c.code}
+	if len(cmd.Args) == 4 { // a game on another host (§2.5.1)
+		if !ValidHost(cmd.Args[3]) {
+			return fmt.Errorf("%w: bad START push host %q", ErrProtocol, line)
+		}
+		info.Host = cmd.Args[3]
+	}
+	if len(cmd.Args) >= 3 { // a server older than the key sends two fields (§2.5.1)
+		if !ValidSessionKey(cmd.Args[2]) {
+			return fmt.Errorf("%w: bad START push key %q", ErrProtocol, line)
+		}
+		_, _ = hex.Decode(info.Key[:], []byte(cmd.Args[2]))
+	}
+	c.starts = appendBounded(c.starts, info)
+	return nil
+}
+
+// onMembers handles a MEMBERS push: the lobby and its members.
+func (c *Client) onMembers(cmd Command, line []byte) error {
+	if len(cmd.Args) < 1 {
+		return fmt.Errorf("%w: MEMBERS push without lobby code", ErrProtocol)
+	}
+	c.code, c.names = cmd.Args[0], append([]string(nil), cmd.Args[1:]...)
+	return nil
+}
+
+// onStage handles a STAGE push: the lobby's stage (another lobby: its settings start over).
+func (c *Client) onStage(cmd Command, line []byte) error {
+	if len(cmd.Args) != 3 || !ValidCode(cmd.Args[0]) || !stagefile.ValidName(cmd.Args[1]) || !ValidStageHash(cmd.Args[2]) {
+		return fmt.Errorf("%w: bad STAGE push %q", ErrProtocol, line)
+	}
+	if cmd.Args[0] != c.stageCode {
+		c.level = rules.DifficultyNormal // another lobby: Normal until a DIFFICULTY push says otherwise
+		c.run = nil                      // and one stage until a RUN push
+		c.section = 0                    // from its start until a SECTION push
+	}
+	c.stageCode, c.stage = cmd.Args[0], StageInfo{Name: cmd.Args[1], Hash: cmd.Args[2]}
+	return nil
+}
+
+// onDifficulty handles a DIFFICULTY push.
+func (c *Client) onDifficulty(cmd Command, line []byte) error {
+	if len(cmd.Args) != 2 || !ValidCode(cmd.Args[0]) {
+		return fmt.Errorf("%w: bad DIFFICULTY push %q", ErrProtocol, line)
+	}
+	d, err := rules.ParseDifficulty(cmd.Args[1])
+	if err == nil && cmd.Args[0] == c.stageCode { // a level this client does not know: ignored
+		c.level = d
+	}
+	return nil
+}
+
+// onRun handles a RUN push: the stages of the lobby's arcade run.
+func (c *Client) onRun(cmd Command, line []byte) error {
+	if len(cmd.Args) < 1 || !ValidCode(cmd.Args[0]) {
+		return fmt.Errorf("%w: bad RUN push %q", ErrProtocol, line)
+	}
+	run, err := ParseRun(cmd.Args[1:])
+	if err != nil {
+		return fmt.Errorf("%w: RUN push: %v", ErrProtocol, err)
+	}
+	if cmd.Args[0] == c.stageCode {
+		c.run = run
+	}
+	return nil
+}
+
+// onSection handles a SECTION push: the practice section.
+func (c *Client) onSection(cmd Command, line []byte) error {
+	if len(cmd.Args) != 2 || !ValidCode(cmd.Args[0]) {
+		return fmt.Errorf("%w: bad SECTION push %q", ErrProtocol, line)
+	}
+	n, err := strconv.Atoi(cmd.Args[1])
+	if err != nil || n < 0 || n > stagefile.MaxSections {
+		return fmt.Errorf("%w: bad SECTION push %q", ErrProtocol, line)
+	}
+	if cmd.Args[0] == c.stageCode {
+		c.section = n
+	}
+	return nil
+}
+
+// onChat handles a CHAT or BROADCAST push.
+func (c *Client) onChat(cmd Command, line []byte) error {
+	m := Message{Broadcast: cmd.Name == PushBroadcast}
+	wire := strings.Join(cmd.Args, ",")
+	if !m.Broadcast {
+		from, rest, ok := strings.Cut(wire, ",")
+		if !ok || !ValidName(from) {
+			return fmt.Errorf("%w: bad CHAT push %q", ErrProtocol, line)
+		}
+		m.From, wire = from, rest
+	}
+	text, err := DecodeText(wire)
+	if err != nil {
+		return fmt.Errorf("%w: %s push: %v", ErrProtocol, cmd.Name, err)
+	}
+	m.Text = text
+	c.msgs = append(c.msgs, m)
+	if len(c.msgs) > maxMessages {
+		c.msgs = c.msgs[len(c.msgs)-maxMessages:]
+	}
+	return nil
+}
+
+// onEnd handles an END push: the game's result.
+func (c *Client) onEnd(cmd Command, line []byte) error {
+	var err error
+	var res uint64
+	if len(cmd.Args) >= 1 { // fields after the result: a later extension, ignored
+		res, err = strconv.ParseUint(cmd.Args[0], 10, 8)
+	}
+	if len(cmd.Args) < 1 || err != nil {
+		return fmt.Errorf("%w: bad END push %q", ErrProtocol, line)
+	}
+	c.ends = appendBounded(c.ends, uint8(res))
+	return nil
+}
+
+// onGameID handles a GAME_ID push: the id the hall of fame keeps the game under.
+func (c *Client) onGameID(cmd Command, line []byte) error {
+	if len(cmd.Args) < 1 {
+		return fmt.Errorf("%w: bad GAME_ID push %q", ErrProtocol, line)
+	}
+	id, err := uuid.Parse(cmd.Args[0])
+	if err != nil || id.String() != cmd.Args[0] {
+		return fmt.Errorf("%w: bad GAME_ID push %q", ErrProtocol, line)
+	}
+	c.gameID = id
 	return nil
 }
 

@@ -1,7 +1,7 @@
 // Package logsample decides which of a stream of like events get a log line, so that a flood
 // cannot fill a disk: the UDP drops of the game runtime (net/instance, by reason), the limits
-// the lobby enforces (lobby, by limit and address) and the hall of fame's failures
-// (lobby/scores). Per key, the first event of a window is logged; the others are only counted,
+// the lobby enforces (lobby/lobbyserver, by limit and address) and the hall of fame's failures
+// (lobby/scores/scoredb). Per key, the first event of a window is logged; the others are only counted,
 // and their number is reported when the window is over: with the key's next event (Hit), or by
 // Flush, which the runtime calls now and then so that the end of a flood is reported when it
 // ends. The caller writes the lines (its messages and levels); time is passed in.
