@@ -2,6 +2,7 @@
 GO        ?= go
 BIN       ?= bin
 FUZZTIME  ?= 10s
+SOAK      ?= 5m
 ADDR      ?= 127.0.0.1:4242
 STAGE     ?= stage1
 XVFB      ?= xvfb-run -a -s "-screen 0 1920x1080x24"
@@ -22,7 +23,7 @@ EBITEN_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}}' ./... |
 NORACE_PKGS = github.com/rtype/rtype/assets/gen/sprites github.com/rtype/rtype/game/balance
 OTHER_PKGS  = $(filter-out $(EBITEN_PKGS) $(NORACE_PKGS),$(shell $(GO) list ./...))
 
-.PHONY: all deps build server client bot load play test vet test-go test-ebiten test-arm64 check-deps licenses bench capacity fuzz dist clean
+.PHONY: all deps build server client bot load play test vet test-go test-ebiten test-arm64 check-deps licenses bench capacity fuzz soak-churn dist clean
 
 all: build
 
@@ -102,6 +103,13 @@ bench:
 # minutes, prints the ratio and the absolute figures (.ci/capacity.sh: GAMES, ROUNDS, WINDOW...).
 capacity: server load
 	BIN=$(BIN) bash .ci/capacity.sh
+
+# The hostile server's churn against the real bot and the real client (under its own Xvfb) for
+# SOAK each, on loopback: their peak RSS stays within 100 MB of their baseline (issue 31;
+# docs/BENCHMARKS.md, "Memory under a hostile server's churn"). Not part of make test.
+soak-churn:
+	RTYPE_CHURN_SOAK=$(SOAK) $(GO) test -count=1 -timeout 70m -run '^TestBotChurnSoak$$' -v ./net/bot
+	RTYPE_CHURN_SOAK=$(SOAK) $(XVFB) $(GO) test -count=1 -timeout 70m -tags display -run '^TestRealClientChurnSoak$$' -v ./game/client
 
 # Each fuzz target for FUZZTIME.
 fuzz:

@@ -34,7 +34,8 @@
 // Structural changes (entity created/destroyed, component added/removed) are
 // appended to an event buffer ([World.Events]) that the replication layer
 // drains once per tick with [World.ClearEvents]; the buffer is reused, so a
-// steady state does not allocate (events accumulate until ClearEvents).
+// steady state does not allocate (events accumulate until ClearEvents; a
+// world whose events nobody drains turns them off with [World.DiscardEvents]).
 //
 // # Queries
 //

@@ -81,6 +81,8 @@ type World struct {
 	free   []uint32 // free indices; Create pops from the end
 	live   int
 	events []Event
+	// discard: events are not recorded (DiscardEvents).
+	discard bool
 	// epoch grows by epochStep at every component add and removal:
 	// iterators use it to drop their validated run (and cached dense
 	// slices) when dense slots may have moved (see query.go).
@@ -262,8 +264,20 @@ func (w *World) Events() []Event { return w.events }
 // in steady state). Events accumulate until it is called.
 func (w *World) ClearEvents() { w.events = w.events[:0] }
 
+// DiscardEvents stops recording events (and empties the buffer): for a world
+// whose events nobody drains, such as a client's mirror of the server's
+// world, whose buffer would otherwise grow with every entity the server
+// creates and destroys. Version still moves.
+func (w *World) DiscardEvents() {
+	w.discard = true
+	w.events = nil
+}
+
 func (w *World) emit(k EventKind, e Entity, c ComponentID) {
 	w.version++
+	if w.discard {
+		return
+	}
 	w.events = append(w.events, Event{Kind: k, Entity: e, Component: c, Tick: w.tick})
 }
 

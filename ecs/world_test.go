@@ -197,6 +197,30 @@ func TestEvents(t *testing.T) {
 	}
 }
 
+// A world with DiscardEvents records nothing however many entities come and go (a client's
+// mirror, whose events nobody drains), and Version still moves.
+func TestDiscardEvents(t *testing.T) {
+	w, s := newTestWorld()
+	w.Create()
+	w.DiscardEvents()
+	if len(w.Events()) != 0 {
+		t.Fatal("DiscardEvents left the recorded events")
+	}
+	v := w.Version()
+	for i := 0; i < 1000; i++ {
+		e := w.Create()
+		s.pos.Set(e, position{1, 2})
+		s.pos.Remove(e)
+		w.Destroy(e)
+	}
+	if n := len(w.Events()); n != 0 {
+		t.Fatalf("%d events recorded after DiscardEvents", n)
+	}
+	if w.Version() == v {
+		t.Fatal("Version did not move")
+	}
+}
+
 func TestTick(t *testing.T) {
 	w := NewWorld()
 	if w.Tick() != 0 {

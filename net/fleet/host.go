@@ -46,6 +46,9 @@ type HostConfig struct {
 	Logger     *slog.Logger
 	// OnLoad, when set, is called after each change of the load (the Agones counter).
 	OnLoad func(Load)
+	// StageCacheBytes bounds the bytes of the stage files the host keeps for one lobby
+	// connection (0: DefaultStageCacheBytes; docs/CONTROL.md §4.2).
+	StageCacheBytes int
 	// Ping is the heartbeat interval (0: PingInterval; tests shorten it), and the lobby is
 	// dead after 5 of them without a message.
 	Ping time.Duration
@@ -184,7 +187,7 @@ func (h *Host) serveConn(ctx context.Context, nc net.Conn) {
 		nc.Close()
 		return
 	}
-	s := &hostSession{h: h, c: c, games: map[uint64]handoff.Game{}, stages: map[string]*stagefile.File{}, stageErr: map[string]string{},
+	s := &hostSession{h: h, c: c, games: map[uint64]handoff.Game{}, stages: newStageCache(h.cfg.StageCacheBytes),
 		log: h.log.With("lobby", nc.RemoteAddr().String())}
 	h.mu.Lock()
 	h.sessions[s] = struct{}{}
@@ -204,13 +207,9 @@ type hostSession struct {
 
 	mu    sync.Mutex
 	games map[uint64]handoff.Game
-	// stages are the stage files the lobby sent on this connection, by hash (stages.go), and
-	// stageErr why the ones it refused were (the start that names one says so).
-	stages   map[string]*stagefile.File
-	stageErr map[string]string
-	stageIn  stageParts     // the reader goroutine's alone
-	stagesIn int            // stage files received (tests: each is sent once)
-	wg       sync.WaitGroup // watch goroutines
+	// stages are the stage files the lobby sent on this connection (stages.go).
+	stages *stageCache
+	wg     sync.WaitGroup // watch goroutines
 	// endMu keeps each game's replay parts and ended together on the connection: the lobby
 	// holds one replay at a time (replayParts).
 	endMu sync.Mutex

@@ -1,8 +1,10 @@
 package fleet
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/stagefile"
@@ -25,9 +27,16 @@ const MaxStageParts = (stagefile.MaxBytes + ReplayPartBytes - 1) / ReplayPartByt
 // offers at most stagefile.MaxOffered.
 const MaxSessionStages = stagefile.MaxOffered
 
+// DefaultStageCacheBytes bounds the bytes of the stage files a host keeps for one lobby
+// connection unless configured (HostConfig.StageCacheBytes): every file a lobby may offer, at
+// their largest (64 MiB). The one file in transfer (at most stagefile.MaxBytes) comes on top.
+const DefaultStageCacheBytes = MaxSessionStages * stagefile.MaxBytes
+
 // stageParts reassembles the stage files a host receives on one lobby connection (a pure
-// state machine, as replayParts): parts come in order from 0, each once, every one but the
-// last full, one file at a time; a complete file must have its hash and parse.
+// state machine, as replayParts): parts come in order, each once, every one but the last
+// full, one file at a time; a complete file must have its hash and parse. Part 0 begins a
+// file: one still incomplete is abandoned (a lobby whose transfer was cut sends the file
+// again from part 0, or another file), so an unfinished transfer never blocks later files.
 type stageParts struct {
 	hash  string // the file being received ("": none)
 	parts int
@@ -43,7 +52,7 @@ func (p *stageParts) add(hash string, part, parts int, data []byte) (*stagefile.
 		p.reset()
 		return nil, fmt.Errorf("fleet: stage %s refused: %w", hash, err)
 	}
-	if p.hash == "" {
+	if part == 0 {
 		p.hash, p.parts, p.next = hash, parts, 0
 		p.buf = make([]byte, 0, min(parts*ReplayPartBytes, stagefile.MaxBytes))
 	}
@@ -56,6 +65,9 @@ func (p *stageParts) add(hash string, part, parts int, data []byte) (*stagefile.
 	p.reset()
 	if got := stagefile.Hash(b); got != hash {
 		return nil, fmt.Errorf("fleet: stage %s refused: its bytes hash to %s", hash, got)
+	}
+	if cap(b)-len(b) > len(b)/16 { // a short last part: keep what the file takes, not its parts
+		b = bytes.Clone(b)
 	}
 	f, err := stagefile.New("received", "stage "+hash, b, game.ParseScript)
 	if err != nil {
@@ -72,21 +84,117 @@ func (p *stageParts) check(hash string, part, parts int, data []byte) error {
 		return err
 	}
 	switch {
+	case part == 0: // a new file (checkPart bounds its first part)
+	case p.hash == "":
+		return fmt.Errorf("part %d before part 0", part)
+	case p.hash != hash:
+		return fmt.Errorf("part %d while stage %s is incomplete (%d of %d parts)", part, p.hash, p.next, p.parts)
+	case parts != p.parts:
+		return fmt.Errorf("part %d says %d parts, part 0 said %d", part, parts, p.parts)
+	case part != p.next:
+		return fmt.Errorf("part %d where part %d was due", part, p.next)
 	case len(p.buf)+len(data) > stagefile.MaxBytes:
 		return fmt.Errorf("more than %d bytes", stagefile.MaxBytes)
-	case p.hash != "" && p.hash != hash:
-		return fmt.Errorf("part while stage %s is incomplete (%d of %d parts)", p.hash, p.next, p.parts)
-	case p.hash == "" && part != 0:
-		return fmt.Errorf("part %d before part 0", part)
-	case p.hash == hash && parts != p.parts:
-		return fmt.Errorf("part %d says %d parts, part 0 said %d", part, parts, p.parts)
-	case p.hash == hash && part != p.next:
-		return fmt.Errorf("part %d where part %d was due", part, p.next)
 	}
 	return nil
 }
 
 func (p *stageParts) reset() { p.hash, p.parts, p.next, p.buf = "", 0, 0, nil }
+
+// stageCache is the stage files a host keeps for one lobby connection (docs/CONTROL.md §4.2),
+// by hash: the bytes of each file the lobby sent, checked when it came (hash, parse) and
+// parsed again by each start that plays it, so that a file costs about its size in memory,
+// not the several times its parsed form takes. At most MaxSessionStages files and maxBytes
+// bytes of them, plus the one in transfer; it is the session's and goes with it when the
+// connection closes. A file refused (or abandoned) is remembered with why, for the start
+// that names it (at most MaxSessionStages reasons).
+type stageCache struct {
+	in       stageParts // the reader goroutine's alone
+	mu       sync.Mutex // the rest
+	files    map[string][]byte
+	why      map[string]string
+	bytes    int // of files
+	maxBytes int
+	received int // files kept (tests: each is sent once)
+}
+
+func newStageCache(maxBytes int) *stageCache {
+	if maxBytes <= 0 {
+		maxBytes = DefaultStageCacheBytes
+	}
+	return &stageCache{files: map[string][]byte{}, why: map[string]string{}, maxBytes: maxBytes}
+}
+
+// add takes one stage message: the file it completes, if any, kept or refused (err says why,
+// for the log; a transfer it abandoned is noted too).
+func (c *stageCache) add(m *Msg) (kept *stagefile.File, err error) {
+	if old := c.in.hash; old != "" && (m.Part == 0 || m.Hash != old) {
+		// part 0 begins a file; any other part of another file is refused below: either way
+		// the incomplete one is gone
+		c.refuse(old, fmt.Sprintf("its transfer was abandoned after %d of %d parts (stage %s came)", c.in.next, c.in.parts, m.Hash))
+	}
+	f, err := c.in.add(m.Hash, m.Part, m.Parts, m.Data)
+	if err != nil {
+		c.refuse(m.Hash, err.Error())
+		return nil, err
+	}
+	if f == nil {
+		return nil, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.files[f.Hash]; ok { // the same file again: keep one
+		c.bytes -= len(old)
+		delete(c.files, f.Hash)
+	}
+	switch {
+	case len(c.files) >= MaxSessionStages:
+		err = fmt.Errorf("fleet: stage %s refused: more than %d stages sent on this connection", f.Hash, MaxSessionStages)
+	case c.bytes+len(f.Data) > c.maxBytes:
+		err = fmt.Errorf("fleet: stage %s refused: more than %d bytes of stages sent on this connection (%d kept)", f.Hash, c.maxBytes, c.bytes)
+	}
+	if err != nil {
+		c.refuseLocked(f.Hash, err.Error())
+		return nil, err
+	}
+	c.files[f.Hash] = f.Data
+	c.bytes += len(f.Data)
+	c.received++
+	delete(c.why, f.Hash)
+	return f, nil
+}
+
+func (c *stageCache) refuse(hash, why string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.refuseLocked(hash, why)
+}
+
+func (c *stageCache) refuseLocked(hash, why string) {
+	if _, ok := c.why[hash]; ok || len(c.why) < MaxSessionStages {
+		c.why[hash] = why
+	}
+}
+
+// file is the stage file of hash the lobby sent, parsed afresh (its name "received": the
+// start names it), or why there is none.
+func (c *stageCache) file(hash string) (*stagefile.File, string) {
+	c.mu.Lock()
+	b, ok := c.files[hash]
+	why := c.why[hash]
+	c.mu.Unlock()
+	if !ok {
+		if why == "" {
+			why = "the lobby did not send it"
+		}
+		return nil, why
+	}
+	f, err := stagefile.New("received", "stage "+hash, b, game.ParseScript)
+	if err != nil { // checked when it came: cannot happen
+		return nil, err.Error()
+	}
+	return f, ""
+}
 
 // stageMsgs are the stage messages that carry f.
 func stageMsgs(f *stagefile.File) []*Msg {
@@ -100,23 +208,11 @@ func stageMsgs(f *stagefile.File) []*Msg {
 
 // stagePart handles a stage message from the lobby.
 func (s *hostSession) stagePart(m *Msg) {
-	f, err := s.stageIn.add(m.Hash, m.Part, m.Parts, m.Data)
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	f, err := s.stages.add(m)
 	switch {
 	case err != nil:
 		s.log.Warn("bad stage from the lobby", "err", err)
-		if len(s.stageErr) < MaxSessionStages {
-			s.stageErr[m.Hash] = err.Error()
-		}
-	case f == nil: // more parts to come
-	case len(s.stages) >= MaxSessionStages && s.stages[f.Hash] == nil:
-		s.log.Warn("stage from the lobby refused: too many", "hash", f.Hash, "max", MaxSessionStages)
-		s.stageErr[f.Hash] = fmt.Sprintf("more than %d stages sent on this connection", MaxSessionStages)
-	default:
-		s.stages[f.Hash] = f
-		s.stagesIn++
-		delete(s.stageErr, f.Hash)
+	case f != nil:
 		s.log.Info("stage received from the lobby", "hash", f.Hash, "bytes", len(f.Data))
 	}
 }
@@ -136,14 +232,8 @@ func (s *hostSession) files(w *Spec) ([]*stagefile.File, error) {
 		}
 		f := s.h.stageByHash(r.Hash)
 		if f == nil {
-			s.mu.Lock()
-			f = s.stages[r.Hash]
-			why := s.stageErr[r.Hash]
-			s.mu.Unlock()
-			if f == nil {
-				if why == "" {
-					why = "the lobby did not send it"
-				}
+			var why string
+			if f, why = s.stages.file(r.Hash); f == nil {
 				return nil, fmt.Errorf("stage %s (%s): %s", r.Name, r.Hash, why)
 			}
 		}

@@ -34,9 +34,9 @@ func received(h *Host) int {
 	defer h.mu.Unlock()
 	n := 0
 	for s := range h.sessions {
-		s.mu.Lock()
-		n += s.stagesIn
-		s.mu.Unlock()
+		s.stages.mu.Lock()
+		n += s.stages.received
+		s.stages.mu.Unlock()
 	}
 	return n
 }
@@ -116,7 +116,8 @@ func testStagesHandOver(t *testing.T) {
 }
 
 // TestStageParts: the host's reassembly of a stage file trusts nothing: parts in order from 0,
-// each once, every one but the last full, one file at a time, the bytes hashing to the hash.
+// each once, every one but the last full, one file at a time (part 0 begins a file anew,
+// abandoning an incomplete one), the bytes hashing to the hash.
 func TestStageParts(t *testing.T) {
 	big := bigStage(t, "big")
 	ms := stageMsgs(big)
@@ -128,12 +129,14 @@ func TestStageParts(t *testing.T) {
 	}{
 		{"whole", ms, ""},
 		{"out of order", []*Msg{ms[0], ms[2]}, "part 2 where part 1 was due"},
-		{"duplicate", []*Msg{ms[0], ms[0]}, "part 0 where part 1 was due"},
+		{"duplicate", []*Msg{ms[0], ms[1], ms[1]}, "part 1 where part 2 was due"},
+		{"part 0 again: the file anew", []*Msg{ms[0], ms[1], ms[0], ms[1], ms[2]}, ""},
 		{"not from 0", []*Msg{ms[1]}, "part 1 before part 0"},
 		{"short part", []*Msg{{Hash: big.Hash, Part: 0, Parts: 2, Data: []byte("{}")}}, "only the last part may be shorter"},
 		{"too many parts", []*Msg{{Hash: big.Hash, Part: 0, Parts: MaxStageParts + 1, Data: full}}, "parts (1.."},
 		{"bad hash", []*Msg{{Hash: "XYZ", Part: 0, Parts: 1, Data: []byte("{}")}}, "not a stage hash"},
-		{"another file before the end", []*Msg{ms[0], {Hash: "0123456789abcdef", Part: 0, Parts: 1, Data: []byte("{}")}}, "is incomplete"},
+		{"another file's part 1 before the end", []*Msg{ms[0], {Hash: "0123456789abcdef", Part: 1, Parts: 2, Data: []byte("{}")}}, "is incomplete"},
+		{"another file's part 0 abandons the incomplete one", []*Msg{ms[0], {Hash: "0123456789abcdef", Part: 0, Parts: 1, Data: []byte("{}")}}, "its bytes hash to"},
 		{"bytes of another hash", []*Msg{{Hash: "0123456789abcdef", Part: 0, Parts: 1, Data: []byte("{}")}}, "its bytes hash to"},
 		{"not a stage", []*Msg{{Hash: stagefile.Hash([]byte("{}")), Part: 0, Parts: 1, Data: []byte("{}")}}, "scrollSpeed: missing"},
 	} {

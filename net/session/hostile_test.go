@@ -10,6 +10,7 @@ import (
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/net/replication"
+	"github.com/rtype/rtype/net/testsupport/hostileserver"
 	"github.com/rtype/rtype/net/wire"
 )
 
@@ -320,5 +321,42 @@ func TestLobbyLostEndsSilentSessionSoon(t *testing.T) {
 		case !silent && end:
 			t.Errorf("a game still sending was closed after the lobby was lost: %q", why)
 		}
+	}
+}
+
+// A server replacing entities without end (hostileserver.Churn: each datagram places 30 entities
+// with a newer generation, as ENTITY and as STATE) must not grow the client's memory with the
+// run: the live heap after 5× the datagrams is what it was after 1× (issue 31: the mirror
+// world's event buffer, never drained on a client, kept every creation and destruction, 945 MB
+// for the bot in 3 minutes). In virtual time, as fast as the CPU goes: 1× is 1 500 datagrams
+// (45 000 replacements of 600 live entities), 5× is a minute of a hostile server's rate.
+func TestHostileChurnHeapIsFlat(t *testing.T) {
+	const indices, once = 600, 1500
+	churn := hostileserver.Churn(indices)
+	h := newHostile()
+	tick, n := uint32(101), 0
+	feed := func(count int) {
+		for ; count > 0; count-- {
+			tick++
+			h.send(tick, func(b []byte) []byte { return churn(b, tick, n) })
+			n++
+		}
+	}
+	feed(once)
+	if live := h.c.world.Len(); live < indices {
+		t.Fatalf("%d live entities after %d datagrams, want the %d churned ones (the datagrams are not applied)", live, once, indices)
+	}
+	after1 := heapInUse()
+	feed(4 * once)
+	after5 := heapInUse()
+	runtime.KeepAlive(h)
+	grown := int64(after5) - int64(after1)
+	t.Logf("live heap %.1f MB after %d datagrams, %.1f MB after %d", float64(after1)/(1<<20), once, float64(after5)/(1<<20), 5*once)
+	if grown > 2<<20 {
+		t.Errorf("the live heap grew by %.1f MB between %d and %d datagrams of churn, want it flat (under 2 MB)",
+			float64(grown)/(1<<20), once, 5*once)
+	}
+	if h.c.stats.Dropped != 0 {
+		t.Errorf("%d datagrams or records dropped, want every churned entity applied", h.c.stats.Dropped)
 	}
 }
