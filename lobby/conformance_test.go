@@ -420,7 +420,7 @@ func (r *replayer) action(s exchangeStep) {
 }
 
 // conformanceHall is the hall of fame of the examples' server (docs/PROTOCOL.md §2.4.12): a
-// real one, on SQLite in a temporary directory, keeping three finished games, the first with
+// real one, on SQLite in a temporary directory, keeping four finished games (the last an arcade run), the first with
 // the replay testdata/lobby/tiny-replay.bin.
 func conformanceHall(t *testing.T) *scores.Hall {
 	t.Helper()
@@ -454,6 +454,9 @@ func conformanceHall(t *testing.T) *scores.Hall {
 		{scores.Record{ID: uuid.MustParse("9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"), Stage: "short", Difficulty: rules.DifficultyEasy,
 			Result: rules.ResultAborted, Ticks: 1800, Ended: at("2025-03-16T20:45:00Z"), Slots: []scores.Slot{
 				{Name: "carol", Score: 300, Kills: 4, Deaths: 0, Left: true}}}, nil},
+		{scores.Record{ID: uuid.MustParse("3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"), Stage: stagefile.Arcade, Run: []string{"short", "tiny"},
+			Difficulty: rules.DifficultyNormal, Result: rules.ResultVictory, Ticks: 9000, Ended: at("2025-03-13T21:10:00Z"), Slots: []scores.Slot{
+				{Name: "dave", Score: 9500, Kills: 70, Deaths: 2}}}, nil},
 	}
 	for _, g := range games {
 		if !h.Record(g.rec, g.replay) {

@@ -149,6 +149,11 @@ func Open(ctx context.Context, cfg Config) (*Hall, error) {
 		st.Close()
 		return nil, err
 	}
+	if err := h.classifyRuns(ctx); err != nil {
+		h.cancel()
+		st.Close()
+		return nil, err
+	}
 	h.prune(ctx)
 	go h.run()
 	h.log.Info("hall of fame open", "db", st.Dialect().String(), "where", st.Where(), "replays", dir,

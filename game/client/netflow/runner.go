@@ -20,6 +20,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/session"
 )
@@ -180,10 +181,15 @@ func (n *Runner) Members() (string, []string) {
 	return n.lobby.Members()
 }
 
-// Stage returns the name of the lobby's stage from its latest STAGE push ("" when unknown).
+// Stage returns the name of the lobby's stage from its latest STAGE push ("" when unknown), or
+// stagefile.Arcade when the lobby plays an arcade run (its RUN push, docs/PROTOCOL.md §2.4.15):
+// the name its results and hall-of-fame board go by.
 func (n *Runner) Stage() string {
 	if n.lobby == nil {
 		return ""
+	}
+	if len(n.lobby.Run()) >= 2 {
+		return stagefile.Arcade
 	}
 	_, st := n.lobby.Stage()
 	return st.Name
