@@ -18,8 +18,7 @@ const (
 	chargeDelay      = 10  // ticks fire is held before charging starts
 	chargeTicks      = 60  // ticks from 0 to full charge (255)
 	respawnDelay     = 90  // ticks between death and respawn
-	invulnTicks      = 120 // ticks of invulnerability at the start of the game
-	invulnAfterAct   = 45  // a respawned ship that moves or fires stays invulnerable this long at most
+	invulnTicks      = 120 // ticks of invulnerability at the start of the game (a fixed grace, as a respawn's)
 	continueTicks    = ContinueTicks
 	continueRespawn  = 30 // ticks from taking a continue to the new ship
 	shotSpeed        = 1500
@@ -536,9 +535,8 @@ func (s *Sim) sysTimers() {
 			}
 			continue
 		}
-		if sh.Invuln > invulnAfterAct && sh.Input != 0 {
-			sh.Invuln = invulnAfterAct // moving or firing ends the respawn's grace soon
-		}
+		// The grace is fixed (the arcade game's): moving or firing does not end it, and the ship
+		// blinks (PlayerInvulnerable, the client's shipAlpha) for the whole of it.
 		if sh.Invuln > 0 {
 			sh.Invuln--
 			if sh.Invuln == 0 {
