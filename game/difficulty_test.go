@@ -347,3 +347,22 @@ func TestPracticeSection(t *testing.T) {
 		t.Error("an out-of-range section does not start at the beginning")
 	}
 }
+
+// The practice trainer's infinite lives: a lost ship costs no life and comes back, with the
+// grace, however many times it is lost; the deaths are still counted.
+func TestInfiniteLives(t *testing.T) {
+	s := NewSim(Config{Seed: 1, Players: 1, Difficulty: rules.DifficultyHard, InfiniteLives: true})
+	e := s.PlayerEntity(0)
+	lives := s.c.Player.Get(e).Lives
+	for i := 0; i < 3*int(lives); i++ {
+		makeVulnerable(s)
+		s.killShip(0)
+		step(s, respawnDelay+1, 0)
+		if pl := s.c.Player.Get(e); pl.Lives != lives || pl.Flags != PlayerInvulnerable {
+			t.Fatalf("after death %d: lives %d flags %02b, want %d lives and a respawned ship", i+1, pl.Lives, pl.Flags, lives)
+		}
+	}
+	if st := s.Stats(0); st.Deaths != uint8(3*lives) || st.Continues != 0 || !s.InfiniteLives() {
+		t.Fatalf("stats %+v: want %d deaths, no continue", st, 3*lives)
+	}
+}

@@ -100,6 +100,9 @@ type Config struct {
 	// Stage is then ignored and Section applies to the first). Nil entries are the embedded
 	// "stage1".
 	Run []*Stage
+	// InfiniteLives is the practice trainer: a lost ship costs no life (it comes back after its
+	// respawn delay, with the grace, as ever; Stats still count the deaths).
+	InfiniteLives bool
 }
 
 // PracticeBoss is the Config.Section that starts the stage at its boss (stagefile.Script).
@@ -120,7 +123,9 @@ type Sim struct {
 	rng   rng
 	n     int // players at start (difficulty)
 	diff  rules.Difficulty
-	rules rules.DifficultyRules
+	// infinite: Config.InfiniteLives (a lost ship costs no life).
+	infinite bool
+	rules    rules.DifficultyRules
 
 	inputs   [rules.MaxPlayers]Buttons
 	ships    [rules.MaxPlayers]ecs.Entity
@@ -222,6 +227,8 @@ func NewSim(cfg Config) *Sim {
 		diff:  cfg.Difficulty,
 		rules: cfg.Difficulty.Rules(),
 		run:   s0.run,
+
+		infinite: cfg.InfiniteLives,
 	}
 	s.qPK = ecs.NewQuery2[Position, Kind](w)
 	s.qVel = ecs.NewQuery2[Velocity, Position](w)
@@ -707,3 +714,7 @@ func (s *Sim) sysMove() {
 		s.c.Position.MarkChanged(e)
 	}
 }
+
+// InfiniteLives reports whether the game is a trainer practice where a lost ship costs no life
+// (Config.InfiniteLives).
+func (s *Sim) InfiniteLives() bool { return s.infinite }

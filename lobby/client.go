@@ -112,6 +112,7 @@ type Client struct {
 	level     rules.Difficulty // latest DIFFICULTY push for lobby stageCode (Normal without one)
 	run       []StageInfo      // latest RUN push for lobby stageCode (nil: one stage)
 	section   int              // latest SECTION push for lobby stageCode (0: the start)
+	infinite  bool             // latest LIVES push for lobby stageCode said infinite
 	starts    []StartInfo
 	ends      []uint8
 	gameID    uuid.UUID     // latest GAME_ID push
@@ -352,6 +353,34 @@ func (c *Client) Section() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.section
+}
+
+// SetLives sends SET_LIVES (docs/PROTOCOL.md §2.4.17): the owner of a waiting solo lobby
+// chooses infinite lives (the practice trainer) or the level's. The LIVES push that follows a
+// change sets InfiniteLives.
+func (c *Client) SetLives(infinite bool) error {
+	lives := LivesLevel
+	if infinite {
+		lives = LivesInfinite
+	}
+	_, err := c.request(CmdSetLives, lives)
+	return err
+}
+
+// InfiniteLives reports whether the lobby the client is in plays with infinite lives: its
+// latest LIVES push (false without one). A running lobby's lives do not change, so after a
+// START push it says what that game plays.
+func (c *Client) InfiniteLives() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.infinite
+}
+
+// Retry sends RETRY (docs/PROTOCOL.md §2.4.18): the owner of a solo lobby plays its game again.
+// The game running ends (END), then a START push comes for the next one (WaitStart).
+func (c *Client) Retry() error {
+	_, err := c.request(CmdRetry)
+	return err
 }
 
 // Run returns the arcade run of the lobby the client is in: the stages of the latest RUN push
@@ -798,6 +827,7 @@ func (c *Client) dispatch(line []byte) error {
 			_, _ = hex.Decode(info.Key[:], []byte(cmd.Args[2]))
 		}
 		c.starts = appendBounded(c.starts, info)
+		c.ends = nil // an END before this START is an earlier game's (RETRY's: END, then START)
 	case PushMembers:
 		if len(cmd.Args) < 1 {
 			return fmt.Errorf("%w: MEMBERS push without lobby code", ErrProtocol)
@@ -811,6 +841,7 @@ func (c *Client) dispatch(line []byte) error {
 			c.level = rules.DifficultyNormal // another lobby: Normal until a DIFFICULTY push says otherwise
 			c.run = nil                      // and one stage until a RUN push
 			c.section = 0                    // from its start until a SECTION push
+			c.infinite = false               // with the level's lives until a LIVES push
 		}
 		c.stageCode, c.stage = cmd.Args[0], StageInfo{Name: cmd.Args[1], Hash: cmd.Args[2]}
 	case PushDifficulty:
@@ -842,6 +873,13 @@ func (c *Client) dispatch(line []byte) error {
 		}
 		if cmd.Args[0] == c.stageCode {
 			c.section = n
+		}
+	case PushLives:
+		if len(cmd.Args) != 2 || !ValidCode(cmd.Args[0]) || (cmd.Args[1] != LivesLevel && cmd.Args[1] != LivesInfinite) {
+			return fmt.Errorf("%w: bad LIVES push %q", ErrProtocol, line)
+		}
+		if cmd.Args[0] == c.stageCode {
+			c.infinite = cmd.Args[1] == LivesInfinite
 		}
 	case PushChat, PushBroadcast:
 		m := Message{Broadcast: cmd.Name == PushBroadcast}

@@ -22,6 +22,8 @@ var commands = map[string]command{
 	CmdGetStage:      {true, (*Core).getStage},      // stages.go
 	CmdSetDifficulty: {true, (*Core).setDifficulty}, // difficulty.go
 	CmdSetSection:    {true, (*Core).setSection},    // practice.go
+	CmdSetLives:      {true, (*Core).setLives},      // practice.go
+	CmdRetry:         {true, (*Core).retry},         // practice.go
 	CmdStart:         {true, (*Core).start},         // games.go
 	CmdRejoin:        {true, (*Core).rejoin},        // rejoin.go
 	CmdGetScores:     {true, (*Core).getScores},     // hall.go

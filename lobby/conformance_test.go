@@ -140,7 +140,8 @@ func TestDocExamplesCover(t *testing.T) {
 	}
 	for _, want := range []string{">AUTHENTICATE", ">GET_LOBBIES", ">JOIN_LOBBY", ">START", ">LEAVE",
 		">GET_STAGES", ">SET_STAGE", ">GET_STAGE", ">CHAT", "<200", "<401", "<500", "<START", "<MEMBERS", "<END", "<STAGE",
-		"<CHAT", "<BROADCAST", ">GET_SCORES", ">GET_GAMES", ">GET_REPLAY", "<GAME_ID", "<RUN", ">SET_SECTION", "<SECTION"} {
+		"<CHAT", "<BROADCAST", ">GET_SCORES", ">GET_GAMES", ">GET_REPLAY", "<GAME_ID", "<RUN", ">SET_SECTION", "<SECTION",
+		">SET_LIVES", "<LIVES", ">RETRY"} {
 		if !seen[want] {
 			t.Errorf("%s: no example with %q", path, want)
 		}

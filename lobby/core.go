@@ -96,6 +96,11 @@ type lobbyState struct {
 	run []*stagefile.File
 	// section is the practice section START plays (practice.go; 0: the stage's start).
 	section int
+	// infinite: START plays with infinite lives (practice.go, SET_LIVES).
+	infinite bool
+	// retry: the owner asked for RETRY; when the running game ends, the lobby starts the
+	// next one by itself (practice.go).
+	retry bool
 	// difficulty is the level START plays; changed by SET_DIFFICULTY while waiting.
 	difficulty rules.Difficulty
 	members    []*connState  // join order; members[0] is the owner

@@ -203,6 +203,15 @@ func (n *Runner) Difficulty() rules.Difficulty {
 	return n.lobby.Difficulty()
 }
 
+// InfiniteLives reports whether the lobby's games are played with infinite lives (its latest
+// LIVES push, docs/PROTOCOL.md §2.5.12): the practice trainer, for the room and the results.
+func (n *Runner) InfiniteLives() bool {
+	if n.lobby == nil {
+		return false
+	}
+	return n.lobby.InfiniteLives()
+}
+
 // Section returns the practice section the lobby's game starts at (its latest SECTION push; 0:
 // the stage's start).
 func (n *Runner) Section() int {
@@ -348,6 +357,19 @@ func (n *Runner) Exec(c scene.Cmd) {
 		n.lobbyDo(func(lc *lobby.Client) {
 			if err := lc.SetSection(section); err != nil {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvStageFailed, Err: lobbyErr(err)}})
+			}
+		})
+	case scene.CmdSetLives:
+		infinite := c.Infinite
+		n.lobbyDo(func(lc *lobby.Client) {
+			if err := lc.SetLives(infinite); err != nil {
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvStageFailed, Err: lobbyErr(err)}})
+			}
+		})
+	case scene.CmdRetry:
+		n.lobbyDo(func(lc *lobby.Client) {
+			if err := lc.Retry(); err != nil {
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvStartFailed, Err: lobbyErr(err)}})
 			}
 		})
 	case scene.CmdWaitStart:

@@ -103,6 +103,8 @@ const (
 	EvWatchGame     // hall of fame: watch game Code (its id): fetched, then watched
 	EvReplayFetched // the replay of EvWatchGame was downloaded to Path
 	EvFetchFailed   // the replay could not be downloaded: Err
+	EvRetry         // playing: Retry from the pause menu (a solo game starts again, RETRY); a refusal comes as EvStartFailed in the room
+	EvSetLives      // room: the owner of a solo lobby picks Infinite lives or the level's (SET_LIVES); a refusal comes as EvStageFailed
 )
 
 // HallView is what the Hall of fame screen lists.
@@ -177,6 +179,8 @@ type Event struct {
 	// Section is the practice section to start at (EvSetSection: 0 the start, the stage's
 	// section count its boss).
 	Section int
+	// Infinite: EvSetLives chooses infinite lives (false: the level's).
+	Infinite bool
 	// Level is the difficulty level to set (EvSetDifficulty): "easy", "normal" or "hard".
 	Level string
 	// Slot is the slot to take back (EvRejoin, with Code, Key and the lobby server in Addr).
@@ -221,12 +225,14 @@ const (
 	CmdFetchReplay                      // download the replay of game Code into the replays folder; reply EvReplayFetched / EvFetchFailed
 	CmdKeepReplay                       // download the replay of the game that just ended (GAME_ID) into the replays folder; no reply
 	CmdSetSection                       // SET_SECTION Section; reply nothing (a SECTION push) or EvStageFailed
+	CmdRetry                            // RETRY; reply nothing (END, then the START push: CmdWaitStart) or EvStartFailed
+	CmdSetLives                         // SET_LIVES Infinite; reply nothing (a LIVES push) or EvStageFailed
 )
 
 var cmdNames = [...]string{"", "dial-lobby", "list-lobbies", "join", "start", "wait-start", "leave",
 	"dial-session", "close-session", "disconnect", "save-settings", "quit", "set-stage", "rejoin", "pause",
 	"clear-ticket", "set-difficulty", "list-replays", "open-replay", "close-replay", "get-scores",
-	"fetch-replay", "keep-replay", "set-section"}
+	"fetch-replay", "keep-replay", "set-section", "retry", "set-lives"}
 
 func (k CmdKind) String() string {
 	if int(k) < len(cmdNames) {
@@ -258,6 +264,8 @@ type Cmd struct {
 	Hall Hall
 	// Section is the practice section to set (CmdSetSection).
 	Section int
+	// Infinite: CmdSetLives asks for infinite lives (false: the level's).
+	Infinite bool
 }
 
 // ResultsGuardTicks is how long (60 Hz ticks) the results screen ignores confirm and back, so
@@ -599,6 +607,11 @@ func (m *Machine) Handle(ev Event) []Cmd {
 				m.Error = ""
 				return []Cmd{{Kind: CmdSetSection, Section: ev.Section}}
 			}
+		case EvSetLives:
+			if m.Busy == "" {
+				m.Error = ""
+				return []Cmd{{Kind: CmdSetLives, Infinite: ev.Infinite}}
+			}
 		case EvStageFailed:
 			m.Error = m.explain(ev.Err)
 		case EvGameStarting:
@@ -646,6 +659,15 @@ func (m *Machine) Handle(ev Event) []Cmd {
 		case EvLobbyLost:
 			// The game runs over UDP; keep playing, the loss is reported when it ends.
 			m.lobbyLost = m.explain(ev.Err)
+		case EvRetry:
+			if m.Spectator {
+				return nil // a spectator has no game of its own to retry
+			}
+			// The game is left and played again: the room waits for the lobby's START push
+			// (RETRY, docs/PROTOCOL.md §2.4.18); a refusal (not solo) is said there.
+			m.inSession = false
+			m.Scene, m.Busy, m.Error, m.MenuOpen = Room, "Restarting", "", false
+			return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdClearTicket}, {Kind: CmdRetry}, {Kind: CmdWaitStart}}
 		case EvLeaveGame:
 			m.inSession = false
 			m.Scene, m.Code, m.Busy, m.MenuOpen, m.Spectator = Browser, "", "Loading lobbies", false, false
