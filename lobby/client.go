@@ -113,6 +113,8 @@ type Client struct {
 	run       []StageInfo      // latest RUN push for lobby stageCode (nil: one stage)
 	section   int              // latest SECTION push for lobby stageCode (0: the start)
 	infinite  bool             // latest LIVES push for lobby stageCode said infinite
+	closing   *Closing         // the CLOSING push (nil: none yet)
+	closingCh chan struct{}    // closed at the CLOSING push
 	starts    []StartInfo
 	ends      []uint8
 	gameID    uuid.UUID     // latest GAME_ID push
@@ -163,7 +165,9 @@ func NewClient(nc net.Conn) *Client {
 		nc:     nc,
 		respCh: make(chan Response, 1),
 		done:   make(chan struct{}),
-		notify: make(chan struct{}),
+
+		closingCh: make(chan struct{}),
+		notify:    make(chan struct{}),
 	}
 	c.kaDone = make(chan struct{})
 	go c.readLoop()
@@ -375,6 +379,20 @@ func (c *Client) InfiniteLives() bool {
 	defer c.mu.Unlock()
 	return c.infinite
 }
+
+// Closing returns the server's CLOSING push (docs/PROTOCOL.md §2.5.13): why it closes, the time
+// its games had left, the operator's last broadcast; ok false before one came.
+func (c *Client) Closing() (cl Closing, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing == nil {
+		return Closing{}, false
+	}
+	return *c.closing, true
+}
+
+// ClosingNotice is closed when the server's CLOSING push arrives (Closing then says what it said).
+func (c *Client) ClosingNotice() <-chan struct{} { return c.closingCh }
 
 // Retry sends RETRY (docs/PROTOCOL.md §2.4.18): the owner of a solo lobby plays its game again.
 // The game running ends (END), then a START push comes for the next one (WaitStart).
@@ -900,6 +918,15 @@ func (c *Client) dispatch(line []byte) error {
 		if len(c.msgs) > maxMessages {
 			c.msgs = c.msgs[len(c.msgs)-maxMessages:]
 		}
+	case PushClosing:
+		cl, err := parseClosing(cmd.Args)
+		if err != nil {
+			return fmt.Errorf("%w: bad CLOSING push %q: %v", ErrProtocol, line, err)
+		}
+		if c.closing == nil {
+			close(c.closingCh)
+		}
+		c.closing = &cl
 	case PushEnd:
 		var res uint64
 		if len(cmd.Args) >= 1 { // fields after the result: a later extension, ignored

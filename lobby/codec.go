@@ -64,6 +64,9 @@ const (
 	PushSection = "SECTION"
 	// PushLives (extension, docs/PROTOCOL.md §2.5.12): the lobby's lives, infinite or the level's.
 	PushLives = "LIVES"
+	// PushClosing (extension, docs/PROTOCOL.md §2.5.13): the server is closing, why, the time
+	// its games have left, and the operator's last broadcast.
+	PushClosing = "CLOSING"
 )
 
 // ErrLineTooLong is returned when a line (CRLF included) exceeds MaxLine bytes.

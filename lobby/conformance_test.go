@@ -49,6 +49,7 @@ var (
 	dropsRE       = regexp.MustCompile(`^the game (drops|loses) <(UUID-[A-Z0-9]+)>$`)
 	playsRE       = regexp.MustCompile(`^the game plays ([A-Za-z0-9_,-]+)$`)
 	broadcastRE   = regexp.MustCompile(`^the operator broadcasts "(.*)"$`)
+	closingRE     = regexp.MustCompile(`^the server closes: (shutdown|restart), its games end in ([0-9]+) s$`)
 )
 
 // conformanceStages is the catalogue of the server the examples run against
@@ -141,7 +142,7 @@ func TestDocExamplesCover(t *testing.T) {
 	for _, want := range []string{">AUTHENTICATE", ">GET_LOBBIES", ">JOIN_LOBBY", ">START", ">LEAVE",
 		">GET_STAGES", ">SET_STAGE", ">GET_STAGE", ">CHAT", "<200", "<401", "<500", "<START", "<MEMBERS", "<END", "<STAGE",
 		"<CHAT", "<BROADCAST", ">GET_SCORES", ">GET_GAMES", ">GET_REPLAY", "<GAME_ID", "<RUN", ">SET_SECTION", "<SECTION",
-		">SET_LIVES", "<LIVES", ">RETRY"} {
+		">SET_LIVES", "<LIVES", ">RETRY", "<CLOSING"} {
 		if !seen[want] {
 			t.Errorf("%s: no example with %q", path, want)
 		}
@@ -406,6 +407,13 @@ func (r *replayer) action(s exchangeStep) {
 	if m := broadcastRE.FindStringSubmatch(s.text); m != nil {
 		if _, err := r.srv.Broadcast(m[1]); err != nil {
 			t.Fatalf("%s: Broadcast: %v", r.where(s), err)
+		}
+		return
+	}
+	if m := closingRE.FindStringSubmatch(s.text); m != nil {
+		secs, _ := strconv.Atoi(m[2])
+		if _, err := r.srv.Closing(m[1], time.Duration(secs)*time.Second); err != nil {
+			t.Fatalf("%s: Closing: %v", r.where(s), err)
 		}
 		return
 	}

@@ -66,6 +66,8 @@ type Core struct {
 	created   uint64        // lobbies created so far (lobbyState.created)
 	order     []*lobbyState // the lobbies oldest first (addLobby, removeLobby): GET_LOBBIES' order
 	stopping  bool          // the runtime shuts down: no more MEMBERS pushes
+	// lastBroadcast is the operator's last BROADCAST text ("" none): CLOSING repeats it.
+	lastBroadcast string
 
 	timers    timerHeap     // connection deadlines (lazy: stale entries are skipped)
 	nextFlush time.Duration // when the limit log reports the bursts that ended

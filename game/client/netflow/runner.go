@@ -113,6 +113,21 @@ func (n *Runner) post(ev Reply) {
 	}
 }
 
+// watchClosing posts EvServerClosing, its Reason in player words (scene.ClosingWords), when
+// lc's server says it closes (the CLOSING push, docs/PROTOCOL.md §2.5.13): the scene then tells
+// the player why and does not offer a lobby that is going away.
+func (n *Runner) watchClosing(lc *lobby.Client) {
+	n.goDo(func() {
+		select {
+		case <-lc.ClosingNotice():
+			cl, _ := lc.Closing()
+			n.post(Reply{Ev: scene.Event{Kind: scene.EvServerClosing, Reason: scene.ClosingWords(cl.Why == lobby.ClosingRestart, cl.Left, cl.Text)}})
+		case <-lc.Done():
+		case <-n.ctx.Done():
+		}
+	})
+}
+
 // watchLobbyEnd calls ended when the lobby pushes END while session l runs: the game's host is
 // gone when no GAME_END came (a split server, docs/DEPLOY.md), and the session then ends after
 // 1 s of silence saying so (session.HostGoneReason) rather than after 10 s as "server silent".
@@ -167,6 +182,7 @@ func (n *Runner) Accept(ne Reply) {
 			n.goDo(func() { old.Close() })
 		}
 		n.lobby, n.id = ne.Lobby, ne.ID
+		n.watchClosing(ne.Lobby)
 	}
 	if ne.Link != nil {
 		n.link = ne.Link

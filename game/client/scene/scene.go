@@ -105,6 +105,9 @@ const (
 	EvFetchFailed   // the replay could not be downloaded: Err
 	EvRetry         // playing: Retry from the pause menu (a solo game starts again, RETRY); a refusal comes as EvStartFailed in the room
 	EvSetLives      // room: the owner of a solo lobby picks Infinite lives or the level's (SET_LIVES); a refusal comes as EvStageFailed
+	// EvServerClosing: the server said it closes (CLOSING push): Reason in player words
+	// (ClosingWords). The lobby connection is closed; a game in progress ends soon (GAME_END).
+	EvServerClosing
 )
 
 // HallView is what the Hall of fame screen lists.
@@ -315,6 +318,7 @@ type Machine struct {
 	refreshIn    int    // browser: ticks to the next automatic refresh
 	quietList    bool   // the pending list request is an automatic refresh (no spinner)
 	lobbyLost    string // the lobby connection failed during the game: why, in player words (shown with the results)
+	closing      string // the server said it closes (EvServerClosing): why, in player words; "" none
 	watchFrom    ID     // the scene a replay was opened from (Watching goes back to it)
 	hallFrom     ID     // the scene the Hall of fame was opened from (Title: its connection is its own)
 
@@ -392,13 +396,25 @@ func (m *Machine) Handle(ev Event) []Cmd {
 		m.inSession, m.connected = false, false
 		return append(cmds, Cmd{Kind: CmdQuit})
 	}
+	if ev.Kind == EvServerClosing {
+		return m.serverClosing(ev.Reason)
+	}
+	if ev.Kind == EvConnected {
+		m.closing = "" // a new connection: the server that closed is not this one (or is back)
+	}
+	if ev.Kind == EvLobbyLost && m.closing != "" {
+		ev.Err = nil // the connection closes because the server said so: its words, not the EOF
+	}
 	if ev.Kind == EvLobbyLost && m.connected && m.Scene == Watching {
 		m.connected = false // a replay needs no lobby: watching goes on, Back goes to the title
 		m.watchFrom = Title
 		return nil
 	}
 	if ev.Kind == EvLobbyLost && m.connected && m.Scene != Playing {
-		msg := m.explain(ev.Err)
+		msg := m.closing
+		if msg == "" {
+			msg = m.explain(ev.Err)
+		}
 		return m.lose(msg)
 	}
 	if m.Scene != Browser {
@@ -653,7 +669,11 @@ func (m *Machine) Handle(ev Event) []Cmd {
 			// the client keeps its own copy of the game (the server's GAME_ID push names it)
 			return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdClearTicket}, {Kind: CmdKeepReplay}}
 		case EvDisconnected:
-			cmds := m.lose(LostWords(ev.Reason))
+			words := LostWords(ev.Reason)
+			if m.closing != "" {
+				words = m.closing // the server said why it went
+			}
+			cmds := m.lose(words)
 			m.Detail = ev.Reason // the raw reason, for small print
 			return cmds
 		case EvLobbyLost:
@@ -705,6 +725,33 @@ func (m *Machine) Handle(ev Event) []Cmd {
 		}
 	}
 	return nil
+}
+
+// serverClosing handles EvServerClosing: the server closes (why, in player words). A game in
+// progress plays on to its GAME_END, whose results then say why and lead to the title; the
+// results of a game that just ended say it at once; any other scene that needs the lobby goes
+// to Lost with the reason, whose Continue leads to the title (where Play connects again). A
+// replay being watched, and the screens that need no server, carry on.
+func (m *Machine) serverClosing(reason string) []Cmd {
+	m.closing = reason
+	if !m.connected {
+		return nil
+	}
+	switch m.Scene {
+	case Playing:
+		m.lobbyLost = reason // said with the results at GAME_END (aborted)
+		return nil
+	case Results:
+		m.connected, m.Reason = false, reason // Enter goes to the title, not to a lobby that is gone
+		return []Cmd{{Kind: CmdDisconnect}}
+	case Watching:
+		m.connected, m.watchFrom = false, Title
+		return []Cmd{{Kind: CmdDisconnect}}
+	case Title, Settings, Controls, Replays:
+		m.connected = false
+		return []Cmd{{Kind: CmdDisconnect}}
+	}
+	return m.lose(reason)
 }
 
 // watch opens the replay file path from the current scene (Title, Replays or HallOfFame);
