@@ -108,6 +108,7 @@ const (
 	// EvServerClosing: the server said it closes (CLOSING push): Reason in player words
 	// (ClosingWords). The lobby connection is closed; a game in progress ends soon (GAME_END).
 	EvServerClosing
+	EvRetryConnect // lost: check again whether the lobby server answers (a dial, closed at once); the answer sets LobbyAnswers
 )
 
 // HallView is what the Hall of fame screen lists.
@@ -308,6 +309,10 @@ type Machine struct {
 	// Rejoining: the current connection is a rejoin of a lost game (Code, slot RejoinSlot).
 	Rejoining  bool
 	RejoinSlot int
+	// LobbyAnswers (scene Lost): the lobby server answered since the connection was lost (the
+	// check Lost makes of it, or EvRetryConnect's): a rejoin may be offered. False: say the
+	// server does not answer and offer EvRetryConnect instead (lost.go).
+	LobbyAnswers bool
 
 	auto         Auto
 	rejoinKey    [16]byte // key of the pending rejoin (sent once connected)
@@ -319,6 +324,7 @@ type Machine struct {
 	quietList    bool   // the pending list request is an automatic refresh (no spinner)
 	lobbyLost    string // the lobby connection failed during the game: why, in player words (shown with the results)
 	closing      string // the server said it closes (EvServerClosing): why, in player words; "" none
+	probing      bool   // Lost checks whether the lobby server answers (lost.go)
 	watchFrom    ID     // the scene a replay was opened from (Watching goes back to it)
 	hallFrom     ID     // the scene the Hall of fame was opened from (Title: its connection is its own)
 
@@ -361,6 +367,7 @@ func (m *Machine) lose(reason string) []Cmd {
 	}
 	m.Scene, m.Busy, m.Error, m.Reason = Lost, "", "", reason
 	m.MenuOpen, m.Rejoining = false, false
+	m.LobbyAnswers, m.probing = false, false // lost.go
 	return cmds
 }
 
@@ -674,8 +681,8 @@ func (m *Machine) Handle(ev Event) []Cmd {
 				words = m.closing // the server said why it went
 			}
 			cmds := m.lose(words)
-			m.Detail = ev.Reason // the raw reason, for small print
-			return cmds
+			m.Detail = ev.Reason              // the raw reason, for small print
+			return append(cmds, m.probe()...) // a rejoin only if the lobby answers (lost.go)
 		case EvLobbyLost:
 			// The game runs over UDP; keep playing, the loss is reported when it ends.
 			m.lobbyLost = m.explain(ev.Err)
@@ -716,12 +723,15 @@ func (m *Machine) Handle(ev Event) []Cmd {
 	case Lost:
 		switch ev.Kind {
 		case EvContinue, EvBack:
-			m.Scene, m.Reason, m.Detail = Title, "", ""
+			m.Scene, m.Reason, m.Detail, m.probing, m.Busy, m.Error = Title, "", "", false, "", ""
 		case EvRejoin:
+			if m.probing {
+				return nil // the check's dial is in flight: its answer says whether to offer this
+			}
 			m.Reason, m.Detail = "", ""
 			return m.rejoin(ev)
-		case EvConnected:
-			return []Cmd{{Kind: CmdDisconnect}}
+		case EvConnected, EvConnectFailed, EvRetryConnect:
+			return m.lostProbe(ev) // lost.go
 		}
 	}
 	return nil
