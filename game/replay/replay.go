@@ -92,6 +92,15 @@ type Header struct {
 	Names         []string // the players' names by slot (len Players)
 }
 
+// Board is the name players and the hall of fame know the game by (docs/PROTOCOL.md §2.4.12):
+// stagefile.Arcade for an arcade run, else its stage.
+func (h *Header) Board() string {
+	if h.Mode == ModeArcade {
+		return stagefile.Arcade
+	}
+	return h.Stage
+}
+
 // EventKind is the kind of a replay event.
 type EventKind uint8
 

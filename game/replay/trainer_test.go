@@ -40,3 +40,14 @@ func TestReplayInfiniteLives(t *testing.T) {
 		t.Fatalf("the difficulty byte without infinite lives is %#x", b[len(b)-len("ann")-3])
 	}
 }
+
+// An arcade run's replay goes by the arcade board's name (what the replays list and its results
+// show), a one-stage game's by its stage.
+func TestReplayBoard(t *testing.T) {
+	if b := mustDecode(t, newRunGame(t, []string{"short", "stage1"}, 1, 1).encode(t)).Board(); b != stagefile.Arcade {
+		t.Errorf("an arcade run's Board() = %q", b)
+	}
+	if b := mustDecode(t, newBotGame(t, "short", 1, 1).encode(t)).Board(); b != "short" {
+		t.Errorf("a one-stage game's Board() = %q", b)
+	}
+}
