@@ -159,7 +159,7 @@ func (s *Sim) sysTally() {
 	}
 	r.tally--
 	if r.tally > 0 {
-		s.shieldShips(r.tally + invulnTicks) // moving does not end it (sysTimers) while the tally is on
+		s.shieldShips(r.tally + invulnTicks) // the shield lasts the tally, then a start's grace
 		return
 	}
 	r.index++

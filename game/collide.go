@@ -529,7 +529,7 @@ func (s *Sim) killShip(slot int) {
 	if pl.Flags&PlayerDead != 0 {
 		return
 	}
-	if pl.Lives > 0 {
+	if pl.Lives > 0 && !s.infinite {
 		pl.Lives--
 	}
 	s.stats[slot].Deaths++

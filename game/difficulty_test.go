@@ -205,19 +205,63 @@ func TestSafeRespawn(t *testing.T) {
 	if got := s.safeFor(p.Y); got <= respawnHorizon {
 		t.Errorf("respawn point is hit in %d ticks", got)
 	}
-	// Standing still it stays invulnerable for the level's InvulnMax; moving cuts it short.
+	// Standing still it stays invulnerable for the level's InvulnMax.
 	step(s, int(s.rules.InvulnMax)-2, 0)
 	if s.c.Player.Get(e).Flags&PlayerInvulnerable == 0 {
 		t.Fatal("invulnerability ended before InvulnMax while standing still")
 	}
-	s2 := newLevelSim(t, 1, rules.DifficultyNormal)
-	e2 := s2.PlayerEntity(0)
-	makeVulnerable(s2)
-	s2.killShip(0)
-	step(s2, respawnDelay, 0)
-	step(s2, invulnAfterAct+1, BtnUp)
-	if s2.c.Player.Get(e2).Flags&PlayerInvulnerable != 0 {
-		t.Error("still invulnerable after moving for invulnAfterAct ticks")
+}
+
+// The respawn's grace is fixed, as in the arcade game: moving and firing (tapping, holding a
+// charge) do not shorten it; it ends after the level's InvulnMax ticks exactly. The same holds
+// for the ship that comes back after a continue, whose fire press took the continue.
+func TestRespawnGraceHolds(t *testing.T) {
+	for _, d := range rules.Difficulties {
+		for name, held := range map[string]Buttons{"still": 0, "moving": BtnUp | BtnRight, "firing": BtnFire, "both": BtnDown | BtnFire} {
+			s := newLevelSim(t, 1, d)
+			e := s.PlayerEntity(0)
+			makeVulnerable(s)
+			s.killShip(0)
+			step(s, respawnDelay, 0)
+			if s.c.Player.Get(e).Flags != PlayerInvulnerable {
+				t.Fatalf("%s %s: flags %02b after the respawn delay, want invulnerable", d, name, s.c.Player.Get(e).Flags)
+			}
+			for i := 1; i < int(s.rules.InvulnMax); i++ {
+				in := held
+				if name == "firing" && i%2 == 0 {
+					in = 0 // tapping
+				}
+				step(s, 1, in)
+				if s.c.Player.Get(e).Flags&PlayerInvulnerable == 0 {
+					t.Fatalf("%s %s: the grace ended %d ticks after the respawn, want %d", d, name, i, s.rules.InvulnMax)
+				}
+			}
+			step(s, 1, held)
+			if s.c.Player.Get(e).Flags&PlayerInvulnerable != 0 {
+				t.Errorf("%s %s: still invulnerable %d ticks after the respawn", d, name, s.rules.InvulnMax)
+			}
+		}
+	}
+	// A continue: out of lives, fire takes the offer; the ship that comes back has the grace whatever is held.
+	s := newLevelSim(t, 1, rules.DifficultyNormal)
+	e := s.PlayerEntity(0)
+	for s.c.Player.Get(e).Flags&PlayerContinue == 0 {
+		makeVulnerable(s)
+		s.killShip(0)
+		step(s, respawnDelay+1, 0)
+	}
+	step(s, 1, BtnFire)
+	for i := 0; s.c.Player.Get(e).Flags&PlayerDead != 0; i++ {
+		if i > 10*TickRate {
+			t.Fatal("the continue taken, the ship never came back")
+		}
+		step(s, 1, BtnFire)
+	}
+	for i := 1; i < int(s.rules.InvulnMax); i++ {
+		step(s, 1, BtnFire|BtnUp)
+		if s.c.Player.Get(e).Flags&PlayerInvulnerable == 0 {
+			t.Fatalf("after a continue: the grace ended %d ticks after the ship came back, want %d", i, s.rules.InvulnMax)
+		}
 	}
 }
 
@@ -301,5 +345,24 @@ func TestPracticeSection(t *testing.T) {
 	// Section 0 and out of range: the normal start.
 	if NewSim(Config{Seed: 1, Players: 1, Stage: st, Section: 99}).Hash() != NewSim(Config{Seed: 1, Players: 1, Stage: st}).Hash() {
 		t.Error("an out-of-range section does not start at the beginning")
+	}
+}
+
+// The practice trainer's infinite lives: a lost ship costs no life and comes back, with the
+// grace, however many times it is lost; the deaths are still counted.
+func TestInfiniteLives(t *testing.T) {
+	s := NewSim(Config{Seed: 1, Players: 1, Difficulty: rules.DifficultyHard, InfiniteLives: true})
+	e := s.PlayerEntity(0)
+	lives := s.c.Player.Get(e).Lives
+	for i := 0; i < 3*int(lives); i++ {
+		makeVulnerable(s)
+		s.killShip(0)
+		step(s, respawnDelay+1, 0)
+		if pl := s.c.Player.Get(e); pl.Lives != lives || pl.Flags != PlayerInvulnerable {
+			t.Fatalf("after death %d: lives %d flags %02b, want %d lives and a respawned ship", i+1, pl.Lives, pl.Flags, lives)
+		}
+	}
+	if st := s.Stats(0); st.Deaths != uint8(3*lives) || st.Continues != 0 || !s.InfiniteLives() {
+		t.Fatalf("stats %+v: want %d deaths, no continue", st, 3*lives)
 	}
 }

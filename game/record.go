@@ -12,7 +12,7 @@ import (
 // (game/replay TestGoldenReplay, testdata/replay/golden.rtr) is what forces the bump: it plays a
 // recorded 4-player game to its recorded hashes and fails on any such change; re-record it with
 // `go test ./game/replay -run Golden -update` after bumping (docs/REPLAY.md).
-const SimVersion = 2
+const SimVersion = 3
 
 // OpKind is a call into the Sim that decides the game (a Recorder's Op).
 type OpKind uint8

@@ -10,7 +10,8 @@ import (
 // an enemy bullet (moving as it moves now) would reach the ship's box, and the safest wins;
 // among equally safe ones, heights far from the slot's last death (when it was recent) and
 // near the slot's own height are preferred. It is then invulnerable for the level's InvulnMax
-// ticks, cut to invulnAfterAct once the player moves or fires.
+// ticks, a fixed grace: moving or firing does not end it (nor does the fire press that takes a
+// continue: the ship that comes back after it has the same grace).
 
 // deathSpot is where and when a slot's ship was last destroyed.
 type deathSpot struct {

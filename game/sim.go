@@ -18,8 +18,7 @@ const (
 	chargeDelay      = 10  // ticks fire is held before charging starts
 	chargeTicks      = 60  // ticks from 0 to full charge (255)
 	respawnDelay     = 90  // ticks between death and respawn
-	invulnTicks      = 120 // ticks of invulnerability at the start of the game
-	invulnAfterAct   = 45  // a respawned ship that moves or fires stays invulnerable this long at most
+	invulnTicks      = 120 // ticks of invulnerability at the start of the game (a fixed grace, as a respawn's)
 	continueTicks    = ContinueTicks
 	continueRespawn  = 30 // ticks from taking a continue to the new ship
 	shotSpeed        = 1500
@@ -101,6 +100,9 @@ type Config struct {
 	// Stage is then ignored and Section applies to the first). Nil entries are the embedded
 	// stagefile.Default.
 	Run []*Stage
+	// InfiniteLives is the practice trainer: a lost ship costs no life (it comes back after its
+	// respawn delay, with the grace, as ever; Stats still count the deaths).
+	InfiniteLives bool
 }
 
 // PracticeBoss is the Config.Section that starts the stage at its boss (stagefile.Script).
@@ -121,7 +123,9 @@ type Sim struct {
 	rng   rng
 	n     int // players at start (difficulty)
 	diff  rules.Difficulty
-	rules rules.DifficultyRules
+	// infinite: Config.InfiniteLives (a lost ship costs no life).
+	infinite bool
+	rules    rules.DifficultyRules
 
 	inputs   [rules.MaxPlayers]Buttons
 	ships    [rules.MaxPlayers]ecs.Entity
@@ -230,6 +234,8 @@ func NewSim(cfg Config) *Sim {
 		diff:  cfg.Difficulty,
 		rules: cfg.Difficulty.Rules(),
 		run:   s0.run,
+
+		infinite: cfg.InfiniteLives,
 	}
 	s.qPK = ecs.NewQuery2[Position, Kind](w)
 	s.qVel = ecs.NewQuery2[Velocity, Position](w)
@@ -543,9 +549,8 @@ func (s *Sim) sysTimers() {
 			}
 			continue
 		}
-		if sh.Invuln > invulnAfterAct && sh.Input != 0 {
-			sh.Invuln = invulnAfterAct // moving or firing ends the respawn's grace soon
-		}
+		// The grace is fixed (the arcade game's): moving or firing does not end it, and the ship
+		// blinks (PlayerInvulnerable, the client's shipAlpha) for the whole of it.
 		if sh.Invuln > 0 {
 			sh.Invuln--
 			if sh.Invuln == 0 {
@@ -716,3 +721,7 @@ func (s *Sim) sysMove() {
 		s.c.Position.MarkChanged(e)
 	}
 }
+
+// InfiniteLives reports whether the game is a trainer practice where a lost ship costs no life
+// (Config.InfiniteLives).
+func (s *Sim) InfiniteLives() bool { return s.infinite }

@@ -44,10 +44,11 @@ var stageTitles sync.Map
 
 // StageTitle is what players read for the stage named name: the title in an embedded stage's
 // file ("Stage 1: the Bydo base" for "stage1"), else the name itself (a server's own stage,
-// which the client may not have yet).
+// which the client may not have yet); "Arcade" for an arcade run (stagefile.Arcade: a lobby's,
+// a game's result, a hall-of-fame board).
 func StageTitle(name string) string {
 	if name == stagefile.Arcade {
-		return "Arcade: every stage in one game"
+		return "Arcade"
 	}
 	if t, ok := stageTitles.Load(name); ok {
 		return t.(string)

@@ -16,6 +16,9 @@ func TestStageTitle(t *testing.T) {
 	if got := StageTitle("stage1"); got != "Stage 1: the Bydo base" {
 		t.Errorf("StageTitle(stage1) = %q", got)
 	}
+	if got := StageTitle(stagefile.Arcade); got != "Arcade" {
+		t.Errorf("StageTitle(arcade) = %q, want Arcade", got)
+	}
 	if got := StageTitle("cave"); got != "cave" {
 		t.Errorf("StageTitle(cave) = %q, want the name", got)
 	}

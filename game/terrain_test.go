@@ -74,9 +74,8 @@ func TestTerrainQueries(t *testing.T) {
 func TestShipDiesOnTerrain(t *testing.T) {
 	s := newTerrainSim(t, 1)
 	e := s.PlayerEntity(0)
-	// Invulnerable (just spawned): holding down never takes it into the floor (moving cuts the
-	// invulnerability to invulnAfterAct ticks).
-	step(s, invulnAfterAct, BtnDown)
+	// Invulnerable (just spawned): holding down never takes it into the floor.
+	step(s, invulnTicks-1, BtnDown)
 	p := s.c.Position.Get(e)
 	if p.Y+shipH/2-shipInset > Height-100 {
 		t.Fatalf("invulnerable ship at y=%v went into the floor (edge %v)", p.Y, Height-100)

@@ -112,6 +112,9 @@ type Client struct {
 	level     rules.Difficulty // latest DIFFICULTY push for lobby stageCode (Normal without one)
 	run       []StageInfo      // latest RUN push for lobby stageCode (nil: one stage)
 	section   int              // latest SECTION push for lobby stageCode (0: the start)
+	infinite  bool             // latest LIVES push for lobby stageCode said infinite
+	closing   *Closing         // the CLOSING push (nil: none yet)
+	closingCh chan struct{}    // closed at the CLOSING push
 	starts    []StartInfo
 	ends      []uint8
 	gameID    uuid.UUID     // latest GAME_ID push
@@ -162,7 +165,9 @@ func NewClient(nc net.Conn) *Client {
 		nc:     nc,
 		respCh: make(chan Response, 1),
 		done:   make(chan struct{}),
-		notify: make(chan struct{}),
+
+		closingCh: make(chan struct{}),
+		notify:    make(chan struct{}),
 	}
 	c.kaDone = make(chan struct{})
 	go c.readLoop()
@@ -352,6 +357,48 @@ func (c *Client) Section() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.section
+}
+
+// SetLives sends SET_LIVES (docs/PROTOCOL.md §2.4.17): the owner of a waiting solo lobby
+// chooses infinite lives (the practice trainer) or the level's. The LIVES push that follows a
+// change sets InfiniteLives.
+func (c *Client) SetLives(infinite bool) error {
+	lives := LivesLevel
+	if infinite {
+		lives = LivesInfinite
+	}
+	_, err := c.request(CmdSetLives, lives)
+	return err
+}
+
+// InfiniteLives reports whether the lobby the client is in plays with infinite lives: its
+// latest LIVES push (false without one). A running lobby's lives do not change, so after a
+// START push it says what that game plays.
+func (c *Client) InfiniteLives() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.infinite
+}
+
+// Closing returns the server's CLOSING push (docs/PROTOCOL.md §2.5.13): why it closes, the time
+// its games had left, the operator's last broadcast; ok false before one came.
+func (c *Client) Closing() (cl Closing, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing == nil {
+		return Closing{}, false
+	}
+	return *c.closing, true
+}
+
+// ClosingNotice is closed when the server's CLOSING push arrives (Closing then says what it said).
+func (c *Client) ClosingNotice() <-chan struct{} { return c.closingCh }
+
+// Retry sends RETRY (docs/PROTOCOL.md §2.4.18): the owner of a solo lobby plays its game again.
+// The game running ends (END), then a START push comes for the next one (WaitStart).
+func (c *Client) Retry() error {
+	_, err := c.request(CmdRetry)
+	return err
 }
 
 // Run returns the arcade run of the lobby the client is in: the stages of the latest RUN push
@@ -826,6 +873,8 @@ var pushes = map[string]func(c *Client, cmd Command, line []byte) error{
 	PushBroadcast:  (*Client).onChat,
 	PushEnd:        (*Client).onEnd,
 	PushGameID:     (*Client).onGameID,
+	PushLives:      (*Client).onLives,
+	PushClosing:    (*Client).onClosing,
 }
 
 // onStart handles a START or SPECTATE push: the game to play or watch.
@@ -852,6 +901,7 @@ func (c *Client) onStart(cmd Command, line []byte) error {
 		_, _ = hex.Decode(info.Key[:], []byte(cmd.Args[2]))
 	}
 	c.starts = appendBounded(c.starts, info)
+	c.ends = nil // an END before this START is an earlier game's (RETRY's: END, then START)
 	return nil
 }
 
@@ -873,6 +923,7 @@ func (c *Client) onStage(cmd Command, line []byte) error {
 		c.level = rules.DifficultyNormal // another lobby: Normal until a DIFFICULTY push says otherwise
 		c.run = nil                      // and one stage until a RUN push
 		c.section = 0                    // from its start until a SECTION push
+		c.infinite = false               // with the level's lives until a LIVES push
 	}
 	c.stageCode, c.stage = cmd.Args[0], StageInfo{Name: cmd.Args[1], Hash: cmd.Args[2]}
 	return nil
@@ -917,6 +968,30 @@ func (c *Client) onSection(cmd Command, line []byte) error {
 	if cmd.Args[0] == c.stageCode {
 		c.section = n
 	}
+	return nil
+}
+
+// onLives handles a LIVES push: the practice trainer's infinite lives, or the level's.
+func (c *Client) onLives(cmd Command, line []byte) error {
+	if len(cmd.Args) != 2 || !ValidCode(cmd.Args[0]) || (cmd.Args[1] != LivesLevel && cmd.Args[1] != LivesInfinite) {
+		return fmt.Errorf("%w: bad LIVES push %q", ErrProtocol, line)
+	}
+	if cmd.Args[0] == c.stageCode {
+		c.infinite = cmd.Args[1] == LivesInfinite
+	}
+	return nil
+}
+
+// onClosing handles a CLOSING push: why the server closes, kept for Closing.
+func (c *Client) onClosing(cmd Command, line []byte) error {
+	cl, err := parseClosing(cmd.Args)
+	if err != nil {
+		return fmt.Errorf("%w: bad CLOSING push %q: %v", ErrProtocol, line, err)
+	}
+	if c.closing == nil {
+		close(c.closingCh)
+	}
+	c.closing = &cl
 	return nil
 }
 

@@ -64,6 +64,11 @@ const (
 	CmdSetDifficulty = "SET_DIFFICULTY"
 	// CmdSetSection (extension, docs/PROTOCOL.md §2.4.16): a solo lobby's practice section.
 	CmdSetSection = "SET_SECTION"
+	// CmdSetLives (extension, docs/PROTOCOL.md §2.4.17): a solo lobby's practice trainer,
+	// infinite lives or the level's.
+	CmdSetLives = "SET_LIVES"
+	// CmdRetry (extension, docs/PROTOCOL.md §2.4.18): a solo lobby's game starts again.
+	CmdRetry = "RETRY"
 
 	PushStart     = "START"
 	PushMembers   = "MEMBERS"
@@ -77,6 +82,11 @@ const (
 	PushRun = "RUN"
 	// PushSection (extension, docs/PROTOCOL.md §2.5.11): the lobby's practice section.
 	PushSection = "SECTION"
+	// PushLives (extension, docs/PROTOCOL.md §2.5.12): the lobby's lives, infinite or the level's.
+	PushLives = "LIVES"
+	// PushClosing (extension, docs/PROTOCOL.md §2.5.13): the server is closing, why, the time
+	// its games have left, and the operator's last broadcast.
+	PushClosing = "CLOSING"
 )
 
 // ErrLineTooLong is returned when a line (CRLF included) exceeds MaxLine bytes.

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/net/agones"
-	"github.com/rtype/rtype/net/server"
 	"github.com/rtype/rtype/net/bot"
+	"github.com/rtype/rtype/net/server"
 )
 
 // proc is one rtype-server process of the fleet test.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/rtype/rtype/ecs"
@@ -52,6 +53,12 @@ type Run struct {
 	// PlayerCredit is, per player, the tick its own first credit ended (its last ship lost the
 	// first time; Ticks when never): how long one player lasts, whatever the others do.
 	PlayerCredit [rules.MaxPlayers]int
+	// Comebacks counts the ships that came back (a respawn, or the ship after a continue);
+	// GraceDeaths the ships lost within the respawn grace (the level's InvulnMax ticks after
+	// coming back: the game promises none); Lived is, per ship that came back and was lost again,
+	// the ticks it lived.
+	Comebacks, GraceDeaths int
+	Lived                  []int
 }
 
 // Result is a Case over its seeds.
@@ -75,6 +82,9 @@ func Play(c Case, seed uint64) (Run, error) {
 		nov[i] = game.NewNovice(seed*8 + uint64(i))
 	}
 	r := Run{Seed: seed, FirstCredit: -1, FirstDeath: -1, BossAt: -1}
+	var back, wasDead [rules.MaxPlayers]bool
+	var backAt [rules.MaxPlayers]int // the tick slot's ship came back (valid while back)
+	grace := int(c.Difficulty.Rules().InvulnMax)
 	for i := range r.PlayerCredit {
 		r.PlayerCredit[i] = -1
 	}
@@ -105,9 +115,25 @@ func Play(c Case, seed uint64) (Run, error) {
 		if r.BossAt < 0 && s.BossFight() {
 			r.BossAt = tick
 		}
+		for slot := 0; slot < c.Players; slot++ {
+			dead := outOfPlay(s, s.PlayerEntity(slot))
+			if wasDead[slot] && !dead {
+				r.Comebacks++
+				back[slot], backAt[slot] = true, tick
+			}
+			wasDead[slot] = dead
+		}
 		for _, ev := range s.Events() {
 			switch ev.Kind {
 			case game.EventDeath:
+				if back[ev.Slot] {
+					lived := tick - backAt[ev.Slot]
+					r.Lived = append(r.Lived, lived)
+					if lived < grace {
+						r.GraceDeaths++
+					}
+					back[ev.Slot] = false
+				}
 				r.Deaths++
 				if ev.Lives == 0 && r.PlayerCredit[ev.Slot] < 0 {
 					r.PlayerCredit[ev.Slot] = tick
@@ -141,6 +167,11 @@ func Play(c Case, seed uint64) (Run, error) {
 		}
 	}
 	return r, nil
+}
+
+// outOfPlay reports whether ship e is dead (waiting for its respawn, or its continue).
+func outOfPlay(s *game.Sim, e ecs.Entity) bool {
+	return e == ecs.Nil || s.Components().Player.Get(e).Flags&game.PlayerDead != 0
 }
 
 // outOfLives reports whether ship e is dead with no lives left (a continue pending counts as out:
@@ -201,6 +232,11 @@ type Summary struct {
 	// PlayerCreditS is the median over every player of every game of how long its own first
 	// credit lasted (Run.PlayerCredit), in seconds: compare it across player counts.
 	PlayerCreditS float64
+	// GraceDeaths is the ships lost within the respawn grace over every game (want 0),
+	// Comebacks the ships that came back; LivedS is the median life in seconds of a ship that
+	// came back and was lost again (0: none was).
+	GraceDeaths, Comebacks int
+	LivedS                 float64
 }
 
 // Summarize computes r's figures.
@@ -210,9 +246,12 @@ func (r Result) Summarize() Summary {
 	if s.Seeds == 0 {
 		return s
 	}
-	var credits, firsts, bosses, players []int
+	var credits, firsts, bosses, players, lived []int
 	var deaths, minutes float64
 	for _, run := range r.Runs {
+		s.GraceDeaths += run.GraceDeaths
+		s.Comebacks += run.Comebacks
+		lived = append(lived, run.Lived...)
 		if run.FirstCredit >= 60*game.TickRate {
 			s.SurviveMin++
 		}
@@ -238,6 +277,7 @@ func (r Result) Summarize() Summary {
 	s.FirstDeathS = float64(median(firsts)) / game.TickRate
 	s.BossFightS = float64(median(bosses)) / game.TickRate
 	s.PlayerCreditS = float64(median(players)) / game.TickRate
+	s.LivedS = float64(median(lived)) / game.TickRate
 	if minutes > 0 {
 		s.DeathsPerMin = deaths / minutes
 		s.DeathsPerMinPP = s.DeathsPerMin / float64(r.Players)
@@ -250,22 +290,19 @@ func median(v []int) int {
 		return 0
 	}
 	s := append([]int(nil), v...)
-	for i := 1; i < len(s); i++ { // insertion sort: a few dozen values
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
+	slices.Sort(s)
 	return s[len(s)/2]
 }
 
 // WriteTable writes the results as a Markdown table.
 func WriteTable(w io.Writer, rs []Result) {
-	fmt.Fprintln(w, "| stage | level | players | bot | seeds | 1st death (median s) | 1 credit lasts (median s) | a player's credit (median s) | survives 1 min | clears on 1 credit | clears with continues | continues/game | deaths/min per player | boss fight (median s) |")
-	fmt.Fprintln(w, "|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Fprintln(w, "| stage | level | players | bot | seeds | 1st death (median s) | 1 credit lasts (median s) | a player's credit (median s) | survives 1 min | clears on 1 credit | clears with continues | continues/game | deaths/min per player | boss fight (median s) | comebacks | lost within the grace | a comeback lives (median s) |")
+	fmt.Fprintln(w, "|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, r := range rs {
 		s := r.Summarize()
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %.0f | %.0f | %.0f | %.0f %% | %.0f %% | %.0f %% | %.1f | %.2f | %.0f |\n",
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %.0f | %.0f | %.0f | %.0f %% | %.0f %% | %.0f %% | %.1f | %.2f | %.0f | %d | %d | %.1f |\n",
 			r.Stage, r.Difficulty.Rules().Title, r.Players, r.Bot, s.Seeds, s.FirstDeathS, s.FirstCreditS, s.PlayerCreditS,
-			100*s.SurviveMin, 100*s.Clear1, 100*s.Clear, s.ContinuesPerGame, s.DeathsPerMinPP, s.BossFightS)
+			100*s.SurviveMin, 100*s.Clear1, 100*s.Clear, s.ContinuesPerGame, s.DeathsPerMinPP, s.BossFightS,
+			s.Comebacks, s.GraceDeaths, s.LivedS)
 	}
 }

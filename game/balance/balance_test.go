@@ -1,6 +1,7 @@
 package balance
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/rtype/rtype/game/rules"
@@ -49,12 +50,39 @@ func TestNoviceDeterministicAndWeaker(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := Play(c, 7)
-	if a != b {
+	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("same seed, different runs: %+v / %+v", a, b)
 	}
 	c.Bot = Autopilot
 	p, _ := Play(c, 7)
 	if a.Deaths <= p.Deaths {
 		t.Errorf("novice lost %d ships, autopilot %d: the novice is not weaker", a.Deaths, p.Deaths)
+	}
+}
+
+// The respawn grace holds (issue 30): over games where novices lose many ships, on every level,
+// no ship that came back (a respawn, or the ship after a continue) is lost within the level's
+// grace, firing and moving as it comes back; and a comeback lives longer than the grace.
+func TestNoDeathWithinTheGrace(t *testing.T) {
+	var cases []Case
+	for _, d := range rules.Difficulties {
+		cases = append(cases, Case{Stage: "stage1", Difficulty: d, Players: 2, Bot: Novice})
+	}
+	rs, err := Measure(cases, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		s := r.Summarize()
+		if s.Comebacks < 5 {
+			t.Errorf("%s: %d ships came back: too few to measure the grace", r.Difficulty, s.Comebacks)
+		}
+		if s.GraceDeaths != 0 {
+			t.Errorf("%s: %d of %d ships that came back were lost within the grace (%d ticks)", r.Difficulty, s.GraceDeaths, s.Comebacks, r.Difficulty.Rules().InvulnMax)
+		}
+		if grace := float64(r.Difficulty.Rules().InvulnMax) / 60; s.LivedS <= grace {
+			t.Errorf("%s: a ship that came back lives a median %.1f s, no more than the grace (%.1f s)", r.Difficulty, s.LivedS, grace)
+		}
+		t.Logf("%s: %d comebacks, %d lost within the grace, a comeback lives %.1f s (median)", r.Difficulty, s.Comebacks, s.GraceDeaths, s.LivedS)
 	}
 }

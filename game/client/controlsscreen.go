@@ -13,7 +13,7 @@ var howToPlay = []string{
 	"Shoot the capsule carriers: a crystal gives the Force, then lasers (red helix, blue reflecting, yellow crawling).",
 	"S speeds the ship up, M adds homing missiles, B a Bit that guards you. Dying loses them all.",
 	"The Force blocks bullets and hurts what it touches: launch it ahead or behind, recall it to attach.",
-	"Walls and the floor destroy a ship. After a respawn you blink: safe until you move or fire.",
+	"Walls and the floor destroy a ship. After a respawn you blink: safe for as long as you blink, even shooting.",
 	"Extra ships come with the score; with none left, CONTINUE? gives ten seconds to press fire.",
 	"T (or Enter) opens the chat; the arrow keys still steer while you type.",
 	"F11 fullscreen · F3 network figures · Esc the menu (a lone player's game pauses)",

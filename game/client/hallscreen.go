@@ -134,8 +134,11 @@ func (hallScreen) draw(a *app, dst surface) {
 // player count.
 const hallFilterRows = 3
 
-// hallStages are the stage filter's choices: every stage, then the embedded stages.
-func hallStages() []string { return append([]string{""}, stagefile.EmbeddedNames()...) }
+// hallStages are the stage filter's choices: every stage, the embedded stages, then the arcade
+// run's board.
+func hallStages() []string {
+	return append(append([]string{""}, stagefile.EmbeddedNames()...), stagefile.Arcade)
+}
 
 // stepIn returns the choice after (step 1) or before (-1) cur in list (wrapping).
 func stepIn[T comparable](list []T, cur T, step int) T {

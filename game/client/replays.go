@@ -67,7 +67,7 @@ func replayInfo(path string, mod time.Time) scene.ReplayInfo {
 		info.Stage = "unreadable: " + err.Error()
 		return info
 	}
-	info.Stage, info.Difficulty, info.Names, info.Result = r.Stage, r.Difficulty, r.Names, r.Result
+	info.Stage, info.Difficulty, info.Names, info.Result = r.Board(), r.Difficulty, r.Names, r.Result
 	if r.Time > 0 {
 		info.Time = r.Time
 	}
@@ -122,7 +122,7 @@ func (a *app) startWatching(v *playback.Viewer) {
 	a.startGame(v.World())
 	r := v.Replay()
 	a.ux.names, a.ux.byOrder = r.Names, true
-	a.ux.stage, a.ux.level = r.Stage, r.Difficulty
+	a.ux.stage, a.ux.level = r.Board(), r.Difficulty
 }
 
 // clock formats ticks as m:ss.

@@ -17,7 +17,7 @@ func TestDifficultyByteDoc(t *testing.T) {
 	for d := rules.Difficulty(0); d < rules.NumDifficulties; d++ {
 		vals = append(vals, fmt.Sprintf("%d %s", d, d))
 	}
-	want := fmt.Sprintf("| difficulty | u8 | `rules.Difficulty`: %s (the lobby's names, docs/PROTOCOL.md §2.4.11); %d and above are not a replay of this build (`ErrCorrupt`) |",
+	want := fmt.Sprintf("| difficulty | u8 | bits 0–6: `rules.Difficulty`: %s (the lobby's names, docs/PROTOCOL.md §2.4.11; %d to 127 are not a replay of this build: `ErrCorrupt`); bit 7: infinite lives",
 		strings.Join(vals, ", "), rules.NumDifficulties)
 	doc, err := os.ReadFile("../../docs/REPLAY.md")
 	if err != nil {

@@ -104,7 +104,7 @@ func loadStage(rs RunStage) (*game.Stage, error) {
 
 // Config is the game.Config of the replay's game on stage st (LoadStage).
 func (r *Replay) Config(st *game.Stage) game.Config {
-	return game.Config{Seed: r.Seed, Players: r.Players, Stage: st, Difficulty: r.Difficulty, Section: r.Section}
+	return game.Config{Seed: r.Seed, Players: r.Players, Stage: st, Difficulty: r.Difficulty, Section: r.Section, InfiniteLives: r.InfiniteLives}
 }
 
 // RunConfig is the game.Config of the replay's game on its stages (LoadStages): an arcade run

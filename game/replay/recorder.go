@@ -130,7 +130,8 @@ func NewRunHeader(cfg game.Config, stageNames []string, names []string) Header {
 	}
 	players := min(max(cfg.Players, 1), rules.MaxPlayers)
 	h := Header{SimVersion: game.SimVersion, Mode: mode, Stage: refs[0].Name, StageHash: refs[0].Hash, StageData: refs[0].Data,
-		Seed: cfg.Seed, Players: players, Difficulty: cfg.Difficulty, Section: max(cfg.Section, 0), Names: make([]string, players)}
+		Seed: cfg.Seed, Players: players, Difficulty: cfg.Difficulty, Section: max(cfg.Section, 0), InfiniteLives: cfg.InfiniteLives,
+		Names: make([]string, players)}
 	if mode == ModeArcade {
 		h.Next = refs[1:]
 	}

@@ -46,6 +46,9 @@ const (
 	MaxNameBytes = 64
 )
 
+// infiniteLivesBit is the difficulty byte's bit of Header.InfiniteLives (docs/REPLAY.md).
+const infiniteLivesBit = 0x80
+
 // Mode says what a replay's game is made of.
 type Mode uint8
 
@@ -82,8 +85,20 @@ type Header struct {
 	Seed       uint64
 	Players    int // 1..rules.MaxPlayers
 	Difficulty rules.Difficulty
-	Section    int      // game.Config.Section (practice)
-	Names      []string // the players' names by slot (len Players)
+	Section    int // game.Config.Section (practice)
+	// InfiniteLives is game.Config.InfiniteLives (the practice trainer): bit 7 of the
+	// difficulty byte (infiniteLivesBit), so that other replays keep their bytes.
+	InfiniteLives bool
+	Names         []string // the players' names by slot (len Players)
+}
+
+// Board is the name players and the hall of fame know the game by (docs/PROTOCOL.md §2.4.12):
+// stagefile.Arcade for an arcade run, else its stage.
+func (h *Header) Board() string {
+	if h.Mode == ModeArcade {
+		return stagefile.Arcade
+	}
+	return h.Stage
 }
 
 // EventKind is the kind of a replay event.
@@ -183,7 +198,11 @@ func appendHeader(b []byte, h *Header) []byte {
 		}
 	}
 	b = binary.LittleEndian.AppendUint64(b, h.Seed)
-	b = append(b, byte(h.Players), byte(h.Difficulty))
+	diff := byte(h.Difficulty)
+	if h.InfiniteLives {
+		diff |= infiniteLivesBit
+	}
+	b = append(b, byte(h.Players), diff)
 	b = binary.AppendUvarint(b, uint64(max(h.Section, 0)))
 	for i := 0; i < h.Players; i++ {
 		name := ""
@@ -451,6 +470,7 @@ func (d *decoder) header(h *Header) error {
 	if d.err == nil && (players < 1 || players > rules.MaxPlayers) {
 		d.fail(ErrCorrupt, "%d players (want 1..%d)", players, rules.MaxPlayers)
 	}
+	h.InfiniteLives, diff = diff&infiniteLivesBit != 0, diff&^infiniteLivesBit
 	if d.err == nil && rules.Difficulty(diff) >= rules.NumDifficulties {
 		d.fail(ErrCorrupt, "difficulty %d (this build has %d levels)", diff, rules.NumDifficulties)
 	}

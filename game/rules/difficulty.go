@@ -27,7 +27,7 @@ type DifficultyRules struct {
 	// Extra lives: one at ExtraLifeFirst points, then one every ExtraLifeEvery (0: never).
 	ExtraLifeFirst, ExtraLifeEvery uint32
 	Continues                      uint8  // continues each player may take (arcade credits)
-	InvulnMax                      uint16 // ticks of invulnerability after a respawn at most
+	InvulnMax                      uint16 // ticks of invulnerability after a respawn or a continue (fixed: firing does not end it)
 }
 
 // difficulties is the one table of difficulty levels, indexed by Difficulty. The figures are

@@ -61,7 +61,10 @@ type GameSpec struct {
 	Run []string
 	// Section is the practice section the game starts at (game.Config.Section; 0: the start).
 	Section int
-	Members []Member // the players in slot order
+	// InfiniteLives is the practice trainer (game.Config.InfiniteLives, SET_LIVES): a lost ship
+	// costs no life.
+	InfiniteLives bool
+	Members       []Member // the players in slot order
 	// Files are the stage files of Stage and of each stage of Run, as the lobby offers them
 	// (name, bytes, hash): what the game plays. A game host gets them from its lobby with the
 	// hand-over, checked against their hashes (net/fleet, docs/CONTROL.md §4.2); a runtime
@@ -114,6 +117,6 @@ type SpectatorReporter interface {
 	TakeSpectatorsGone() []Member
 }
 
-// Practice reports whether the game of spec is a practice (it starts past the stage's start):
-// its scores are not an arcade run's.
-func (s GameSpec) Practice() bool { return s.Section > 0 }
+// Practice reports whether the game of spec is a practice (it starts past the stage's start, or
+// with infinite lives): its scores are not an arcade run's, and no hall of fame keeps it.
+func (s GameSpec) Practice() bool { return s.Section > 0 || s.InfiniteLives }

@@ -26,6 +26,8 @@ var commands = map[string]command{
 	lobby.CmdGetStage:      {true, (*Core).getStage},      // stages.go
 	lobby.CmdSetDifficulty: {true, (*Core).setDifficulty}, // difficulty.go
 	lobby.CmdSetSection:    {true, (*Core).setSection},    // practice.go
+	lobby.CmdSetLives:      {true, (*Core).setLives},      // practice.go
+	lobby.CmdRetry:         {true, (*Core).retry},         // practice.go
 	lobby.CmdStart:         {true, (*Core).start},         // games.go
 	lobby.CmdRejoin:        {true, (*Core).rejoin},        // rejoin.go
 	lobby.CmdGetScores:     {true, (*Core).getScores},     // hall.go

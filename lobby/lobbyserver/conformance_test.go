@@ -53,6 +53,7 @@ var (
 	dropsRE       = regexp.MustCompile(`^the game (drops|loses) <(UUID-[A-Z0-9]+)>$`)
 	playsRE       = regexp.MustCompile(`^the game plays ([A-Za-z0-9_,-]+)$`)
 	broadcastRE   = regexp.MustCompile(`^the operator broadcasts "(.*)"$`)
+	closingRE     = regexp.MustCompile(`^the server closes: (shutdown|restart), its games end in ([0-9]+) s$`)
 )
 
 // exampleServerFlags returns the rtype-server flags of the server the examples run against, as
@@ -169,7 +170,8 @@ func TestDocExamplesCover(t *testing.T) {
 	}
 	for _, want := range []string{">AUTHENTICATE", ">GET_LOBBIES", ">JOIN_LOBBY", ">START", ">LEAVE",
 		">GET_STAGES", ">SET_STAGE", ">GET_STAGE", ">CHAT", "<200", "<401", "<500", "<START", "<MEMBERS", "<END", "<STAGE",
-		"<CHAT", "<BROADCAST", ">GET_SCORES", ">GET_GAMES", ">GET_REPLAY", "<GAME_ID", "<RUN", ">SET_SECTION", "<SECTION"} {
+		"<CHAT", "<BROADCAST", ">GET_SCORES", ">GET_GAMES", ">GET_REPLAY", "<GAME_ID", "<RUN", ">SET_SECTION", "<SECTION",
+		">SET_LIVES", "<LIVES", ">RETRY", "<CLOSING"} {
 		if !seen[want] {
 			t.Errorf("%s: no example with %q", path, want)
 		}
@@ -437,6 +439,13 @@ func (r *replayer) action(s exchangeStep) {
 		}
 		return
 	}
+	if m := closingRE.FindStringSubmatch(s.text); m != nil {
+		secs, _ := strconv.Atoi(m[2])
+		if _, err := r.srv.Closing(m[1], time.Duration(secs)*time.Second); err != nil {
+			t.Fatalf("%s: Closing: %v", r.where(s), err)
+		}
+		return
+	}
 	if m := playsRE.FindStringSubmatch(s.text); m != nil {
 		r.st.mu.Lock()
 		defer r.st.mu.Unlock()
@@ -449,7 +458,7 @@ func (r *replayer) action(s exchangeStep) {
 }
 
 // conformanceHall is the hall of fame of the examples' server (docs/PROTOCOL.md §2.4.12): a
-// real one, on SQLite in a temporary directory, keeping three finished games, the first with
+// real one, on SQLite in a temporary directory, keeping four finished games (the last an arcade run), the first with
 // the replay testdata/lobby/tiny-replay.bin.
 func conformanceHall(t *testing.T) *scoredb.Hall {
 	t.Helper()
@@ -483,6 +492,9 @@ func conformanceHall(t *testing.T) *scoredb.Hall {
 		{scores.Record{ID: uuid.MustParse("9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"), Stage: "short", Difficulty: rules.DifficultyEasy,
 			Result: rules.ResultAborted, Ticks: 1800, Ended: at("2025-03-16T20:45:00Z"), Slots: []scores.Slot{
 				{Name: "carol", Score: 300, Kills: 4, Deaths: 0, Left: true}}}, nil},
+		{scores.Record{ID: uuid.MustParse("3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"), Stage: stagefile.Arcade, Run: []string{"short", "tiny"},
+			Difficulty: rules.DifficultyNormal, Result: rules.ResultVictory, Ticks: 9000, Ended: at("2025-03-13T21:10:00Z"), Slots: []scores.Slot{
+				{Name: "dave", Score: 9500, Kills: 70, Deaths: 2}}}, nil},
 	}
 	for _, g := range games {
 		if !h.Record(g.rec, g.replay) {

@@ -67,6 +67,8 @@ type Core struct {
 	created   uint64        // lobbies created so far (lobbyState.created)
 	order     []*lobbyState // the lobbies oldest first (addLobby, removeLobby): GET_LOBBIES' order
 	stopping  bool          // the runtime shuts down: no more MEMBERS pushes
+	// lastBroadcast is the operator's last BROADCAST text ("" none): CLOSING repeats it.
+	lastBroadcast string
 
 	timers    timerHeap     // connection deadlines (lazy: stale entries are skipped)
 	nextFlush time.Duration // when the limit log reports the bursts that ended
@@ -97,6 +99,11 @@ type lobbyState struct {
 	run []*stagefile.File
 	// section is the practice section START plays (practice.go; 0: the stage's start).
 	section int
+	// infinite: START plays with infinite lives (practice.go, SET_LIVES).
+	infinite bool
+	// retry: the owner asked for RETRY; when the running game ends, the lobby starts the
+	// next one by itself (practice.go).
+	retry bool
 	// difficulty is the level START plays; changed by SET_DIFFICULTY while waiting.
 	difficulty rules.Difficulty
 	members    []*connState  // join order; members[0] is the owner

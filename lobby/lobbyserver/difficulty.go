@@ -23,6 +23,9 @@ func (c *Core) pushSettings(cs *connState, l *lobbyState) {
 	if l.section != 0 {
 		c.pushSection(cs, l)
 	}
+	if l.infinite {
+		c.pushLives(cs, l)
+	}
 }
 
 func (c *Core) pushDifficulty(cs *connState, l *lobbyState) {

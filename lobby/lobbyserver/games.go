@@ -64,6 +64,19 @@ func (c *Core) start(now time.Duration, cs *connState, cmd lobby.Command) {
 		c.reply(cs, lobby.CodeWrongRequest, "no game server available")
 		return
 	}
+	c.launch(now, l, cs, false)
+}
+
+// launch starts l's game as its owner cs asked: START (the owner gets 200 or 500), or quiet, a
+// RETRY whose 200 went already (practice.go; a failure is only logged: the lobby waits).
+func (c *Core) launch(now time.Duration, l *lobbyState, cs *connState, quiet bool) {
+	fail := func(why string) {
+		if quiet {
+			c.log.Warn("lobby retry failed", "code", l.code, "err", why)
+			return
+		}
+		c.reply(cs, lobby.CodeWrongRequest, why)
+	}
 	members := make([]handoff.Member, len(l.members))
 	for i, m := range l.members {
 		t, err := randToken()
@@ -71,23 +84,23 @@ func (c *Core) start(now time.Duration, cs *connState, cmd lobby.Command) {
 			t, err = randToken()
 		}
 		if err != nil {
-			c.reply(cs, lobby.CodeWrongRequest, "cannot generate session tokens")
+			fail("cannot generate session tokens")
 			return
 		}
 		members[i] = handoff.Member{UUID: m.user, Name: m.name, Slot: i, Token: t}
 		if _, err := rand.Read(members[i].Key[:]); err != nil {
-			c.reply(cs, lobby.CodeWrongRequest, "cannot generate session keys")
+			fail("cannot generate session keys")
 			return
 		}
 	}
 	gameID, err := uuid.NewRandom()
 	if err != nil {
-		c.reply(cs, lobby.CodeWrongRequest, "cannot generate a game id")
+		fail("cannot generate a game id")
 		return
 	}
 	spec := handoff.GameSpec{ID: gameID, Code: l.code, Stage: l.stage.Name, Difficulty: l.difficulty, Run: l.runNames(), Section: l.section,
-		Members: members, Files: l.stageFiles()}
-	ps := &pendingStart{by: cs, spec: spec, players: append([]*connState(nil), l.members...)}
+		InfiniteLives: l.infinite, Members: members, Files: l.stageFiles()}
+	ps := &pendingStart{by: cs, spec: spec, players: append([]*connState(nil), l.members...), quiet: quiet}
 	if c.cfg.AsyncStart {
 		c.leaveStart(now, l, ps)
 		return
@@ -106,6 +119,9 @@ func (c *Core) begin(l *lobbyState, ps *pendingStart, g handoff.Game, err error)
 		err = errors.New("starter returned no game")
 	}
 	cs := ps.by
+	if ps.quiet {
+		cs = nil // a RETRY's start: its 200 went already
+	}
 	if err != nil {
 		c.log.Warn("lobby start failed", "code", l.code, "err", err)
 		if cs != nil {
@@ -165,6 +181,13 @@ func (c *Core) GameEnded(now time.Duration, g handoff.Game, result uint8) {
 			c.push(m, lobby.PushGameID, l.gameID.String()) // the game is kept: its record and replay
 		}
 		c.push(m, lobby.PushEnd, r)
+	}
+	if l.retry {
+		l.retry = false
+		if len(l.members) == 1 && c.cfg.Starter != nil && !c.stopping {
+			c.launch(now, l, l.members[0], true) // RETRY (practice.go): the next game at once
+			return
+		}
 	}
 	if len(l.spectators) > 0 && len(l.members) < rules.MaxPlayers && !c.stopping {
 		c.promote(l) // spectators take the free places, in join order

@@ -120,6 +120,7 @@ func (c *Core) Broadcast(text string) (int, error) {
 	for id := range c.conns {
 		c.out = append(c.out, Out{Conn: id, Line: line})
 	}
+	c.lastBroadcast = text // said again with CLOSING (closing.go)
 	c.stats.broadcasts.Add(1)
 	c.log.Info("lobby broadcast sent", "clients", len(c.conns), "text", text)
 	return len(c.conns), nil

@@ -414,6 +414,14 @@ func (s *Server) Broadcast(text string) (n int, err error) {
 	return n, err
 }
 
+// Closing tells every connection that the server closes (CLOSING, docs/PROTOCOL.md §2.5.13):
+// why (ClosingShutdown, ClosingRestart) and how long the running games have left. The runtime
+// calls it when its shutdown starts, before the games end.
+func (s *Server) Closing(why string, left time.Duration) (n int, err error) {
+	s.do(func(time.Duration) { n, err = s.core.Closing(why, left) })
+	return n, err
+}
+
 // Stats returns the server's figures (see Stats).
 func (s *Server) Stats() Stats {
 	s.mu.Lock()

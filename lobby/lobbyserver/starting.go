@@ -40,6 +40,7 @@ type pendingStart struct {
 	spec    handoff.GameSpec
 	players []*connState
 	due     time.Duration // the Core gives up then (StartTimeout)
+	quiet   bool          // a RETRY's start: no reply to by (practice.go)
 }
 
 // live reports whether ps is still its lobby's start (not given up, the lobby not gone).

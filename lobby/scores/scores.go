@@ -57,8 +57,13 @@ type Slot struct {
 
 // Record is one finished game.
 type Record struct {
-	ID         uuid.UUID // the game id (handoff.GameSpec.ID), also the replay's id
-	Stage      string
+	ID uuid.UUID // the game id (handoff.GameSpec.ID), also the replay's id
+	// Stage is the stage played, or stagefile.Arcade for an arcade run (its own board: the run's
+	// stages are in Run).
+	Stage string
+	// Run is the stages of an arcade run in the order they were played (2..stagefile.MaxRun; Stage
+	// is then stagefile.Arcade); nil for a one-stage game.
+	Run        []string
 	Difficulty rules.Difficulty
 	Result     rules.Result
 	Ticks      uint32    // the game's length in ticks (game.TickRate a second)
@@ -110,6 +115,15 @@ func (r *Record) Check() error {
 		return fmt.Errorf("scores: record %s: %d players (want 1..%d)", r.ID, len(r.Slots), rules.MaxPlayers)
 	case r.Result > rules.ResultAborted:
 		return fmt.Errorf("scores: record %s: result %d", r.ID, r.Result)
+	case (r.Stage == stagefile.Arcade) != (r.Run != nil):
+		return fmt.Errorf("scores: record %s: stage %q with a run of %d stages (an arcade run, and only it, has its stages)", r.ID, r.Stage, len(r.Run))
+	case r.Run != nil && (len(r.Run) < 2 || len(r.Run) > stagefile.MaxRun):
+		return fmt.Errorf("scores: record %s: an arcade run of %d stages (want 2..%d)", r.ID, len(r.Run), stagefile.MaxRun)
+	}
+	for _, n := range r.Run {
+		if !stagefile.ValidName(n) || n == stagefile.Arcade {
+			return fmt.Errorf("scores: record %s: invalid run stage name %q", r.ID, n)
+		}
 	}
 	for i, s := range r.Slots {
 		if len(s.Name) < 1 || len(s.Name) > 16 {

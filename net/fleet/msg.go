@@ -115,7 +115,9 @@ type Spec struct {
 	Difficulty string     `json:"difficulty"`
 	Run        []StageRef `json:"run,omitempty"`
 	Section    int        `json:"section,omitempty"`
-	Members    []Member   `json:"members"`
+	// InfiniteLives: the practice trainer (handoff.GameSpec.InfiniteLives; left out: false).
+	InfiniteLives bool     `json:"infinite_lives,omitempty"`
+	Members       []Member `json:"members"`
 }
 
 // StageRef names a stage file on the wire: its name in the lobby's catalogue and its StageHash.
@@ -162,7 +164,7 @@ func (m Member) lobbyMember() (handoff.Member, error) {
 }
 
 func specOf(s handoff.GameSpec) *Spec {
-	out := &Spec{Code: s.Code, Stage: s.Stage, Difficulty: s.Difficulty.String(), Section: s.Section}
+	out := &Spec{Code: s.Code, Stage: s.Stage, Difficulty: s.Difficulty.String(), Section: s.Section, InfiniteLives: s.InfiniteLives}
 	if f := s.File(s.Stage); f != nil {
 		out.Hash = f.Hash
 	}
@@ -205,7 +207,7 @@ func (s *Spec) gameSpec() (handoff.GameSpec, error) {
 	if s.Section < 0 || s.Section > stagefile.MaxSections {
 		return handoff.GameSpec{}, fmt.Errorf("practice section %d (0..%d)", s.Section, stagefile.MaxSections)
 	}
-	out := handoff.GameSpec{Code: s.Code, Stage: s.Stage, Difficulty: d, Section: s.Section}
+	out := handoff.GameSpec{Code: s.Code, Stage: s.Stage, Difficulty: d, Section: s.Section, InfiniteLives: s.InfiniteLives}
 	for _, r := range s.Run {
 		if !stagefile.ValidName(r.Name) || (r.Hash != "" && !lobby.ValidStageHash(r.Hash)) {
 			return handoff.GameSpec{}, fmt.Errorf("run stage %q (hash %q)", r.Name, r.Hash)

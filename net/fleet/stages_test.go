@@ -92,13 +92,13 @@ func testStagesHandOver(t *testing.T) {
 		t.Fatalf("the host received %d stage files, want still 1 (it has short)", n)
 	}
 	practice := spec("KLMNP", 1)
-	practice.Section = 2
+	practice.Section, practice.InfiniteLives = 2, true
 	practice.Files = []*stagefile.File{cat.ByName("stage1")}
 	if _, err := r.StartGame(practice); err != nil {
 		t.Fatal(err)
 	}
-	if g := h.st.games()[3].spec; g.Section != 2 {
-		t.Fatalf("the practice game on the host starts at section %d, want 2", g.Section)
+	if g := h.st.games()[3].spec; g.Section != 2 || !g.InfiniteLives {
+		t.Fatalf("the practice game on the host starts at section %d, infinite lives %v; want 2, true", g.Section, g.InfiniteLives)
 	}
 
 	forged := &stagefile.File{Name: "forged", Data: big.Data, Hash: short.Hash[:15] + "0", Script: big.Script}

@@ -44,6 +44,8 @@ type GameConfig struct {
 	Difficulty rules.Difficulty
 	// Section is the section a practice game starts at (game.Config.Section; 0: the start).
 	Section int
+	// InfiniteLives is the practice trainer (game.Config.InfiniteLives): a practice game.
+	InfiniteLives bool
 	// SilenceTimeout drops a player whose datagrams stop; HereTimeout one who never says HERE.
 	SilenceTimeout, HereTimeout time.Duration
 	// RejoinWindow keeps a lost player's slot for a rejoin (0: the RejoinWindow constant).
@@ -179,7 +181,8 @@ func NewGame(cfg GameConfig, now time.Duration) (*Game, error) {
 		return nil, fmt.Errorf("instance: challenge secret: %w", err)
 	}
 	g.nonceMAC = hmac.New(sha256.New, secret[:])
-	simCfg := game.Config{Seed: cfg.Seed, Players: len(cfg.Members), Stage: cfg.Stage, Difficulty: cfg.Difficulty, Section: cfg.Section, Run: cfg.Run}
+	simCfg := game.Config{Seed: cfg.Seed, Players: len(cfg.Members), Stage: cfg.Stage, Difficulty: cfg.Difficulty, Section: cfg.Section, Run: cfg.Run,
+		InfiniteLives: cfg.InfiniteLives}
 	g.sim = game.NewSim(simCfg)
 	names := make([]string, len(cfg.Members))
 	for i, m := range cfg.Members {

@@ -309,7 +309,7 @@ func (m *Manager) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	id := m.nextID.Add(1)
 	log := m.log.With("lobby", code, "instance", id)
 	g, err := NewGame(GameConfig{Code: code, Members: members, Stage: stage, StageName: stageName, Run: run, RunNames: spec.Run, StartTime: time.Now().Unix(),
-		Difficulty: spec.Difficulty, Section: spec.Section, Seed: m.cfg.Seed(),
+		Difficulty: spec.Difficulty, Section: spec.Section, InfiniteLives: spec.InfiniteLives, Seed: m.cfg.Seed(),
 		SilenceTimeout: m.cfg.SilenceTimeout, HereTimeout: m.cfg.HereTimeout, RejoinWindow: m.cfg.RejoinWindow, Logger: log, Challenges: m.challenges}, m.now())
 	if err != nil {
 		return nil, err

@@ -245,7 +245,7 @@ func (g *Game) broadcastFigures(stats func(slot int) game.PlayerStats) {
 		if st.Continues > 0 {
 			e.Flags |= wire.ResultContinued
 		}
-		if g.cfg.Section > 0 {
+		if g.cfg.Section > 0 || g.cfg.InfiniteLives { // a practice (docs/PROTOCOL.md §2.4.16, §2.4.17)
 			e.Flags |= wire.ResultPractice
 		}
 		g.broadcastReliable(wire.Results{Count: 1, Entries: [wire.MaxSlot + 1]wire.ResultEntry{e}}.Append(g.scratch()))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/lobby/scores/scoredb"
@@ -102,11 +104,20 @@ func (k *keeper) gameEnded(in *instance.Instance) {
 	k.hall.Record(GameRecord(spec, in), replay)
 }
 
+// board is the hall-of-fame stage of the game of spec and its run: an arcade run is its own
+// board, stagefile.Arcade with its stages (docs/PROTOCOL.md §2.4.12), a one-stage game its stage.
+func board(spec handoff.GameSpec) (string, []string) {
+	if len(spec.Run) >= 2 {
+		return stagefile.Arcade, slices.Clone(spec.Run)
+	}
+	return spec.Stage, nil
+}
+
 // GameRecord is the hall-of-fame record of the ended game in started from spec: every slot's
 // figures from the simulation (game.Sim.Stats), the game's result and length in ticks.
 func GameRecord(spec handoff.GameSpec, in *instance.Instance) scores.Record {
-	r := scores.Record{ID: spec.ID, Stage: spec.Stage, Difficulty: spec.Difficulty, Result: rules.Result(in.Result()),
-		Ended: time.Now().UTC()}
+	r := scores.Record{ID: spec.ID, Difficulty: spec.Difficulty, Result: rules.Result(in.Result()), Ended: time.Now().UTC()}
+	r.Stage, r.Run = board(spec)
 	in.View(func(sim *game.Sim) {
 		r.Ticks = uint32(sim.Tick())
 		for _, m := range spec.Members {
@@ -143,8 +154,8 @@ func hostReport(replays func(*instance.Instance) []byte) func(handoff.GameSpec, 
 // its players' names, so that the GAME_ID the lobby pushes always names a kept game.
 func splitRecord(spec handoff.GameSpec, end fleet.GameEnd) scores.Record {
 	rec := end.Record
-	r := scores.Record{ID: spec.ID, Stage: spec.Stage, Difficulty: spec.Difficulty, Result: rules.Result(end.Result),
-		Ended: time.Now().UTC()}
+	r := scores.Record{ID: spec.ID, Difficulty: spec.Difficulty, Result: rules.Result(end.Result), Ended: time.Now().UTC()}
+	r.Stage, r.Run = board(spec)
 	if rec == nil || len(rec.Slots) != len(spec.Members) || r.Result > rules.ResultAborted {
 		rec, r.Result = nil, rules.ResultAborted
 	}

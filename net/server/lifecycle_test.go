@@ -702,7 +702,8 @@ func TestEmptiedLobbyDisappears(t *testing.T) {
 
 // TestShutdownEndsGamesWithGameEnd: cancelling server.Run's context (what SIGINT does in
 // cmd/rtype-server) while 2 bots play must end the game with GAME_END (aborted) for every player
-// — the documented contract of Run — and Run must return within 5 s.
+// — the documented contract of Run — and Run must return within 5 s. Every lobby connection is
+// told why first (CLOSING shutdown, docs/PROTOCOL.md §2.5.13).
 func TestShutdownEndsGamesWithGameEnd(t *testing.T) {
 	t.Parallel()
 	log, _ := newLogCapture(t)
@@ -732,8 +733,20 @@ func TestShutdownEndsGamesWithGameEnd(t *testing.T) {
 	if !waitFor(20*time.Second, func() bool { _, tick := players(s); return tick >= 60 }) {
 		t.Fatal("the game did not run")
 	}
+	watcher, _ := dialLobby(t, ctx, addr, "watcher")
+	defer watcher.Close()
 	start := time.Now()
 	stop() // cancels Run's context and waits for Run (reports an error after 10 s)
+	select {
+	case <-watcher.ClosingNotice():
+		if cl, _ := watcher.Closing(); cl.Why != lobby.ClosingShutdown || cl.Left != 0 {
+			t.Errorf("CLOSING %+v, want shutdown with 0 s left", cl)
+		}
+	case <-watcher.Done():
+		if _, ok := watcher.Closing(); !ok {
+			t.Error("the server closed the connection without a CLOSING push")
+		}
+	}
 	// a bound for a stuck shutdown, not a speed: 10 times ShutdownLinger (the wait for GAME_END's
 	// acknowledgements)
 	if d := time.Since(start); d > 10*instance.ShutdownLinger {

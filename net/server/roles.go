@@ -411,6 +411,7 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 		serveErr <- err2
 	}
 	log.Info("rtype lobby shutting down")
+	srv.Closing(lobby.ClosingShutdown, 0) // every connection is told why first (docs/PROTOCOL.md §2.5.13)
 	// The hosts' connections close first: the hosts end this lobby's games (GAME_END to the
 	// players) and the lobby pushes END for each; then the lobby's connections close.
 	stopRemote()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/net/instance"
@@ -253,6 +254,8 @@ func Run(ctx context.Context, cfg Config) error {
 		serveErr <- err2
 	}
 	log.Info("rtype server shutting down", "games", mgr.Running())
+	// Every connection is told why first (CLOSING, docs/PROTOCOL.md §2.5.13): its games end now.
+	srv.Closing(lobby.ClosingShutdown, 0)
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	shutErr := mgr.Shutdown(sctx)

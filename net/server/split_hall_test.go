@@ -12,6 +12,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/lobby/scores"
@@ -164,6 +165,11 @@ func TestSplitRecord(t *testing.T) {
 	if r.ID != spec.ID || r.Stage != "short" || r.Difficulty != rules.DifficultyHard || r.Result != rules.ResultVictory || r.Ticks != 900 ||
 		!reflect.DeepEqual(r.Slots, want) || r.Check() != nil {
 		t.Fatalf("record: %+v", r)
+	}
+	run := spec
+	run.Run = []string{"short", "tiny"}
+	if r := splitRecord(run, fleet.GameEnd{Result: 1, Record: rec}); r.Stage != stagefile.Arcade || !reflect.DeepEqual(r.Run, run.Run) || r.Check() != nil {
+		t.Fatalf("an arcade run's record: stage %q run %v (%v), want its own board with its stages", r.Stage, r.Run, r.Check())
 	}
 	for name, end := range map[string]fleet.GameEnd{
 		"lost host":   {Result: 2, Lost: true},

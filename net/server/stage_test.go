@@ -12,6 +12,7 @@ import (
 	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/instance"
 )
@@ -77,7 +78,8 @@ func TestBotFetchesServerStageFile(t *testing.T) {
 // Bots play an arcade run against a real server (rtype-bot -mode arcade): the lobby's RUN push
 // names the stages, the game goes through each stage and its tally to a victory after the last,
 // every bot sees each stage (the stage singleton's variant) and the server's replay of the run
-// verifies.
+// verifies. The hall of fame keeps the run on its own board (stage arcade, docs/PROTOCOL.md
+// §2.4.12), not on its first stage's.
 func TestBotsPlayArcadeRun(t *testing.T) {
 	t.Parallel()
 	data, err := os.ReadFile("../../testdata/lobby/tiny.json")
@@ -95,7 +97,7 @@ func TestBotsPlayArcadeRun(t *testing.T) {
 		replay []byte
 	}
 	ended := make(chan end, 1)
-	addr, _, stop := startServer(t, Config{Stage: path, Arcade: "tinyfile,tinyfile,tinyfile", OnGameEnd: func(in *instance.Instance) {
+	addr, _, stop := startServer(t, Config{Stage: path, Arcade: "tinyfile,tinyfile,tinyfile", DataDir: t.TempDir(), DB: "sqlite", OnGameEnd: func(in *instance.Instance) {
 		var e end
 		in.View(func(sim *game.Sim) { e.index = sim.RunIndex(); e.over, e.result = sim.Over() })
 		e.replay = in.Replay()
@@ -126,5 +128,20 @@ func TestBotsPlayArcadeRun(t *testing.T) {
 	}
 	if err := replay.Verify(rp); err != nil {
 		t.Fatal(err)
+	}
+	lc, _ := dialLobby(t, ctx, addr, "hallreader")
+	defer lc.Close()
+	var board []lobby.GameEntry
+	if !waitFor(10*time.Second, func() bool {
+		board, err = lc.Scores(lobby.ScoresQuery{Stage: stagefile.Arcade})
+		return err == nil && len(board) == 1
+	}) {
+		t.Fatalf("GET_SCORES ;arcade: %v %v, want the run", board, err)
+	}
+	if g := board[0].Game; g.Stage != stagefile.Arcade || g.Players() != 2 || g.Result != rules.ResultVictory {
+		t.Fatalf("the arcade board's game: %+v", g)
+	}
+	if first, err := lc.Scores(lobby.ScoresQuery{Stage: "tinyfile"}); err != nil || len(first) != 0 {
+		t.Fatalf("the run's first stage's board: %v %v, want nothing", first, err)
 	}
 }

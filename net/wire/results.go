@@ -15,7 +15,7 @@ const (
 	// continued).
 	ResultContinued uint8 = 4
 	// ResultPractice: bit3: a practice game (it started past the stage's start,
-	// docs/PROTOCOL.md §2.4.16): not an arcade score.
+	// docs/PROTOCOL.md §2.4.16, or with infinite lives, §2.4.17): not an arcade score.
 	ResultPractice uint8 = 8
 	// ResultFlagsMask: the defined bits; the others MUST be 0.
 	ResultFlagsMask = ResultOut | ResultLeft | ResultContinued | ResultPractice

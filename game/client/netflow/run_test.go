@@ -60,6 +60,9 @@ func TestEndToEndArcadeRun(t *testing.T) {
 			t.Fatalf("stuck in %v (busy %q error %q reason %q)", m.Scene, m.Busy, m.Error, m.Reason)
 		}
 	}
+	if got := n.Stage(); got != stagefile.Arcade { // what the results screen and the room name
+		t.Fatalf("Runner.Stage() of an arcade lobby = %q, want %q", got, stagefile.Arcade)
+	}
 	sawTally := false
 	for i := 0; i < 60*game.TickRate; i++ {
 		var in game.Input

@@ -20,6 +20,7 @@ import (
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/session"
 )
@@ -112,6 +113,21 @@ func (n *Runner) post(ev Reply) {
 	}
 }
 
+// watchClosing posts EvServerClosing, its Reason in player words (scene.ClosingWords), when
+// lc's server says it closes (the CLOSING push, docs/PROTOCOL.md §2.5.13): the scene then tells
+// the player why and does not offer a lobby that is going away.
+func (n *Runner) watchClosing(lc *lobby.Client) {
+	n.goDo(func() {
+		select {
+		case <-lc.ClosingNotice():
+			cl, _ := lc.Closing()
+			n.post(Reply{Ev: scene.Event{Kind: scene.EvServerClosing, Reason: scene.ClosingWords(cl.Why == lobby.ClosingRestart, cl.Left, cl.Text)}})
+		case <-lc.Done():
+		case <-n.ctx.Done():
+		}
+	})
+}
+
 // watchLobbyEnd calls ended when the lobby pushes END while session l runs: the game's host is
 // gone when no GAME_END came (a split server, docs/DEPLOY.md), and the session then ends after
 // 1 s of silence saying so (session.HostGoneReason) rather than after 10 s as "server silent".
@@ -166,6 +182,7 @@ func (n *Runner) Accept(ne Reply) {
 			n.goDo(func() { old.Close() })
 		}
 		n.lobby, n.id = ne.Lobby, ne.ID
+		n.watchClosing(ne.Lobby)
 	}
 	if ne.Link != nil {
 		n.link = ne.Link
@@ -180,10 +197,15 @@ func (n *Runner) Members() (string, []string) {
 	return n.lobby.Members()
 }
 
-// Stage returns the name of the lobby's stage from its latest STAGE push ("" when unknown).
+// Stage returns the name of the lobby's stage from its latest STAGE push ("" when unknown), or
+// stagefile.Arcade when the lobby plays an arcade run (its RUN push, docs/PROTOCOL.md §2.4.15):
+// the name its results and hall-of-fame board go by.
 func (n *Runner) Stage() string {
 	if n.lobby == nil {
 		return ""
+	}
+	if len(n.lobby.Run()) >= 2 {
+		return stagefile.Arcade
 	}
 	_, st := n.lobby.Stage()
 	return st.Name
@@ -195,6 +217,15 @@ func (n *Runner) Difficulty() rules.Difficulty {
 		return rules.DifficultyNormal
 	}
 	return n.lobby.Difficulty()
+}
+
+// InfiniteLives reports whether the lobby's games are played with infinite lives (its latest
+// LIVES push, docs/PROTOCOL.md §2.5.12): the practice trainer, for the room and the results.
+func (n *Runner) InfiniteLives() bool {
+	if n.lobby == nil {
+		return false
+	}
+	return n.lobby.InfiniteLives()
 }
 
 // Section returns the practice section the lobby's game starts at (its latest SECTION push; 0:
@@ -342,6 +373,19 @@ func (n *Runner) Exec(c scene.Cmd) {
 		n.lobbyDo(func(lc *lobby.Client) {
 			if err := lc.SetSection(section); err != nil {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvStageFailed, Err: lobbyErr(err)}})
+			}
+		})
+	case scene.CmdSetLives:
+		infinite := c.Infinite
+		n.lobbyDo(func(lc *lobby.Client) {
+			if err := lc.SetLives(infinite); err != nil {
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvStageFailed, Err: lobbyErr(err)}})
+			}
+		})
+	case scene.CmdRetry:
+		n.lobbyDo(func(lc *lobby.Client) {
+			if err := lc.Retry(); err != nil {
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvStartFailed, Err: lobbyErr(err)}})
 			}
 		})
 	case scene.CmdWaitStart:

@@ -24,12 +24,25 @@ func (playingScreen) handle(m *Machine, ev Event) []Cmd {
 		// the client keeps its own copy of the game (the server's GAME_ID push names it)
 		return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdClearTicket}, {Kind: CmdKeepReplay}}
 	case EvDisconnected:
-		cmds := m.lose(LostWords(ev.Reason))
-		m.Detail = ev.Reason // the raw reason, for small print
-		return cmds
+		words := LostWords(ev.Reason)
+		if m.closing != "" {
+			words = m.closing // the server said why it went
+		}
+		cmds := m.lose(words)
+		m.Detail = ev.Reason              // the raw reason, for small print
+		return append(cmds, m.probe()...) // a rejoin only if the lobby answers (lost.go)
 	case EvLobbyLost:
 		// The game runs over UDP; keep playing, the loss is reported when it ends.
 		m.lobbyLost = m.explain(ev.Err)
+	case EvRetry:
+		if m.Spectator {
+			return nil // a spectator has no game of its own to retry
+		}
+		// The game is left and played again: the room waits for the lobby's START push
+		// (RETRY, docs/PROTOCOL.md §2.4.18); a refusal (not solo) is said there.
+		m.inSession = false
+		m.Scene, m.Busy, m.Error, m.MenuOpen = Room, "Restarting", "", false
+		return []Cmd{{Kind: CmdCloseSession}, {Kind: CmdClearTicket}, {Kind: CmdRetry}, {Kind: CmdWaitStart}}
 	case EvLeaveGame:
 		m.inSession = false
 		m.Scene, m.Code, m.Busy, m.MenuOpen, m.Spectator = Browser, "", "Loading lobbies", false, false

@@ -87,7 +87,12 @@ func rejoinFlow(t *testing.T, m *Machine, cmds []Cmd) {
 
 func TestRejoinFromLostScreen(t *testing.T) {
 	m := inGame(t, false)
-	expect(t, m, m.Handle(Event{Kind: EvDisconnected, Reason: "server silent for 10 s"}), Lost, CmdCloseSession, CmdDisconnect)
+	expect(t, m, m.Handle(Event{Kind: EvDisconnected, Reason: "server silent for 10 s"}), Lost, CmdCloseSession, CmdDisconnect, CmdDialLobby)
+	expect(t, m, m.Handle(rejoinEv()), Lost) // not while the server is being checked
+	expect(t, m, m.Handle(Event{Kind: EvConnected}), Lost, CmdDisconnect)
+	if !m.LobbyAnswers || m.Busy != "" {
+		t.Fatalf("the lobby answered: LobbyAnswers %v busy %q", m.LobbyAnswers, m.Busy)
+	}
 	rejoinFlow(t, m, m.Handle(rejoinEv()))
 }
 

@@ -28,6 +28,11 @@ func (roomScreen) handle(m *Machine, ev Event) []Cmd {
 			m.Error = ""
 			return []Cmd{{Kind: CmdSetSection, Section: ev.Section}}
 		}
+	case EvSetLives:
+		if m.Busy == "" {
+			m.Error = ""
+			return []Cmd{{Kind: CmdSetLives, Infinite: ev.Infinite}}
+		}
 	case EvStageFailed:
 		m.Error = m.explain(ev.Err)
 	case EvGameStarting:

@@ -127,6 +127,12 @@ const (
 	EvWatchGame     // hall of fame: watch game Code (its id): fetched, then watched
 	EvReplayFetched // the replay of EvWatchGame was downloaded to Path
 	EvFetchFailed   // the replay could not be downloaded: Err
+	EvRetry         // playing: Retry from the pause menu (a solo game starts again, RETRY); a refusal comes as EvStartFailed in the room
+	EvSetLives      // room: the owner of a solo lobby picks Infinite lives or the level's (SET_LIVES); a refusal comes as EvStageFailed
+	// EvServerClosing: the server said it closes (CLOSING push): Reason in player words
+	// (ClosingWords). The lobby connection is closed; a game in progress ends soon (GAME_END).
+	EvServerClosing
+	EvRetryConnect // lost: check again whether the lobby server answers (a dial, closed at once); the answer sets LobbyAnswers
 )
 
 // HallView is what the Hall of fame screen lists.
@@ -201,6 +207,8 @@ type Event struct {
 	// Section is the practice section to start at (EvSetSection: 0 the start, the stage's
 	// section count its boss).
 	Section int
+	// Infinite: EvSetLives chooses infinite lives (false: the level's).
+	Infinite bool
 	// Level is the difficulty level to set (EvSetDifficulty): "easy", "normal" or "hard".
 	Level string
 	// Slot is the slot to take back (EvRejoin, with Code, Key and the lobby server in Addr).
@@ -245,12 +253,14 @@ const (
 	CmdFetchReplay                      // download the replay of game Code into the replays folder; reply EvReplayFetched / EvFetchFailed
 	CmdKeepReplay                       // download the replay of the game that just ended (GAME_ID) into the replays folder; no reply
 	CmdSetSection                       // SET_SECTION Section; reply nothing (a SECTION push) or EvStageFailed
+	CmdRetry                            // RETRY; reply nothing (END, then the START push: CmdWaitStart) or EvStartFailed
+	CmdSetLives                         // SET_LIVES Infinite; reply nothing (a LIVES push) or EvStageFailed
 )
 
 var cmdNames = [...]string{"", "dial-lobby", "list-lobbies", "join", "start", "wait-start", "leave",
 	"dial-session", "close-session", "disconnect", "save-settings", "quit", "set-stage", "rejoin", "pause",
 	"clear-ticket", "set-difficulty", "list-replays", "open-replay", "close-replay", "get-scores",
-	"fetch-replay", "keep-replay", "set-section"}
+	"fetch-replay", "keep-replay", "set-section", "retry", "set-lives"}
 
 func (k CmdKind) String() string {
 	if int(k) < len(cmdNames) {
@@ -282,6 +292,8 @@ type Cmd struct {
 	Hall Hall
 	// Section is the practice section to set (CmdSetSection).
 	Section int
+	// Infinite: CmdSetLives asks for infinite lives (false: the level's).
+	Infinite bool
 }
 
 // Auto configures the keyless flow of -autoplay / -lobby / -start.
@@ -317,6 +329,10 @@ type Machine struct {
 	// Rejoining: the current connection is a rejoin of a lost game (Code, slot RejoinSlot).
 	Rejoining  bool
 	RejoinSlot int
+	// LobbyAnswers (scene Lost): the lobby server answered since the connection was lost (the
+	// check Lost makes of it, or EvRetryConnect's): a rejoin may be offered. False: say the
+	// server does not answer and offer EvRetryConnect instead (lost.go).
+	LobbyAnswers bool
 
 	auto         Auto
 	rejoinKey    [16]byte // key of the pending rejoin (sent once connected)
@@ -327,6 +343,8 @@ type Machine struct {
 	refreshIn    int    // browser: ticks to the next automatic refresh
 	quietList    bool   // the pending list request is an automatic refresh (no spinner)
 	lobbyLost    string // the lobby connection failed during the game: why, in player words (shown with the results)
+	closing      string // the server said it closes (EvServerClosing): why, in player words; "" none
+	probing      bool   // Lost checks whether the lobby server answers (lost.go)
 	watchFrom    ID     // the scene a replay was opened from (Watching goes back to it)
 	hallFrom     ID     // the scene the Hall of fame was opened from (Title: its connection is its own)
 
@@ -369,6 +387,7 @@ func (m *Machine) lose(reason string) []Cmd {
 	}
 	m.Scene, m.Busy, m.Error, m.Reason = Lost, "", "", reason
 	m.MenuOpen, m.Rejoining = false, false
+	m.LobbyAnswers, m.probing = false, false // lost.go
 	return cmds
 }
 
@@ -405,13 +424,25 @@ func (m *Machine) Handle(ev Event) []Cmd {
 		m.inSession, m.connected = false, false
 		return append(cmds, Cmd{Kind: CmdQuit})
 	}
+	if ev.Kind == EvServerClosing {
+		return m.serverClosing(ev.Reason)
+	}
+	if ev.Kind == EvConnected {
+		m.closing = "" // a new connection: the server that closed is not this one (or is back)
+	}
+	if ev.Kind == EvLobbyLost && m.closing != "" {
+		ev.Err = nil // the connection closes because the server said so: its words, not the EOF
+	}
 	if ev.Kind == EvLobbyLost && m.connected && m.Scene == Watching {
 		m.connected = false // a replay needs no lobby: watching goes on, Back goes to the title
 		m.watchFrom = Title
 		return nil
 	}
 	if ev.Kind == EvLobbyLost && m.connected && m.Scene != Playing {
-		msg := m.explain(ev.Err)
+		msg := m.closing
+		if msg == "" {
+			msg = m.explain(ev.Err)
+		}
 		return m.lose(msg)
 	}
 	if m.Scene != Browser {

@@ -160,7 +160,7 @@ func playing(t *testing.T) *Machine {
 
 func TestDisconnectInGameShowsReason(t *testing.T) {
 	m := playing(t)
-	expect(t, m, m.Handle(Event{Kind: EvDisconnected, Reason: "server timeout"}), Lost, CmdCloseSession, CmdDisconnect)
+	expect(t, m, m.Handle(Event{Kind: EvDisconnected, Reason: "server timeout"}), Lost, CmdCloseSession, CmdDisconnect, CmdDialLobby)
 	if m.Reason != LostWords("server timeout") || m.Detail != "server timeout" || !strings.Contains(m.Reason, "stopped answering") {
 		t.Fatalf("reason %q", m.Reason)
 	}

@@ -88,3 +88,20 @@ func LostWords(reason string) string {
 func RejoinLabel(code string, slot int) string {
 	return fmt.Sprintf("Rejoin game %s (slot %s)", code, SlotLabel(slot))
 }
+
+// ClosingWords says why the server closed (its CLOSING push, docs/PROTOCOL.md §2.5.13): it
+// restarts (and will be back) or shuts down; when its games end (left 0: now); and the
+// operator's last broadcast, quoted, when there was one.
+func ClosingWords(restart bool, left time.Duration, text string) string {
+	s := "The server is shutting down."
+	if restart {
+		s = "The server is restarting: connect again in a moment."
+	}
+	if left >= time.Second {
+		s += fmt.Sprintf(" Games end in %s.", left.Truncate(time.Second))
+	}
+	if text != "" {
+		s += " The operator says: \u201c" + text + "\u201d"
+	}
+	return s
+}

@@ -183,6 +183,10 @@ func (h *Hall) ready(ctx context.Context, st *Store) error {
 		h.store.Store(nil)
 		return err
 	}
+	if err := h.classifyRuns(ctx); err != nil {
+		h.store.Store(nil)
+		return err
+	}
 	h.prune(ctx)
 	h.log.Info("hall of fame open", "db", st.Dialect().String(), "where", st.Where(), "replays", h.dir,
 		"replay_bytes", h.Stats().ReplayBytes, "keep_days", h.cfg.KeepDays, "keep_bytes", h.cfg.KeepBytes)

@@ -50,7 +50,19 @@ var migrations = []migration{
 		`CREATE INDEX games_ended ON games (ended_at)`,
 		`CREATE INDEX game_slots_name ON game_slots (name)`,
 	}},
+	// An arcade run is its own board (stage 'arcade', Record.Run): games.run holds its stages,
+	// comma-separated ('' for one stage). Earlier servers recorded a run under its first stage;
+	// the games with a kept replay are marked runUnknown here, and the Hall reads each one's
+	// replay header once at Open to tell (Hall.classifyRuns).
+	{2, "arcade runs on their own board, with their stages", []string{
+		`ALTER TABLE games ADD COLUMN run TEXT NOT NULL DEFAULT ''`,
+		`UPDATE games SET run = '` + runUnknown + `' WHERE replay_bytes > 0`,
+	}},
 }
+
+// runUnknown is the games.run of a game recorded before schema version 2 whose replay has not
+// been read yet: it may be an arcade run recorded under its first stage.
+const runUnknown = "?"
 
 // SchemaVersion is the schema version this program writes.
 func SchemaVersion() int { return migrations[len(migrations)-1].version }

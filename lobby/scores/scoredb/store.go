@@ -198,10 +198,10 @@ func (s *Store) Add(ctx context.Context, r *scores.Record) error {
 		file = r.ID.String() + scores.ReplayExt
 	}
 	ended := r.Ended.UTC().UnixMilli()
-	if _, err := s.exec(ctx, tx, `INSERT INTO games (id, stage, difficulty, players, result, score, kills, ticks, continued, ended_at, replay_file, replay_bytes)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+	if _, err := s.exec(ctx, tx, `INSERT INTO games (id, stage, difficulty, players, result, score, kills, ticks, continued, ended_at, replay_file, replay_bytes, run)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 		r.ID.String(), r.Stage, r.Difficulty.String(), len(r.Slots), int(r.Result), int64(r.Score()), r.Kills(), int64(r.Ticks),
-		b2i(r.Continued()), ended, file, r.ReplayBytes); err != nil {
+		b2i(r.Continued()), ended, file, r.ReplayBytes, strings.Join(r.Run, ",")); err != nil {
 		return fmt.Errorf("scores: insert game %s: %w", r.ID, err)
 	}
 	for i, sl := range r.Slots {
@@ -217,7 +217,7 @@ func (s *Store) Add(ctx context.Context, r *scores.Record) error {
 	return nil
 }
 
-const gameColumns = `g.id, g.stage, g.difficulty, g.result, g.ticks, g.ended_at, g.replay_bytes`
+const gameColumns = `g.id, g.stage, g.difficulty, g.result, g.ticks, g.ended_at, g.replay_bytes, g.run`
 
 // Games returns one page of the games q selects, in q's order.
 func (s *Store) Games(ctx context.Context, q scores.Query) ([]scores.Record, error) {
@@ -282,11 +282,11 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]scores.Reco
 	byID := map[string]int{}
 	for rows.Next() {
 		var (
-			id, stage, diff    string
-			result             int
-			ticks, ended, size int64
+			id, stage, diff, run string
+			result               int
+			ticks, ended, size   int64
 		)
-		if err := rows.Scan(&id, &stage, &diff, &result, &ticks, &ended, &size); err != nil {
+		if err := rows.Scan(&id, &stage, &diff, &result, &ticks, &ended, &size, &run); err != nil {
 			return nil, fmt.Errorf("scores: read games: %w", err)
 		}
 		gid, err := uuid.Parse(id)
@@ -298,7 +298,11 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]scores.Reco
 			return nil, fmt.Errorf("scores: game %s: %w", id, err)
 		}
 		byID[id] = len(out)
-		out = append(out, scores.Record{ID: gid, Stage: stage, Difficulty: d, Result: rules.Result(result), Ticks: uint32(ticks),
+		var stages []string
+		if run != "" && run != runUnknown {
+			stages = strings.Split(run, ",")
+		}
+		out = append(out, scores.Record{ID: gid, Stage: stage, Run: stages, Difficulty: d, Result: rules.Result(result), Ticks: uint32(ticks),
 			Ended: time.UnixMilli(ended).UTC(), ReplayBytes: size})
 	}
 	if err := rows.Err(); err != nil {

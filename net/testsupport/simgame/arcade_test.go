@@ -92,3 +92,26 @@ func TestPracticeResultsFlagged(t *testing.T) {
 		t.Fatalf("RESULTS %+v (ok %v): want slot 0 flagged practice", res, ok)
 	}
 }
+
+// A game with infinite lives (the practice trainer, docs/PROTOCOL.md §2.4.17) from the stage's
+// start, in virtual time: its RESULTS at the victory are flagged practice.
+func TestInfiniteLivesResultsFlagged(t *testing.T) {
+	short, err := game.LoadStage("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(Config{Stage: short, Players: 1, Seed: 2, Autopilot: true, InfiniteLives: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.RunUntil(10*time.Minute, func() bool { return g.Closed[0] }) {
+		t.Fatal("the game did not end")
+	}
+	res, ok := g.Clients[0].Results()
+	if !ok || res.Count != 1 || res.Entries[0].Flags&wire.ResultPractice == 0 {
+		t.Fatalf("RESULTS %+v (ok %v): want slot 0 flagged practice", res, ok)
+	}
+	if st := g.Server.Sim().Stats(0); st.Lives != rules.DifficultyNormal.Rules().Lives {
+		t.Errorf("%d deaths and %d lives at the end, want every life", st.Deaths, st.Lives)
+	}
+}

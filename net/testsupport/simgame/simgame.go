@@ -30,8 +30,10 @@ type Config struct {
 	// is then ignored); Section is a practice game's section (instance.GameConfig.Section).
 	Run     []*game.Stage
 	Section int
-	Players int    // 1..rules.MaxPlayers
-	Seed    uint64 // the game's PRNG seed
+	// InfiniteLives is the practice trainer (instance.GameConfig.InfiniteLives).
+	InfiniteLives bool
+	Players       int    // 1..rules.MaxPlayers
+	Seed          uint64 // the game's PRNG seed
 	// Difficulty is the lobby's level (zero: Normal).
 	Difficulty rules.Difficulty
 	// Link gives player i's link (both directions; set a Seed per player for independent loss).
@@ -100,7 +102,7 @@ func New(cfg Config) (*Game, error) {
 			runTerrains = append(runTerrains, &st.Terrain)
 		}
 	}
-	srv, err := instance.NewGame(instance.GameConfig{Code: "VIRT", Members: members, Stage: cfg.Stage, Seed: cfg.Seed, Run: cfg.Run, Section: cfg.Section, Difficulty: cfg.Difficulty,
+	srv, err := instance.NewGame(instance.GameConfig{Code: "VIRT", Members: members, Stage: cfg.Stage, Seed: cfg.Seed, Run: cfg.Run, Section: cfg.Section, InfiniteLives: cfg.InfiniteLives, Difficulty: cfg.Difficulty,
 		SilenceTimeout: cfg.SilenceTimeout, HereTimeout: cfg.HereTimeout, RejoinWindow: cfg.RejoinWindow, Logger: cfg.Logger,
 		OnEvent: g.serverEvent}, 0)
 	if err != nil {
