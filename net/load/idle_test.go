@@ -28,7 +28,7 @@ func TestRunIdleAgainstLobby(t *testing.T) {
 	hostsc := make(chan []string, 1)
 	hostsDone := make(chan error, 1)
 	go func() {
-		hostsDone <- FakeHosts(ctx, FakeHostsConfig{Hosts: 3, Secret: secret, GameLength: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)},
+		hostsDone <- FakeHosts(ctx, FakeHostsConfig{Hosts: 3, Secret: secret, GameLength: 500 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)},
 			func(h []string) { hostsc <- h })
 	}()
 	hosts := <-hostsc
@@ -59,7 +59,7 @@ func TestRunIdleAgainstLobby(t *testing.T) {
 	}
 	const conns = 60 // over two addresses: 30 each, past the default 16 per address
 	rep, err := RunIdle(ctx, IdleConfig{Server: lobbyAddr, Conns: conns, Source: netip.MustParseAddr("127.0.0.1"), Addrs: 2,
-		KeepAlive: 200 * time.Millisecond, Window: time.Second, Settle: -1, Lobbies: 3, Players: 2, ServerPID: os.Getpid(),
+		KeepAlive: 200 * time.Millisecond, Window: 3 * time.Second, Settle: -1, Lobbies: 3, Players: 2, ServerPID: os.Getpid(),
 		Logger: slog.New(slog.DiscardHandler)}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -68,8 +68,11 @@ func TestRunIdleAgainstLobby(t *testing.T) {
 		t.Fatalf("held %d of %d, dropped %d, start failures %d (%v)", rep.Held, conns, rep.Dropped, rep.StartFailures, rep.Errors)
 	}
 	idle := float64(conns - 3*2)
-	if want := idle / 0.2; rep.KeepAlivesPerSec < want/2 || rep.KeepAlivesPerSec > want*1.3 {
-		t.Errorf("%.0f keep-alives answered per second, want about %.0f (%v idle connections every 200 ms)", rep.KeepAlivesPerSec, want, idle)
+	// a rate on the wall clock: at most the nominal one, at least a tenth of it (a busy machine
+	// answers fewer); the window (3 s) holds several games of 0.5 s even then (shorter games would
+	// cycle past the lobby's command rate)
+	if want := idle / 0.2; rep.KeepAlivesPerSec < want/10 || rep.KeepAlivesPerSec > want*1.3 {
+		t.Errorf("%.0f keep-alives answered per second, want at most about %.0f (%v idle connections every 200 ms)", rep.KeepAlivesPerSec, want, idle)
 	}
 	if rep.Starts < 3 || rep.StartP50 <= 0 || rep.StartP99 < rep.StartP50 {
 		t.Errorf("%d starts in the window (p50 %.2f ms, p99 %.2f ms), want the three lobbies cycling", rep.Starts, rep.StartP50, rep.StartP99)

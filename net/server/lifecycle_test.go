@@ -150,7 +150,10 @@ next:
 }
 
 // waitFor polls cond every 20 ms until it holds or d passes.
-func waitFor(d time.Duration, cond func() bool) bool {
+func waitFor(d time.Duration, cond func() bool) bool { return waitEvery(d, 20*time.Millisecond, cond) }
+
+// waitEvery polls cond every period until it holds or d passes.
+func waitEvery(d, period time.Duration, cond func() bool) bool {
 	end := time.Now().Add(d)
 	for {
 		if cond() {
@@ -159,9 +162,13 @@ func waitFor(d time.Duration, cond func() bool) bool {
 		if time.Now().After(end) {
 			return false
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(period)
 	}
 }
+
+// lobbyPoll is how often a test polls GET_LOBBIES for long: within the lobby's command rate
+// (lobby.DefaultCommandRate, 10 a second).
+const lobbyPoll = 250 * time.Millisecond
 
 // muteSocket is a UDP socket that can vanish silently: once muted, every write is swallowed
 // (reported as sent) and nothing reaches the server any more, exactly like a client whose
@@ -433,8 +440,10 @@ func TestPlayerLeavesMidGame(t *testing.T) {
 		silence time.Duration
 		silent  bool
 	}{
-		{"silent", 2 * time.Second, true},
-		{"bye", 5 * time.Second, false},
+		// SilenceTimeouts long enough that the remaining bot, a real client, is never silent
+		// that long on a busy machine (it sends 60 datagrams a second)
+		{"silent", 10 * time.Second, true},
+		{"bye", 20 * time.Second, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -585,7 +594,7 @@ func lobbyOf(t *testing.T, c *lobby.Client, code string) (lobby.LobbyInfo, bool)
 // closed, no LEAVE): the player count drops and the lobby disappears once the last member is
 // gone — for a waiting lobby and for a lobby whose game is running. In the running case the
 // disconnected players are dropped from the game (BYE kicked) and the emptied game ends
-// (aborted), freeing its instance — once the rejoin window (here 2 s) is over: until then the
+// (aborted), freeing its instance — once the rejoin window (here 10 s) is over: until then the
 // running lobby stays listed so that its lost players can rejoin (docs/PROTOCOL.md §5.12).
 func TestEmptiedLobbyDisappears(t *testing.T) {
 	t.Parallel()
@@ -594,7 +603,10 @@ func TestEmptiedLobbyDisappears(t *testing.T) {
 			t.Parallel()
 			log, _ := newLogCapture(t)
 			results := make(chan uint8, 2)
-			addr, mgr, stop := startServerTB(t, Config{Stage: "short", Logger: log, RejoinWindow: 2 * time.Second,
+			// the rejoin window is long enough to be seen open on a busy machine (10 s), and
+			// waited for, not slept through
+			const window = 10 * time.Second
+			addr, mgr, stop := startServerTB(t, Config{Stage: "short", Logger: log, RejoinWindow: window,
 				OnGameEnd: func(in *instance.Instance) { results <- in.Result() }})
 			defer stop()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -648,13 +660,12 @@ func TestEmptiedLobbyDisappears(t *testing.T) {
 			b.lc.Close()
 			b.lc = nil
 			if running {
-				if !waitFor(time.Second, func() bool { l, ok := lobbyOf(t, obs, code); return ok && l.Players == 0 && l.Running }) {
+				if !waitEvery(window, lobbyPoll, func() bool { l, ok := lobbyOf(t, obs, code); return ok && l.Players == 0 && l.Running }) {
 					l, ok := lobbyOf(t, obs, code)
 					t.Errorf("running lobby after every member disconnected: %+v (present %v), want listed with 0 players for the rejoin window", l, ok)
 				}
-				time.Sleep(2 * time.Second) // the rejoin window
 			}
-			if !waitFor(5*time.Second, want(0)) {
+			if !waitEvery(window+10*time.Second, lobbyPoll, want(0)) {
 				l, _ := lobbyOf(t, obs, code)
 				t.Fatalf("lobby %s still listed after every member disconnected: %+v", code, l)
 			}
