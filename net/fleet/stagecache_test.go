@@ -3,11 +3,11 @@ package fleet
 import (
 	"bytes"
 	"context"
-	"net"
 	"os"
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rtype/rtype/game"
@@ -36,7 +36,7 @@ func mibStage(t *testing.T, i int) *stagefile.File {
 // (closed with the connection).
 func lobbyConn(t *testing.T, h *testHost) (*Conn, <-chan *Msg) {
 	t.Helper()
-	nc, err := net.Dial("tcp", h.addr)
+	nc, err := netOf(t).dial(context.Background(), h.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func slowPing(hc *HostConfig) { hc.Ping = time.Second }
 // slowPingRemote is startRemote with a heartbeat of 1 s (slowPing) and no START budget.
 func slowPingRemote(t *testing.T, hosts ...string) *Remote {
 	t.Helper()
-	r := NewRemote(RemoteConfig{Hosts: hosts, Secret: testSecret, Logger: quiet(), Ping: time.Second, Redial: 10 * time.Millisecond,
+	r := NewRemote(RemoteConfig{Hosts: hosts, Secret: testSecret, Logger: quiet(), Ping: time.Second, Redial: 10 * time.Millisecond, Dial: netOf(t).dial,
 		StartTimeout: time.Hour}) // 1 MiB files take a while under -race
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -89,6 +89,10 @@ func liveHeap() uint64 {
 // 1 MiB file, 240 MB per connection): 12 files of 1 MiB hold about 12 MiB, released when the
 // connection closes.
 func TestStageCacheMemoryNearFileSize(t *testing.T) {
+	synctest.Test(t, testStageCacheMemoryNearFileSize)
+}
+
+func testStageCacheMemoryNearFileSize(t *testing.T) {
 	h := startHostWith(t, &fakeStarter{port: 5001}, 4, "", slowPing)
 	before := liveHeap()
 	c, _ := lobbyConn(t, h)
@@ -116,7 +120,9 @@ func TestStageCacheMemoryNearFileSize(t *testing.T) {
 // The cache is bounded in bytes as well as in files (HostConfig.StageCacheBytes): a file that
 // would take it past the bound is refused, with the reason the start naming it gives; the
 // files kept still play.
-func TestStageCacheBytesBound(t *testing.T) {
+func TestStageCacheBytesBound(t *testing.T) { synctest.Test(t, testStageCacheBytesBound) }
+
+func testStageCacheBytesBound(t *testing.T) {
 	h := startHostWith(t, &fakeStarter{port: 5001}, 8, "", slowPing, func(hc *HostConfig) { hc.StageCacheBytes = 3 << 20 })
 	r := slowPingRemote(t, h.addr)
 	eventually(t, "host up", func() bool { return r.Up() == 1 && freeOf(r) == 8 })
@@ -143,7 +149,9 @@ func TestStageCacheBytesBound(t *testing.T) {
 // An unfinished transfer does not wedge the connection (issue 31): a new file's part 0
 // abandons it, the new file is kept and plays, and a start naming the abandoned file is
 // refused saying so; the abandoned file sent again whole is kept.
-func TestStageTransferAbandoned(t *testing.T) {
+func TestStageTransferAbandoned(t *testing.T) { synctest.Test(t, testStageTransferAbandoned) }
+
+func testStageTransferAbandoned(t *testing.T) {
 	h := startHostWith(t, &fakeStarter{port: 5001}, 4, "", slowPing)
 	c, replies := lobbyConn(t, h)
 	big := bigStage(t, "big")

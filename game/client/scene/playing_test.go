@@ -30,7 +30,7 @@ func TestPlayingScreen(t *testing.T) {
 	}
 	m = at(Playing, true)
 	m.inSession = true
-	expect(t, m, m.Handle(Event{Kind: EvDisconnected, Reason: "server timeout"}), Lost, CmdCloseSession, CmdDisconnect)
+	expect(t, m, m.Handle(Event{Kind: EvDisconnected, Reason: "server timeout"}), Lost, CmdCloseSession, CmdDisconnect, CmdDialLobby) // the lobby is checked before a rejoin is offered
 	if m.Detail != "server timeout" || m.Reason == "" {
 		t.Fatalf("reason %q detail %q", m.Reason, m.Detail)
 	}
