@@ -9,6 +9,7 @@ import (
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/net/bot"
+	"github.com/rtype/rtype/net/fleet"
 	"github.com/rtype/rtype/net/session"
 )
 
@@ -16,17 +17,30 @@ import (
 // maps it) drains: every connection hears CLOSING with the drain's time left, a START is
 // refused with the reason, and the running game plays on to its own end (not aborted); Run
 // returns once it has ended. With a second signal (Config.Abort) the game ends at once,
-// aborted.
+// aborted. A lobby (-role lobby) drains the same way: its hosts' games go on (a lobby's upgrade
+// no longer ends every game of the fleet).
 func TestDrainLetsGamesEnd(t *testing.T) {
 	t.Parallel()
-	for _, abort := range []bool{false, true} {
-		name := map[bool]string{false: "drain", true: "second-signal"}[abort]
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		abort, split bool
+	}{{"drain", false, false}, {"second-signal", true, false}, {"lobby-role", false, true}} {
+		abort := tc.abort
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			abortCh := make(chan struct{})
-			addr, mgr, stop := startServerTB(t, Config{Stage: "short", Logger: quietLog(), Abort: abortCh,
-				Fleet: FleetConfig{DrainTimeout: 5 * time.Minute}})
+			cfg := Config{Stage: "short", Logger: quietLog(), Abort: abortCh, Fleet: FleetConfig{DrainTimeout: 5 * time.Minute}}
+			var remote *fleet.Remote
+			if tc.split {
+				h := startSplitHost(t, "127.0.0.23", 2)
+				cfg.Fleet.Role, cfg.Fleet.Secret, cfg.Fleet.Hosts = RoleLobby, testControlSecret, []string{h.control}
+				cfg.Fleet.OnRemote = func(r *fleet.Remote) { remote = r }
+			}
+			addr, mgr, stop := startServerTB(t, cfg)
 			defer stop()
+			for remote != nil && remote.Up() < 1 {
+				time.Sleep(5 * time.Millisecond) // the host's control connection comes up
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			inGame := make(chan struct{}, 2)
@@ -41,7 +55,7 @@ func TestDrainLetsGamesEnd(t *testing.T) {
 			}()
 			<-inGame
 			<-inGame
-			if mgr.Running() != 1 {
+			if mgr != nil && mgr.Running() != 1 {
 				t.Fatalf("%d games running once the bots are in, want 1", mgr.Running())
 			}
 			watcher, _ := dialLobby(t, ctx, addr, "watcher")
