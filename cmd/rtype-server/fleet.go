@@ -33,7 +33,7 @@ func addFleetFlags(fs *flag.FlagSet) *fleetFlags {
 		key:        fs.String("control-key", "", "with -control-cert: its private key (PEM)"),
 		ca:         fs.String("control-ca", "", "with -control-cert: the CA (PEM) that signs the other side's certificates"),
 		capacity:   fs.Int("capacity", fleet.DefaultCapacity, "with -role host: games it runs at once"),
-		drain:      fs.Duration("drain-timeout", server.DefaultDrainTimeout, "with -role host: on SIGTERM, take no new game and let the running ones end for this long, then end them; negative = end them at once"),
+		drain:      fs.Duration("drain-timeout", server.DefaultDrainTimeout, "on SIGTERM (every role): start no new game, tell the players, and let the running ones end for this long, then end them (a second SIGTERM ends them at once); negative = end them at once"),
 	}
 }
 
@@ -44,20 +44,21 @@ func (f *fleetFlags) apply(cfg *server.Config, allocator string) error {
 	if err != nil {
 		return err
 	}
+	if *f.drain == 0 {
+		return errors.New("-drain-timeout 0 is ambiguous: give a positive value, or a negative one (-1s) to end games at once")
+	}
 	if role == "" {
 		for name, set := range map[string]bool{"-hosts": *f.hosts != "", "-control": *f.control != ""} {
 			if set {
 				return fmt.Errorf("%s needs -role (lobby for -hosts, host for -control)", name)
 			}
 		}
+		cfg.Fleet.DrainTimeout = *f.drain // the all-in-one server drains as every role does
 		return nil
 	}
 	fc := server.FleetConfig{Role: role, Capacity: *f.capacity, DrainTimeout: *f.drain, Control: *f.control}
 	if *f.capacity <= 0 {
 		return errors.New("-capacity must be positive")
-	}
-	if *f.drain == 0 {
-		return errors.New("-drain-timeout 0 is ambiguous: give a positive value, or a negative one (-1s) to end games at once")
 	}
 	switch role {
 	case server.RoleLobby:

@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rtype/rtype/net/server"
 )
 
 // The checks the API server and the kubelet make of what deploy/k8s asks of them (Kubernetes'
@@ -63,9 +66,10 @@ type kContainer struct {
 }
 
 type kPodSpec struct {
-	SecurityContext map[string]json.RawMessage `json:"securityContext"`
-	Containers      []kContainer               `json:"containers"`
-	Volumes         []struct {
+	TerminationGracePeriodSeconds int                        `json:"terminationGracePeriodSeconds"`
+	SecurityContext               map[string]json.RawMessage `json:"securityContext"`
+	Containers                    []kContainer               `json:"containers"`
+	Volumes                       []struct {
 		Name                  string          `json:"name"`
 		PersistentVolumeClaim json.RawMessage `json:"persistentVolumeClaim"`
 		EmptyDir              json.RawMessage `json:"emptyDir"`
@@ -214,6 +218,10 @@ func mustJSON(t *testing.T, what string, b []byte, v any) {
 
 func checkPod(t *testing.T, what string, spec kPodSpec, imageUID string) {
 	t.Helper()
+	// A pod's deletion is a SIGTERM, then SIGKILL after the grace: the drain must fit in it.
+	if g := time.Duration(spec.TerminationGracePeriodSeconds) * time.Second; g <= server.DefaultDrainTimeout {
+		t.Errorf("%s: terminationGracePeriodSeconds %d does not let the drain (-drain-timeout %v) end the games", what, spec.TerminationGracePeriodSeconds, server.DefaultDrainTimeout)
+	}
 	for k := range spec.SecurityContext {
 		if !slices.Contains(podSecurityFields, k) {
 			t.Errorf("%s: pod securityContext has no field %q", what, k)

@@ -20,6 +20,23 @@ import (
 	"github.com/rtype/rtype/net/server"
 )
 
+// stopSignals returns a context that ends at the first stop signal and a channel that closes at
+// the second.
+func stopSignals() (context.Context, <-chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	abort := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		<-sigs
+		cancel()
+		<-sigs
+		close(abort)
+		signal.Stop(sigs)
+	}()
+	return ctx, abort
+}
+
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "broadcast" {
 		os.Exit(broadcast(os.Args[2:]))
@@ -150,10 +167,12 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	// SIGHUP (the terminal closed) is a graceful stop too: every game ends with GAME_END, as on
-	// SIGINT and SIGTERM, rather than the default of dying with status 129 mid-game.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
+	// The first SIGINT or SIGTERM (systemctl stop, docker stop, a pod's deletion) drains: no new
+	// game, the running ones go on for -drain-timeout, then end with GAME_END; a second one ends
+	// them at once. SIGHUP (the terminal closed) stops the same way rather than dying with status
+	// 129 mid-game.
+	ctx, abort := stopSignals()
+	cfg.Abort = abort
 	if err := server.Run(ctx, cfg); err != nil {
 		cfg.Logger.Error("server failed", "err", err)
 		pprof.StopCPUProfile()

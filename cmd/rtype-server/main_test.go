@@ -189,10 +189,10 @@ func TestEnvIsRead(t *testing.T) {
 	}
 }
 
-// TestSIGINTEndsGamesAndExits: with 2 bots in a game, SIGINT, SIGTERM (systemd, docker stop) and
-// SIGHUP (the terminal closed; before, it killed the server with status 129 and no GAME_END) each
-// make the server end the game with GAME_END (aborted) to every player, and the process exits 0
-// within 5 s.
+// TestSIGINTEndsGamesAndExits: with 2 bots in a game, a first SIGINT, SIGTERM (systemd, docker
+// stop) or SIGHUP (the terminal closed; before, it killed the server with status 129 and no
+// GAME_END) drains: the game plays on and the server with it; a second one makes the server end
+// the game with GAME_END (aborted) to every player, and the process exits 0.
 func TestSIGINTEndsGamesAndExits(t *testing.T) {
 	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
@@ -227,24 +227,38 @@ func signalEndsGames(t *testing.T, sig syscall.Signal) {
 		}}, nil)
 		done <- runRes{r, err}
 	}()
-	// both bots are in and the game has run ~1 s
-	ok := false
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if inGame.Load() < 2 {
-			continue
+	// reached waits until the game has run to tick n (both bots in), bounded by a stuck game.
+	reached := func(n uint32) bool {
+		for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+			if inGame.Load() < 2 {
+				continue
+			}
+			mu.Lock()
+			var tick uint32
+			sessions[0].View(func(v *session.View) { tick = uint32(v.Tick) })
+			mu.Unlock()
+			if tick >= n {
+				return true
+			}
 		}
-		mu.Lock()
-		var tick uint32
-		sessions[0].View(func(v *session.View) { tick = uint32(v.Tick) })
-		mu.Unlock()
-		if tick >= 60 {
-			ok = true
-			break
-		}
+		return false
 	}
-	if !ok {
+	if !reached(60) {
 		t.Fatal("the game did not start")
 	}
+	// The first signal drains: the game plays on (60 ticks more) and the server with it.
+	if err := srv.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	if !reached(120) {
+		t.Fatalf("the game stopped after the first %v: a drain lets it go on", sig)
+	}
+	select {
+	case <-srv.done:
+		t.Fatalf("the server exited at the first %v with its game running (-drain-timeout 10m)", sig)
+	default:
+	}
+	// The second ends the game at once.
 	if err := srv.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}

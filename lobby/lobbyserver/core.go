@@ -69,6 +69,8 @@ type Core struct {
 	stopping  bool          // the runtime shuts down: no more MEMBERS pushes
 	// lastBroadcast is the operator's last BROADCAST text ("" none): CLOSING repeats it.
 	lastBroadcast string
+	// draining: the server shuts down and starts no more games (Drain).
+	draining bool
 
 	timers    timerHeap     // connection deadlines (lazy: stale entries are skipped)
 	nextFlush time.Duration // when the limit log reports the bursts that ended

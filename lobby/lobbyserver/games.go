@@ -60,6 +60,9 @@ func (c *Core) start(now time.Duration, cs *connState, cmd lobby.Command) {
 	switch {
 	case l == nil:
 		return
+	case c.draining:
+		c.reply(cs, lobby.CodeWrongRequest, RefusedDraining)
+		return
 	case c.cfg.Starter == nil:
 		c.reply(cs, lobby.CodeWrongRequest, "no game server available")
 		return

@@ -137,6 +137,9 @@ func (c *Core) retry(now time.Duration, cs *connState, cmd lobby.Command) {
 	}
 	l := cs.lobby
 	switch {
+	case c.draining:
+		c.reply(cs, lobby.CodeWrongRequest, RefusedDraining)
+		return
 	case l == nil:
 		c.reply(cs, lobby.CodeWrongRequest, "not in a lobby")
 		return

@@ -44,6 +44,9 @@ func startServerTB(tb testing.TB, cfg Config) (string, *instance.Manager, func()
 	if cfg.Addr == "" { // loopback unless a test chooses another address
 		cfg.Addr, cfg.UDPHost = "127.0.0.1:0", "127.0.0.1"
 	}
+	if cfg.Fleet.DrainTimeout == 0 {
+		cfg.Fleet.DrainTimeout = -1 // the tests' stop ends the games at once; TestDrain* drain
+	}
 	cfg.Ready = func(a net.Addr, m *instance.Manager) { addr, mgr = a.String(), m; close(ready) }
 	errc := make(chan error, 1)
 	go func() { errc <- Run(ctx, cfg) }()
@@ -54,6 +57,10 @@ func startServerTB(tb testing.TB, cfg Config) (string, *instance.Manager, func()
 		tb.Fatalf("server: %v", err)
 	}
 	var once sync.Once
+	limit := 10 * time.Second // a stuck shutdown, not a speed; a drain may last its whole timeout
+	if cfg.Fleet.DrainTimeout > 0 {
+		limit += cfg.Fleet.DrainTimeout
+	}
 	return addr, mgr, func() {
 		once.Do(func() {
 			cancel()
@@ -62,8 +69,8 @@ func startServerTB(tb testing.TB, cfg Config) (string, *instance.Manager, func()
 				if err != nil {
 					tb.Errorf("server shutdown: %v", err)
 				}
-			case <-time.After(10 * time.Second):
-				tb.Errorf("server did not stop within 10 s")
+			case <-time.After(limit):
+				tb.Errorf("server did not stop within %v", limit)
 			}
 		})
 	}

@@ -31,8 +31,8 @@ const (
 	RoleHost  = "host"
 )
 
-// DefaultDrainTimeout bounds how long a draining host (SIGTERM) lets its running games go on
-// before it ends them with GAME_END (-drain-timeout).
+// DefaultDrainTimeout bounds how long a draining server (SIGTERM; every role) lets its running
+// games go on before it ends them with GAME_END (-drain-timeout).
 const DefaultDrainTimeout = 10 * time.Minute
 
 // FleetConfig is what a split server adds to Config (docs/DEPLOY.md).
@@ -54,8 +54,9 @@ type FleetConfig struct {
 	// StartTimeout bounds a lobby's hand-over of one game to its hosts (0:
 	// fleet.DefaultStartTimeout).
 	StartTimeout time.Duration
-	// DrainTimeout bounds a host's drain at shutdown (0: DefaultDrainTimeout; negative: none,
-	// the games end at once).
+	// DrainTimeout bounds the drain at shutdown of every role (-drain-timeout; 0:
+	// DefaultDrainTimeout; negative: none, the games end at once): no new game, the running
+	// ones go on until they end or it passes (or Config.Abort closes), then end with GAME_END.
 	DrainTimeout time.Duration
 	// Agones makes a host a GameServer of an Agones fleet (-agones; agones.go): the SDK
 	// sidecar's address and port to advertise, Ready, Health, the games counter, labels, and
@@ -273,7 +274,7 @@ func runHost(ctx context.Context, cfg Config, stages *stagefile.Catalogue) error
 	if ag != nil {
 		ag.drain()
 	}
-	drainGames(h, cfg.Fleet.DrainTimeout, log)
+	drainGames(func() int { return h.Load().Games }, cfg.Fleet.DrainTimeout, cfg.Abort, log)
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	shutErr := mgr.Shutdown(sctx) // what is left ends with GAME_END; the lobbies hear "ended"
@@ -289,25 +290,42 @@ func runHost(ctx context.Context, cfg Config, stages *stagefile.Catalogue) error
 	return shutErr
 }
 
-// drainGames waits until h runs no game, at most d (0: DefaultDrainTimeout; negative: not at
-// all).
-func drainGames(h *fleet.Host, d time.Duration, log *slog.Logger) {
+// drainGames waits until games() is 0, at most d (0: DefaultDrainTimeout; negative: not at
+// all), or until abort closes (a second SIGTERM): the drain of every role.
+func drainGames(games func() int, d time.Duration, abort <-chan struct{}, log *slog.Logger) {
 	if d == 0 {
 		d = DefaultDrainTimeout
 	}
-	if d < 0 || h.Load().Games == 0 {
+	if d < 0 || games() == 0 {
 		return
 	}
-	log.Info("draining: no new game; waiting for the running ones to end", "games", h.Load().Games, "drain_timeout", d)
+	log.Info("draining: no new game; waiting for the running ones to end (a second SIGTERM ends them now)", "games", games(), "drain_timeout", d)
 	deadline := time.Now().Add(d)
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
-	for h.Load().Games > 0 && time.Now().Before(deadline) {
-		<-t.C
+	for games() > 0 && time.Now().Before(deadline) {
+		select {
+		case <-t.C:
+		case <-abort:
+			log.Warn("drain cut short: ending the games still running", "games", games())
+			return
+		}
 	}
-	if n := h.Load().Games; n > 0 {
+	if n := games(); n > 0 {
 		log.Warn("drain timeout: ending the games still running", "games", n)
 	}
+}
+
+// drainLeft is what CLOSING tells the players their games have left in a drain of d (as
+// drainGames reads d).
+func drainLeft(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return DefaultDrainTimeout
+	case d < 0:
+		return 0
+	}
+	return d
 }
 
 // waitIdle waits until h counts no game (their ends reported to the lobbies), or ctx.
@@ -411,7 +429,18 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 		serveErr <- err2
 	}
 	log.Info("rtype lobby shutting down")
-	srv.Closing(lobby.ClosingShutdown, 0) // every connection is told why first (docs/PROTOCOL.md §2.5.13)
+	// No new game; every connection is told why and how long the games have left (CLOSING,
+	// docs/PROTOCOL.md §2.5.13); the games on the hosts go on for the drain, then end.
+	running := func() int { return srv.Stats().LobbiesRunning }
+	left := drainLeft(cfg.Fleet.DrainTimeout)
+	if running() == 0 {
+		left = 0
+	}
+	srv.Drain(left)
+	drainGames(running, cfg.Fleet.DrainTimeout, cfg.Abort, log)
+	if running() > 0 {
+		srv.Closing(lobby.ClosingShutdown, 0) // the drain is over: the games end now
+	}
 	// The hosts' connections close first: the hosts end this lobby's games (GAME_END to the
 	// players) and the lobby pushes END for each; then the lobby's connections close.
 	stopRemote()

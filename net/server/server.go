@@ -94,6 +94,9 @@ type Config struct {
 	// tests whose Replays are not real replays). By default the hall of fame keeps a game only
 	// when its replay reproduces it (VerifyGame).
 	NoVerify bool
+	// Abort, when closed during the drain that follows ctx's end, ends the running games at once
+	// (a second SIGTERM).
+	Abort <-chan struct{}
 	// OnGameEnd, when set, is called with each instance after its game ended (tests).
 	OnGameEnd func(in *instance.Instance)
 	// Ready, when set, receives the bound lobby address once listening (tests use port 0). A
@@ -254,8 +257,17 @@ func Run(ctx context.Context, cfg Config) error {
 		serveErr <- err2
 	}
 	log.Info("rtype server shutting down", "games", mgr.Running())
-	// Every connection is told why first (CLOSING, docs/PROTOCOL.md §2.5.13): its games end now.
-	srv.Closing(lobby.ClosingShutdown, 0)
+	// No new game; every connection is told why and how long its games have left (CLOSING,
+	// docs/PROTOCOL.md §2.5.13); the running games go on for the drain, then end with GAME_END.
+	left := drainLeft(cfg.Fleet.DrainTimeout)
+	if mgr.Running() == 0 {
+		left = 0
+	}
+	srv.Drain(left)
+	drainGames(mgr.Running, cfg.Fleet.DrainTimeout, cfg.Abort, log)
+	if mgr.Running() > 0 {
+		srv.Closing(lobby.ClosingShutdown, 0) // the drain is over: the games end now
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	shutErr := mgr.Shutdown(sctx)
