@@ -19,13 +19,17 @@ import (
 // Defaults applied by NewServer to zero ServerConfig fields (docs/PROTOCOL.md §2.3, the
 // -max-lobbies, -max-conns ... flags of rtype-server, whose help and defaults read them).
 const (
-	DefaultMaxLobbies        = 64               // lobbies at once
-	DefaultIdleTimeout       = 5 * time.Minute  // a connection without a valid command for this long is closed
-	DefaultMaxConns          = 1024             // connections at once
-	DefaultMaxConnsPerAddr   = 16               // connections at once from one IP address
-	DefaultMaxLobbiesPerAddr = 4                // lobbies owned at once by the connections of one IP address
-	DefaultCommandRate       = 10               // lines per second per connection (in bursts of CommandBurstAt)
-	DefaultAuthTimeout       = 10 * time.Second // a connection must AUTHENTICATE within this
+	DefaultMaxLobbies        = 64              // lobbies at once
+	DefaultIdleTimeout       = 5 * time.Minute // a connection without a valid command for this long is closed
+	DefaultMaxConns          = 1024            // connections at once
+	DefaultMaxConnsPerAddr   = 16              // connections at once from one IP address
+	DefaultMaxLobbiesPerAddr = 4               // lobbies owned at once by the connections of one IP address
+	// DefaultMaxSpectatorsPerAddr is the spectators at once, in all lobbies, from one IP
+	// address (its spectate calls in flight counted): one address cannot take a game's
+	// spectator places (handoff.MaxSpectators), however often it joins again.
+	DefaultMaxSpectatorsPerAddr = 2
+	DefaultCommandRate          = 10               // lines per second per connection (in bursts of CommandBurstAt)
+	DefaultAuthTimeout          = 10 * time.Second // a connection must AUTHENTICATE within this
 )
 
 // FileReserve is how many file descriptors the server needs for what is not a lobby
@@ -67,18 +71,19 @@ const MaxRefused = 50
 // Limit names: the label of the rtype_lobby_limit_hits_total metric and the
 // "limit" attribute of the log line.
 const (
-	LimitConns          = "conns"
-	LimitConnsPerAddr   = "conns_per_addr"
-	LimitLobbies        = "lobbies"
-	LimitLobbiesPerAddr = "lobbies_per_addr"
-	LimitCommandRate    = "command_rate"
-	LimitChatRate       = "chat_rate"
-	LimitAuthTimeout    = "auth_timeout"
-	LimitIdle           = "idle"
+	LimitConns             = "conns"
+	LimitConnsPerAddr      = "conns_per_addr"
+	LimitLobbies           = "lobbies"
+	LimitLobbiesPerAddr    = "lobbies_per_addr"
+	LimitSpectatorsPerAddr = "spectators_per_addr"
+	LimitCommandRate       = "command_rate"
+	LimitChatRate          = "chat_rate"
+	LimitAuthTimeout       = "auth_timeout"
+	LimitIdle              = "idle"
 )
 
 // Limits lists every limit name.
-var Limits = []string{LimitConns, LimitConnsPerAddr, LimitLobbies, LimitLobbiesPerAddr,
+var Limits = []string{LimitConns, LimitConnsPerAddr, LimitLobbies, LimitLobbiesPerAddr, LimitSpectatorsPerAddr,
 	LimitCommandRate, LimitChatRate, LimitAuthTimeout, LimitIdle}
 
 // Stats are the lobby server's figures for monitoring (net/metrics): gauges of
@@ -175,7 +180,7 @@ func (c *Core) Stats() Stats {
 // counters are the Stats counters.
 type counters struct {
 	replies      [3]atomic.Uint64 // 200, 401, 500
-	limits       [8]atomic.Uint64 // by index in Limits
+	limits       [9]atomic.Uint64 // by index in Limits
 	acceptErrors atomic.Uint64
 	accepted     atomic.Uint64
 	chat         atomic.Uint64

@@ -36,6 +36,9 @@ type ServerConfig struct {
 	MaxConns          int           // connections at once
 	MaxConnsPerAddr   int           // connections at once from one IP address
 	MaxLobbiesPerAddr int           // lobbies whose owner connects from one IP address
+	// MaxSpectatorsPerAddr bounds the spectators from one IP address, in all lobbies (0:
+	// DefaultMaxSpectatorsPerAddr).
+	MaxSpectatorsPerAddr int
 	CommandRate       float64       // lines per second per connection, in bursts of CommandBurstAt(CommandRate)
 	AuthTimeout       time.Duration // time to AUTHENTICATE after connecting (negative: none)
 	Starter           handoff.Starter
@@ -79,6 +82,9 @@ func (cfg ServerConfig) withDefaults() ServerConfig {
 	}
 	if cfg.MaxLobbiesPerAddr <= 0 {
 		cfg.MaxLobbiesPerAddr = DefaultMaxLobbiesPerAddr
+	}
+	if cfg.MaxSpectatorsPerAddr <= 0 {
+		cfg.MaxSpectatorsPerAddr = DefaultMaxSpectatorsPerAddr
 	}
 	if cfg.CommandRate <= 0 {
 		cfg.CommandRate = DefaultCommandRate
