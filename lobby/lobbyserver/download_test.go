@@ -125,10 +125,10 @@ func TestHallNumbersCanonical(t *testing.T) {
 	v := newVLobby(t, ServerConfig{Hall: vhall{}, CommandRate: 1000})
 	a := hallPlayer(v, "10.0.0.1", "alice")
 	for _, bad := range []string{"01", "00", "+1", "-0", "1.0"} {
-		if got, want := a.fail(CmdGetScores, "", "", bad), fmt.Sprintf("page %q: want 0..9999", bad); got != want {
+		if got, want := a.fail(CmdGetScores, "", "", bad), fmt.Sprintf("page %q: want 0..99", bad); got != want {
 			t.Errorf("GET_SCORES page %s: %q, want %q", bad, got, want)
 		}
-		if got, want := a.fail(CmdGetGames, bad), fmt.Sprintf("page %q: want 0..9999", bad); got != want {
+		if got, want := a.fail(CmdGetGames, bad), fmt.Sprintf("page %q: want 0..99", bad); got != want {
 			t.Errorf("GET_GAMES page %s: %q, want %q", bad, got, want)
 		}
 		if got, want := a.fail(CmdGetReplay, hallGame.ID.String(), bad), fmt.Sprintf("part %q: want 0..4095", bad); got != want {

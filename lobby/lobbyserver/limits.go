@@ -32,6 +32,18 @@ const (
 	DefaultAuthTimeout          = 10 * time.Second // a connection must AUTHENTICATE within this
 )
 
+// The hall-of-fame budget of one IP address (IPv6: per /64), all its connections together
+// (docs/PROTOCOL.md §2.4.12): at most HallPerAddr questions (GET_SCORES, GET_GAMES,
+// GET_REPLAY) at the database at once, and GET_SCORES and GET_GAMES at HallRate per second in
+// bursts of HallBurst (GET_REPLAY's parts are not rated: a download is one question after
+// the other). Over it the question is refused at once, without asking the database: one
+// address cannot take the database's connections from the others (nor from recording).
+const (
+	HallPerAddr = 2
+	HallRate    = 2
+	HallBurst   = 10
+)
+
 // FileReserve is how many file descriptors the server needs for what is not a lobby
 // connection (listeners, the game socket, the admin address and its scrapes, logs): NewServer
 // warns when MaxConns is above the process's file limit minus FileReserve.
@@ -76,6 +88,8 @@ const (
 	LimitLobbies           = "lobbies"
 	LimitLobbiesPerAddr    = "lobbies_per_addr"
 	LimitSpectatorsPerAddr = "spectators_per_addr"
+	LimitHallPerAddr       = "hall_per_addr"
+	LimitHallRate          = "hall_rate"
 	LimitCommandRate       = "command_rate"
 	LimitChatRate          = "chat_rate"
 	LimitAuthTimeout       = "auth_timeout"
@@ -84,7 +98,7 @@ const (
 
 // Limits lists every limit name.
 var Limits = []string{LimitConns, LimitConnsPerAddr, LimitLobbies, LimitLobbiesPerAddr, LimitSpectatorsPerAddr,
-	LimitCommandRate, LimitChatRate, LimitAuthTimeout, LimitIdle}
+	LimitHallPerAddr, LimitHallRate, LimitCommandRate, LimitChatRate, LimitAuthTimeout, LimitIdle}
 
 // Stats are the lobby server's figures for monitoring (net/metrics): gauges of
 // the moment and counters since the server was created.
@@ -179,8 +193,8 @@ func (c *Core) Stats() Stats {
 
 // counters are the Stats counters.
 type counters struct {
-	replies      [3]atomic.Uint64 // 200, 401, 500
-	limits       [9]atomic.Uint64 // by index in Limits
+	replies      [3]atomic.Uint64  // 200, 401, 500
+	limits       [11]atomic.Uint64 // by index in Limits
 	acceptErrors atomic.Uint64
 	accepted     atomic.Uint64
 	chat         atomic.Uint64
