@@ -1,10 +1,12 @@
 package scoredb
 
 import (
+	"database/sql"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -107,4 +109,36 @@ func toString(v any) string {
 		return string(x)
 	}
 	return ""
+}
+
+// TestRecordingNotStarved: with every query connection held by players' queries (a flood of
+// GET_SCORES), a finished game is still recorded, and the players' queries still come back
+// once a connection is free.
+func TestRecordingNotStarved(t *testing.T) {
+	eachBackend(t, func(t *testing.T, d Dialect, dsn string) {
+		s, err := OpenStore(ctx(t), d, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var held []*sql.Conn
+		for range QueryConns {
+			c, err := s.queries().Conn(ctx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			held = append(held, c)
+		}
+		r := rec("stage1", 0, rules.ResultVictory, 100)
+		if err := s.Add(ctx(t), &r); err != nil {
+			t.Fatalf("recording while queries hold every query connection: %v", err)
+		}
+		held[0].Close()
+		if rs, err := s.Games(ctx(t), scores.Query{Stage: "stage1"}); err != nil || len(rs) != 1 {
+			t.Fatalf("query once a connection is free: %d games, %v", len(rs), err)
+		}
+		for _, c := range held[1:] {
+			c.Close()
+		}
+	})
 }
