@@ -1,6 +1,7 @@
 package lobbyserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -105,22 +106,36 @@ func (c *Core) request(now time.Duration, cs *connState, a ask, r Request) {
 	c.hallAddr[cs.addr]++
 }
 
-// hallLimiter is addr's GET_SCORES and GET_GAMES budget. The budgets of addresses that have
-// used none of theirs for a while are forgotten when there are many.
+// hallLimiter is addr's GET_SCORES and GET_GAMES budget (HallRate).
 func (c *Core) hallLimiter(now time.Duration, addr string) *rate.Limiter {
-	l := c.hallRate[addr]
+	return budget(c.hallRate, now, addr, HallRate, HallBurst)
+}
+
+// downloading reports whether line is a GET_REPLAY within the replay budget of cs's address
+// (ReplayRate): it is then not counted against the command rate.
+func (c *Core) downloading(now time.Duration, cs *connState, line []byte) bool {
+	if !bytes.HasPrefix(line, []byte(lobby.CmdGetReplay+" ")) {
+		return false
+	}
+	return budget(c.replayRate, now, cs.addr, ReplayRate, ReplayBurst).AllowN(wall(now), scores.ReplayPartBytes)
+}
+
+// budget is addr's limiter of ls (made with r and burst when new); when ls holds many, those
+// of addresses that have used none of theirs for a while are forgotten.
+func budget(ls map[string]*rate.Limiter, now time.Duration, addr string, r rate.Limit, burst int) *rate.Limiter {
+	l := ls[addr]
 	if l != nil {
 		return l
 	}
-	if len(c.hallRate) >= maxHallBudgets {
-		for a, o := range c.hallRate {
-			if o.TokensAt(wall(now)) >= HallBurst {
-				delete(c.hallRate, a)
+	if len(ls) >= maxHallBudgets {
+		for a, o := range ls {
+			if o.TokensAt(wall(now)) >= float64(burst) {
+				delete(ls, a)
 			}
 		}
 	}
-	l = rate.NewLimiter(HallRate, HallBurst)
-	c.hallRate[addr] = l
+	l = rate.NewLimiter(r, burst)
+	ls[addr] = l
 	return l
 }
 

@@ -2,6 +2,7 @@ package lobbyserver
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +109,48 @@ func TestCoreHallBudget(t *testing.T) {
 	v.answer(v.takeReq(), Answer{})
 	if st := v.core.Stats(); st.LimitHits[LimitHallPerAddr] == 0 || st.LimitHits[LimitHallRate] == 0 {
 		t.Fatalf("limit hits %v", st.LimitHits)
+	}
+}
+
+// TestCoreReplayDownloadFast: a download's GET_REPLAYs are not held to the command rate while
+// the address stays within its replay budget: ReplayBurst bytes of parts at once (far more than
+// CommandBurstAt lines), then ReplayRate a second (virtual time); beyond it, they are rated
+// like any line.
+func TestCoreReplayDownloadFast(t *testing.T) {
+	v := newVLobby(t, ServerConfig{Hall: vhall{}})
+	a := hallPlayer(v, "192.0.2.60", "alice")
+	part := 0
+	get := func() string {
+		got := a.ask(lobby.CmdGetReplay, hallGame.ID.String(), strconv.Itoa(part%scores.MaxReplayParts))
+		part++
+		if got == "" {
+			v.answer(v.takeReq(), Answer{Parts: scores.MaxReplayParts, Data: make([]byte, scores.ReplayPartBytes)})
+		}
+		return got
+	}
+	burst := ReplayBurst / scores.ReplayPartBytes
+	if burst <= CommandBurstAt(DefaultCommandRate) {
+		t.Fatalf("the replay burst (%d parts) is no more than the command burst", burst)
+	}
+	for i := range burst {
+		if got := get(); got != "" {
+			t.Fatalf("part %d of the burst: %q", i, got)
+		}
+	}
+	// Over the replay budget: the command rate's burst (less AUTHENTICATE's line), then its
+	// refusal.
+	for i := range CommandBurstAt(DefaultCommandRate) - 1 {
+		if got := get(); got != "" {
+			t.Fatalf("part %d past the replay budget, within the command burst: %q", i, got)
+		}
+	}
+	if got := get(); got != lobby.RateRefusal(DefaultCommandRate) {
+		t.Fatalf("past both: %q, want the command rate's refusal", got)
+	}
+	v.advance(time.Second) // ReplayRate bytes (and 10 lines) more
+	for i := range ReplayRate / scores.ReplayPartBytes {
+		if got := get(); got != "" {
+			t.Fatalf("part %d of the next second: %q", i, got)
+		}
 	}
 }

@@ -44,6 +44,16 @@ const (
 	HallBurst   = 10
 )
 
+// A replay download's GET_REPLAY lines are not counted against the command rate while the
+// replay bytes of the address's connections stay within ReplayRate bytes per second in bursts
+// of ReplayBurst (each part counted as scores.ReplayPartBytes): a download goes at the pace of
+// the round trips (an 8 MiB replay in ~30 s rather than ~7 minutes at 10 lines a second);
+// beyond, its lines are rated like any other.
+const (
+	ReplayRate  = 256 << 10
+	ReplayBurst = 1 << 20
+)
+
 // FileReserve is how many file descriptors the server needs for what is not a lobby
 // connection (listeners, the game socket, the admin address and its scrapes, logs): NewServer
 // warns when MaxConns is above the process's file limit minus FileReserve.
