@@ -179,7 +179,7 @@ func TestCoreAsyncSpectate(t *testing.T) {
 	// MaxSpectators counts the calls out.
 	var out []*vconn
 	for i := 1; i < handoff.MaxSpectators; i++ {
-		c := v.player("192.0.2.4", "w"+strconv.Itoa(i))
+		c := v.player("192.0.2."+strconv.Itoa(10+i), "w"+strconv.Itoa(i)) // MaxSpectatorsPerAddr
 		c.send(lobby.CmdJoinLobby + " " + c.user + ";" + code)
 		c.take()
 		out = append(out, c)

@@ -81,6 +81,13 @@ type Core struct {
 
 	asked uint64   // hall-of-fame requests so far (Request.ID)
 	asks  []askDue // requests waiting for Answered, by due time (hall.go)
+	// hallOut are the requests at the runtime, by ID, with their address key; hallAddr how
+	// many each address has there, hallRate its GET_SCORES and GET_GAMES budget (hall.go).
+	hallOut  map[uint64]string
+	hallAddr map[string]int
+	hallRate map[string]*rate.Limiter
+	// replayRate is each address's replay download budget (ReplayRate).
+	replayRate map[string]*rate.Limiter
 
 	startsMade uint64                   // asynchronous starts so far (StartRequest.ID)
 	starts     map[uint64]*pendingStart // those whose result has not come (starting.go)
@@ -171,6 +178,10 @@ func NewCore(cfg ServerConfig, now time.Duration) *Core {
 		log:        cfg.Logger,
 		conns:      make(map[ConnID]*connState),
 		addrConns:  make(map[string]int),
+		hallOut:    make(map[uint64]string),
+		hallAddr:   make(map[string]int),
+		hallRate:   make(map[string]*rate.Limiter),
+		replayRate: make(map[string]*rate.Limiter),
 		lobbies:    make(map[string]*lobbyState),
 		stageParts: make(map[string][]string),
 		starts:     make(map[uint64]*pendingStart),
@@ -201,7 +212,7 @@ func (c *Core) Line(now time.Duration, id ConnID, line []byte) {
 	if cs == nil {
 		return
 	}
-	if !cs.cmdRate.AllowN(wall(now), 1) {
+	if !c.downloading(now, cs, line) && !cs.cmdRate.AllowN(wall(now), 1) {
 		cs.refused++
 		c.limitHit(now, LimitCommandRate, cs.addr, "lobby limit hit: command refused", "user", cs.userString())
 		if cs.refused >= MaxRefused {

@@ -627,7 +627,7 @@ func TestCoreSpectators(t *testing.T) {
 	g := v.games[0].(*vgame)
 	var specs []*vconn
 	for i := range handoff.MaxSpectators {
-		s := v.player("192.0.2.2", "s"+strconv.Itoa(i))
+		s := v.player("192.0.2."+strconv.Itoa(10+i), "s"+strconv.Itoa(i)) // MaxSpectatorsPerAddr
 		got := s.send("JOIN_LOBBY " + s.user + ";" + code)
 		if len(got) != 4 || got[0] != "200 "+vSrv+" "+code+"\r\n" || got[1] != "MEMBERS "+vSrv+";"+code+",owner,early\r\n" ||
 			!strings.HasPrefix(got[2], "STAGE "+vSrv+";"+code+",stage1,") {
@@ -909,7 +909,7 @@ func TestCoreSpectatorsFollowTheGame(t *testing.T) {
 	g := v.games[0].(*vgame)
 	var specs []*vconn
 	for i := range handoff.MaxSpectators {
-		s := v.player("192.0.2.2", "s"+strconv.Itoa(i))
+		s := v.player("192.0.2."+strconv.Itoa(10+i), "s"+strconv.Itoa(i)) // MaxSpectatorsPerAddr
 		s.ok(lobby.CmdJoinLobby, code)
 		specs = append(specs, s)
 	}

@@ -19,9 +19,10 @@ import (
 	"github.com/rtype/rtype/lobby/scores/scoredb"
 )
 
-// Every part of a download is a line of the command rate (docs/PROTOCOL.md §2.3, §2.4.8,
-// §2.4.14), in virtual time: parts past the burst are refused with the rate's 500, a GET_REPLAY
-// part takes a line like a GET_STAGE part, and the budget comes back at the rate.
+// Every part of a stage download is a line of the command rate (docs/PROTOCOL.md §2.3, §2.4.8,
+// §2.4.14), in virtual time: parts past the burst are refused with the rate's 500 and the budget
+// comes back at the rate; a GET_REPLAY part within the address's replay budget (ReplayRate)
+// takes no line.
 func TestDownloadPartsCountAgainstCommandRate(t *testing.T) {
 	v := newVLobby(t, ServerConfig{}) // the default rate: 10 lines a second, bursts of 20
 	c := v.player("192.0.2.1", "dl")  // AUTHENTICATE: 1 line
@@ -36,20 +37,22 @@ func TestDownloadPartsCountAgainstCommandRate(t *testing.T) {
 	if got := c.fail(CmdGetStage, hash, "0"); got != RateRefusal(DefaultCommandRate) {
 		t.Fatalf("part %d of the burst: %q, want the rate's refusal", CommandBurst+1, got)
 	}
-	v.advance(time.Second / DefaultCommandRate) // one line's worth
 	if got := c.fail(CmdGetReplay, hallGame.ID.String(), "0"); got != errHallOff {
-		t.Fatalf("GET_REPLAY after a line's worth: %q, want it handled (%q)", got, errHallOff)
+		t.Fatalf("GET_REPLAY with the line budget spent: %q, want it handled (%q)", got, errHallOff)
 	}
+	v.advance(time.Second / DefaultCommandRate) // one line's worth, which GET_REPLAY did not take
+	c.ok(CmdGetStage, hash, "0")
 	if got := c.fail(CmdGetStage, hash, "0"); got != RateRefusal(DefaultCommandRate) {
-		t.Fatalf("GET_STAGE right after GET_REPLAY: %q, want the rate's refusal (GET_REPLAY took the line)", got)
+		t.Fatalf("GET_STAGE past the line's worth: %q, want the rate's refusal", got)
 	}
 	if r, ok := ParseRateRefusal(RateRefusal(2.5)); !ok || r != 2.5 {
 		t.Errorf("ParseRateRefusal(RateRefusal(2.5)) = %v, %v", r, ok)
 	}
 }
 
-// The reference client downloads a replay of more parts than the command rate's burst: it is
-// refused once for the rate, then paces its requests at that rate (lobby.Client.requestPart).
+// The reference client downloads a replay of more parts than the replay budget's burst and the
+// command rate's: past both it is refused once for the rate, then paces its requests at that
+// rate (lobby.Client.requestPart).
 func TestClientDownloadPacedByRate(t *testing.T) {
 	dir := t.TempDir()
 	h, err := scoredb.Open(context.Background(), scoredb.Config{Dir: dir, Dialect: scoredb.SQLite, DSN: filepath.Join(dir, "rtype.db"), Logger: discardLogger()})
@@ -57,8 +60,8 @@ func TestClientDownloadPacedByRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close(context.Background()) })
-	const rate = 20                                   // bursts of 40 lines
-	replay := make([]byte, 50*scores.ReplayPartBytes) // 50 parts
+	const rate = 20                                               // bursts of 40 lines
+	replay := make([]byte, ReplayBurst+50*scores.ReplayPartBytes) // 50 parts past the replay burst
 	for i := range replay {
 		replay[i] = byte(i * 7)
 	}
@@ -125,10 +128,10 @@ func TestHallNumbersCanonical(t *testing.T) {
 	v := newVLobby(t, ServerConfig{Hall: vhall{}, CommandRate: 1000})
 	a := hallPlayer(v, "10.0.0.1", "alice")
 	for _, bad := range []string{"01", "00", "+1", "-0", "1.0"} {
-		if got, want := a.fail(CmdGetScores, "", "", bad), fmt.Sprintf("page %q: want 0..9999", bad); got != want {
+		if got, want := a.fail(CmdGetScores, "", "", bad), fmt.Sprintf("page %q: want 0..99", bad); got != want {
 			t.Errorf("GET_SCORES page %s: %q, want %q", bad, got, want)
 		}
-		if got, want := a.fail(CmdGetGames, bad), fmt.Sprintf("page %q: want 0..9999", bad); got != want {
+		if got, want := a.fail(CmdGetGames, bad), fmt.Sprintf("page %q: want 0..99", bad); got != want {
 			t.Errorf("GET_GAMES page %s: %q, want %q", bad, got, want)
 		}
 		if got, want := a.fail(CmdGetReplay, hallGame.ID.String(), bad), fmt.Sprintf("part %q: want 0..4095", bad); got != want {

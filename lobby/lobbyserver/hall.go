@@ -1,6 +1,7 @@
 package lobbyserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/time/rate"
 
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
@@ -80,8 +82,19 @@ const askTimeout = HallTimeout + time.Second
 // errHallOff is the refusal of a server that keeps no hall of fame.
 const errHallOff = "this server keeps no hall of fame (it runs with -db off)"
 
-// request leaves r for the runtime and makes cs wait for its answer.
+// request leaves r for the runtime and makes cs wait for its answer, or refuses it when cs's
+// address is over its hall-of-fame budget (HallPerAddr, HallRate).
 func (c *Core) request(now time.Duration, cs *connState, a ask, r Request) {
+	if n := c.hallAddr[cs.addr]; n >= HallPerAddr {
+		c.limitHit(now, LimitHallPerAddr, cs.addr, "lobby limit hit: hall-of-fame request refused", "command", a.cmd)
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("too many hall-of-fame requests from %s at once (max %d): ask again once one is answered", cs.addr, HallPerAddr))
+		return
+	}
+	if a.cmd != lobby.CmdGetReplay && !c.hallLimiter(now, cs.addr).AllowN(wall(now), 1) {
+		c.limitHit(now, LimitHallRate, cs.addr, "lobby limit hit: hall-of-fame request refused", "command", a.cmd)
+		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("too many hall-of-fame requests from %s: at most %d per second", cs.addr, HallRate))
+		return
+	}
 	c.asked++
 	a.id, r.ID = c.asked, c.asked
 	a.due = now + askTimeout
@@ -89,12 +102,64 @@ func (c *Core) request(now time.Duration, cs *connState, a ask, r Request) {
 	cs.lastCode = 0 // no response yet: the idle timer restarts with the answer
 	c.asks = append(c.asks, askDue{conn: cs.id, id: a.id, due: a.due})
 	c.out = append(c.out, Out{Conn: cs.id, Request: &r})
+	c.hallOut[r.ID] = cs.addr
+	c.hallAddr[cs.addr]++
+}
+
+// hallLimiter is addr's GET_SCORES and GET_GAMES budget (HallRate).
+func (c *Core) hallLimiter(now time.Duration, addr string) *rate.Limiter {
+	return budget(c.hallRate, now, addr, HallRate, HallBurst)
+}
+
+// downloading reports whether line is a GET_REPLAY within the replay budget of cs's address
+// (ReplayRate): it is then not counted against the command rate.
+func (c *Core) downloading(now time.Duration, cs *connState, line []byte) bool {
+	if !bytes.HasPrefix(line, []byte(lobby.CmdGetReplay+" ")) {
+		return false
+	}
+	return budget(c.replayRate, now, cs.addr, ReplayRate, ReplayBurst).AllowN(wall(now), scores.ReplayPartBytes)
+}
+
+// budget is addr's limiter of ls (made with r and burst when new); when ls holds many, those
+// of addresses that have used none of theirs for a while are forgotten.
+func budget(ls map[string]*rate.Limiter, now time.Duration, addr string, r rate.Limit, burst int) *rate.Limiter {
+	l := ls[addr]
+	if l != nil {
+		return l
+	}
+	if len(ls) >= maxHallBudgets {
+		for a, o := range ls {
+			if o.TokensAt(wall(now)) >= float64(burst) {
+				delete(ls, a)
+			}
+		}
+	}
+	l = rate.NewLimiter(r, burst)
+	ls[addr] = l
+	return l
+}
+
+// maxHallBudgets is how many addresses' hall budgets are kept before full ones are forgotten.
+const maxHallBudgets = 4096
+
+// hallDone takes request id off its address's count: answered, given up by the Core, or its
+// connection gone (the runtime answers every request, even then).
+func (c *Core) hallDone(id uint64) {
+	addr, ok := c.hallOut[id]
+	if !ok {
+		return
+	}
+	delete(c.hallOut, id)
+	if c.hallAddr[addr]--; c.hallAddr[addr] <= 0 {
+		delete(c.hallAddr, addr)
+	}
 }
 
 // Answered hands the Core the runtime's answer a to request id of connection conn: the Core
 // replies, then handles the lines the connection sent meanwhile. A late answer (the Core
 // answered 500 at its deadline) or one for a closed connection is ignored.
 func (c *Core) Answered(now time.Duration, conn ConnID, id uint64, a Answer) {
+	c.hallDone(id)
 	cs := c.conns[conn]
 	if cs == nil || cs.waiting == nil || cs.waiting.id != id {
 		return
@@ -172,6 +237,7 @@ func (c *Core) expireAsks(now time.Duration) {
 	for len(c.asks) > 0 && c.asks[0].due <= now {
 		e := c.asks[0]
 		c.asks = c.asks[1:]
+		c.hallDone(e.id) // the runtime gave it up at HallTimeout
 		cs := c.conns[e.conn]
 		if cs == nil || cs.waiting == nil || cs.waiting.id != e.id {
 			continue // answered
@@ -242,8 +308,8 @@ func (c *Core) getScores(now time.Duration, cs *connState, cmd lobby.Command) {
 	}
 	if p := arg(2); p != "" {
 		n, ok := parsePage(p)
-		if !ok {
-			c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("page %q: want 0..9999", p))
+		if !ok || n > scores.MaxPage {
+			c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("page %q: want 0..%d", p, scores.MaxPage))
 			return
 		}
 		q.Page = n
@@ -279,8 +345,8 @@ func (c *Core) getGames(now time.Duration, cs *connState, cmd lobby.Command) {
 	q := scores.Query{Order: scores.Recent}
 	if len(cmd.Args) > 0 && cmd.Args[0] != "" {
 		n, ok := parsePage(cmd.Args[0])
-		if !ok {
-			c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("page %q: want 0..9999", cmd.Args[0]))
+		if !ok || n > scores.MaxPage {
+			c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("page %q: want 0..%d", cmd.Args[0], scores.MaxPage))
 			return
 		}
 		q.Page = n

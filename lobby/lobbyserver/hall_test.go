@@ -87,9 +87,11 @@ func TestCoreScoresArguments(t *testing.T) {
 	}{
 		{[]string{"stage1", "5"}, `player count "5": want 1..4, or nothing for every count`},
 		{[]string{"stage1", "0"}, `player count "0": want 1..4, or nothing for every count`},
-		{[]string{"stage1", "1", "-1"}, `page "-1": want 0..9999`},
-		{[]string{"stage1", "1", "01"}, `page "01": want 0..9999`},
-		{[]string{"stage1", "1", "10000"}, `page "10000": want 0..9999`},
+		{[]string{"stage1", "1", "-1"}, `page "-1": want 0..99`},
+		{[]string{"stage1", "1", "01"}, `page "01": want 0..99`},
+		{[]string{"stage1", "1", "10000"}, `page "10000": want 0..99`},
+		{[]string{"stage1", "1", "100"}, `page "100": want 0..99`}, // scores.MaxPage
+		{[]string{"", "", "9999"}, `page "9999": want 0..99`},
 		{[]string{"stage1", "1", "0", "week"}, `period "week": want all or today`},
 		{[]string{"stage1", "1", "0", "all", "bad name"}, `player name "bad name": 1 to 16 characters of A-Z a-z 0-9 _ -`},
 		{[]string{"bad stage!"}, `invalid stage name "bad stage!": 1 to 32 characters of A-Z a-z 0-9 _ -`},
@@ -103,7 +105,8 @@ func TestCoreScoresArguments(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"x"}, `page "x": want 0..9999`},
+		{[]string{"x"}, `page "x": want 0..99`},
+		{[]string{"100"}, `page "100": want 0..99`},
 		{[]string{"0", "a b"}, `player name "a b": 1 to 16 characters of A-Z a-z 0-9 _ -`},
 		{[]string{"0", "a", "b"}, gamesUsage},
 	} {

@@ -19,13 +19,39 @@ import (
 // Defaults applied by NewServer to zero ServerConfig fields (docs/PROTOCOL.md §2.3, the
 // -max-lobbies, -max-conns ... flags of rtype-server, whose help and defaults read them).
 const (
-	DefaultMaxLobbies        = 64               // lobbies at once
-	DefaultIdleTimeout       = 5 * time.Minute  // a connection without a valid command for this long is closed
-	DefaultMaxConns          = 1024             // connections at once
-	DefaultMaxConnsPerAddr   = 16               // connections at once from one IP address
-	DefaultMaxLobbiesPerAddr = 4                // lobbies owned at once by the connections of one IP address
-	DefaultCommandRate       = 10               // lines per second per connection (in bursts of CommandBurstAt)
-	DefaultAuthTimeout       = 10 * time.Second // a connection must AUTHENTICATE within this
+	DefaultMaxLobbies        = 64              // lobbies at once
+	DefaultIdleTimeout       = 5 * time.Minute // a connection without a valid command for this long is closed
+	DefaultMaxConns          = 1024            // connections at once
+	DefaultMaxConnsPerAddr   = 16              // connections at once from one IP address
+	DefaultMaxLobbiesPerAddr = 4               // lobbies owned at once by the connections of one IP address
+	// DefaultMaxSpectatorsPerAddr is the spectators at once, in all lobbies, from one IP
+	// address (its spectate calls in flight counted): one address cannot take a game's
+	// spectator places (handoff.MaxSpectators), however often it joins again.
+	DefaultMaxSpectatorsPerAddr = 2
+	DefaultCommandRate          = 10               // lines per second per connection (in bursts of CommandBurstAt)
+	DefaultAuthTimeout          = 10 * time.Second // a connection must AUTHENTICATE within this
+)
+
+// The hall-of-fame budget of one IP address (IPv6: per /64), all its connections together
+// (docs/PROTOCOL.md §2.4.12): at most HallPerAddr questions (GET_SCORES, GET_GAMES,
+// GET_REPLAY) at the database at once, and GET_SCORES and GET_GAMES at HallRate per second in
+// bursts of HallBurst (GET_REPLAY's parts are not rated: a download is one question after
+// the other). Over it the question is refused at once, without asking the database: one
+// address cannot take the database's connections from the others (nor from recording).
+const (
+	HallPerAddr = 2
+	HallRate    = 2
+	HallBurst   = 10
+)
+
+// A replay download's GET_REPLAY lines are not counted against the command rate while the
+// replay bytes of the address's connections stay within ReplayRate bytes per second in bursts
+// of ReplayBurst (each part counted as scores.ReplayPartBytes): a download goes at the pace of
+// the round trips (an 8 MiB replay in ~30 s rather than ~7 minutes at 10 lines a second);
+// beyond, its lines are rated like any other.
+const (
+	ReplayRate  = 256 << 10
+	ReplayBurst = 1 << 20
 )
 
 // FileReserve is how many file descriptors the server needs for what is not a lobby
@@ -67,19 +93,22 @@ const MaxRefused = 50
 // Limit names: the label of the rtype_lobby_limit_hits_total metric and the
 // "limit" attribute of the log line.
 const (
-	LimitConns          = "conns"
-	LimitConnsPerAddr   = "conns_per_addr"
-	LimitLobbies        = "lobbies"
-	LimitLobbiesPerAddr = "lobbies_per_addr"
-	LimitCommandRate    = "command_rate"
-	LimitChatRate       = "chat_rate"
-	LimitAuthTimeout    = "auth_timeout"
-	LimitIdle           = "idle"
+	LimitConns             = "conns"
+	LimitConnsPerAddr      = "conns_per_addr"
+	LimitLobbies           = "lobbies"
+	LimitLobbiesPerAddr    = "lobbies_per_addr"
+	LimitSpectatorsPerAddr = "spectators_per_addr"
+	LimitHallPerAddr       = "hall_per_addr"
+	LimitHallRate          = "hall_rate"
+	LimitCommandRate       = "command_rate"
+	LimitChatRate          = "chat_rate"
+	LimitAuthTimeout       = "auth_timeout"
+	LimitIdle              = "idle"
 )
 
 // Limits lists every limit name.
-var Limits = []string{LimitConns, LimitConnsPerAddr, LimitLobbies, LimitLobbiesPerAddr,
-	LimitCommandRate, LimitChatRate, LimitAuthTimeout, LimitIdle}
+var Limits = []string{LimitConns, LimitConnsPerAddr, LimitLobbies, LimitLobbiesPerAddr, LimitSpectatorsPerAddr,
+	LimitHallPerAddr, LimitHallRate, LimitCommandRate, LimitChatRate, LimitAuthTimeout, LimitIdle}
 
 // Stats are the lobby server's figures for monitoring (net/metrics): gauges of
 // the moment and counters since the server was created.
@@ -174,8 +203,8 @@ func (c *Core) Stats() Stats {
 
 // counters are the Stats counters.
 type counters struct {
-	replies      [3]atomic.Uint64 // 200, 401, 500
-	limits       [8]atomic.Uint64 // by index in Limits
+	replies      [3]atomic.Uint64  // 200, 401, 500
+	limits       [11]atomic.Uint64 // by index in Limits
 	acceptErrors atomic.Uint64
 	accepted     atomic.Uint64
 	chat         atomic.Uint64

@@ -46,6 +46,11 @@ func (c *Core) spectate(now time.Duration, cs *connState, l *lobbyState) {
 		c.reply(cs, lobby.CodeWrongRequest, "lobby "+l.code+" is running a game")
 		return
 	}
+	if c.spectatorsFrom(cs) >= c.cfg.MaxSpectatorsPerAddr {
+		c.limitHit(now, LimitSpectatorsPerAddr, cs.addr, "lobby limit hit: spectator refused", "code", l.code)
+		c.reply(cs, lobby.CodeWrongRequest, "too many spectators from "+cs.addr+" (max "+strconv.Itoa(c.cfg.MaxSpectatorsPerAddr)+")")
+		return
+	}
 	tok, key, err := newSession(l)
 	if err != nil {
 		c.reply(cs, lobby.CodeWrongRequest, "cannot generate a session token")
@@ -61,6 +66,25 @@ func (c *Core) spectate(now time.Duration, cs *connState, l *lobbyState) {
 		return
 	}
 	c.spectated(cs, l, m, sp.Spectate(m))
+}
+
+// spectatorsFrom counts the spectators of every lobby from cs's address, and the spectate calls
+// in flight of its connections, cs's own aside (a spectator joining again keeps its place).
+func (c *Core) spectatorsFrom(cs *connState) int {
+	n := 0
+	for _, l := range c.lobbies {
+		for _, o := range l.spectators {
+			if o != cs && o.addr == cs.addr {
+				n++
+			}
+		}
+	}
+	for _, pc := range c.calls {
+		if pc.call.Spectate && !pc.answered && pc.by != cs && pc.by.addr == cs.addr {
+			n++
+		}
+	}
+	return n
 }
 
 // spectated ends cs's JOIN_LOBBY to running lobby l with the result err of its game's

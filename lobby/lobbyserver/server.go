@@ -33,13 +33,16 @@ type ServerConfig struct {
 	MaxLobbies  int
 	IdleTimeout time.Duration
 	// Limits against one client taking the server (docs/PROTOCOL.md §2.3).
-	MaxConns          int           // connections at once
-	MaxConnsPerAddr   int           // connections at once from one IP address
-	MaxLobbiesPerAddr int           // lobbies whose owner connects from one IP address
-	CommandRate       float64       // lines per second per connection, in bursts of CommandBurstAt(CommandRate)
-	AuthTimeout       time.Duration // time to AUTHENTICATE after connecting (negative: none)
-	Starter           handoff.Starter
-	Logger            *slog.Logger
+	MaxConns          int // connections at once
+	MaxConnsPerAddr   int // connections at once from one IP address
+	MaxLobbiesPerAddr int // lobbies whose owner connects from one IP address
+	// MaxSpectatorsPerAddr bounds the spectators from one IP address, in all lobbies (0:
+	// DefaultMaxSpectatorsPerAddr).
+	MaxSpectatorsPerAddr int
+	CommandRate          float64       // lines per second per connection, in bursts of CommandBurstAt(CommandRate)
+	AuthTimeout          time.Duration // time to AUTHENTICATE after connecting (negative: none)
+	Starter              handoff.Starter
+	Logger               *slog.Logger
 	// Stages are the stages lobbies may play (GET_STAGES, GET_STAGE); a new lobby plays
 	// Stages.Default() unless its creator names another. The lobby serves the files and reads
 	// their practice sections (stagefile.Script); the catalogue's Parser checked them
@@ -79,6 +82,9 @@ func (cfg ServerConfig) withDefaults() ServerConfig {
 	}
 	if cfg.MaxLobbiesPerAddr <= 0 {
 		cfg.MaxLobbiesPerAddr = DefaultMaxLobbiesPerAddr
+	}
+	if cfg.MaxSpectatorsPerAddr <= 0 {
+		cfg.MaxSpectatorsPerAddr = DefaultMaxSpectatorsPerAddr
 	}
 	if cfg.CommandRate <= 0 {
 		cfg.CommandRate = DefaultCommandRate

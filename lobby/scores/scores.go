@@ -24,6 +24,11 @@ import (
 // page: docs/PROTOCOL.md §2.4.12).
 const PageSize = 10
 
+// MaxPage is the deepest page GET_SCORES and GET_GAMES answer (docs/PROTOCOL.md §2.4.12): the
+// first (MaxPage+1)×PageSize games of a query. A deeper page would make the database skip
+// that many ranked games for each question; nobody browses a hall of fame that far.
+const MaxPage = 99
+
 // ReplayPartBytes is the most replay bytes one GET_REPLAY part carries (before base64), the
 // size of a GET_STAGE part (docs/PROTOCOL.md §2.4.14).
 const ReplayPartBytes = 2048

@@ -10,6 +10,10 @@ type HostView struct {
 	// Starting is the starts sent to it and not answered yet: they count as games (the lobby
 	// starts several games at once, and a host's report comes with its reply).
 	Starting int
+	// Suspect: it missed a start's deadline lately (Remote.StartGame tries it last), and
+	// Suspected is how many times it did.
+	Suspect   bool
+	Suspected uint64
 }
 
 // games is the host's games, its starts in flight included.

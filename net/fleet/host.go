@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -15,15 +16,29 @@ import (
 	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/game/stagefile"
 	"github.com/rtype/rtype/lobby/handoff"
+	"github.com/rtype/rtype/net/metrics/logsample"
 )
 
 // DefaultCapacity is a host's games at once unless configured (-capacity): well within what
 // one core holds (docs/BENCHMARKS.md: 150–300 four-player games).
 const DefaultCapacity = 64
 
-// maxHandshakes bounds the connections in their handshake at once: a stranger who opens
-// many connections to the control port holds at most these, each for HandshakeTimeout.
-const maxHandshakes = 16
+// The control port's limits on connections in their handshake (docs/CONTROL.md §2): a stranger
+// needs no secret to open one, so each is bounded in time (HostHandshakeTimeout), per address
+// (MaxHandshakesPerAddr: more from one address are refused at once) and in all (MaxHandshakes:
+// when they are all taken, a connection from an address holding fewer than the most takes the
+// oldest of the address holding the most; one from an address holding as many is refused). A
+// lobby, from its own address, holds at most one: strangers cannot keep it out.
+const (
+	MaxHandshakes        = 64
+	MaxHandshakesPerAddr = 4
+	// HostHandshakeTimeout bounds the host's side of a handshake (TLS included): a lobby
+	// answers within a round trip or two.
+	HostHandshakeTimeout = 2 * time.Second
+	// RefusedLogEvery is the window of the refused connections' log lines: one per reason and
+	// address per window, then a count of the others (net/metrics/logsample).
+	RefusedLogEvery = 10 * time.Second
+)
 
 // HostConfig configures a Host.
 type HostConfig struct {
@@ -64,7 +79,7 @@ type HostConfig struct {
 type Host struct {
 	cfg HostConfig
 	log *slog.Logger
-	sem chan struct{}
+	hs  handshakes
 
 	mu       sync.Mutex
 	games    int
@@ -84,7 +99,10 @@ func NewHost(cfg HostConfig) *Host {
 	if cfg.Ping <= 0 {
 		cfg.Ping = PingInterval
 	}
-	return &Host{cfg: cfg, log: cfg.Logger, sem: make(chan struct{}, maxHandshakes), sessions: map[*hostSession]struct{}{}}
+	h := &Host{cfg: cfg, log: cfg.Logger, sessions: map[*hostSession]struct{}{}}
+	h.hs = handshakes{log: cfg.Logger, epoch: time.Now(), byAddr: map[string][]*handshake{},
+		refused: logsample.New[refusal, string](RefusedLogEvery)}
+	return h
 }
 
 // Load is the host's load now.
@@ -133,6 +151,20 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
+	flushed, quit := make(chan struct{}), make(chan struct{})
+	go func() { // the refused connections' counts, when a flood ends
+		defer close(flushed)
+		t := time.NewTicker(RefusedLogEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				h.hs.flush()
+			}
+		}
+	}()
 	h.log.Info("control address listening", "addr", ln.Addr().String(), "capacity", h.cfg.Capacity, "mtls", h.cfg.TLS != nil)
 	var err error
 	for {
@@ -150,16 +182,16 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 			}
 			break
 		}
-		select {
-		case h.sem <- struct{}{}:
-		default:
-			h.log.Warn("control connection refused: too many in their handshake", "remote", nc.RemoteAddr().String())
+		hs := h.hs.admit(nc)
+		if hs == nil {
 			nc.Close()
 			continue
 		}
 		h.wg.Add(1)
-		go h.serveConn(ctx, nc)
+		go h.serveConn(ctx, nc, hs)
 	}
+	close(quit)
+	<-flushed
 	h.mu.Lock()
 	ss := h.sessionsLocked()
 	h.mu.Unlock()
@@ -173,17 +205,29 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-func (h *Host) serveConn(ctx context.Context, nc net.Conn) {
+func (h *Host) serveConn(ctx context.Context, nc net.Conn, hs *handshake) {
 	defer h.wg.Done()
-	nc.SetDeadline(time.Now().Add(HandshakeTimeout))
+	deadline := time.Now().Add(HostHandshakeTimeout)
+	nc.SetDeadline(deadline)
 	secret, err := channelSecret(nc, h.cfg.Secret)
 	var c *Conn
 	if err == nil {
-		c, err = ServerHandshake(nc, secret, nil)
+		c, err = serverHandshake(nc, secret, nil, deadline)
 	}
-	<-h.sem
-	if err != nil {
-		h.log.Warn("control connection refused", "remote", nc.RemoteAddr().String(), "err", err)
+	evicted := h.hs.done(hs) // nc was closed under it: the connection is gone
+	if err != nil || evicted {
+		why := reasonFailed
+		switch {
+		case evicted:
+			why = reasonEvicted
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			why = reasonTimeout
+		}
+		detail := ""
+		if err != nil {
+			detail = err.Error()
+		}
+		h.hs.refuse(why, hs.addr, detail)
 		nc.Close()
 		return
 	}

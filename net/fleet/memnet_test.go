@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -15,9 +16,10 @@ import (
 // passes only when every goroutine of the test waits, so a slow or busy machine cannot make a
 // peer look silent. TCP itself is the end-to-end tests' (net/server, cmd/rtype-server).
 type memNet struct {
-	mu   sync.Mutex
-	next int
-	ls   map[string]*memListener
+	mu    sync.Mutex
+	next  int
+	dials int
+	ls    map[string]*memListener
 }
 
 var memNets sync.Map // *testing.T → *memNet
@@ -46,9 +48,20 @@ func (n *memNet) listen() *memListener {
 
 var errRefused = errors.New("memnet: connection refused")
 
-// dial connects to addr's listener (RemoteConfig.Dial): refused when nothing listens there.
+// lobbyAddr is the address the host sees a lobby's connections come from (dial).
+const lobbyAddr = "10.0.0.1"
+
+// dial connects to addr's listener (RemoteConfig.Dial) from lobbyAddr: refused when nothing
+// listens there.
 func (n *memNet) dial(ctx context.Context, addr string) (net.Conn, error) {
+	return n.dialFrom(ctx, addr, lobbyAddr)
+}
+
+// dialFrom is dial from the address from (the host part of the remote address the host sees).
+func (n *memNet) dialFrom(ctx context.Context, addr, from string) (net.Conn, error) {
 	n.mu.Lock()
+	n.dials++
+	remote := memAddr(net.JoinHostPort(from, strconv.Itoa(1024+n.dials%60000)))
 	l := n.ls[addr]
 	n.mu.Unlock()
 	if l == nil {
@@ -56,7 +69,7 @@ func (n *memNet) dial(ctx context.Context, addr string) (net.Conn, error) {
 	}
 	a, b := net.Pipe()
 	select {
-	case l.conns <- b:
+	case l.conns <- fromConn{b, remote}:
 		return a, nil
 	case <-l.done:
 		return nil, errRefused
@@ -64,6 +77,14 @@ func (n *memNet) dial(ctx context.Context, addr string) (net.Conn, error) {
 		return nil, ctx.Err()
 	}
 }
+
+// fromConn is the host's end of a connection, from its remote address.
+type fromConn struct {
+	net.Conn
+	remote memAddr
+}
+
+func (c fromConn) RemoteAddr() net.Addr { return c.remote }
 
 type memListener struct {
 	n     *memNet

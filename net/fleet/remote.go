@@ -23,6 +23,17 @@ import (
 // and then costs nothing).
 const DefaultStartTimeout = 2 * time.Second
 
+// A START tries the hosts in turn within StartTimeout, waiting for each at most HostTimeout
+// (DefaultHostTimeout, less when less of the budget is left): a host that misses it is
+// suspect, skipped by the next starts for SuspectFor (doubling with each miss in a row up to
+// MaxSuspectFor; an answer clears it), unless every host with room is suspect (docs/CONTROL.md
+// §6).
+const (
+	DefaultHostTimeout = 500 * time.Millisecond
+	SuspectFor         = 10 * time.Second
+	MaxSuspectFor      = 5 * time.Minute
+)
+
 // RemoteConfig configures a Remote.
 type RemoteConfig struct {
 	// Hosts are the hosts' control addresses (-hosts), dialled and kept connected.
@@ -33,8 +44,11 @@ type RemoteConfig struct {
 	// certificate must name the host of its -hosts address.
 	TLS    *tls.Config
 	Logger *slog.Logger
-	// StartTimeout bounds each request (0: DefaultStartTimeout).
+	// StartTimeout bounds each request and a START in all (0: DefaultStartTimeout).
 	StartTimeout time.Duration
+	// HostTimeout bounds a START's wait for one host (0: DefaultHostTimeout; at most
+	// StartTimeout).
+	HostTimeout time.Duration
 	// Ping is the heartbeat interval (0: PingInterval); a host silent for 5 is down.
 	Ping time.Duration
 	// Redial is the first wait before dialling a host again after a failure, doubling up to
@@ -96,6 +110,10 @@ func NewRemote(cfg RemoteConfig) *Remote {
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = DefaultStartTimeout
 	}
+	if cfg.HostTimeout <= 0 {
+		cfg.HostTimeout = DefaultHostTimeout
+	}
+	cfg.HostTimeout = min(cfg.HostTimeout, cfg.StartTimeout)
 	if cfg.Ping <= 0 {
 		cfg.Ping = PingInterval
 	}
@@ -210,7 +228,8 @@ func (r *Remote) Up() int {
 }
 
 // StartGame hands spec to the least loaded host with free capacity (handoff.Starter); a host
-// that refuses or does not answer is passed over for the next, within StartTimeout in all.
+// that refuses, or does not answer within HostTimeout (it is then suspect), is passed over for
+// the next, within StartTimeout in all.
 func (r *Remote) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	deadline := time.Now().Add(r.cfg.StartTimeout)
 	if r.cfg.Allocate != nil {
@@ -224,9 +243,19 @@ func (r *Remote) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 			break
 		}
 		tried[l] = true // not twice
-		g, err := l.start(spec, deadline)
+		until := time.Now().Add(r.cfg.HostTimeout)
+		if until.After(deadline) {
+			until = deadline
+		}
+		g, err := l.start(spec, until)
 		if err == nil {
+			l.answered()
 			return g, nil
+		}
+		if errors.Is(err, errNoAnswer) {
+			l.missed()
+		} else {
+			l.answered()
 		}
 		errs = append(errs, l.addr+": "+err.Error())
 	}
@@ -236,26 +265,58 @@ func (r *Remote) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	return nil, errors.New("no game host took the game: " + strings.Join(errs, "; "))
 }
 
-// pick chooses the host of a start among those not tried (Choose) and counts the start on it
-// (link.starting) at once, so that starts made at the same time spread over the hosts; nil
-// when none has room. link.start takes the count back.
+// pick chooses the host of a start among those not tried (Choose), those not suspect first,
+// and counts the start on it (link.starting) at once, so that starts made at the same time
+// spread over the hosts; nil when none has room. link.start takes the count back.
 func (r *Remote) pick(tried map[*link]bool) *link {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var links []*link
-	var views []HostView
-	for _, l := range r.links {
-		if !tried[l] {
-			links = append(links, l)
-			views = append(views, l.view())
+	now := time.Now()
+	for _, suspects := range []bool{false, true} {
+		var links []*link
+		var views []HostView
+		for _, l := range r.links {
+			if v := l.view(); !tried[l] && l.isSuspect(now) == suspects {
+				links = append(links, l)
+				views = append(views, v)
+			}
+		}
+		if i := Choose(views); i >= 0 {
+			links[i].reserve()
+			return links[i]
 		}
 	}
-	i := Choose(views)
-	if i < 0 {
-		return nil
+	return nil
+}
+
+// isSuspect reports whether l missed a start's deadline less than its suspicion ago.
+func (l *link) isSuspect(now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return now.Before(l.suspectUntil)
+}
+
+// missed marks l suspect after it missed a start's deadline: for SuspectFor, twice that after
+// a second miss in a row, and so on up to MaxSuspectFor.
+func (l *link) missed() {
+	l.mu.Lock()
+	l.suspectFor = min(max(2*l.suspectFor, SuspectFor), MaxSuspectFor)
+	l.suspectUntil = time.Now().Add(l.suspectFor)
+	l.suspected++
+	d := l.suspectFor
+	l.mu.Unlock()
+	l.r.log.Warn("game host suspect: it did not answer a start in time; skipped while other hosts have room", "host", l.addr, "timeout", l.r.cfg.HostTimeout, "for", d)
+}
+
+// answered clears l's suspicion: it answered a start.
+func (l *link) answered() {
+	l.mu.Lock()
+	was := l.suspectFor > 0
+	l.suspectFor, l.suspectUntil = 0, time.Time{}
+	l.mu.Unlock()
+	if was {
+		l.r.log.Info("game host no longer suspect: it answered a start", "host", l.addr)
 	}
-	links[i].reserve()
-	return links[i]
 }
 
 // reserve counts a start on l until link.start ends.
@@ -330,6 +391,9 @@ func (l *link) waitUp(ctx context.Context) error {
 	return nil
 }
 
+// errNoAnswer is the error of a request the host did not answer in time.
+var errNoAnswer = errors.New("no answer in time")
+
 // errHostLost is the error of requests pending on a host whose connection failed.
 var errHostLost = errors.New("the game host stopped answering")
 
@@ -344,6 +408,11 @@ type link struct {
 	c        *Conn // nil while down
 	load     Load
 	starting int // starts sent, not answered (HostView.Starting)
+	// suspectUntil is when l is no longer suspect (missed); suspectFor its last suspicion
+	// (0: it answered the last start), suspected its misses in all (HostView.Suspected).
+	suspectUntil time.Time
+	suspectFor   time.Duration
+	suspected    uint64
 	// has are the hashes of the stage files the host of this session has: its own (its first
 	// load) and those sent to it (stages.go).
 	has map[string]bool
@@ -358,7 +427,8 @@ type link struct {
 func (l *link) view() HostView {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return HostView{Addr: l.addr, Up: l.c != nil, Load: l.load, Starting: l.starting}
+	return HostView{Addr: l.addr, Up: l.c != nil, Load: l.load, Starting: l.starting,
+		Suspect: time.Now().Before(l.suspectUntil), Suspected: l.suspected}
 }
 
 func (l *link) run(ctx context.Context) {
@@ -590,7 +660,8 @@ func (l *link) request(m *Msg, deadline time.Time, reserve func(id uint64), befo
 		c.Close()
 		return nil, errHostLost
 	}
-	t := time.NewTimer(time.Until(deadline))
+	wait := time.Until(deadline)
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case rep, ok := <-ch:
@@ -608,8 +679,8 @@ func (l *link) request(m *Msg, deadline time.Time, reserve func(id uint64), befo
 		l.mu.Lock()
 		delete(l.pending, m.ID)
 		l.mu.Unlock()
-		l.r.log.Warn("game host did not answer in time", "host", l.addr, "request", m.Type, "timeout", l.r.cfg.StartTimeout)
-		return nil, errors.New("no answer in time")
+		l.r.log.Warn("game host did not answer in time", "host", l.addr, "request", m.Type, "timeout", wait)
+		return nil, errNoAnswer
 	}
 }
 

@@ -142,13 +142,19 @@ func gcm(key []byte) (cipher.AEAD, error) {
 // crypto/rand) and returns the secured connection, or ErrAuth (nc is then to be closed: the
 // host answers a failed proof with nothing).
 func ServerHandshake(nc net.Conn, secret, nh []byte) (*Conn, error) {
+	return serverHandshake(nc, secret, nh, time.Now().Add(HandshakeTimeout))
+}
+
+// serverHandshake is ServerHandshake within deadline (the Host's: HostHandshakeTimeout from
+// the accept, its TLS handshake included).
+func serverHandshake(nc net.Conn, secret, nh []byte, deadline time.Time) (*Conn, error) {
 	if nh == nil {
 		nh = make([]byte, NonceSize)
 		if _, err := rand.Read(nh); err != nil {
 			return nil, err
 		}
 	}
-	nc.SetDeadline(time.Now().Add(HandshakeTimeout))
+	nc.SetDeadline(deadline)
 	defer nc.SetDeadline(time.Time{})
 	if _, err := nc.Write(AppendHostHello(nil, nh)); err != nil {
 		return nil, err

@@ -21,6 +21,7 @@ import (
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/lobby/scores/scoredb"
+	"github.com/rtype/rtype/net/fleet"
 	"github.com/rtype/rtype/net/instance"
 	"github.com/rtype/rtype/net/metrics/hist"
 )
@@ -100,6 +101,41 @@ func (c *hallCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(descUnverified, st.Unverified)
 	counter(descVerified, st.Verified)
 	ch <- prometheus.MustNewConstMetric(descVerifyTime, prometheus.CounterValue, st.VerifyTime.Seconds())
+}
+
+// WatchFleet adds the lobby's view of its game hosts (net/fleet.Remote.Hosts, read at each
+// scrape): whether each is up, suspect (it missed a start's deadline lately) and how many
+// times it was.
+func (r *Registry) WatchFleet(hosts func() []fleet.HostView) {
+	r.reg.MustRegister(&fleetCollector{hosts: hosts})
+}
+
+var (
+	descHostUp        = desc("rtype_fleet_host_up", "1 while the lobby's control connection to the game host is up, else 0.", "host")
+	descHostSuspect   = desc("rtype_fleet_host_suspect", "1 while the game host is suspect (it missed a start's deadline lately: starts go to other hosts first), else 0.", "host")
+	descHostSuspected = desc("rtype_fleet_host_suspected_total", "Starts the game host did not answer within the per-host deadline (each made it suspect).", "host")
+)
+
+type fleetCollector struct{ hosts func() []fleet.HostView }
+
+func (c *fleetCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- descHostUp
+	ch <- descHostSuspect
+	ch <- descHostSuspected
+}
+
+func (c *fleetCollector) Collect(ch chan<- prometheus.Metric) {
+	b := func(v bool) float64 {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	for _, h := range c.hosts() {
+		ch <- prometheus.MustNewConstMetric(descHostUp, prometheus.GaugeValue, b(h.Up), h.Addr)
+		ch <- prometheus.MustNewConstMetric(descHostSuspect, prometheus.GaugeValue, b(h.Suspect), h.Addr)
+		ch <- prometheus.MustNewConstMetric(descHostSuspected, prometheus.CounterValue, float64(h.Suspected), h.Addr)
+	}
 }
 
 // GameEnded adds the final figures of an ended game to the runtime's totals.

@@ -381,6 +381,7 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
 		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
 	reg := metrics.New(srv, nil)
+	reg.WatchFleet(remote.Hosts)
 	if hall != nil {
 		reg.WatchHall(hall.Stats)
 	}

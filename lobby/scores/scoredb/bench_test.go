@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game/rules"
+	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/lobby/scores"
 )
 
@@ -173,6 +176,87 @@ func BenchmarkGamesAt100k(b *testing.B) {
 						b.Fatal("no game")
 					}
 				}
+			})
+		})
+	}
+}
+
+// BenchmarkGamesAt300k is each hall-of-fame query (docs/PROTOCOL.md §2.4.12, §2.4.13) on a hall
+// of 300,000 games, at page 0 and at the deepest page (scores.MaxPage), and a player's query
+// while one address uses its whole budget (lobbyserver.HallPerAddr questions at once, each the
+// deepest page of a stage) — docs/BENCHMARKS.md, the hall of fame's table.
+func BenchmarkGamesAt300k(b *testing.B) {
+	const n = 300_000
+	for _, d := range []struct {
+		name string
+		open func(b *testing.B) *Store
+	}{
+		{"sqlite", func(b *testing.B) *Store {
+			s, err := OpenStore(context.Background(), SQLite, filepath.Join(b.TempDir(), "rtype.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { s.Close() })
+			return s
+		}},
+		{"postgres", func(b *testing.B) *Store {
+			s, err := OpenStore(context.Background(), Postgres, sharedPG(b).newDB(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { s.Close() })
+			return s
+		}},
+	} {
+		b.Run(d.name, func(b *testing.B) {
+			s := d.open(b)
+			seed(b, s, n)
+			for _, pq := range planQueries {
+				for _, page := range []int{0, scores.MaxPage} {
+					q := pq.q
+					q.Page = page
+					if q.Name != "" {
+						q.Page = 0 // a player has a few dozen games: page 0 is the one there is
+						if page != 0 {
+							continue
+						}
+					}
+					if !q.Since.IsZero() {
+						q.Since = day0.Add(-24 * time.Hour) // the last day's 1440 games
+					}
+					b.Run(strings.ReplaceAll(pq.name, " ", "_")+"/page"+strconv.Itoa(q.Page), func(b *testing.B) {
+						for b.Loop() {
+							if _, err := s.Games(context.Background(), q); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				}
+			}
+			b.Run("victim-while-one-address-uses-its-budget", func(b *testing.B) {
+				stop := make(chan struct{})
+				var wg sync.WaitGroup
+				for range lobbyserver.HallPerAddr {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for {
+							select {
+							case <-stop:
+								return
+							default:
+							}
+							s.Games(context.Background(), scores.Query{Stage: "stage1", Page: scores.MaxPage})
+						}
+					}()
+				}
+				for b.Loop() {
+					if rs, err := s.Games(context.Background(), scores.Query{Stage: "stage2", Players: 3}); err != nil || len(rs) == 0 {
+						b.Fatal(len(rs), err)
+					}
+				}
+				close(stop)
+				wg.Wait()
 			})
 		})
 	}

@@ -58,6 +58,19 @@ var migrations = []migration{
 		`ALTER TABLE games ADD COLUMN run TEXT NOT NULL DEFAULT ''`,
 		`UPDATE games SET run = '` + runUnknown + `' WHERE replay_bytes > 0`,
 	}},
+	{3, "an index in the order of each hall-of-fame query", []string{
+		// GET_SCORES of a stage, of a player count, of both, of every game: each scans its
+		// index in rank order (score, then the earlier, then the id) and stops after the page,
+		// instead of sorting every game it selects (a stage alone: 330–737 ms at 300 000 games).
+		`DROP INDEX games_rank`,
+		`DROP INDEX games_score`,
+		`CREATE INDEX games_rank ON games (stage, players, score DESC, ended_at, id)`,
+		`CREATE INDEX games_rank_stage ON games (stage, score DESC, ended_at, id)`,
+		`CREATE INDEX games_rank_players ON games (players, score DESC, ended_at, id)`,
+		`CREATE INDEX games_best ON games (score DESC, ended_at, id)`,
+		// GET_GAMES: the newest first.
+		`CREATE INDEX games_recent ON games (ended_at DESC, id)`,
+	}},
 }
 
 // runUnknown is the games.run of a game recorded before schema version 2 whose replay has not

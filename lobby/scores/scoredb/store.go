@@ -63,6 +63,15 @@ func (d Dialect) rebind(q string) string {
 	return b.String()
 }
 
+// The Store's connection pools: RecordConns record the finished games and run retention,
+// QueryConns answer the players' queries (GET_SCORES, GET_GAMES). Separate, so that queries
+// waiting for a connection never hold a game's recording back; with the lobby's budget per
+// address (lobbyserver.HallPerAddr) one address holds at most 2 of the query connections.
+const (
+	RecordConns = 2
+	QueryConns  = 8
+)
+
 // SQLiteBusyTimeout is how long a SQLite connection waits for another's write lock.
 const SQLiteBusyTimeout = 5 * time.Second
 
@@ -87,7 +96,9 @@ func sqliteDSN(path string) string {
 // Store is the hall of fame's database: one finished game per row of games, its players in
 // game_slots (schema: migrations.go). Safe for concurrent use.
 type Store struct {
-	db      *sql.DB
+	// db records the games and keeps the hall (retention); players' queries have a pool of
+	// their own, qdb, so that however many queries wait, a finished game is stored at once.
+	db, qdb *sql.DB
 	dialect Dialect
 	where   string // the file or the host, for logs (no password)
 }
@@ -131,19 +142,25 @@ func OpenStore(ctx context.Context, d Dialect, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scores: open %s %s: %w", d, where, err)
 	}
-	if d == SQLite {
-		db.SetMaxOpenConns(4) // one writer at a time anyway; a few readers
-	} else {
-		db.SetMaxOpenConns(8)
-		db.SetConnMaxIdleTime(5 * time.Minute)
-	}
-	s := &Store{db: db, dialect: d, where: where}
-	if err := db.PingContext(ctx); err != nil {
+	qdb, err := sql.Open(d.driver(), name)
+	if err != nil {
 		db.Close()
+		return nil, fmt.Errorf("scores: open %s %s: %w", d, where, err)
+	}
+	// Recording: one writer at a time anyway (SQLite's lock), plus retention's reads.
+	db.SetMaxOpenConns(RecordConns)
+	qdb.SetMaxOpenConns(QueryConns)
+	if d == Postgres {
+		db.SetConnMaxIdleTime(5 * time.Minute)
+		qdb.SetConnMaxIdleTime(5 * time.Minute)
+	}
+	s := &Store{db: db, qdb: qdb, dialect: d, where: where}
+	if err := db.PingContext(ctx); err != nil {
+		s.Close()
 		return nil, &ConnectError{fmt.Errorf("scores: connect to %s %s: %w", d, where, err)}
 	}
 	if err := s.migrate(ctx); err != nil {
-		db.Close()
+		s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -166,7 +183,13 @@ func (s *Store) Where() string { return s.where }
 func (s *Store) DB() *sql.DB { return s.db }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.qdb != nil {
+		err = errors.Join(err, s.qdb.Close())
+	}
+	return err
+}
 
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
@@ -221,6 +244,13 @@ const gameColumns = `g.id, g.stage, g.difficulty, g.result, g.ticks, g.ended_at,
 
 // Games returns one page of the games q selects, in q's order.
 func (s *Store) Games(ctx context.Context, q scores.Query) ([]scores.Record, error) {
+	sqlq, args := gamesSQL(q)
+	return s.query(ctx, sqlq, args...)
+}
+
+// gamesSQL is the query of Games: every form has an index that gives its order (migration 2;
+// TestQueryPlans shows each plan on both databases).
+func gamesSQL(q scores.Query) (string, []any) {
 	var (
 		where []string
 		args  []any
@@ -259,7 +289,7 @@ func (s *Store) Games(ctx context.Context, q scores.Query) ([]scores.Record, err
 	}
 	sqlq += " LIMIT ? OFFSET ?"
 	args = append(args, scores.PageSize, max(q.Page, 0)*scores.PageSize)
-	return s.query(ctx, sqlq, args...)
+	return sqlq, args
 }
 
 // Game returns the game of id (found false when there is none).
@@ -271,9 +301,18 @@ func (s *Store) Game(ctx context.Context, id uuid.UUID) (r scores.Record, found 
 	return rs[0], true, nil
 }
 
+// queries is the pool of the players' queries (the recording pool for a Store made by a test
+// or a benchmark with one).
+func (s *Store) queries() *sql.DB {
+	if s.qdb != nil {
+		return s.qdb
+	}
+	return s.db
+}
+
 // query runs a games query and fills in the slots of the games it found.
 func (s *Store) query(ctx context.Context, q string, args ...any) ([]scores.Record, error) {
-	rows, err := s.db.QueryContext(ctx, s.dialect.rebind(q), args...)
+	rows, err := s.queries().QueryContext(ctx, s.dialect.rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("scores: query games: %w", err)
 	}
@@ -317,7 +356,7 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]scores.Reco
 	for i, r := range out {
 		ids[i] = r.ID.String()
 	}
-	srows, err := s.db.QueryContext(ctx, s.dialect.rebind(`SELECT game_id, slot, name, score, kills, deaths, continued, left_game
+	srows, err := s.queries().QueryContext(ctx, s.dialect.rebind(`SELECT game_id, slot, name, score, kills, deaths, continued, left_game
 		FROM game_slots WHERE game_id IN (`+ph[:len(ph)-2]+`) ORDER BY game_id, slot`), ids...)
 	if err != nil {
 		return nil, fmt.Errorf("scores: query slots: %w", err)
