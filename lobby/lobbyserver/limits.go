@@ -1,7 +1,6 @@
 package lobbyserver
 
 import (
-	"fmt"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -166,9 +165,6 @@ func (c *Core) limitHit(now time.Duration, limit, addr, msg string, attrs ...any
 	c.stats.limit(limit)
 	c.bursts.hit(c.log, now, limit+" "+addr, msg, append([]any{"limit", limit, "remote", addr}, attrs...)...)
 }
-
-// formatRate writes a command rate as the 500 body says it ("10", "2.5").
-func formatRate(r float64) string { return fmt.Sprintf("%g", r) }
 
 // Stats returns the Core's figures (see Stats).
 func (c *Core) Stats() Stats {
