@@ -58,7 +58,7 @@ type options struct {
 	cfg                                               server.Config
 	logFormat, logLevel                               string
 	udpPort, tokenFile, httpHosts, keepBytes, cpuProf *string
-	trustedProxies                                    *string
+	trustedProxies, config                            *string
 	version, verifyScores                             *bool
 	dataErr                                           error // why there is no default -data
 	fleet                                             *fleetFlags
@@ -98,6 +98,7 @@ func defineFlags(fs *flag.FlagSet) *options {
 	o.keepBytes = fs.String("keep-bytes", "0", "remove the oldest replays while they take more than this, e.g. 500M or 20G (the 10 best of each stage and player count stay); 0 = no limit")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	o.config = fs.String("config", "", "TOML file of flag settings, keys the flag names (max-conns = 64); the environment and the command line override it; SIGHUP reloads it (docs/HOSTING.md \"Config file\")")
 	o.version = fs.Bool("version", false, "print the version and exit (not configuration: no env)")
 	o.cpuProf = fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file, for capacity measurements")
 	o.fleet, o.agones = addFleetFlags(fs), addAgonesFlags(fs)

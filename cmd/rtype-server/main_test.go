@@ -189,13 +189,12 @@ func TestEnvIsRead(t *testing.T) {
 	}
 }
 
-// TestSIGINTEndsGamesAndExits: with 2 bots in a game, SIGINT, SIGTERM (systemd, docker stop) and
-// SIGHUP (the terminal closed; before, it killed the server with status 129 and no GAME_END) each
-// make the server end the game with GAME_END (aborted) to every player, and the process exits 0
-// within 5 s.
+// TestSIGINTEndsGamesAndExits: with 2 bots in a game, SIGINT and SIGTERM (systemd, docker stop)
+// each make the server end the game with GAME_END (aborted) to every player, and the process
+// exits 0 within 5 s. (SIGHUP reloads instead: TestSIGHUPReloadsKeepsTheGame.)
 func TestSIGINTEndsGamesAndExits(t *testing.T) {
 	t.Parallel()
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
 			signalEndsGames(t, sig)

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"errors"
 	"log/slog"
+	"net/netip"
 	"time"
 
 	"github.com/google/uuid"
@@ -73,6 +74,7 @@ type Core struct {
 
 	stats  counters
 	bursts burstLog
+	mod    modState // bans and mutes (moderation.go)
 	out    []Out
 
 	asked uint64   // hall-of-fame requests so far (Request.ID)
@@ -121,6 +123,7 @@ func (l *lobbyState) running() bool { return l.game != nil }
 type connState struct {
 	id       ConnID
 	addr     string        // address key of the per-address limits (addrKey)
+	ip       netip.Addr    // the peer's address (bans by address, moderation.go)
 	deadline time.Duration // when the connection is closed unless a valid command comes (0: never)
 	cmdRate  *rate.Limiter
 	chatRate *rate.Limiter

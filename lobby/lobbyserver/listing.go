@@ -90,6 +90,10 @@ func (c *Core) chat(now time.Duration, cs *connState, cmd lobby.Command) {
 		c.reply(cs, lobby.CodeWrongRequest, "not in a lobby")
 		return
 	}
+	if c.isMuted(cs.name) { // moderation.go
+		c.reply(cs, lobby.CodeWrongRequest, MutedChat)
+		return
+	}
 	if !cs.chatRate.AllowN(wall(now), 1) {
 		c.limitHit(now, LimitChatRate, cs.addr, "lobby limit hit: chat line refused", "user", cs.user.String())
 		c.reply(cs, lobby.CodeWrongRequest, fmt.Sprintf("too many chat lines: at most %d at once, then 1 per second", ChatBurst))

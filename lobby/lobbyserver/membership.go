@@ -15,7 +15,7 @@ import (
 )
 
 // authenticate answers AUTHENTICATE ;<name> (docs/PROTOCOL.md §2.4.1).
-func (c *Core) authenticate(_ time.Duration, cs *connState, cmd lobby.Command) {
+func (c *Core) authenticate(now time.Duration, cs *connState, cmd lobby.Command) {
 	if cmd.Header != "" {
 		c.reply(cs, lobby.CodeWrongRequest, "AUTHENTICATE takes no header: send \"AUTHENTICATE ;<name>\"")
 		return
@@ -34,6 +34,9 @@ func (c *Core) authenticate(_ time.Duration, cs *connState, cmd lobby.Command) {
 	}
 	if cs.authed {
 		c.reply(cs, lobby.CodeWrongRequest, "already authenticated on this connection")
+		return
+	}
+	if c.refuseBannedName(now, cs, name) { // moderation.go
 		return
 	}
 	id, err := uuid.NewRandom()

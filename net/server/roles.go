@@ -362,13 +362,16 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	srv := lobbyserver.NewServer(lobbyserver.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, AsyncStart: true, Hall: lh, Logger: log,
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
 		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
+	mod := newModeration(srv, hall, log)
+	stopMod := mod.run(ctx, cfg.Reloads)
+	defer stopMod()
 	reg := metrics.New(srv, nil)
 	if hall != nil {
 		reg.WatchHall(hall.Stats)
 	}
 	// Ready (GET /readyz) while serving with at least one host up: a lobby without hosts
 	// cannot start a game.
-	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, NotReady: func() string {
+	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, mod: mod, NotReady: func() string {
 		switch {
 		case ctx.Err() != nil:
 			return NotReadyShuttingDown

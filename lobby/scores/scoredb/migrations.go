@@ -50,6 +50,18 @@ var migrations = []migration{
 		`CREATE INDEX games_ended ON games (ended_at)`,
 		`CREATE INDEX game_slots_name ON game_slots (name)`,
 	}},
+	{2, "bans", []string{
+		// A ban names a player (name) or an address or CIDR (network), the other being '';
+		// expires_at 0: never.
+		`CREATE TABLE bans (
+			id         TEXT PRIMARY KEY,
+			name       TEXT NOT NULL,
+			network    TEXT NOT NULL,
+			reason     TEXT NOT NULL,
+			created_at BIGINT NOT NULL,
+			expires_at BIGINT NOT NULL
+		)`,
+	}},
 }
 
 // SchemaVersion is the schema version this program writes.
