@@ -2,6 +2,7 @@ package lobbyserver
 
 import (
 	"net/netip"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -188,4 +189,36 @@ func TestCoreSetLimits(t *testing.T) {
 	}
 	v.core.SetLimits(v.now, LiveLimits{MaxConns: 10, MaxConnsPerAddr: 10, CommandRate: 100})
 	v.open("192.0.2.9")
+}
+
+// The operator's actions of docs/PROTOCOL.md's examples (§2.3 "Decision (moderation)").
+var (
+	kicksRE        = regexp.MustCompile(`^the operator kicks ([A-Za-z0-9_-]+) "(.*)"$`)
+	bansRE         = regexp.MustCompile(`^the operator bans ([A-Za-z0-9_-]+) "(.*)"$`)
+	mutesRE        = regexp.MustCompile(`^the operator mutes ([A-Za-z0-9_-]+)$`)
+	serverClosesRE = regexp.MustCompile(`^the server closes ([A-Z])'s connection$`)
+)
+
+// moderationAction carries out an operator's action of an example; false: s is none.
+func (r *replayer) moderationAction(s exchangeStep) bool {
+	t := r.t
+	switch {
+	case kicksRE.MatchString(s.text):
+		m := kicksRE.FindStringSubmatch(s.text)
+		if n := r.srv.Kick(m[1], m[2]); n == 0 {
+			t.Fatalf("%s: nobody named %s to kick", r.where(s), m[1])
+		}
+	case bansRE.MatchString(s.text):
+		m := bansRE.FindStringSubmatch(s.text)
+		r.srv.SetBans(append(r.srv.Bans(), Ban{ID: m[1], Name: m[1], Reason: m[2]}))
+	case mutesRE.MatchString(s.text):
+		r.srv.Mute(mutesRE.FindStringSubmatch(s.text)[1], true)
+	case serverClosesRE.MatchString(s.text):
+		id := serverClosesRE.FindStringSubmatch(s.text)[1][0]
+		r.conn(id).expectClosed(waitTime)
+		r.closed[id] = true
+	default:
+		return false
+	}
+	return true
 }
