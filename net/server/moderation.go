@@ -158,7 +158,7 @@ func (m *moderation) routes(mux *http.ServeMux, auth func(http.HandlerFunc) http
 		writeJSON(w, out)
 	}))
 	mux.Handle("POST /kick", auth(func(w http.ResponseWriter, r *http.Request) {
-		who, reason := r.PostFormValue("player"), r.PostFormValue("reason")
+		who, reason := r.FormValue("player"), r.FormValue("reason")
 		if who == "" {
 			http.Error(w, "give player=NAME or player=USER-UUID", http.StatusBadRequest)
 			return
@@ -175,7 +175,7 @@ func (m *moderation) routes(mux *http.ServeMux, auth func(http.HandlerFunc) http
 	mux.Handle("POST /unban", auth(m.unban))
 	for path, on := range map[string]bool{"POST /mute": true, "POST /unmute": false} {
 		mux.Handle(path, auth(func(w http.ResponseWriter, r *http.Request) {
-			who := r.PostFormValue("player")
+			who := r.FormValue("player")
 			if !lobby.ValidName(who) {
 				http.Error(w, "give player=NAME (1 to 16 characters of A-Z a-z 0-9 _ -)", http.StatusBadRequest)
 				return
@@ -189,7 +189,7 @@ func (m *moderation) routes(mux *http.ServeMux, auth func(http.HandlerFunc) http
 
 // ban is POST /ban: name=NAME or addr=IP|CIDR, optional for=DURATION and reason=TEXT.
 func (m *moderation) ban(w http.ResponseWriter, r *http.Request) {
-	name, addr, reason := r.PostFormValue("name"), r.PostFormValue("addr"), strings.TrimSpace(r.PostFormValue("reason"))
+	name, addr, reason := r.FormValue("name"), r.FormValue("addr"), strings.TrimSpace(r.FormValue("reason"))
 	b := lobbyserver.Ban{Name: name, Reason: reason}
 	switch {
 	case (name == "") == (addr == ""):
@@ -210,7 +210,7 @@ func (m *moderation) ban(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "reason: at most 100 characters", http.StatusBadRequest)
 		return
 	}
-	if f := r.PostFormValue("for"); f != "" {
+	if f := r.FormValue("for"); f != "" {
 		d, err := time.ParseDuration(f)
 		if err != nil || d <= 0 {
 			http.Error(w, fmt.Sprintf("for=%q: want a positive duration such as 30m or 72h", f), http.StatusBadRequest)
@@ -248,7 +248,7 @@ func (m *moderation) ban(w http.ResponseWriter, r *http.Request) {
 
 // unban is POST /unban: ban=ID, NAME or NETWORK (every ban that matches).
 func (m *moderation) unban(w http.ResponseWriter, r *http.Request) {
-	key := r.PostFormValue("ban")
+	key := r.FormValue("ban")
 	if key == "" {
 		http.Error(w, "give ban=ID, NAME or IP|CIDR", http.StatusBadRequest)
 		return

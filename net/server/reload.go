@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 
@@ -15,12 +16,19 @@ type Reload struct {
 	Limits lobbyserver.LiveLimits
 }
 
-// run loads the bans (loadBansAtStart) and applies the reloads from ch (applyReloads) until
-// ctx is done or stop is called; stop returns once they have ended.
+// run loads the bans, before it returns when the database is up (the lobby then serves no
+// banned player, not even for a moment), else in the background once it comes up
+// (loadBansAtStart); then it applies the reloads from ch (applyReloads) until ctx is done or
+// stop is called; stop returns once they have ended.
 func (m *moderation) run(ctx context.Context, ch <-chan Reload) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { m.loadBansAtStart(ctx) })
+	if err := m.loadBans(ctx); err != nil {
+		if !errors.Is(err, errNoDB) {
+			m.log.Error("bans not loaded; trying again in 5 s", "err", err)
+		}
+		wg.Go(func() { m.loadBansAtStart(ctx) })
+	}
 	wg.Go(func() { applyReloads(ctx, ch, m.srv, m, m.log) })
 	return func() { cancel(); wg.Wait() }
 }
