@@ -99,8 +99,9 @@ func TestAdminModeration(t *testing.T) {
 	srv.cmd.Process.Signal(syscall.SIGINT)
 	<-srv.done
 
-	start() // the ban is in the database
-	c := dialLobby(t, addr) // the bans are in force before the lobby accepts
+	// Restarted on the same database: the ban is in force before the lobby accepts.
+	start()
+	c := dialLobby(t, addr)
 	if l := c.line("AUTHENTICATE ;GRIEFER\r\n"); !strings.HasPrefix(l, "500 ") || l[4+36:] != banned {
 		t.Fatalf("after a restart, a banned name gets %q, want the ban's %q", l, banned)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/net/server"
 )
@@ -252,4 +253,23 @@ func diffFlags(old, cur *flag.FlagSet) (live, restart []flagChange) {
 	sort.Slice(live, func(i, j int) bool { return live[i].name < live[j].name })
 	sort.Slice(restart, func(i, j int) bool { return restart[i].name < restart[j].name })
 	return live, restart
+}
+
+// serverPassword is the private server's password: the first line of file ("" without a file:
+// a public server). A file that is empty, unreadable or whose password the protocol cannot
+// carry (lobby.ValidPassword) is an error.
+func serverPassword(file string) (string, error) {
+	if file == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("-password-file: %w", err)
+	}
+	pw, _, _ := strings.Cut(string(b), "\n")
+	pw = strings.TrimSpace(pw)
+	if !lobby.ValidPassword(pw) {
+		return "", fmt.Errorf("-password-file %s: the password must be %s", file, lobby.PasswordRule)
+	}
+	return pw, nil
 }

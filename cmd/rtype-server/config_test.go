@@ -259,3 +259,20 @@ func firstLine(t *testing.T, addr, send string) string {
 	}
 	return l
 }
+
+// TestServerPassword: -password-file's first line is the password; none is a public server; an
+// empty file or a password AUTHENTICATE cannot carry is refused.
+func TestServerPassword(t *testing.T) {
+	dir := t.TempDir()
+	if pw, err := serverPassword(""); pw != "" || err != nil {
+		t.Errorf("no file: %q, %v", pw, err)
+	}
+	if pw, err := serverPassword(writeFile(t, dir, "pw", "hunter2\nignored\n")); pw != "hunter2" || err != nil {
+		t.Errorf("a password file: %q, %v", pw, err)
+	}
+	for _, bad := range []string{"", "\n", "two words\n", "a,b\n"} {
+		if _, err := serverPassword(writeFile(t, dir, "pw", bad)); err == nil {
+			t.Errorf("password file %q accepted", bad)
+		}
+	}
+}

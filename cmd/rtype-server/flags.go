@@ -58,7 +58,7 @@ type options struct {
 	cfg                                               server.Config
 	logFormat, logLevel                               string
 	udpPort, tokenFile, httpHosts, keepBytes, cpuProf *string
-	trustedProxies, config                            *string
+	trustedProxies, config, passwordFile              *string
 	version, verifyScores                             *bool
 	dataErr                                           error // why there is no default -data
 	fleet                                             *fleetFlags
@@ -83,6 +83,7 @@ func defineFlags(fs *flag.FlagSet) *options {
 	fs.StringVar(&cfg.MetricsAddr, "metrics", "", "serve only GET /metrics (Prometheus), /healthz and /readyz over HTTP on this address, e.g. 127.0.0.1:9100; empty = off")
 	fs.StringVar(&cfg.AdminAddr, "admin", "", "serve the metrics endpoints and, with the admin token, /debug/pprof/, POST /broadcast and the moderation endpoints (players, kick, ban, mute) over HTTP on this address, e.g. 127.0.0.1:9090; keep it on loopback; empty = off")
 	o.tokenFile = fs.String("admin-token-file", "", "file holding the admin token that /debug/pprof/ and POST /broadcast require (Authorization: Bearer TOKEN); else the env RTYPE_ADMIN_TOKEN; neither = those endpoints are off")
+	o.passwordFile = fs.String("password-file", "", "file whose first line is the server password: a private server, whose players must give it to authenticate (docs/PROTOCOL.md §2.4.1); empty = public")
 	o.trustedProxies = fs.String("trusted-proxies", "", "comma-separated addresses or CIDRs of load balancers that may open a lobby connection with a PROXY protocol header (v1/v2) naming the player's address, which the per-address limits and logs then use; empty = none")
 	o.httpHosts = fs.String("http-hosts", "", "comma-separated host names the metrics and admin addresses answer to, besides IP addresses and localhost (others are refused: DNS rebinding)")
 	fs.StringVar(&cfg.Arcade, "arcade", "", "stages of the arcade run lobbies may choose, comma-separated offered stages (default stage1,stage2,stage3, those offered; none: no arcade run)")

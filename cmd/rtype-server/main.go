@@ -74,6 +74,10 @@ func main() {
 		os.Exit(2)
 	}
 	cfg.AdminToken = tok
+	if cfg.Password, err = serverPassword(*o.passwordFile); err != nil {
+		fmt.Fprintln(os.Stderr, "rtype-server:", err)
+		os.Exit(2)
+	}
 	for _, h := range strings.Split(*httpHosts, ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			cfg.HTTPHosts = append(cfg.HTTPHosts, h)

@@ -20,8 +20,8 @@ func (c *Core) authenticate(now time.Duration, cs *connState, cmd lobby.Command)
 		c.reply(cs, lobby.CodeWrongRequest, "AUTHENTICATE takes no header: send \"AUTHENTICATE ;<name>\"")
 		return
 	}
-	if len(cmd.Args) > 1 {
-		c.reply(cs, lobby.CodeWrongRequest, "AUTHENTICATE takes one argument, the player name")
+	if len(cmd.Args) > 2 {
+		c.reply(cs, lobby.CodeWrongRequest, "AUTHENTICATE takes one argument, the player name (and a private server's password)")
 		return
 	}
 	name := lobby.DefaultName()
@@ -37,6 +37,13 @@ func (c *Core) authenticate(now time.Duration, cs *connState, cmd lobby.Command)
 		return
 	}
 	if c.refuseBannedName(now, cs, name) { // moderation.go
+		return
+	}
+	password := ""
+	if len(cmd.Args) == 2 {
+		password = cmd.Args[1]
+	}
+	if !c.checkPassword(now, cs, password) { // private.go
 		return
 	}
 	id, err := uuid.NewRandom()

@@ -361,7 +361,7 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	// AsyncStart: a START waits for a host's reply off the lobby's lock (lobby/lobbyserver/starting.go).
 	srv := lobbyserver.NewServer(lobbyserver.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, AsyncStart: true, Hall: lh, Logger: log,
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
-		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
+		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout, Password: cfg.Password})
 	mod := newModeration(srv, hall, log)
 	stopMod := mod.run(ctx, cfg.Reloads)
 	defer stopMod()
