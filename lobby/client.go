@@ -314,6 +314,32 @@ func (c *Client) Create(stage string) (string, error) {
 	return r.Body, nil
 }
 
+// CreatePrivate sends `JOIN_LOBBY <uuid>;,<stage>,<password>`: it creates a private lobby
+// (not listed; joined with JoinPrivate and the password; docs/PROTOCOL.md §2.4.3) that plays
+// stage ("": the server's default) and returns its code.
+func (c *Client) CreatePrivate(stage, password string) (string, error) {
+	if !ValidPassword(password) {
+		return "", fmt.Errorf("lobby: invalid password: %s", PasswordRule)
+	}
+	r, err := c.request(CmdJoinLobby, "", stage, password)
+	if err != nil {
+		return "", err
+	}
+	return r.Body, nil
+}
+
+// JoinPrivate sends `JOIN_LOBBY <uuid>;<code>,,<password>`: Join for a private lobby.
+func (c *Client) JoinPrivate(code, password string) (string, error) {
+	if !ValidPassword(password) {
+		return "", fmt.Errorf("lobby: invalid password: %s", PasswordRule)
+	}
+	r, err := c.request(CmdJoinLobby, code, "", password)
+	if err != nil {
+		return "", err
+	}
+	return r.Body, nil
+}
+
 // SetStage sends SET_STAGE: the lobby's owner changes the stage of the waiting
 // lobby; every member then gets a STAGE push (see Stage).
 func (c *Client) SetStage(name string) error {

@@ -112,6 +112,8 @@ type lobbyState struct {
 	// spectators watch the lobby's games without a slot, in join order, at most
 	// MaxSpectators (rejoin.go).
 	spectators []*connState
+	// password, when set, makes the lobby private: not listed, joined with it (private.go).
+	password string
 	// lost: a player's connection closed while the game (a Rejoiner) runs: the lobby stays,
 	// even empty, until END so that it can rejoin.
 	lost bool

@@ -61,7 +61,14 @@ func (c *Core) getLobbies(_ time.Duration, cs *connState, cmd lobby.Command) {
 	}
 	room := lobby.MaxLine - len("200 ") - len(c.srv) - len(" ") - len("\r\n")
 	var body []byte
-	for _, l := range c.order[min(skip, len(c.order)):] {
+	for _, l := range c.order {
+		if l.password != "" { // a private lobby is not listed (private.go)
+			continue
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
 		n := len(body)
 		body = lobby.AppendLobbies(body, []lobby.LobbyInfo{l.info()})
 		if len(body) > room {

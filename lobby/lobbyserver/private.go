@@ -34,3 +34,33 @@ func (c *Core) checkPassword(now time.Duration, cs *connState, given string) boo
 	}
 	return true
 }
+
+// lobbyPassword reads the password of JOIN_LOBBY's third argument ("" when none): it must be
+// one the protocol carries (lobby.ValidPassword); false when cs was answered 500.
+func (c *Core) lobbyPassword(cs *connState, args []string) (string, bool) {
+	if len(args) < 3 {
+		return "", true
+	}
+	if !lobby.ValidPassword(args[2]) {
+		c.reply(cs, lobby.CodeWrongRequest, "invalid lobby password: "+lobby.PasswordRule)
+		return "", false
+	}
+	return args[2], true
+}
+
+// lobbyAdmits checks the password of a JOIN_LOBBY of lobby l (as a player or a spectator):
+// false when cs was answered 500 (the connection stays: the lobby's code is not a secret
+// worth a connection).
+func (c *Core) lobbyAdmits(cs *connState, l *lobbyState, given string) bool {
+	switch {
+	case l.password == "":
+		return true
+	case given == "":
+		c.reply(cs, lobby.CodeWrongRequest, "lobby "+l.code+" is private: send JOIN_LOBBY <uuid>;"+l.code+",,<password>")
+		return false
+	case subtle.ConstantTimeCompare([]byte(given), []byte(l.password)) != 1:
+		c.reply(cs, lobby.CodeWrongRequest, "wrong password for lobby "+l.code)
+		return false
+	}
+	return true
+}
