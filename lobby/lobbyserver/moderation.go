@@ -1,6 +1,7 @@
 package lobbyserver
 
 import (
+	"cmp"
 	"net/netip"
 	"slices"
 	"strings"
@@ -90,7 +91,7 @@ func (c *Core) Players() []PlayerInfo {
 		}
 		out = append(out, p)
 	}
-	slices.SortFunc(out, func(a, b PlayerInfo) int { return int(a.Conn) - int(b.Conn) })
+	slices.SortFunc(out, func(a, b PlayerInfo) int { return cmp.Compare(a.Conn, b.Conn) })
 	return out
 }
 
@@ -123,7 +124,7 @@ func (c *Core) find(who string) []*connState {
 			out = append(out, cs)
 		}
 	}
-	slices.SortFunc(out, func(a, b *connState) int { return int(a.id) - int(b.id) })
+	slices.SortFunc(out, func(a, b *connState) int { return cmp.Compare(a.id, b.id) })
 	return out
 }
 
@@ -174,7 +175,7 @@ func (c *Core) SetBans(now time.Duration, wallNow time.Time, bans []Ban) int {
 			hit = append(hit, cs)
 		}
 	}
-	slices.SortFunc(hit, func(a, b *connState) int { return int(a.id) - int(b.id) })
+	slices.SortFunc(hit, func(a, b *connState) int { return cmp.Compare(a.id, b.id) })
 	for _, cs := range hit {
 		b, _ := c.banned(now, cs.name, cs.ip)
 		c.log.Info("lobby player banned: connection closed", "user", cs.userString(), "name", cs.name, "remote", cs.addr, "reason", b.Reason)
