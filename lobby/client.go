@@ -179,11 +179,23 @@ func NewClient(nc net.Conn) *Client {
 // server assigned. name is 1..16 chars of [A-Za-z0-9_-], or "" for the
 // server's default (DefaultName: "Pilot-XXXX"; Name then returns "").
 func (c *Client) Authenticate(name string) (uuid.UUID, error) {
+	return c.AuthenticatePrivate(name, "")
+}
+
+// AuthenticatePrivate is Authenticate on a private server: `AUTHENTICATE ;<name>,<password>`
+// (docs/PROTOCOL.md §2.4.1); an empty password sends none, as Authenticate.
+func (c *Client) AuthenticatePrivate(name, password string) (uuid.UUID, error) {
 	if name != "" && !ValidName(name) {
 		return uuid.Nil, fmt.Errorf("lobby: invalid name %q: 1 to 16 characters of A-Z a-z 0-9 _ -", name)
 	}
+	if password != "" && !ValidPassword(password) {
+		return uuid.Nil, fmt.Errorf("lobby: invalid password: %s", PasswordRule)
+	}
 	var args []string
-	if name != "" {
+	switch {
+	case password != "":
+		args = []string{name, password}
+	case name != "":
 		args = []string{name}
 	}
 	r, err := c.request(CmdAuthenticate, args...)
@@ -301,6 +313,32 @@ func (c *Client) Create(stage string) (string, error) {
 		return c.Join("")
 	}
 	r, err := c.request(CmdJoinLobby, "", stage)
+	if err != nil {
+		return "", err
+	}
+	return r.Body, nil
+}
+
+// CreatePrivate sends `JOIN_LOBBY <uuid>;,<stage>,<password>`: it creates a private lobby
+// (not listed; joined with JoinPrivate and the password; docs/PROTOCOL.md §2.4.3) that plays
+// stage ("": the server's default) and returns its code.
+func (c *Client) CreatePrivate(stage, password string) (string, error) {
+	if !ValidPassword(password) {
+		return "", fmt.Errorf("lobby: invalid password: %s", PasswordRule)
+	}
+	r, err := c.request(CmdJoinLobby, "", stage, password)
+	if err != nil {
+		return "", err
+	}
+	return r.Body, nil
+}
+
+// JoinPrivate sends `JOIN_LOBBY <uuid>;<code>,,<password>`: Join for a private lobby.
+func (c *Client) JoinPrivate(code, password string) (string, error) {
+	if !ValidPassword(password) {
+		return "", fmt.Errorf("lobby: invalid password: %s", PasswordRule)
+	}
+	r, err := c.request(CmdJoinLobby, code, "", password)
 	if err != nil {
 		return "", err
 	}

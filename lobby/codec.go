@@ -646,3 +646,20 @@ func (lr *LineReader) ReadLine() ([]byte, error) {
 		lr.err = err
 	}
 }
+
+// PasswordRule says what a private server's password may be (ValidPassword).
+const PasswordRule = "1 to 64 printable ASCII characters, no space, ',' or ';'"
+
+// ValidPassword reports whether s can be a private server's password, sent as an argument of
+// AUTHENTICATE (docs/PROTOCOL.md §2.4.1): PasswordRule.
+func ValidPassword(s string) bool {
+	if len(s) < 1 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c > '~' || c == ',' || c == ';' {
+			return false
+		}
+	}
+	return true
+}

@@ -58,7 +58,7 @@ type options struct {
 	cfg                                               server.Config
 	logFormat, logLevel                               string
 	udpPort, tokenFile, httpHosts, keepBytes, cpuProf *string
-	trustedProxies                                    *string
+	trustedProxies, config, passwordFile              *string
 	version, verifyScores                             *bool
 	dataErr                                           error // why there is no default -data
 	fleet                                             *fleetFlags
@@ -81,8 +81,9 @@ func defineFlags(fs *flag.FlagSet) *options {
 	fs.DurationVar(&cfg.AuthTimeout, "auth-timeout", lobbyserver.DefaultAuthTimeout, "close lobby connections that have not authenticated after this long; negative = never")
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", lobbyserver.DefaultIdleTimeout, "close lobby connections without a valid command for this long, except in game; negative = never")
 	fs.StringVar(&cfg.MetricsAddr, "metrics", "", "serve only GET /metrics (Prometheus), /healthz and /readyz over HTTP on this address, e.g. 127.0.0.1:9100; empty = off")
-	fs.StringVar(&cfg.AdminAddr, "admin", "", "serve the metrics endpoints and, with the admin token, /debug/pprof/ and POST /broadcast over HTTP on this address, e.g. 127.0.0.1:9090; keep it on loopback; empty = off")
+	fs.StringVar(&cfg.AdminAddr, "admin", "", "serve the metrics endpoints and, with the admin token, /debug/pprof/, POST /broadcast and the moderation endpoints (players, kick, ban, mute) over HTTP on this address, e.g. 127.0.0.1:9090; keep it on loopback; empty = off")
 	o.tokenFile = fs.String("admin-token-file", "", "file holding the admin token that /debug/pprof/ and POST /broadcast require (Authorization: Bearer TOKEN); else the env RTYPE_ADMIN_TOKEN; neither = those endpoints are off")
+	o.passwordFile = fs.String("password-file", "", "file whose first line is the server password: a private server, whose players must give it to authenticate (docs/PROTOCOL.md §2.4.1); empty = public")
 	o.trustedProxies = fs.String("trusted-proxies", "", "comma-separated addresses or CIDRs of load balancers that may open a lobby connection with a PROXY protocol header (v1/v2) naming the player's address, which the per-address limits and logs then use; empty = none")
 	o.httpHosts = fs.String("http-hosts", "", "comma-separated host names the metrics and admin addresses answer to, besides IP addresses and localhost (others are refused: DNS rebinding)")
 	fs.StringVar(&cfg.Arcade, "arcade", "", "stages of the arcade run lobbies may choose, comma-separated offered stages (default stage1,stage2,stage3, those offered; none: no arcade run)")
@@ -98,6 +99,7 @@ func defineFlags(fs *flag.FlagSet) *options {
 	o.keepBytes = fs.String("keep-bytes", "0", "remove the oldest replays while they take more than this, e.g. 500M or 20G (the 10 best of each stage and player count stay); 0 = no limit")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	o.config = fs.String("config", "", "TOML file of flag settings, keys the flag names (max-conns = 64); the environment and the command line override it; SIGHUP reloads it (docs/HOSTING.md \"Config file\")")
 	o.version = fs.Bool("version", false, "print the version and exit (not configuration: no env)")
 	o.cpuProf = fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file, for capacity measurements")
 	o.fleet, o.agones = addFleetFlags(fs), addAgonesFlags(fs)

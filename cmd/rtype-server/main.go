@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -26,7 +27,7 @@ func stopSignals() (context.Context, <-chan struct{}) {
 	ctx, cancel := context.WithCancel(context.Background())
 	abort := make(chan struct{})
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sigs
 		cancel()
@@ -41,18 +42,25 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "broadcast" {
 		os.Exit(broadcast(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "admin" {
+		os.Exit(admin(os.Args[2:]))
+	}
 	if len(os.Args) > 1 && os.Args[1] == "health" {
 		os.Exit(health(os.Args[2:]))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "replay" {
 		os.Exit(replayCmd(os.Args[2:]))
 	}
-	o := defineFlags(flag.CommandLine)
-	if err := bindEnv(flag.CommandLine, os.LookupEnv); err != nil {
-		fmt.Fprintln(os.Stderr, "rtype-server:", err)
+	fs, o, err := loadOptions(os.Args[1:], os.LookupEnv, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		if !isParseErr(err) {
+			fmt.Fprintln(os.Stderr, "rtype-server:", err)
+		}
 		os.Exit(2)
 	}
-	flag.Parse()
 	cfg, ff, af := o.cfg, o.fleet, o.agones
 	logFormat, logLevel, dataErr := o.logFormat, o.logLevel, o.dataErr
 	version, keepBytes, tokenFile, httpHosts, udpPort, cpuProfile := o.version, o.keepBytes, o.tokenFile, o.httpHosts, o.udpPort, o.cpuProf
@@ -60,7 +68,6 @@ func main() {
 		fmt.Println(buildinfo.String("rtype-server"))
 		return
 	}
-	var err error
 	if cfg.TrustedProxies, err = server.ParseTrustedProxies(*o.trustedProxies); err != nil {
 		fmt.Fprintln(os.Stderr, "rtype-server:", err)
 		os.Exit(2)
@@ -84,13 +91,17 @@ func main() {
 		os.Exit(2)
 	}
 	cfg.AdminToken = tok
+	if cfg.Password, err = serverPassword(*o.passwordFile); err != nil {
+		fmt.Fprintln(os.Stderr, "rtype-server:", err)
+		os.Exit(2)
+	}
 	for _, h := range strings.Split(*httpHosts, ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			cfg.HTTPHosts = append(cfg.HTTPHosts, h)
 		}
 	}
-	if flag.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "rtype-server: unexpected argument %q: flags only (see -h); the subcommands are \"broadcast\" and \"replay\", first\n", flag.Arg(0))
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "rtype-server: unexpected argument %q: flags only (see -h); the subcommands are \"admin\", \"broadcast\", \"health\" and \"replay\", first\n", fs.Arg(0))
 		os.Exit(2)
 	}
 	addrHost, addrPort, err := net.SplitHostPort(cfg.Addr)
@@ -98,26 +109,9 @@ func main() {
 		fmt.Fprintf(os.Stderr, "rtype-server: -addr %q: %v (want host:port, e.g. :4242 or 127.0.0.1:4242)\n", cfg.Addr, err)
 		os.Exit(2)
 	}
-	for _, lim := range []struct {
-		name string
-		ok   bool
-	}{
-		{"-max-conns", cfg.MaxConns > 0}, {"-max-conns-per-addr", cfg.MaxConnsPerAddr > 0},
-		{"-max-lobbies-per-addr", cfg.MaxLobbiesPerAddr > 0}, {"-rate", cfg.CommandRate > 0},
-	} {
-		if !lim.ok {
-			fmt.Fprintf(os.Stderr, "rtype-server: %s must be positive (see -h for its default)\n", lim.name)
-			os.Exit(2)
-		}
-	}
-	for _, off := range []struct {
-		name string
-		zero bool
-	}{{"-auth-timeout", cfg.AuthTimeout == 0}, {"-idle-timeout", cfg.IdleTimeout == 0}, {"-udp-rate", cfg.UDPRate == 0}} {
-		if off.zero {
-			fmt.Fprintf(os.Stderr, "rtype-server: %s 0 is ambiguous: give a positive value, or a negative one (-1) for none\n", off.name)
-			os.Exit(2)
-		}
+	if err := checkLimits(cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "rtype-server:", err)
+		os.Exit(2)
 	}
 	if cfg.UDPHost == "" {
 		cfg.UDPHost = addrHost // a lobby on loopback keeps its games on loopback too
@@ -131,7 +125,7 @@ func main() {
 		os.Exit(2)
 	}
 
-	var level slog.Level
+	level := new(slog.LevelVar) // SIGHUP may change it (reload)
 	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 		fmt.Fprintln(os.Stderr, "rtype-server: -log-level:", err)
 		os.Exit(2)
@@ -169,10 +163,27 @@ func main() {
 	}
 	// The first SIGINT or SIGTERM (systemctl stop, docker stop, a pod's deletion) drains: no new
 	// game, the running ones go on for -drain-timeout, then end with GAME_END; a second one ends
-	// them at once. SIGHUP (the terminal closed) stops the same way rather than dying with status
-	// 129 mid-game.
+	// them at once. SIGHUP reloads the config file and the bans (reload) and never ends a game.
 	ctx, abort := stopSignals()
 	cfg.Abort = abort
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	reloads := make(chan server.Reload, 1)
+	cfg.Reloads = reloads
+	go func() {
+		cur := fs
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				if next := reload(fs, cur, os.Args[1:], os.LookupEnv, level, cfg.Logger, reloads); next != nil {
+					cur = next
+				}
+			}
+		}
+	}()
 	if err := server.Run(ctx, cfg); err != nil {
 		cfg.Logger.Error("server failed", "err", err)
 		pprof.StopCPUProfile()

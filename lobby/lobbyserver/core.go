@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"errors"
 	"log/slog"
+	"net/netip"
 	"time"
 
 	"github.com/google/uuid"
@@ -77,6 +78,7 @@ type Core struct {
 
 	stats  counters
 	bursts burstLog
+	mod    modState // bans and mutes (moderation.go)
 	out    []Out
 
 	asked uint64   // hall-of-fame requests so far (Request.ID)
@@ -126,6 +128,8 @@ type lobbyState struct {
 	// spectators watch the lobby's games without a slot, in join order, at most
 	// MaxSpectators (rejoin.go).
 	spectators []*connState
+	// password, when set, makes the lobby private: not listed, joined with it (private.go).
+	password string
 	// lost: a player's connection closed while the game (a Rejoiner) runs: the lobby stays,
 	// even empty, until END so that it can rejoin.
 	lost bool
@@ -137,6 +141,7 @@ func (l *lobbyState) running() bool { return l.game != nil }
 type connState struct {
 	id       ConnID
 	addr     string        // address key of the per-address limits (addrKey)
+	ip       netip.Addr    // the peer's address (bans by address, moderation.go)
 	deadline time.Duration // when the connection is closed unless a valid command comes (0: never)
 	cmdRate  *rate.Limiter
 	chatRate *rate.Limiter

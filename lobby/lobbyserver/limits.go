@@ -133,6 +133,9 @@ type Stats struct {
 // connection's auth deadline starts.
 func (c *Core) Open(now time.Duration, id ConnID, from netip.Addr) (refuse []byte) {
 	c.stats.accepted.Add(1)
+	if line := c.bannedAddr(now, from); line != nil {
+		return line
+	}
 	addr := addrKey(from)
 	limit, reason := "", ""
 	switch {
@@ -146,7 +149,7 @@ func (c *Core) Open(now time.Duration, id ConnID, from netip.Addr) (refuse []byt
 		line, _ := lobby.AppendResponse(nil, lobby.Response{Code: lobby.CodeWrongRequest, Header: c.srv, Body: reason})
 		return line
 	}
-	cs := &connState{id: id, addr: addr,
+	cs := &connState{id: id, addr: addr, ip: from.Unmap(),
 		cmdRate:  rate.NewLimiter(rate.Limit(c.cfg.CommandRate), CommandBurstAt(c.cfg.CommandRate)),
 		chatRate: rate.NewLimiter(rate.Every(ChatEvery), ChatBurst)}
 	c.conns[id] = cs

@@ -61,7 +61,14 @@ func (c *Core) getLobbies(_ time.Duration, cs *connState, cmd lobby.Command) {
 	}
 	room := lobby.MaxLine - len("200 ") - len(c.srv) - len(" ") - len("\r\n")
 	var body []byte
-	for _, l := range c.order[min(skip, len(c.order)):] {
+	for _, l := range c.order {
+		if l.password != "" { // a private lobby is not listed (private.go)
+			continue
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
 		n := len(body)
 		body = lobby.AppendLobbies(body, []lobby.LobbyInfo{l.info()})
 		if len(body) > room {
@@ -88,6 +95,10 @@ func (c *Core) chat(now time.Duration, cs *connState, cmd lobby.Command) {
 	l := cs.lobby
 	if l == nil {
 		c.reply(cs, lobby.CodeWrongRequest, "not in a lobby")
+		return
+	}
+	if c.isMuted(cs.name) { // moderation.go
+		c.reply(cs, lobby.CodeWrongRequest, MutedChat)
 		return
 	}
 	if !cs.chatRate.AllowN(wall(now), 1) {

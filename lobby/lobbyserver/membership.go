@@ -15,13 +15,13 @@ import (
 )
 
 // authenticate answers AUTHENTICATE ;<name> (docs/PROTOCOL.md §2.4.1).
-func (c *Core) authenticate(_ time.Duration, cs *connState, cmd lobby.Command) {
+func (c *Core) authenticate(now time.Duration, cs *connState, cmd lobby.Command) {
 	if cmd.Header != "" {
 		c.reply(cs, lobby.CodeWrongRequest, "AUTHENTICATE takes no header: send \"AUTHENTICATE ;<name>\"")
 		return
 	}
-	if len(cmd.Args) > 1 {
-		c.reply(cs, lobby.CodeWrongRequest, "AUTHENTICATE takes one argument, the player name")
+	if len(cmd.Args) > 2 {
+		c.reply(cs, lobby.CodeWrongRequest, "AUTHENTICATE takes one argument, the player name (and a private server's password)")
 		return
 	}
 	name := lobby.DefaultName()
@@ -34,6 +34,16 @@ func (c *Core) authenticate(_ time.Duration, cs *connState, cmd lobby.Command) {
 	}
 	if cs.authed {
 		c.reply(cs, lobby.CodeWrongRequest, "already authenticated on this connection")
+		return
+	}
+	if c.refuseBannedName(now, cs, name) { // moderation.go
+		return
+	}
+	password := ""
+	if len(cmd.Args) == 2 {
+		password = cmd.Args[1]
+	}
+	if !c.checkPassword(now, cs, password) { // private.go
 		return
 	}
 	id, err := uuid.NewRandom()
@@ -50,8 +60,12 @@ func (c *Core) authenticate(_ time.Duration, cs *connState, cmd lobby.Command) {
 // creates a lobby, a waiting lobby's code joins it, a running one's makes the sender a
 // spectator (games.go).
 func (c *Core) join(now time.Duration, cs *connState, cmd lobby.Command) {
-	if len(cmd.Args) > 2 {
-		c.reply(cs, lobby.CodeWrongRequest, "JOIN_LOBBY takes a lobby code, or an empty code and a stage name to create a lobby")
+	if len(cmd.Args) > 3 {
+		c.reply(cs, lobby.CodeWrongRequest, "JOIN_LOBBY takes a lobby code, or an empty code and a stage name to create a lobby (and a private lobby's password)")
+		return
+	}
+	password, ok := c.lobbyPassword(cs, cmd.Args) // private.go
+	if !ok {
 		return
 	}
 	code := ""
@@ -63,7 +77,7 @@ func (c *Core) join(now time.Duration, cs *connState, cmd lobby.Command) {
 		}
 	}
 	ch := choice{stage: c.cfg.Stages.Default()}
-	if len(cmd.Args) == 2 {
+	if len(cmd.Args) >= 2 && (len(cmd.Args) == 2 || cmd.Args[1] != "") {
 		if code != "" {
 			c.reply(cs, lobby.CodeWrongRequest, "a stage is chosen only when creating a lobby: JOIN_LOBBY <uuid>;,<stage>")
 			return
@@ -106,6 +120,8 @@ func (c *Core) join(now time.Duration, cs *connState, cmd lobby.Command) {
 		case l == cs.lobby:
 			c.reply(cs, lobby.CodeOK, code) // already a member: nothing changes
 			return
+		case !c.lobbyAdmits(cs, l, password): // private.go
+			return
 		case l.nameTaken(cs.name):
 			c.reply(cs, lobby.CodeWrongRequest, "the name "+cs.name+" is taken in lobby "+code+": choose another name")
 			return
@@ -129,7 +145,7 @@ func (c *Core) join(now time.Duration, cs *connState, cmd lobby.Command) {
 		}
 		c.leave(cs, "joined another lobby")
 		c.created++
-		l = &lobbyState{code: code, stage: ch.stage, run: ch.run, created: c.created}
+		l = &lobbyState{code: code, stage: ch.stage, run: ch.run, created: c.created, password: password}
 		c.addLobby(l)
 		c.log.Debug("lobby created", "code", code, "stage", l.listedStage(), "user", cs.user.String(), "name", cs.name, "lobbies", len(c.lobbies))
 	} else {

@@ -55,6 +55,8 @@ type ServerConfig struct {
 	// the calls of a running game that wait on it too: REJOIN's Rejoin and a spectator's
 	// Spectate (Out.Call, calling.go).
 	AsyncStart bool
+	// Password, when set, makes the server private: AUTHENTICATE must carry it (private.go).
+	Password string
 	// Hall, when set, is the hall of fame GET_SCORES, GET_GAMES and GET_REPLAY read, and the
 	// server keeps every finished game (it pushes GAME_ID before END); nil: those commands get
 	// 500 (-db off).

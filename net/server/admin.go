@@ -31,6 +31,9 @@ type HTTPConfig struct {
 	// NotReady says why the server takes no new players ("" while it does): GET /readyz
 	// answers 200, else 503 with that reason ("shutting down", "no game host up").
 	NotReady func() string
+	// mod is the admin address's moderation (its bans kept in the database); nil: a moderation
+	// whose bans are kept in memory only.
+	mod *moderation
 }
 
 // What GET /readyz answers with its 503.
@@ -58,6 +61,8 @@ func MetricsHandler(reg *metrics.Registry, cfg HTTPConfig) http.Handler {
 //	POST /broadcast       the request body (UTF-8 text, 1..200 characters) is pushed to every
 //	                      lobby connection as BROADCAST (docs/PROTOCOL.md §2.5.6); the answer is
 //	                      200 "sent to N clients", 400 with the reason for a bad text
+//	GET  /players, /lobbies, /games, /bans  JSON lists (moderation.go)
+//	POST /kick, /ban, /unban, /mute, /unmute  form fields (moderation.go; docs/HOSTING.md "Moderation")
 //
 // Both addresses refuse a Host header that is not an IP literal, localhost or one of
 // HTTPConfig.Hosts (421), and cross-origin browser requests that change state (403,
@@ -90,8 +95,14 @@ func AdminHandler(reg *metrics.Registry, lob *lobbyserver.Server, log *slog.Logg
 		log.Info("admin broadcast", "remote", r.RemoteAddr, "clients", n)
 		fmt.Fprintf(w, "sent to %d clients\n", n)
 	}))
+	mod := cfg.mod
+	if mod == nil {
+		mod = newModeration(lob, nil, log)
+	}
+	mod.routes(mux, auth)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, "rtype-server admin: GET /metrics, /healthz, /readyz; with the admin token: GET /debug/pprof/, POST /broadcast (body: the text)\n")
+		fmt.Fprint(w, "rtype-server admin: GET /metrics, /healthz, /readyz; with the admin token: GET /debug/pprof/, POST /broadcast (body: the text),\n"+
+			"GET /players, /lobbies, /games, /bans; POST /kick (player, reason), /ban (name or addr, for, reason), /unban (ban), /mute and /unmute (player)\n")
 	})
 	return guard(mux, cfg)
 }

@@ -379,7 +379,10 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	// AsyncStart: a START waits for a host's reply off the lobby's lock (lobby/lobbyserver/starting.go).
 	srv := lobbyserver.NewServer(lobbyserver.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, AsyncStart: true, Hall: lh, Logger: log,
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
-		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
+		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout, Password: cfg.Password})
+	mod := newModeration(srv, hall, log)
+	stopMod := mod.run(ctx, cfg.Reloads)
+	defer stopMod()
 	reg := metrics.New(srv, nil)
 	reg.WatchFleet(remote.Hosts)
 	if hall != nil {
@@ -387,7 +390,7 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	}
 	// Ready (GET /readyz) while serving with at least one host up: a lobby without hosts
 	// cannot start a game.
-	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, NotReady: func() string {
+	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, mod: mod, NotReady: func() string {
 		switch {
 		case ctx.Err() != nil:
 			return NotReadyShuttingDown

@@ -104,6 +104,11 @@ type Config struct {
 	Ready func(lobbyAddr net.Addr, m *instance.Manager)
 	// Fleet splits the server into a lobby or a game host (-role; roles.go); zero: all in one.
 	Fleet FleetConfig
+	// Password, when set, makes the lobby private (lobbyserver.ServerConfig.Password).
+	Password string
+	// Reloads, when set, brings configuration reloads (SIGHUP) to the running lobby
+	// (applyReloads); nil: none.
+	Reloads <-chan Reload
 }
 
 // Run serves until ctx is cancelled, then ends every running game with GAME_END, closes every
@@ -209,12 +214,15 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	srv := lobbyserver.NewServer(lobbyserver.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: k, Hall: lh, Logger: log,
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
-		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout})
+		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout, Password: cfg.Password})
+	mod := newModeration(srv, hall, log)
+	stopMod := mod.run(ctx, cfg.Reloads)
+	defer stopMod()
 	reg = metrics.New(srv, mgr)
 	if hall != nil {
 		reg.WatchHall(hall.Stats)
 	}
-	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, NotReady: func() string {
+	hcfg := HTTPConfig{Token: cfg.AdminToken, Hosts: cfg.HTTPHosts, mod: mod, NotReady: func() string {
 		if ctx.Err() != nil {
 			return NotReadyShuttingDown
 		}

@@ -71,6 +71,18 @@ var migrations = []migration{
 		// GET_GAMES: the newest first.
 		`CREATE INDEX games_recent ON games (ended_at DESC, id)`,
 	}},
+	{4, "bans", []string{
+		// A ban names a player (name) or an address or CIDR (network), the other being '';
+		// expires_at 0: never.
+		`CREATE TABLE bans (
+			id         TEXT PRIMARY KEY,
+			name       TEXT NOT NULL,
+			network    TEXT NOT NULL,
+			reason     TEXT NOT NULL,
+			created_at BIGINT NOT NULL,
+			expires_at BIGINT NOT NULL
+		)`,
+	}},
 }
 
 // runUnknown is the games.run of a game recorded before schema version 2 whose replay has not

@@ -114,12 +114,12 @@ func TestReplayRun(t *testing.T) {
 func TestMigrateArcadeRuns(t *testing.T) {
 	eachBackend(t, func(t *testing.T, d Dialect, dsn string) {
 		s := openStore(t, d, dsn)
-		// Make it a version-1 database: versions 3 (the query indexes) and 2 (the column) undone,
+		// Make it a version-1 database: versions 4 (bans), 3 (the query indexes) and 2 (the column) undone,
 		// as an older server left it.
 		for _, q := range []string{`DROP INDEX games_rank`, `DROP INDEX games_rank_stage`, `DROP INDEX games_rank_players`,
 			`DROP INDEX games_best`, `DROP INDEX games_recent`,
 			`CREATE INDEX games_rank ON games (stage, players, score DESC, ended_at)`, `CREATE INDEX games_score ON games (score DESC, ended_at)`,
-			`ALTER TABLE games DROP COLUMN run`, `UPDATE schema_version SET version = 1`} {
+			`ALTER TABLE games DROP COLUMN run`, `DROP TABLE bans`, `UPDATE schema_version SET version = 1`} {
 			if _, err := s.DB().Exec(q); err != nil {
 				t.Fatal(err)
 			}
