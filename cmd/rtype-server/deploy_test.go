@@ -71,6 +71,43 @@ type podSpec struct {
 	} `json:"volumes"`
 }
 
+// fileObject is one object of a manifest file.
+type fileObject struct {
+	manifest
+	file string // its file's name in deploy/k8s
+}
+
+// manifests reads every object of deploy/k8s (the items of a List), each with its apiVersion,
+// kind and name.
+func manifests(t *testing.T) []fileObject {
+	t.Helper()
+	files, err := filepath.Glob("../../deploy/k8s/*.json")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("manifests: %v %v", files, err)
+	}
+	var out []fileObject
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m manifest
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, o := range append([]manifest{m}, m.Items...) {
+			if o.Kind == "List" {
+				continue
+			}
+			if o.APIVersion == "" || o.Kind == "" || o.Metadata.Name == "" {
+				t.Fatalf("%s: an object without apiVersion, kind or name", f)
+			}
+			out = append(out, fileObject{o, filepath.Base(f)})
+		}
+	}
+	return out
+}
+
 // TestManifests parses every manifest of deploy/k8s and checks what the code relies on: the
 // Fleet's port names and protocols (server.AgonesGamePort, AgonesControlPort) matching the
 // host's -udp-port and -control, the games counter (agones.CounterGames) and its capacity
@@ -88,29 +125,9 @@ func TestManifests(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`).FindAllStringSubmatch(string(out), -1) {
 		flags = append(flags, m[1])
 	}
-	files, err := filepath.Glob("../../deploy/k8s/*.json")
-	if err != nil || len(files) < 4 {
-		t.Fatalf("manifests: %v %v", files, err)
-	}
 	objs := map[string]manifest{} // kind/name
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m manifest
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		for _, o := range append([]manifest{m}, m.Items...) {
-			if o.Kind == "List" {
-				continue
-			}
-			if o.APIVersion == "" || o.Kind == "" || o.Metadata.Name == "" {
-				t.Fatalf("%s: an object without apiVersion, kind or name", f)
-			}
-			objs[o.Kind+"/"+o.Metadata.Name] = o
-		}
+	for _, o := range manifests(t) {
+		objs[o.Kind+"/"+o.Metadata.Name] = o.manifest
 	}
 	need := func(key string) manifest {
 		o, ok := objs[key]

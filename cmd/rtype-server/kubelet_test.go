@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -149,60 +148,47 @@ func TestManifestsKubelet(t *testing.T) {
 	t.Parallel()
 	user, _ := dockerfile(t)
 	imageUID, _, _ := strings.Cut(user, ":")
-	files, err := filepath.Glob("../../deploy/k8s/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("manifests: %v %v", files, err)
-	}
 	pods := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m manifest
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		for _, o := range append([]manifest{m}, m.Items...) {
-			what := filepath.Base(f) + " " + o.Kind + "/" + o.Metadata.Name
-			var spec kPodSpec
-			switch o.Kind {
-			case "Deployment":
-				var d struct {
-					Template struct {
-						Spec kPodSpec `json:"spec"`
-					} `json:"template"`
-				}
-				mustJSON(t, what, o.Spec, &d)
-				spec = d.Template.Spec
-			case "Fleet":
-				var fl struct {
-					Template struct {
-						Spec struct {
-							Template struct {
-								Spec kPodSpec `json:"spec"`
-							} `json:"template"`
-						} `json:"spec"`
-					} `json:"template"`
-				}
-				mustJSON(t, what, o.Spec, &fl)
-				spec = fl.Template.Spec.Template.Spec
-			case "Service":
-				var s struct {
-					Type                  string `json:"type"`
-					ExternalTrafficPolicy string `json:"externalTrafficPolicy"`
-				}
-				mustJSON(t, what, o.Spec, &s)
-				if s.Type == "LoadBalancer" && s.ExternalTrafficPolicy != "Local" {
-					t.Errorf("%s: a LoadBalancer with externalTrafficPolicy %q: the lobby would see node addresses, not players' (want Local)", what, s.ExternalTrafficPolicy)
-				}
-				continue
-			default:
-				continue
+	for _, fo := range manifests(t) {
+		o := fo.manifest
+		what := fo.file + " " + o.Kind + "/" + o.Metadata.Name
+		var spec kPodSpec
+		switch o.Kind {
+		case "Deployment":
+			var d struct {
+				Template struct {
+					Spec kPodSpec `json:"spec"`
+				} `json:"template"`
 			}
-			pods++
-			checkPod(t, what, spec, imageUID)
+			mustJSON(t, what, o.Spec, &d)
+			spec = d.Template.Spec
+		case "Fleet":
+			var fl struct {
+				Template struct {
+					Spec struct {
+						Template struct {
+							Spec kPodSpec `json:"spec"`
+						} `json:"template"`
+					} `json:"spec"`
+				} `json:"template"`
+			}
+			mustJSON(t, what, o.Spec, &fl)
+			spec = fl.Template.Spec.Template.Spec
+		case "Service":
+			var s struct {
+				Type                  string `json:"type"`
+				ExternalTrafficPolicy string `json:"externalTrafficPolicy"`
+			}
+			mustJSON(t, what, o.Spec, &s)
+			if s.Type == "LoadBalancer" && s.ExternalTrafficPolicy != "Local" {
+				t.Errorf("%s: a LoadBalancer with externalTrafficPolicy %q: the lobby would see node addresses, not players' (want Local)", what, s.ExternalTrafficPolicy)
+			}
+			continue
+		default:
+			continue
 		}
+		pods++
+		checkPod(t, what, spec, imageUID)
 	}
 	if pods < 2 {
 		t.Fatalf("%d pod templates checked, want the lobby's and the Fleet's", pods)
