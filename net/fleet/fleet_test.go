@@ -162,7 +162,10 @@ func startRemote(t *testing.T, hosts ...string) *Remote {
 // startRemoteWith is startRemote with cfg (the test's secret, logger and heartbeats added).
 func startRemoteWith(t *testing.T, cfg RemoteConfig) *Remote {
 	t.Helper()
-	cfg.Secret, cfg.Logger, cfg.Ping, cfg.Redial, cfg.Dial = testSecret, quiet(), 20*time.Millisecond, 10*time.Millisecond, netOf(t).dial
+	if cfg.Logger == nil {
+		cfg.Logger = quiet()
+	}
+	cfg.Secret, cfg.Ping, cfg.Redial, cfg.Dial = testSecret, 20*time.Millisecond, 10*time.Millisecond, netOf(t).dial
 	r := NewRemote(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -77,8 +77,7 @@ func testSilentHostSuspect(t *testing.T) {
 	silent, starts := silentHost(t)
 	healthy := startHost(t, 16, 5002, "")
 	lines := &lineCounter{prefix: "game host suspect"}
-	r := startRemoteWith(t, RemoteConfig{Hosts: []string{silent, healthy.addr}})
-	r.log = slog.New(lines)
+	r := startRemoteWith(t, RemoteConfig{Hosts: []string{silent, healthy.addr}, Logger: slog.New(lines)}) // set before Run: the links read it
 	eventually(t, "both hosts up, their capacity known", func() bool { return r.Up() == 2 && freeOf(r) == 64+16 })
 	view := func() HostView { return r.Hosts()[0] }
 	for i := range 6 {
