@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/pprof"
 	"testing"
 	"time"
@@ -166,6 +167,9 @@ func harnessMain(mode string) int {
 			return 1
 		}
 		g := &menuShots{a: a, dir: os.Getenv("RTYPE_SHOT_DIR")}
+		if o := os.Getenv("RTYPE_SHOT_ONLY"); o != "" {
+			g.only = regexp.MustCompile(o)
+		}
 		ebiten.SetWindowSize(960, 540)
 		if err := ebiten.RunGame(g); err != nil {
 			fmt.Fprintln(os.Stderr, "harness:", err)
@@ -375,7 +379,8 @@ type menuShots struct {
 	dir     string
 	i       int
 	pending string
-	drawn   int // Draw calls since the pending state was set (ebiten may Update twice per Draw)
+	only    *regexp.Regexp // RTYPE_SHOT_ONLY: the states shot (all when nil)
+	drawn   int            // Draw calls since the pending state was set (ebiten may Update twice per Draw)
 }
 
 var menuStates = []struct {
@@ -491,7 +496,15 @@ var menuStates = []struct {
 		a.m.Scene, a.menu = scene.Lost, 0
 		a.m.Reason, a.m.Detail = scene.LostWords("server silent for 10 s"), "server silent for 10 s"
 	}},
-	{"title-rejoin", func(a *app) { a.m.Scene, a.menu = scene.Title, 0 }},
+	{"lost-checking", func(a *app) {
+		a.m.Reason, a.m.Detail = scene.LostWords("server silent for 10 s"), "server silent for 10 s"
+		a.m.Busy, a.m.Error, a.m.LobbyAnswers = scene.CheckingServer, "", false
+	}},
+	{"lost-noanswer", func(a *app) {
+		a.m.Busy, a.m.Error = "", scene.NoAnswer+"Is it running? (dial tcp 127.0.0.1:4242: connect: connection refused)"
+	}},
+	{"lost-answers", func(a *app) { a.m.Busy, a.m.Error, a.m.LobbyAnswers = "", "", true }},
+	{"title-rejoin", func(a *app) { a.m.Scene, a.menu, a.m.LobbyAnswers = scene.Title, 0, false }},
 	{"settings-rebind", func(a *app) {
 		a.ux.haveTicket = false
 		a.set.Keyboard["fire"] = []string{"bogus_key", "j"}
@@ -547,11 +560,14 @@ func (g *menuShots) Update() error {
 		g.i++
 		g.pending = ""
 	}
+	g.a.frameN += 7
+	g.a.rest.clock, g.a.rest.lastInput = g.a.frameN, g.a.frameN // the menus animate at frameN (idle.go)
+	for ; g.i < len(menuStates) && g.only != nil && !g.only.MatchString(menuStates[g.i].name); g.i++ {
+		menuStates[g.i].set(g.a) // not shot (RTYPE_SHOT_ONLY), but the later states build on it
+	}
 	if g.i >= len(menuStates) {
 		return ebiten.Termination
 	}
-	g.a.frameN += 7
-	g.a.rest.clock, g.a.rest.lastInput = g.a.frameN, g.a.frameN // the menus animate at frameN (idle.go)
 	menuStates[g.i].set(g.a)
 	g.pending, g.drawn = menuStates[g.i].name, 0
 	return nil

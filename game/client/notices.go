@@ -180,14 +180,6 @@ func (a *app) titleItems() []string {
 	return []string{"Play", "Replays", "Hall of fame", "How to play", "Settings", "Quit"}
 }
 
-// lostItems is the lost screen's menu: Rejoin while the ticket is valid, then back.
-func (a *app) lostItems() []string {
-	if r := a.rejoinItem(); r != "" {
-		return []string{r, "Back to the menu"}
-	}
-	return []string{"Back to the menu"}
-}
-
 var (
 	noticePlateCol = color.RGBA{0, 0, 0, 210}
 	noticeOwnCol   = color.RGBA{255, 120, 110, 255}
