@@ -440,6 +440,7 @@ var menuStates = []struct {
 		a.startGame(lw)
 		a.m.Scene, a.m.MenuOpen, a.showStats = scene.Playing, true, false
 	}},
+	{"pause-retry", func(a *app) { a.ux.names, a.pauseSel = []string{"alice"}, 1 }},
 	{"death-notice", func(a *app) {
 		a.startGame(demoWorld(80))
 		a.m.Scene, a.m.MenuOpen, a.draw.self = scene.Playing, false, 0
