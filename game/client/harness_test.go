@@ -406,7 +406,14 @@ var menuStates = []struct {
 		a.m.Stages = []string{"stage1", "stage2", "short"}
 		a.net.SetName("alice")
 	}},
+	{"room-practice", func(a *app) {
+		a.m.Scene, a.m.Code, a.menu = scene.Room, "K7QF2", 3
+		a.members, a.membersAt, a.roomStage, a.roomLevel, a.roomSection, a.roomInfinite = []string{"alice"}, 1<<30, "stage1", rules.DifficultyNormal, 2, true
+		a.m.Stages = []string{"stage1", "stage2", "short"}
+		a.net.SetName("alice")
+	}},
 	{"room-chat", func(a *app) {
+		a.roomSection, a.roomInfinite = 0, false
 		a.m.Scene, a.m.Code, a.menu = scene.Room, "K7QF2", 0
 		a.members, a.membersAt, a.roomStage = []string{"alice", "Pilot-3F2A", "carol"}, 1<<30, "short"
 		a.net.SetName("Pilot-3F2A")
@@ -490,7 +497,16 @@ var menuStates = []struct {
 		r.Entries[2] = wire.ResultEntry{Slot: 2, Flags: wire.ResultOut | wire.ResultContinued, Score: 13700, Kills: 22, Deaths: 3, BeamHits: 2, Shots: 400, Hits: 150}
 		a.ux.results, a.ux.haveResults = r, true
 	}},
+	{"results-infinite", func(a *app) {
+		a.m.Result, a.m.Reason, a.draw.self, a.ux.infinite = uint8(rules.ResultVictory), "", 0, true
+		a.ux.names, a.ux.stage = []string{"alice"}, "stage1"
+		var r wire.Results
+		r.Count = 1
+		r.Entries[0] = wire.ResultEntry{Slot: 0, Flags: wire.ResultPractice, Score: 18400, Kills: 31, Deaths: 7, BeamHits: 3, Shots: 600, Hits: 280}
+		a.ux.results = r
+	}},
 	{"lost-rejoin", func(a *app) {
+		a.ux.infinite = false
 		a.ux.haveResults = false
 		a.ux.ticket = netflow.Ticket{Server: "127.0.0.1:4242", Code: "XYZ12", Slot: 1, Key: make([]byte, 16), Expires: time.Now().Add(45 * time.Second)}
 		a.ux.haveTicket = true
