@@ -218,6 +218,7 @@ type app struct {
 	roomStage        string           // the lobby's stage (STAGE push), refreshed with members
 	roomLevel        rules.Difficulty // the lobby's level (DIFFICULTY push), refreshed with members
 	roomSection      int              // the section a solo lobby's game starts at (SECTION push; 0 the start)
+	roomInfinite     bool             // the lobby's games are played with infinite lives (LIVES push: the practice trainer)
 	membersAt        int
 	stageSel         int    // browser: index in m.Stages of the stage for "Create lobby"
 	msg              string // transient message (settings problems), shown on the title

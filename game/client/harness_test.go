@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/pprof"
 	"testing"
 	"time"
@@ -166,6 +167,9 @@ func harnessMain(mode string) int {
 			return 1
 		}
 		g := &menuShots{a: a, dir: os.Getenv("RTYPE_SHOT_DIR")}
+		if o := os.Getenv("RTYPE_SHOT_ONLY"); o != "" {
+			g.only = regexp.MustCompile(o)
+		}
 		ebiten.SetWindowSize(960, 540)
 		if err := ebiten.RunGame(g); err != nil {
 			fmt.Fprintln(os.Stderr, "harness:", err)
@@ -375,7 +379,8 @@ type menuShots struct {
 	dir     string
 	i       int
 	pending string
-	drawn   int // Draw calls since the pending state was set (ebiten may Update twice per Draw)
+	only    *regexp.Regexp // RTYPE_SHOT_ONLY: the states shot (all when nil)
+	drawn   int            // Draw calls since the pending state was set (ebiten may Update twice per Draw)
 }
 
 var menuStates = []struct {
@@ -401,7 +406,14 @@ var menuStates = []struct {
 		a.m.Stages = []string{"stage1", "stage2", "short"}
 		a.net.SetName("alice")
 	}},
+	{"room-practice", func(a *app) {
+		a.m.Scene, a.m.Code, a.menu = scene.Room, "K7QF2", 3
+		a.members, a.membersAt, a.roomStage, a.roomLevel, a.roomSection, a.roomInfinite = []string{"alice"}, 1<<30, "stage1", rules.DifficultyNormal, 2, true
+		a.m.Stages = []string{"stage1", "stage2", "short"}
+		a.net.SetName("alice")
+	}},
 	{"room-chat", func(a *app) {
+		a.roomSection, a.roomInfinite = 0, false
 		a.m.Scene, a.m.Code, a.menu = scene.Room, "K7QF2", 0
 		a.members, a.membersAt, a.roomStage = []string{"alice", "Pilot-3F2A", "carol"}, 1<<30, "short"
 		a.net.SetName("Pilot-3F2A")
@@ -435,6 +447,7 @@ var menuStates = []struct {
 		a.startGame(lw)
 		a.m.Scene, a.m.MenuOpen, a.showStats = scene.Playing, true, false
 	}},
+	{"pause-retry", func(a *app) { a.ux.names, a.pauseSel = []string{"alice"}, 1 }},
 	{"death-notice", func(a *app) {
 		a.startGame(demoWorld(80))
 		a.m.Scene, a.m.MenuOpen, a.draw.self = scene.Playing, false, 0
@@ -484,14 +497,31 @@ var menuStates = []struct {
 		r.Entries[2] = wire.ResultEntry{Slot: 2, Flags: wire.ResultOut | wire.ResultContinued, Score: 13700, Kills: 22, Deaths: 3, BeamHits: 2, Shots: 400, Hits: 150}
 		a.ux.results, a.ux.haveResults = r, true
 	}},
+	{"results-infinite", func(a *app) {
+		a.m.Result, a.m.Reason, a.draw.self, a.ux.infinite = uint8(rules.ResultVictory), "", 0, true
+		a.ux.names, a.ux.stage = []string{"alice"}, "stage1"
+		var r wire.Results
+		r.Count = 1
+		r.Entries[0] = wire.ResultEntry{Slot: 0, Flags: wire.ResultPractice, Score: 18400, Kills: 31, Deaths: 7, BeamHits: 3, Shots: 600, Hits: 280}
+		a.ux.results = r
+	}},
 	{"lost-rejoin", func(a *app) {
+		a.ux.infinite = false
 		a.ux.haveResults = false
 		a.ux.ticket = netflow.Ticket{Server: "127.0.0.1:4242", Code: "XYZ12", Slot: 1, Key: make([]byte, 16), Expires: time.Now().Add(45 * time.Second)}
 		a.ux.haveTicket = true
 		a.m.Scene, a.menu = scene.Lost, 0
 		a.m.Reason, a.m.Detail = scene.LostWords("server silent for 10 s"), "server silent for 10 s"
 	}},
-	{"title-rejoin", func(a *app) { a.m.Scene, a.menu = scene.Title, 0 }},
+	{"lost-checking", func(a *app) {
+		a.m.Reason, a.m.Detail = scene.LostWords("server silent for 10 s"), "server silent for 10 s"
+		a.m.Busy, a.m.Error, a.m.LobbyAnswers = scene.CheckingServer, "", false
+	}},
+	{"lost-noanswer", func(a *app) {
+		a.m.Busy, a.m.Error = "", scene.NoAnswer+"Is it running? (dial tcp 127.0.0.1:4242: connect: connection refused)"
+	}},
+	{"lost-answers", func(a *app) { a.m.Busy, a.m.Error, a.m.LobbyAnswers = "", "", true }},
+	{"title-rejoin", func(a *app) { a.m.Scene, a.menu, a.m.LobbyAnswers = scene.Title, 0, false }},
 	{"settings-rebind", func(a *app) {
 		a.ux.haveTicket = false
 		a.set.Keyboard["fire"] = []string{"bogus_key", "j"}
@@ -547,11 +577,14 @@ func (g *menuShots) Update() error {
 		g.i++
 		g.pending = ""
 	}
+	g.a.frameN += 7
+	g.a.rest.clock, g.a.rest.lastInput = g.a.frameN, g.a.frameN // the menus animate at frameN (idle.go)
+	for ; g.i < len(menuStates) && g.only != nil && !g.only.MatchString(menuStates[g.i].name); g.i++ {
+		menuStates[g.i].set(g.a) // not shot (RTYPE_SHOT_ONLY), but the later states build on it
+	}
 	if g.i >= len(menuStates) {
 		return ebiten.Termination
 	}
-	g.a.frameN += 7
-	g.a.rest.clock, g.a.rest.lastInput = g.a.frameN, g.a.frameN // the menus animate at frameN (idle.go)
 	menuStates[g.i].set(g.a)
 	g.pending, g.drawn = menuStates[g.i].name, 0
 	return nil

@@ -41,6 +41,7 @@ type uxState struct {
 
 	stage     string           // the stage and level of the game (the results screen says them)
 	level     rules.Difficulty //
+	infinite  bool             // the game is played with infinite lives (the practice trainer)
 	lastLives uint8            // the local player's lives in the last frame (extra ships are announced)
 	haveLives bool             // lastLives is known
 	contShown bool             // the continue offer is on screen, since the frame of tick contFrom
@@ -51,7 +52,7 @@ type uxState struct {
 func (s *uxState) startGame(a *app) {
 	s.notice, s.noticeUntil, s.haveResults = "", 0, false
 	s.haveLives, s.contShown = false, false
-	s.stage, s.level = a.net.Stage(), a.net.Difficulty() // for the results screen
+	s.stage, s.level, s.infinite = a.net.Stage(), a.net.Difficulty(), a.net.InfiniteLives() // for the results screen
 	_, members := a.net.Members()
 	s.names, s.byOrder = netflow.GameNames(members, a.m.Rejoining, s.ticket)
 }
@@ -178,14 +179,6 @@ func (a *app) titleItems() []string {
 		return []string{r, "Play", "Replays", "Hall of fame", "How to play", "Settings", "Quit"}
 	}
 	return []string{"Play", "Replays", "Hall of fame", "How to play", "Settings", "Quit"}
-}
-
-// lostItems is the lost screen's menu: Rejoin while the ticket is valid, then back.
-func (a *app) lostItems() []string {
-	if r := a.rejoinItem(); r != "" {
-		return []string{r, "Back to the menu"}
-	}
-	return []string{"Back to the menu"}
 }
 
 var (

@@ -294,7 +294,7 @@ func (g *padGame) padSteps(kernel bool) []padStep {
 			}},
 		padStep{name: "fire-y", ship: true, ready: func() bool { _, _, ok := g.selfPos(); return ok && g.own == 0 }, button: "y", hold: 20, done: func() bool { return g.ownMax > 0 }},
 		padStep{name: "pause-start", button: "start", done: func() bool { return g.m.MenuOpen }},
-		padStep{name: "pause-down", button: "down", done: func() bool { return g.pauseSel == 1 }},
+		padStep{name: "pause-up", button: "up", done: func() bool { _, c := g.pauseMenu(); return c[g.pauseSel] == pauseLeave }}, // the last item (after Retry in a solo game)
 		padStep{name: "pause-leave", button: "a", done: func() bool { return g.m.Scene == scene.Browser }},
 		padStep{name: "browser-back", ready: scn(scene.Browser), button: "b", done: func() bool { return g.m.Scene == scene.Title }},
 	)

@@ -12,6 +12,7 @@ import (
 	"github.com/rtype/rtype/game/client/controls"
 	"github.com/rtype/rtype/game/client/netflow"
 	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/game/stagefile"
 )
 
 // playingScreen (scene.Playing) is a game: the ship's input, the session's events, the in-game
@@ -95,19 +96,70 @@ func (playingScreen) draw(a *app, dst surface) {
 	a.drawChatOverlay(dst)
 }
 
-// updatePause is a frame of the in-game menu (Resume, Leave game); it reports whether the
-// player left the game.
+// pauseChoice is what an in-game menu item does.
+type pauseChoice int
+
+const (
+	pauseResume pauseChoice = iota // close the menu (and end the pause)
+	pauseRetry                     // a solo game starts again (scene.EvRetry: RETRY, docs/PROTOCOL.md §2.4.18)
+	pauseLeave                     // leave the game
+)
+
+// canRetry reports whether the game can be retried from the pause menu: a solo game (one
+// player, not a spectator) on a lobby server, practice included (the server refuses others).
+func (a *app) canRetry() bool {
+	return a.cfg.local == nil && !a.m.Spectator && len(a.ux.names) == 1
+}
+
+// pauseMenu is the in-game menu and what each item does: Retry only in a solo game.
+func (a *app) pauseMenu() ([]string, []pauseChoice) {
+	if a.canRetry() {
+		return []string{"Resume", "Retry", "Leave game"}, []pauseChoice{pauseResume, pauseRetry, pauseLeave}
+	}
+	return []string{"Resume", "Leave game"}, []pauseChoice{pauseResume, pauseLeave}
+}
+
+// retryWhat says what the pause menu's Retry starts again: the arcade run from its first
+// stage, the practice section, or the stage.
+func (a *app) retryWhat() string {
+	switch {
+	case a.net.Stage() == stagefile.Arcade:
+		return "Retry starts the arcade run again from its first stage"
+	case a.net.Section() > 0:
+		return "Retry starts the practice section again"
+	}
+	return "Retry starts the stage again"
+}
+
+// pauseChoose does what the in-game menu's item c says; it reports whether the player left
+// the game (Retry leaves it for the room, which starts the next one).
+func (a *app) pauseChoose(c pauseChoice) (left bool) {
+	switch c {
+	case pauseRetry:
+		a.handle(scene.Event{Kind: scene.EvRetry})
+		return a.m.Scene != scene.Playing
+	case pauseLeave:
+		a.handle(scene.Event{Kind: scene.EvLeaveGame})
+		return true
+	}
+	a.handle(scene.Event{Kind: scene.EvMenu}) // resume
+	return false
+}
+
+// updatePause is a frame of the in-game menu (Resume, Retry, Leave game); it reports whether
+// the player left the game.
 func (a *app) updatePause() (left bool) {
-	if a.h.ActionIsJustPressed(input.Action(controls.Up)) || a.h.ActionIsJustPressed(input.Action(controls.Down)) {
-		a.pauseSel = 1 - a.pauseSel
+	items, choices := a.pauseMenu()
+	a.pauseSel = min(a.pauseSel, len(items)-1)
+	n := len(items)
+	if a.h.ActionIsJustPressed(input.Action(controls.Up)) {
+		a.pauseSel = (a.pauseSel + n - 1) % n
+	}
+	if a.h.ActionIsJustPressed(input.Action(controls.Down)) {
+		a.pauseSel = (a.pauseSel + 1) % n
 	}
 	if inpututil.IsKeyJustPressed(ebiten.KeyEnter) || a.h.ActionIsJustPressed(input.Action(controls.Confirm)) {
-		if a.pauseSel == 0 {
-			a.handle(scene.Event{Kind: scene.EvMenu}) // resume
-		} else {
-			a.handle(scene.Event{Kind: scene.EvLeaveGame})
-			return true
-		}
+		return a.pauseChoose(choices[a.pauseSel])
 	}
 	return false
 }
@@ -121,5 +173,9 @@ func (a *app) drawPause(dst surface) {
 		sub = "the game is paused until you resume"
 	}
 	u.text(dst, sub, u.small, Width/2, 470, alignCenter, color.RGBA{180, 180, 200, 255})
-	u.menu(dst, []string{"Resume", "Leave game"}, a.pauseSel, Width/2, 540)
+	items, choices := a.pauseMenu()
+	u.menu(dst, items, a.pauseSel, Width/2, 540)
+	if choices[a.pauseSel] == pauseRetry {
+		a.plate(dst, a.retryWhat(), u.small, 540+float64(len(items))*56+24, u.itemCol)
+	}
 }

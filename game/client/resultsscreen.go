@@ -39,7 +39,11 @@ func (resultsScreen) draw(a *app, dst surface) {
 		title, col = "GAME ABORTED", color.RGBA{255, 200, 120, 255}
 	}
 	u.text(dst, title, u.big, cx, 160, alignCenter, col)
-	u.text(dst, game.StageTitle(a.ux.stage)+"  ·  "+a.ux.level.Rules().Title, u.small, cx, 250, alignCenter, u.dimCol)
+	sub := game.StageTitle(a.ux.stage) + "  ·  " + a.ux.level.Rules().Title
+	if a.ux.infinite {
+		sub += "  ·  " + infiniteLives + ": practice, not in the hall of fame"
+	}
+	u.text(dst, sub, u.small, cx, 250, alignCenter, u.dimCol)
 	a.drawResultsTable(dst, 320)
 	if m.Reason != "" { // the lobby went during the game (a server shutting down)
 		a.drawWrapped(dst, m.Reason, u.normal, cx, 760, 1500, u.errorCol)

@@ -37,6 +37,8 @@ func (roomScreen) update(a *app, _ frame) {
 		case strings.HasPrefix(sel, sectionItem):
 			a.handle(scene.Event{Kind: scene.EvSetSection, Section: (a.roomSection + 1) % (practiceSections(a.roomStage) + 1)})
 			a.membersAt = a.frameN - 20
+		case strings.HasPrefix(sel, livesItem):
+			a.toggleLives()
 		default:
 			a.handle(scene.Event{Kind: scene.EvBack})
 		}
@@ -51,6 +53,7 @@ func (a *app) pollRoom() {
 		a.roomStage = a.net.Stage()
 		a.roomLevel = a.net.Difficulty()
 		a.roomSection = a.net.Section()
+		a.roomInfinite = a.net.InfiniteLives()
 		a.membersAt = a.frameN
 	}
 }
@@ -62,6 +65,9 @@ func (a *app) pollRoom() {
 func (a *app) roomStep(sel string, step int) {
 	m := a.m
 	switch {
+	case strings.HasPrefix(sel, livesItem):
+		a.toggleLives()
+		return
 	case strings.HasPrefix(sel, sectionItem):
 		n := practiceSections(a.roomStage) + 1 // the start .. the boss
 		a.handle(scene.Event{Kind: scene.EvSetSection, Section: (a.roomSection + step + n) % n})
@@ -94,10 +100,14 @@ func (roomScreen) draw(a *app, dst surface) {
 	if len(m.Stages) > 1 {
 		stage = "<  " + stage + "  >"
 	}
-	u.text(dst, "Stage  "+stage+"   ·   "+a.roomLevel.Rules().Title, u.normal, cx, 246, alignCenter, u.itemCol)
+	lives := ""
+	if a.roomInfinite {
+		lives = "   ·   " + infiniteLives
+	}
+	u.text(dst, "Stage  "+stage+"   ·   "+a.roomLevel.Rules().Title+lives, u.normal, cx, 246, alignCenter, u.itemCol)
 	hint := "T chat · Enter select · Esc leave"
 	if len(m.Stages) > 1 {
-		hint = "Left/Right: the stage, or on Difficulty and Start at their choice (owner) · " + hint
+		hint = "Left/Right: the stage, or on Difficulty, Start at and Lives their choice (owner) · " + hint
 	}
 	u.help(dst, hint)
 	for i := 0; i < rules.MaxPlayers; i++ {
@@ -137,7 +147,28 @@ func (a *app) roomItems() []string {
 	if len(a.members) == 1 && practiceSections(a.roomStage) > 0 {
 		items = append(items, sectionItem+"  < "+sectionLabel(a.roomSection, practiceSections(a.roomStage))+" >")
 	}
+	if len(a.members) == 1 && a.roomStage != stagefile.Arcade {
+		lives := "the level's"
+		if a.roomInfinite {
+			lives = infiniteLives + " (practice)"
+		}
+		items = append(items, livesItem+"  < "+lives+" >")
+	}
 	return append(items, "Leave")
+}
+
+// livesItem starts the room menu's practice-trainer item (Enter or Left/Right on it switch
+// between the level's lives and infinite lives: SET_LIVES, docs/PROTOCOL.md §2.4.17).
+const livesItem = "Lives"
+
+// infiniteLives is how the room and the results name the practice trainer.
+const infiniteLives = "infinite lives"
+
+// toggleLives asks the lobby for the other choice of lives (the LIVES push shows it; a refusal
+// is said in the room).
+func (a *app) toggleLives() {
+	a.handle(scene.Event{Kind: scene.EvSetLives, Infinite: !a.roomInfinite})
+	a.membersAt = a.frameN - 20
 }
 
 // sectionItem starts the room menu's practice item (Left/Right on it change where the game
