@@ -15,15 +15,6 @@ type lostScreen struct{}
 
 func (lostScreen) enter(a *app) { a.snd.StopMusic() }
 
-// lostChoice is what a Lost screen item does.
-type lostChoice int
-
-const (
-	lostRejoin lostChoice = iota // dial the lost game again with the ticket
-	lostRetry                    // check again whether the lobby server answers (scene.EvRetryConnect)
-	lostBack                     // back to the title
-)
-
 // lostMenu is the Lost screen's menu and what each item does: Rejoin only while the ticket is
 // valid and the lobby answered the check (a rejoin of a server that is gone cannot work,
 // issue 30); "Retry the connection" while the ticket is valid and it did not, or is being

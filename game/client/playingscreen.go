@@ -96,15 +96,6 @@ func (playingScreen) draw(a *app, dst surface) {
 	a.drawChatOverlay(dst)
 }
 
-// pauseChoice is what an in-game menu item does.
-type pauseChoice int
-
-const (
-	pauseResume pauseChoice = iota // close the menu (and end the pause)
-	pauseRetry                     // a solo game starts again (scene.EvRetry: RETRY, docs/PROTOCOL.md §2.4.18)
-	pauseLeave                     // leave the game
-)
-
 // canRetry reports whether the game can be retried from the pause menu: a solo game (one
 // player, not a spectator) on a lobby server, practice included (the server refuses others).
 func (a *app) canRetry() bool {
