@@ -147,6 +147,13 @@ type Config struct {
 	Logger *slog.Logger
 	// OnGameEnd, when set, is called with each instance after its game ended (tests).
 	OnGameEnd func(in *Instance)
+	// Connectionless, when set, is given every datagram on the game socket that is not the game
+	// protocol's (its first two bytes are not Magic0 Magic1: server queries, LAN discovery, the
+	// list server's reachability token, WebRTC's STUN/DTLS), after the per-address rate limit
+	// and before anything else reads it. It runs on the reader: it must not block, b is valid
+	// only during the call, and it replies through Manager.WriteTo. It returns false for a
+	// datagram it does not take, which is then dropped as invalid (counted as "magic").
+	Connectionless func(b []byte, from netip.AddrPort) bool
 }
 
 // Manager starts games for the lobby (it implements handoff.Starter), runs them and shuts them down.
@@ -474,6 +481,13 @@ func (m *Manager) Stats() RuntimeStats {
 	return st
 }
 
+// WriteTo sends b as one datagram from the game socket (the socket players use): replies of
+// Config.Connectionless. It is safe for concurrent use.
+func (m *Manager) WriteTo(b []byte, to netip.AddrPort) error {
+	_, err := m.sock.WriteTo(b, to)
+	return err
+}
+
 // readLoop reads datagrams from the shared socket (in batches when it can) and hands each to its
 // game.
 func (m *Manager) readLoop() {
@@ -491,6 +505,9 @@ func (m *Manager) readLoop() {
 func (m *Manager) route(b []byte, from netip.AddrPort) {
 	if m.limit != nil && !m.limit.Allow(m.now(), from) {
 		m.drop(DropRate, from)
+		return
+	}
+	if (len(b) < 2 || b[0] != wire.Magic0 || b[1] != wire.Magic1) && m.cfg.Connectionless != nil && m.cfg.Connectionless(b, from) {
 		return
 	}
 	var h wire.Header

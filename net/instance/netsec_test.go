@@ -393,3 +393,30 @@ func (discardSocket) WriteTo(p []byte, _ netip.AddrPort) (int, error) { return l
 func (discardSocket) SetReadDeadline(time.Time) error                 { return nil }
 func (discardSocket) LocalAddr() netip.AddrPort                       { return netip.AddrPort{} }
 func (discardSocket) Close() error                                    { return nil }
+
+// Datagrams that are not the game protocol's go to Config.Connectionless after the rate limit:
+// what it takes is not counted as dropped, what it declines is dropped as "magic", and a game
+// datagram never reaches it.
+func TestConnectionlessHook(t *testing.T) {
+	var got []string
+	m := newManager(Config{Logger: slog.New(slog.DiscardHandler), RateLimit: 240, RateBurst: 10,
+		Connectionless: func(b []byte, from netip.AddrPort) bool {
+			got = append(got, string(b))
+			return b[0] == 0xFF
+		}})
+	m.clock = func() time.Duration { return time.Second }
+	from := netip.MustParseAddrPort("192.0.2.7:9999")
+	m.route([]byte("\xff\xff\xff\xffTSource Engine Query\x00"), from)
+	m.route([]byte("junk, but as long as a header is"), from)
+	m.route(hereDatagram(members(1)[0]), from) // "RT…": the game's, an unknown token
+	for range 20 {
+		m.route([]byte("\xff\xff\xff\xffflood"), from)
+	}
+	d := m.Drops()
+	if len(got) != 2+7 || got[1][:4] != "junk" {
+		t.Errorf("handler saw %d datagrams (%q…), want 9: 2, then the 7 left of the burst of 10", len(got), got[:min(2, len(got))])
+	}
+	if d[wire.ReasonIndex(wire.ErrMagic)] != 1 || d[DropUnknownToken] != 1 || d[DropRate] != 13 {
+		t.Errorf("drops: magic %d, unknown token %d, rate %d; want 1, 1, 13", d[wire.ReasonIndex(wire.ErrMagic)], d[DropUnknownToken], d[DropRate])
+	}
+}
