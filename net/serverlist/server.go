@@ -38,10 +38,10 @@ const (
 
 // Registration is the list server's answer to a registration (POST).
 type Registration struct {
-	Status    Status `json:"status"`
-	Addr      string `json:"addr"`       // the address the entry is listed under
-	ExpiresIn int    `json:"expires_in"` // seconds without a refresh before it is forgotten
-	Error     string `json:"error,omitempty"`
+	Status    Status `json:"status,omitempty"`
+	Addr      string `json:"addr,omitempty"`       // the address the entry is listed under
+	ExpiresIn int    `json:"expires_in,omitempty"` // seconds without a refresh before it is forgotten
+	Error     string `json:"error,omitempty"`      // why the request was refused (then nothing else)
 }
 
 // List is the body of GET /servers.
