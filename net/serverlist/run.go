@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -51,7 +52,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	cfg.Conn = pc
 	s := NewServer(cfg.ServerConfig)
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
-		IdleTimeout: 60 * time.Second, MaxHeaderBytes: 8 << 10}
+		IdleTimeout: 60 * time.Second, MaxHeaderBytes: 8 << 10, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 	served := make(chan error, 1)
 	go func() {
 		if cfg.TLSCert != "" {
