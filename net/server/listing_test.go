@@ -190,3 +190,30 @@ func TestListEndToEnd(t *testing.T) {
 		t.Fatalf("charlie should be the one left: %v", got)
 	}
 }
+
+// TestCheckListing: the list settings are checked at start with the flag's name in the error,
+// and a private server (no -list) has no secret: its game socket answers no token.
+func TestCheckListing(t *testing.T) {
+	q, err := checkListing(Config{})
+	if err != nil || q.secret != "" || len(answerers(q)) != 0 {
+		t.Fatalf("private server: %v %+v", err, q)
+	}
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Lists: []string{"list.example.org"}, Name: "x"}, "-list"},
+		{Config{Lists: []string{"https://list.example.org"}}, "-name"},
+		{Config{Lists: []string{"https://list.example.org"}, Name: "evil\u202ename"}, "-name"},
+		{Config{Lists: []string{"https://list.example.org"}, Name: "x", MOTD: "two\nlines"}, "-motd"},
+		{Config{Lists: []string{"https://list.example.org"}, Name: "x", Region: strings.Repeat("r", 33)}, "-region"},
+	} {
+		if _, err := checkListing(c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error naming %s", c.cfg, err, c.want)
+		}
+	}
+	q, err = checkListing(Config{Lists: []string{"https://list.example.org"}, Name: "Bydo Hunters"})
+	if err != nil || serverlist.CheckSecret(q.secret) != nil || len(answerers(q)) != 1 {
+		t.Fatalf("listed server: %v %+v", err, q)
+	}
+}
