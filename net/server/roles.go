@@ -351,6 +351,21 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	if err != nil {
 		return err
 	}
+	q, err := checkListing(cfg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	// A listed lobby answers the lists' tokens (and the queries) on its own UDP socket: it has
+	// no game socket.
+	var qconn *net.UDPConn
+	if len(cfg.Lists) > 0 {
+		if qconn, err = listenQuery(cfg.QueryAddr, ln.Addr()); err != nil {
+			ln.Close()
+			return err
+		}
+		defer qconn.Close()
+	}
 	ln = lobbyListener(ln, cfg.TrustedProxies)
 	// The hall of fame is the lobby's, as in one process: its hosts send each game's record
 	// and replay (docs/CONTROL.md §4.1).
@@ -383,6 +398,16 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	mod := newModeration(srv, hall, log)
 	stopMod := mod.run(ctx, cfg.Reloads)
 	defer stopMod()
+	if qconn != nil {
+		q.setEntry(lobbyEntry(cfg, srv, stages, ln.Addr(), qconn.LocalAddr().(*net.UDPAddr).Port, true))
+		qctx, stopQuery := context.WithCancel(context.Background())
+		queryDone := make(chan struct{})
+		go func() { defer close(queryDone); serveQuery(qctx, qconn, answerers(q), cfg.UDPRate) }()
+		defer func() { stopQuery(); <-queryDone }()
+		log.Info("lobby query socket listening", "udp", qconn.LocalAddr().String())
+		waitListing := startListing(ctx, cfg, q, ln.Addr(), log) // leaves the lists when ctx ends
+		defer waitListing()
+	}
 	reg := metrics.New(srv, nil)
 	reg.WatchFleet(remote.Hosts)
 	if hall != nil {
@@ -456,4 +481,20 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 		return err2
 	}
 	return nil
+}
+
+// listenQuery opens a split lobby's UDP query socket on addr, or ("") on the host and port
+// number of the lobby's address lobby.
+func listenQuery(addr string, lobby net.Addr) (*net.UDPConn, error) {
+	if addr == "" {
+		addr = lobby.String()
+	}
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err == nil {
+		var c *net.UDPConn
+		if c, err = net.ListenUDP("udp", ua); err == nil {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("lobby query socket (UDP %s, the lists' tokens come to it): %w", addr, err)
 }
