@@ -256,6 +256,7 @@ func (r *Remote) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 			l.missed()
 		} else {
 			l.answered()
+			l.failed()
 		}
 		errs = append(errs, l.addr+": "+err.Error())
 	}
@@ -319,6 +320,13 @@ func (l *link) answered() {
 	}
 }
 
+// failed counts a start l refused or failed (HostView.Failed).
+func (l *link) failed() {
+	l.mu.Lock()
+	l.failures++
+	l.mu.Unlock()
+}
+
 // reserve counts a start on l until link.start ends.
 func (l *link) reserve() {
 	l.mu.Lock()
@@ -361,6 +369,9 @@ func (r *Remote) startAllocated(spec handoff.GameSpec, deadline time.Time) (hand
 		g, err := l.start(spec, deadline)
 		if err == nil {
 			return g, nil
+		}
+		if !errors.Is(err, errNoAnswer) {
+			l.failed()
 		}
 		last = fmt.Errorf("allocated host %s: %w", addr, err)
 		if ctx.Err() != nil {
@@ -413,6 +424,7 @@ type link struct {
 	suspectUntil time.Time
 	suspectFor   time.Duration
 	suspected    uint64
+	failures     uint64 // starts refused or failed (HostView.Failed)
 	// has are the hashes of the stage files the host of this session has: its own (its first
 	// load) and those sent to it (stages.go).
 	has map[string]bool
@@ -428,7 +440,7 @@ func (l *link) view() HostView {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return HostView{Addr: l.addr, Up: l.c != nil, Load: l.load, Starting: l.starting,
-		Suspect: time.Now().Before(l.suspectUntil), Suspected: l.suspected}
+		Suspect: time.Now().Before(l.suspectUntil), Suspected: l.suspected, Failed: l.failures}
 }
 
 func (l *link) run(ctx context.Context) {
