@@ -434,6 +434,7 @@ type link struct {
 	games   map[uint64]*RemoteGame
 	pending map[uint64]chan *Msg
 	parts   replayParts // of the current session (its reader goroutine's alone)
+	down    downLog     // run's goroutine's alone
 }
 
 func (l *link) view() HostView {
@@ -451,14 +452,23 @@ func (l *link) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		now := time.Now()
 		if err == nil {
-			downSince = time.Now()
+			downSince = now
 		}
-		if l.dynamic && time.Since(downSince) >= DynamicGiveUp {
-			l.r.log.Info("allocated game host forgotten: unreachable", "host", l.addr, "for", time.Since(downSince).Round(time.Second))
+		if l.dynamic && now.Sub(downSince) >= DynamicGiveUp {
+			l.r.log.Info("allocated game host forgotten: unreachable", "host", l.addr, "for", now.Sub(downSince).Round(time.Second),
+				"dials_failed", l.down.failed)
 			return
 		}
-		l.r.log.Warn("game host down", "host", l.addr, "err", err, "retry_in", wait)
+		if line, failed := l.down.fail(now, err == nil); line {
+			if err == nil {
+				l.r.log.Warn("game host down", "host", l.addr, "retry_in", wait)
+			} else {
+				l.r.log.Warn("game host down", "host", l.addr, "err", err, "for", now.Sub(l.down.since).Round(time.Second),
+					"dials_failed", failed, "next_line_in", l.down.every)
+			}
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -471,6 +481,54 @@ func (l *link) run(ctx context.Context) {
 			wait = l.r.cfg.Redial // it was up: retry soon
 		}
 	}
+}
+
+// A host that stays down is logged when it goes down (or its first dial fails), then again
+// DownLogEvery later, then twice that after, and so on up to MaxDownLogEvery, each line with
+// the dials that failed since it went down; the redials themselves go on every few seconds.
+// When it is back, one line says how long it was down and how many dials failed.
+const (
+	DownLogEvery    = 30 * time.Second
+	MaxDownLogEvery = 30 * time.Minute
+)
+
+// downLog decides which of a down host's failed dials are logged (a pure state machine: the
+// times are given; link.run's goroutine alone uses it).
+type downLog struct {
+	down   bool
+	since  time.Time     // when it went down
+	next   time.Time     // the next line is due
+	every  time.Duration // the wait before the next line
+	failed int           // dials failed since it went down
+}
+
+// fail records a failed dial (lost: the host had been up, nothing was dialled) at now and
+// reports whether to log it, with the dials failed so far.
+func (d *downLog) fail(now time.Time, lost bool) (line bool, failed int) {
+	if !d.down {
+		*d = downLog{down: true, since: now, next: now.Add(DownLogEvery), every: DownLogEvery}
+		if !lost {
+			d.failed = 1
+		}
+		return true, d.failed
+	}
+	if !lost {
+		d.failed++
+	}
+	if now.Before(d.next) {
+		return false, d.failed
+	}
+	d.every = min(2*d.every, MaxDownLogEvery)
+	d.next = now.Add(d.every)
+	return true, d.failed
+}
+
+// up reports whether the host was down (then how long, and the dials that failed) and
+// forgets it.
+func (d *downLog) up(now time.Time) (was bool, downFor time.Duration, failed int) {
+	was, downFor, failed = d.down, now.Sub(d.since), d.failed
+	*d = downLog{}
+	return was, downFor, failed
 }
 
 // session dials the host, authenticates and reads its messages until the connection fails;
@@ -524,7 +582,11 @@ func (l *link) session(ctx context.Context) error {
 	}
 	l.mu.Unlock()
 	l.parts = replayParts{}
-	l.r.log.Info("game host up", "host", l.addr)
+	if was, downFor, failed := l.down.up(time.Now()); was {
+		l.r.log.Info("game host up", "host", l.addr, "was_down_for", downFor.Round(time.Millisecond), "dials_failed", failed)
+	} else {
+		l.r.log.Info("game host up", "host", l.addr)
+	}
 	quit := make(chan struct{})
 	pinged := make(chan struct{})
 	go func() {
