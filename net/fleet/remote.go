@@ -9,6 +9,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -63,6 +64,12 @@ type RemoteConfig struct {
 	// Done closes: the hall of fame has the game when the lobby pushes GAME_ID). It is called
 	// on the host connection's goroutine and must not block (lobby/scoredb.Hall.Record).
 	OnGameEnd func(spec handoff.GameSpec, end GameEnd)
+	// ID, when set, is the lobby's name for itself, the same across its restarts (runLobby:
+	// kept in its data directory): it is sent to every host (hello), which then keeps this
+	// lobby's games running when its connection fails and hands them back, with the ends of
+	// those that ended meanwhile, when a lobby of the same ID connects (docs/CONTROL.md §4.3).
+	// "": the hosts abort the lobby's games when its connection fails.
+	ID string
 	// Dial, when set, connects to a host's control address instead of TCP (nil: TCP, within
 	// HandshakeTimeout). The tests give an in-memory network (net.Pipe): there the heartbeats,
 	// timeouts and redials run in virtual time (testing/synctest).
@@ -98,6 +105,42 @@ type Remote struct {
 	ctx   context.Context // Run's (nil before)
 	wg    sync.WaitGroup  // link goroutines
 	links []*link
+	// crashed: Run's end says no bye (a test's lobby crash: its hosts keep its games).
+	crashed atomic.Bool
+	// lost are the ids of games this lobby ended as lost with their host's connection (the
+	// last maxLost): the host may hand them back when it is reached again; they are not
+	// kept twice.
+	lostMu sync.Mutex
+	lost   map[uuid.UUID]bool
+	lostQ  []uuid.UUID
+}
+
+// maxLost bounds Remote.lost.
+const maxLost = 1024
+
+func (r *Remote) markLost(id uuid.UUID) {
+	if id == (uuid.UUID{}) {
+		return
+	}
+	r.lostMu.Lock()
+	defer r.lostMu.Unlock()
+	if r.lost == nil {
+		r.lost = map[uuid.UUID]bool{}
+	}
+	if !r.lost[id] {
+		r.lost[id] = true
+		r.lostQ = append(r.lostQ, id)
+		if len(r.lostQ) > maxLost {
+			delete(r.lost, r.lostQ[0])
+			r.lostQ = r.lostQ[1:]
+		}
+	}
+}
+
+func (r *Remote) wasLost(id uuid.UUID) bool {
+	r.lostMu.Lock()
+	defer r.lostMu.Unlock()
+	return r.lost[id]
 }
 
 var _ handoff.Starter = (*Remote)(nil)
@@ -129,7 +172,10 @@ func NewRemote(cfg RemoteConfig) *Remote {
 
 func (r *Remote) newLink(addr string, dynamic bool) *link {
 	host, _, _ := net.SplitHostPort(addr)
-	return &link{r: r, addr: addr, udpHost: host, dynamic: dynamic, games: map[uint64]*RemoteGame{}, pending: map[uint64]chan *Msg{}}
+	// Request ids start at the clock's microseconds: those of this lobby's earlier runs, whose
+	// games the host hands back (running), are not reused.
+	return &link{r: r, addr: addr, udpHost: host, dynamic: dynamic, games: map[uint64]*RemoteGame{}, pending: map[uint64]chan *Msg{},
+		nextID: uint64(max(time.Now().UnixMicro(), 0))}
 }
 
 // ParseHosts reads -hosts: comma-separated host:port control addresses.
@@ -562,8 +608,19 @@ func (l *link) session(ctx context.Context) error {
 		nc.Close()
 		return err
 	}
-	stop := context.AfterFunc(ctx, func() { c.Close() })
+	stop := context.AfterFunc(ctx, func() {
+		if l.r.cfg.ID != "" && !l.r.crashed.Load() {
+			_ = c.Write(encode(&Msg{Type: TypeBye})) // the lobby stops: its games end (§4.3)
+		}
+		c.Close()
+	})
 	defer stop()
+	if l.r.cfg.ID != "" {
+		if err := c.Write(encode(&Msg{Type: TypeHello, Lobby: l.r.cfg.ID})); err != nil {
+			c.Close()
+			return err
+		}
+	}
 	// The host speaks first after the handshake (its load): only then is it up.
 	b, err := c.Read(time.Now().Add(5 * l.r.cfg.Ping))
 	var m *Msg
@@ -627,6 +684,7 @@ func (l *link) session(ctx context.Context) error {
 	}
 	l.parts = replayParts{} // a replay being received is dropped with its game
 	for _, g := range games {
+		l.r.markLost(g.spec.ID)
 		l.ended(g, GameEnd{Result: 2, Lost: true})
 	}
 	if len(games) > 0 {
@@ -649,15 +707,21 @@ func (l *link) handle(m *Msg) {
 			ch <- m
 		}
 		return
+	case TypeRunning:
+		l.mu.Unlock()
+		l.adopt(m)
+		return
 	case TypeReplay:
 		g := l.games[m.Game]
 		l.mu.Unlock()
-		if g == nil {
+		if g == nil && l.r.cfg.ID == "" {
+			// A lobby that named itself takes the replay of a game it does not know: the
+			// ended after it carries the game (a game of its earlier run, §4.3).
 			l.r.log.Warn("replay part of no running game ignored", "host", l.addr, "game", m.Game)
 			return
 		}
 		if err := l.parts.add(m.Game, m.Part, m.Parts, m.Data); err != nil && !errors.Is(err, errRefusedBefore) {
-			l.r.log.Warn("game host sent a bad replay: the game is kept without it", "host", l.addr, "code", g.spec.Code, "err", err)
+			l.r.log.Warn("game host sent a bad replay: the game is kept without it", "host", l.addr, "game", m.Game, "err", err)
 		}
 		return
 	case TypeEnded:
@@ -665,7 +729,9 @@ func (l *link) handle(m *Msg) {
 		delete(l.games, m.Game)
 		l.mu.Unlock()
 		if g == nil {
-			return
+			if g = l.adopted(m); g == nil {
+				return
+			}
 		}
 		end := GameEnd{Result: m.Result, Record: m.Record}
 		rp, err := l.parts.take(m.Game)
@@ -690,6 +756,45 @@ func (l *link) handle(m *Msg) {
 		return
 	}
 	l.mu.Unlock()
+}
+
+// adopt takes a game the host runs for this lobby's earlier run (running, §4.3): its end
+// comes to this lobby (OnGameEnd: the hall of fame keeps it).
+func (l *link) adopt(m *Msg) {
+	g := l.adopted(m)
+	if g == nil {
+		return
+	}
+	g.port, g.host = m.Port, m.Host
+	if g.host == "" {
+		g.host = l.udpHost
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.c == nil || l.games[m.Game] != nil {
+		return
+	}
+	l.games[m.Game] = g
+	l.nextID = max(l.nextID, m.Game) // not reused
+	l.r.log.Info("game of an earlier run of this lobby taken back from its host", "host", l.addr, "code", g.spec.Code, "game", g.spec.ID, "players", len(g.spec.Members))
+}
+
+// adopted is the RemoteGame of a game the lobby does not know, from the spec the host sent
+// with it (running, ended); nil when there is none, it is bad, or the lobby ended the game
+// already (its host was lost meanwhile: it is kept as aborted).
+func (l *link) adopted(m *Msg) *RemoteGame {
+	if m.Spec == nil || l.r.cfg.ID == "" {
+		return nil
+	}
+	spec, err := m.Spec.gameSpec()
+	if err != nil || spec.ID == (uuid.UUID{}) {
+		l.r.log.Warn("game of an earlier run from the host refused", "host", l.addr, "game", m.Game, "err", err)
+		return nil
+	}
+	if l.r.wasLost(spec.ID) {
+		return nil
+	}
+	return &RemoteGame{l: l, spec: spec, id: m.Game, adopted: true, done: make(chan struct{}), goneCh: make(chan struct{}, 1)}
 }
 
 // ended hands g's end to OnGameEnd, then to the lobby.
@@ -801,6 +906,10 @@ type RemoteGame struct {
 	id   uint64
 	port int
 	host string
+
+	// adopted: a game of an earlier run of this lobby, handed back by its host (§4.3): no
+	// lobby of this run plays it; only its end is kept.
+	adopted bool
 
 	mu       sync.Mutex
 	ended    bool
