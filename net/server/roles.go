@@ -8,9 +8,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/stagefile"
@@ -341,6 +345,41 @@ func waitIdle(h *fleet.Host, ctx context.Context) {
 	}
 }
 
+// LobbyIDFile is the file of the lobby's data directory that keeps its name for its hosts
+// (fleet.RemoteConfig.ID, docs/CONTROL.md §4.3): the same across restarts, so that a restarted
+// lobby gets back the games it left running on its hosts.
+const LobbyIDFile = "lobby-id"
+
+// lobbyID is the lobby's name for its hosts: a random UUID kept in DataDir (made at the first
+// start), or, without a data directory, its -addr and the machine's host name.
+func lobbyID(cfg Config) (string, error) {
+	if cfg.DataDir == "" {
+		name, _ := os.Hostname()
+		return "addr:" + cfg.Addr + "@" + name, nil
+	}
+	path := filepath.Join(cfg.DataDir, LobbyIDFile)
+	if b, err := os.ReadFile(path); err == nil {
+		if id := strings.TrimSpace(string(b)); id != "" && len(id) <= 128 {
+			return id, nil
+		}
+		return "", fmt.Errorf("%s: not a lobby id (remove it to make a new one)", path)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("lobby id: %w", err)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		return "", fmt.Errorf("lobby id: %w", err)
+	}
+	id := uuid.NewString()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(id+"\n"), 0o640); err != nil {
+		return "", fmt.Errorf("lobby id: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", fmt.Errorf("lobby id: %w", err)
+	}
+	return id, nil
+}
+
 // runLobby runs the TCP lobby only (-role lobby): every START goes to one of cfg.Fleet.Hosts.
 func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) error {
 	log := cfg.Logger
@@ -362,7 +401,12 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	if hall != nil {
 		defer closeHall(hall, log) // after the hosts' connections: the games they end are kept
 	}
-	rc := fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Logger: log, StartTimeout: cfg.Fleet.StartTimeout}
+	id, err := lobbyID(cfg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	rc := fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Logger: log, StartTimeout: cfg.Fleet.StartTimeout, ID: id}
 	if cfg.Fleet.Allocator != "" {
 		rc.Allocate = allocate(cfg.Fleet, log)
 	}
