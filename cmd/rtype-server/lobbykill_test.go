@@ -23,6 +23,18 @@ import (
 // hall of fame has the game with both names, its figures and its replay.
 func TestLobbyKill9KeepsGames(t *testing.T) {
 	t.Parallel()
+	testLobbyRestartKeepsGames(t, syscall.SIGKILL)
+}
+
+// TestLobbyUpgradeLeavesGames: the same with SIGTERM to a lobby started with -leave-games
+// (an upgrade, docs/DEPLOY.md "Upgrading"): it exits at once with status 0, leaving the game to
+// its host, and the next lobby on the same data directory keeps its end.
+func TestLobbyUpgradeLeavesGames(t *testing.T) {
+	t.Parallel()
+	testLobbyRestartKeepsGames(t, syscall.SIGTERM)
+}
+
+func testLobbyRestartKeepsGames(t *testing.T, sig syscall.Signal) {
 	const secret = "RTYPE_CONTROL_SECRET=lobby-kill9-test-secret-0123"
 	control := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	startProc(t, []string{secret, "RTYPE_UDP_ADDR=127.0.0.1"}, "-role", "host", "-control", control,
@@ -31,6 +43,9 @@ func TestLobbyKill9KeepsGames(t *testing.T) {
 	data := t.TempDir()
 	metrics := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	lobbyArgs := []string{"-role", "lobby", "-addr", addr, "-hosts", control, "-stage", "short", "-data", data, "-metrics", metrics, "-log-format", "json"}
+	if sig == syscall.SIGTERM {
+		lobbyArgs = append(lobbyArgs, "-leave-games")
+	}
 	waitLobby := func() { // ready: serving, with its host up
 		until(t, "the lobby ready", 30*time.Second, func() bool {
 			resp, err := http.Get("http://" + metrics + "/readyz")
@@ -68,10 +83,13 @@ func TestLobbyKill9KeepsGames(t *testing.T) {
 		return sessions[0].Stats().ServerTick
 	}
 	until(t, "the game a second in", 60*time.Second, func() bool { return ticks() >= 60 })
-	if err := lob.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := lob.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	<-lob.done
+	if sig == syscall.SIGTERM && lob.err != nil {
+		t.Fatalf("the lobby stopped with -leave-games: %v, want exit 0\n%s", lob.err, lob.stderr.String())
+	}
 	killedAt := ticks()
 	lob2 := startProc(t, []string{secret}, lobbyArgs...)
 	waitLobby()

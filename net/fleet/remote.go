@@ -105,7 +105,8 @@ type Remote struct {
 	ctx   context.Context // Run's (nil before)
 	wg    sync.WaitGroup  // link goroutines
 	links []*link
-	// crashed: Run's end says no bye (a test's lobby crash: its hosts keep its games).
+	// crashed: Run's end says no bye: the hosts keep the lobby's games (LeaveGames, or a
+	// test's lobby crash).
 	crashed atomic.Bool
 	// lost are the ids of games this lobby ended as lost with their host's connection (the
 	// last maxLost): the host may hand them back when it is reached again; they are not
@@ -114,6 +115,12 @@ type Remote struct {
 	lost   map[uuid.UUID]bool
 	lostQ  []uuid.UUID
 }
+
+// LeaveGames makes Run's end leave the lobby's running games to their hosts (no bye, and no
+// end kept here: a lobby with the same ID takes them back, docs/CONTROL.md §4.3;
+// -leave-games); from now on no drop is sent (the lobby's connections close with it). Call
+// it before closing the lobby's connections.
+func (r *Remote) LeaveGames() { r.crashed.Store(true) }
 
 // maxLost bounds Remote.lost.
 const maxLost = 1024
@@ -684,6 +691,10 @@ func (l *link) session(ctx context.Context) error {
 	}
 	l.parts = replayParts{} // a replay being received is dropped with its game
 	for _, g := range games {
+		if l.r.crashed.Load() { // left to the host for the next lobby: not ended here
+			g.end(2, true)
+			continue
+		}
 		l.r.markLost(g.spec.ID)
 		l.ended(g, GameEnd{Result: 2, Lost: true})
 	}
@@ -989,6 +1000,9 @@ func (g *RemoteGame) gone(ms []Member) {
 
 // Drop tells the host to remove the player (sent without waiting: the lobby does not block).
 func (g *RemoteGame) Drop(id uuid.UUID, left bool) {
+	if g.l.r.crashed.Load() {
+		return // the lobby leaves its games to the host: its players' connections close with it
+	}
 	g.l.mu.Lock()
 	c := g.l.c
 	g.l.mu.Unlock()

@@ -62,6 +62,10 @@ type FleetConfig struct {
 	// DefaultDrainTimeout; negative: none, the games end at once): no new game, the running
 	// ones go on until they end or it passes (or Config.Abort closes), then end with GAME_END.
 	DrainTimeout time.Duration
+	// LeaveGames makes a lobby's stop (SIGTERM) leave its running games to its hosts instead
+	// of draining them (-leave-games): it exits at once, and the next lobby started on the same
+	// data directory (the same fleet.RemoteConfig.ID) takes them back (docs/CONTROL.md §4.3).
+	LeaveGames bool
 	// Agones makes a host a GameServer of an Agones fleet (-agones; agones.go): the SDK
 	// sidecar's address and port to advertise, Ready, Health, the games counter, labels, and
 	// Shutdown after the drain.
@@ -477,6 +481,18 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 		serveErr <- err2
 	}
 	log.Info("rtype lobby shutting down")
+	if cfg.Fleet.LeaveGames {
+		// An upgrade: the games go on on the hosts, which hand them back to the next lobby on
+		// this data directory; the players' clients get back into it by themselves.
+		log.Info("leaving the running games to their hosts for the next lobby (-leave-games)", "games", srv.Stats().LobbiesRunning)
+		remote.LeaveGames() // first: the players' connections closing send no drop
+		stopLobby()
+		<-serveErr
+		stopRemote()
+		<-remoteDone
+		log.Info("rtype lobby stopped")
+		return nil
+	}
 	// No new game; every connection is told why and how long the games have left (CLOSING,
 	// docs/PROTOCOL.md §2.5.13); the games on the hosts go on for the drain, then end.
 	running := func() int { return srv.Stats().LobbiesRunning }
