@@ -415,7 +415,7 @@ func (h *Host) abortAll() {
 
 // hello names the session's lobby: the games kept under that name become the session's, it
 // is told of those still running (running) and gets the ends it missed (docs/CONTROL.md §4.3).
-// An older connection of the same lobby (not yet seen dead) is closed.
+// An older connection of the same lobby (not yet seen dead) no longer gets them.
 func (s *hostSession) hello(name string) {
 	if name == "" || len(name) > 128 {
 		s.log.Warn("hello with a bad lobby name ignored", "len", len(name))
@@ -446,8 +446,9 @@ func (s *hostSession) hello(name string) {
 	lg.held, lg.bytes = nil, 0
 	h.mu.Unlock()
 	if old != nil && old != s {
-		old.log.Info("lobby connected again: its older connection is closed", "lobby_name", name)
-		old.c.Close()
+		// Not closed: a lobby that reaches the host by two addresses must not have its two
+		// connections close each other; the older one, if dead, ends with its heartbeat.
+		old.log.Info("lobby connected again: its games' ends go to the newer connection", "lobby_name", name)
 	}
 	if len(running) > 0 || len(held) > 0 {
 		s.log.Info("lobby back: its games are handed back", "lobby_name", name, "running", len(running), "ended", len(held))
