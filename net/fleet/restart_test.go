@@ -176,3 +176,35 @@ func TestHeldEndsBounded(t *testing.T) {
 		t.Fatalf("%d bytes held, want at most %d", lg.bytes, MaxHeldBytes)
 	}
 }
+
+// TestLostGameNotKeptTwice: when a named lobby's connection to a host breaks, the lobby ends
+// the host's games as lost at once (its players get END; the hall keeps them as aborted) while
+// the host keeps them; when the connection is back and such a game ends, the lobby does not
+// keep it a second time.
+func TestLostGameNotKeptTwice(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h, _, _ := restartHost(t)
+		lr := runLobby(t, "lobby-d", h.addr)
+		g, err := lr.r.StartGame(restartSpec("ABCDE"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.mu.Lock()
+		for s := range h.sessions {
+			s.c.Close() // the connection breaks (the host's side)
+		}
+		h.mu.Unlock()
+		waitDone(t, g)
+		if e := lr.ends.get(); len(e) != 1 || !e[0].end.Lost {
+			t.Fatalf("ends after the break: %+v, want the game once, lost", e)
+		}
+		eventually(t, "the host up again", func() bool { return lr.r.Up() == 1 && h.Load().Games == 1 })
+		time.Sleep(time.Second) // the hello and running have come and gone
+		h.st.games()[0].end(1)
+		eventually(t, "the host counts the end", func() bool { return h.Load().Games == 0 })
+		time.Sleep(time.Second)
+		if e := lr.ends.get(); len(e) != 1 {
+			t.Fatalf("%d ends, want the lost game once: %+v", len(e), e)
+		}
+	})
+}
