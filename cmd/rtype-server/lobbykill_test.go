@@ -59,7 +59,8 @@ func testLobbyRestartKeepsGames(t *testing.T, sig syscall.Signal) {
 	lob := startProc(t, []string{secret}, lobbyArgs...)
 	waitLobby()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// A stuck bound: the short stage's game lasts about 20 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var mu sync.Mutex
 	var sessions []*session.Session
