@@ -2,8 +2,8 @@
 // audio) are the only code in the repository that imports ebiten. Run opens a resizable window whose logical screen is the 1920×1080 virtual
 // playfield (letterboxed by ebiten), runs the scene flow of game/client/scene (title, connect,
 // lobby browser, lobby room, game, results, connection lost, settings…: each screen a type in a
-// file of its own, listed in screens.go, its flow in package scene), talks to the TCP lobby
-// (package lobby) and the UDP game instance (package net/session) on goroutines so Update never
+// file of its own that registers itself with its scene (screens.go), its flow in package
+// scene), talks to the TCP lobby (package lobby) and the UDP game instance (package net/session) on goroutines so Update never
 // blocks, draws every entity of the session's mirror world at View.Pos, and plays synthesised
 // sound.
 //

@@ -11,6 +11,8 @@ import (
 // two fields; Enter connects.
 type connectScreen struct{ titleMusic }
 
+func init() { register(scene.Connect, connectScreen{}) }
+
 func (connectScreen) update(a *app, _ frame) {
 	m := a.m
 	a.nav(2, true)

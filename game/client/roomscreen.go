@@ -16,6 +16,8 @@ import (
 // choices of stage, difficulty and practice section, Start or Leave, and the lobby's chat.
 type roomScreen struct{ titleMusic }
 
+func init() { register(scene.Room, roomScreen{}) }
+
 func (roomScreen) chat() {}
 
 func (roomScreen) update(a *app, _ frame) {

@@ -8,6 +8,8 @@ const BrowserRefreshTicks = 180
 // BrowserRefreshTicks): join a lobby of the list or by code, create one, open the Hall of fame.
 type browserScreen struct{}
 
+func init() { register(Browser, "browser", browserScreen{}) }
+
 func (browserScreen) handle(m *Machine, ev Event) []Cmd {
 	switch ev.Kind {
 	case EvTick:

@@ -5,6 +5,8 @@ package scene
 // joins or creates the lobby at once).
 type connectScreen struct{}
 
+func init() { register(Connect, "connect", connectScreen{}) }
+
 func (connectScreen) handle(m *Machine, ev Event) []Cmd {
 	switch ev.Kind {
 	case EvSubmitAddr:

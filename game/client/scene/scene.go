@@ -9,7 +9,8 @@
 // goes from Title to the game without keys.
 //
 // Each scene is a screen, a type of its own in a file of its own (title.go, connect.go,
-// browser.go …) listed with its ID in screens; Handle passes the current screen each event.
+// browser.go …) that registers itself with its ID (register, from the file's init); Handle
+// passes the current screen each event.
 package scene
 
 import (
@@ -22,8 +23,8 @@ import (
 // ID identifies a scene.
 type ID uint8
 
-// The scenes: each is a screen, its flow a type in a file of its own (title.go, connect.go …),
-// listed in screens.
+// The scenes: each is a screen, its flow a type in a file of its own (title.go, connect.go …)
+// that registers itself under its ID. This list is the one line a new screen adds.
 const (
 	Title      ID = iota // main menu: Play, Settings, Quit
 	Connect              // type the lobby server address
@@ -46,23 +47,29 @@ type screen interface {
 	handle(m *Machine, ev Event) []Cmd
 }
 
-// screens is each scene's name and screen: one line per scene.
-var screens = [NumScenes]struct {
+// screens is each scene's name and screen, filled by register from the screen's own file (an
+// init there): no list to edit when a screen is added, only its ID above.
+var screens [NumScenes]struct {
 	name string
 	screen
-}{
-	Title:      {"title", titleScreen{}},
-	Connect:    {"connect", connectScreen{}},
-	Browser:    {"browser", browserScreen{}},
-	Room:       {"room", roomScreen{}},
-	Playing:    {"playing", playingScreen{}},
-	Results:    {"results", resultsScreen{}},
-	Lost:       {"lost", lostScreen{}},
-	Settings:   {"settings", settingsScreen{}},
-	Controls:   {"controls", controlsScreen{}},
-	Replays:    {"replays", replaysScreen{}},
-	Watching:   {"watching", watchingScreen{}},
-	HallOfFame: {"hall-of-fame", hallScreen{}},
+}
+
+// register makes s the screen of scene id, called name (ID.String). It panics on an ID past the
+// scenes, on a name or an ID registered twice: a mistake of the program, found at start-up
+// (and by TestEveryScreenListed).
+func register(id ID, name string, s screen) {
+	if id >= NumScenes || name == "" || s == nil {
+		panic(fmt.Sprintf("scene: register(%d, %q, %T)", id, name, s))
+	}
+	if screens[id].screen != nil {
+		panic(fmt.Sprintf("scene: scene %d registered twice (%s, %s)", id, screens[id].name, name))
+	}
+	for other := range screens {
+		if screens[other].name == name {
+			panic(fmt.Sprintf("scene: scenes %d and %d are both named %q", other, id, name))
+		}
+	}
+	screens[id].name, screens[id].screen = name, s
 }
 
 func (id ID) String() string {

@@ -4,6 +4,8 @@ package scene
 // Rejoin while a lost game keeps the player's slot.
 type titleScreen struct{}
 
+func init() { register(Title, "title", titleScreen{}) }
+
 func (titleScreen) handle(m *Machine, ev Event) []Cmd {
 	switch ev.Kind {
 	case EvPlay:
