@@ -38,6 +38,7 @@ const (
 	Replays              // the replays kept on this computer: watch one
 	Watching             // a replay plays (pause, speed, seek, whose ship the HUD follows)
 	HallOfFame           // the server's best and recent games (GET_SCORES, GET_GAMES): watch one
+	Servers              // the server browser: the lists (Internet), the LAN, favourites and recent servers
 	NumScenes            // the number of scenes (not one)
 )
 
@@ -140,6 +141,12 @@ const (
 	// (ClosingWords). The lobby connection is closed; a game in progress ends soon (GAME_END).
 	EvServerClosing
 	EvRetryConnect // lost: check again whether the lobby server answers (a dial, closed at once); the answer sets LobbyAnswers
+	// servers (the server browser, servers.go)
+	EvServerView    // show View (tab, sort, filters); a new tab lists its servers
+	EvServerList    // the servers of CmdListServers came: Servers (Err: the lists that failed, or the LAN probe's failure)
+	EvServerPinged  // the query of one server (CmdPingServers) answered: Servers[0] with Ping, or Err
+	EvFavourite     // servers: add Addr to the favourites, or take it out
+	EvDirectConnect // servers: type an address (the Connect screen)
 )
 
 // HallView is what the Hall of fame screen lists.
@@ -230,6 +237,10 @@ type Event struct {
 	// Hall is the query to show (EvHallQuery); Games the page that came (EvScores).
 	Hall  Hall
 	Games []lobby.GameEntry
+	// View is the server browser's view to show (EvServerView); Servers the servers that came
+	// (EvServerList) or the one that answered (EvServerPinged).
+	View    ServerView
+	Servers []Server
 }
 
 // CmdKind is a side effect the client must run (network calls in goroutines).
@@ -262,12 +273,14 @@ const (
 	CmdSetSection                       // SET_SECTION Section; reply nothing (a SECTION push) or EvStageFailed
 	CmdRetry                            // RETRY; reply nothing (END, then the START push: CmdWaitStart) or EvStartFailed
 	CmdSetLives                         // SET_LIVES Infinite; reply nothing (a LIVES push) or EvStageFailed
+	CmdListServers                      // the servers of tab View.Tab (the lists, the LAN; Servers: the favourites and recent); reply EvServerList
+	CmdPingServers                      // query each of Servers (its QueryAddr) for its info and round trip; one EvServerPinged each
 )
 
 var cmdNames = [...]string{"", "dial-lobby", "list-lobbies", "join", "start", "wait-start", "leave",
 	"dial-session", "close-session", "disconnect", "save-settings", "quit", "set-stage", "rejoin", "pause",
 	"clear-ticket", "set-difficulty", "list-replays", "open-replay", "close-replay", "get-scores",
-	"fetch-replay", "keep-replay", "set-section", "retry", "set-lives"}
+	"fetch-replay", "keep-replay", "set-section", "retry", "set-lives", "list-servers", "ping-servers"}
 
 func (k CmdKind) String() string {
 	if int(k) < len(cmdNames) {
@@ -301,6 +314,10 @@ type Cmd struct {
 	Section int
 	// Infinite: CmdSetLives asks for infinite lives (false: the level's).
 	Infinite bool
+	// View is the server browser's view (CmdListServers: its Tab); Servers the servers to list
+	// (CmdListServers of TabSaved: the favourites and recent) or to query (CmdPingServers).
+	View    ServerView
+	Servers []Server
 }
 
 // Auto configures the keyless flow of -autoplay / -lobby / -start.
@@ -354,6 +371,14 @@ type Machine struct {
 	probing      bool   // Lost checks whether the lobby server answers (lost.go)
 	watchFrom    ID     // the scene a replay was opened from (Watching goes back to it)
 	hallFrom     ID     // the scene the Hall of fame was opened from (Title: its connection is its own)
+
+	// The server browser (servers.go): the view shown, the servers of its tab, the favourites
+	// and the recent servers ("host:port", kept in the settings by CmdSaveSettings).
+	View       ServerView
+	Servers    []Server
+	Favourites []string
+	Recent     []string
+	pingsDue   int // servers: EvTick countdown to giving up on the queries not answered (PingTimeout)
 
 	// Replays are the kept replays (scene Replays), newest first.
 	Replays []ReplayInfo

@@ -21,8 +21,8 @@ func TestEveryScreenListed(t *testing.T) {
 		}
 		seen[name] = id
 	}
-	if got := NumScenes.String(); got != "scene(12)" {
-		t.Errorf("NumScenes.String() = %q, want scene(12): a new scene is listed before NumScenes", got)
+	if got := NumScenes.String(); got != "scene(13)" {
+		t.Errorf("NumScenes.String() = %q, want scene(13): a new scene is listed before NumScenes", got)
 	}
 }
 

@@ -9,7 +9,8 @@ func init() { register(Title, "title", titleScreen{}) }
 func (titleScreen) handle(m *Machine, ev Event) []Cmd {
 	switch ev.Kind {
 	case EvPlay:
-		m.Scene, m.Error = Connect, ""
+		m.Scene = Servers
+		return m.listServers()
 	case EvOpenSettings:
 		m.Scene, m.settingsFrom = Settings, Title
 	case EvOpenControls:
