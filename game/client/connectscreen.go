@@ -1,6 +1,7 @@
 package client
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/rtype/rtype/game/client/scene"
@@ -26,7 +27,7 @@ func (connectScreen) update(a *app, _ frame) {
 	} else if a.confirm(true) && m.Busy == "" {
 		addr := strings.TrimSpace(a.addr.Text)
 		if !strings.Contains(addr, ":") {
-			addr += ":4242"
+			addr += ":" + strconv.Itoa(settings.DefaultPort)
 			a.addr.Text = addr
 		}
 		if !settings.ValidName(a.name.Text) {
