@@ -199,6 +199,8 @@ func harnessMain(mode string) int {
 		return latencyMain(log, dir) // latency_test.go
 	case "pad":
 		return padMain(log, dir) // pad_test.go
+	case "browse":
+		return browseMain(log, dir) // browse_test.go
 	case "fps":
 		// frames drawn per second of the real loop (vsync off) on a 4-player 300-entity world,
 		// counted from tick 60 (after start-up) to tick 360; window RTYPE_FPS_SIZE (default

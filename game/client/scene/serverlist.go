@@ -221,8 +221,8 @@ func (m *Machine) pingServers() []Cmd {
 	return []Cmd{{Kind: CmdPingServers, Servers: slices.Clone(m.Servers)}}
 }
 
-// pinged takes the answer of s's query: what it says of the server (a list's entry may be
-// older) and the round trip; err: no answer.
+// pinged takes the answer of s's query: the round trip, and what it says of the server (its
+// players now: a list's entry may be older); err: no answer.
 func (m *Machine) pinged(s Server, err error) {
 	i := slices.IndexFunc(m.Servers, func(r Server) bool { return r.Addr == s.Addr })
 	if i < 0 {
@@ -234,8 +234,8 @@ func (m *Machine) pinged(s Server, err error) {
 		return
 	}
 	r.Pinged, r.NoAnswer, r.Ping = true, false, s.Ping
-	if s.Name != "" {
-		r.Name = s.Name
+	if r.Name == "" {
+		r.Name = s.Name // a saved server: the list's name (the operator's registration) otherwise
 	}
 	if s.Version != "" {
 		r.Version = s.Version
