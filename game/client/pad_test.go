@@ -301,7 +301,8 @@ func (g *padGame) padSteps(kernel bool) []padStep {
 		padStep{name: "pause-start", button: "start", done: func() bool { return g.m.MenuOpen }},
 		padStep{name: "pause-up", button: "up", done: func() bool { _, c := g.pauseMenu(); return c[g.pauseSel] == pauseLeave }}, // the last item (after Retry in a solo game)
 		padStep{name: "pause-leave", button: "a", done: func() bool { return g.m.Scene == scene.Browser }},
-		padStep{name: "browser-back", ready: scn(scene.Browser), button: "b", done: func() bool { return g.m.Scene == scene.Title }},
+		padStep{name: "browser-back", ready: scn(scene.Browser), button: "b", done: func() bool { return g.m.Scene == scene.Servers }},
+		padStep{name: "servers-back", button: "b", done: func() bool { return g.m.Scene == scene.Title }},
 	)
 	return s
 }

@@ -75,7 +75,8 @@ func (browserScreen) handle(m *Machine, ev Event) []Cmd {
 		}
 	case EvBack:
 		m.connected = false
-		m.Scene, m.Busy, m.Error, m.Lobbies = Title, "", "", nil
+		// back to the server browser it came from, its list as it was
+		m.Scene, m.Busy, m.Error, m.Lobbies = Servers, "", "", nil
 		return []Cmd{{Kind: CmdDisconnect}}
 	case EvOpenHall:
 		if m.Busy == "" {
