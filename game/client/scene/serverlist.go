@@ -251,7 +251,7 @@ func (m *Machine) pinged(s Server, err error) {
 
 // noteRecent puts addr first among the recent servers (MaxRecent kept).
 func (m *Machine) noteRecent(addr string) {
-	m.Recent = slices.DeleteFunc(m.Recent, func(a string) bool { return a == addr })
+	m.Recent = slices.DeleteFunc(slices.Clone(m.Recent), func(a string) bool { return a == addr })
 	m.Recent = append([]string{addr}, m.Recent...)
 	if len(m.Recent) > MaxRecent {
 		m.Recent = m.Recent[:MaxRecent]
