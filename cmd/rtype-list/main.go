@@ -16,22 +16,22 @@ import (
 	"syscall"
 
 	"github.com/rtype/rtype/game/buildinfo"
-	"github.com/rtype/rtype/net/serverlist"
+	"github.com/rtype/rtype/net/serverlist/listserver"
 )
 
 func main() {
-	var cfg serverlist.RunConfig
+	var cfg listserver.RunConfig
 	fs := flag.NewFlagSet("rtype-list", flag.ExitOnError)
-	fs.StringVar(&cfg.Addr, "addr", serverlist.DefaultAddr, "HTTP address of the list API, /metrics and /healthz (HTTPS with -tls-cert and -tls-key)")
+	fs.StringVar(&cfg.Addr, "addr", listserver.DefaultAddr, "HTTP address of the list API, /metrics and /healthz (HTTPS with -tls-cert and -tls-key)")
 	fs.StringVar(&cfg.UDPAddr, "udp-addr", "", "UDP address the reachability tokens leave from and their echoes come to; empty = the host of -addr, a port the system chooses")
 	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "TLS certificate file (PEM): serve HTTPS directly; empty = HTTP (put a TLS reverse proxy in front)")
 	fs.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key file (PEM) of -tls-cert")
-	fs.IntVar(&cfg.Table.MaxEntries, "max-entries", serverlist.DefaultMaxEntries, "most registrations held at once, listed or waiting for their proof")
-	fs.IntVar(&cfg.Table.MaxPending, "max-pending", serverlist.DefaultMaxPending, "most registrations waiting for their reachability proof at once")
-	fs.IntVar(&cfg.Table.MaxPerNetwork, "max-per-addr", serverlist.DefaultMaxPerNetwork, "most registrations from one IPv4 address or IPv6 /64")
-	fs.Float64Var(&cfg.Table.RegisterRate, "register-rate", serverlist.DefaultRegisterRate, fmt.Sprintf("registrations, refreshes and leaves per second from one address (bursts of %d); negative = no limit", serverlist.DefaultRegisterBurst))
-	fs.Float64Var(&cfg.Table.ReadRate, "read-rate", serverlist.DefaultReadRate, fmt.Sprintf("list reads per second from one address (bursts of %d); negative = no limit", serverlist.DefaultReadBurst))
-	fs.DurationVar(&cfg.Table.Expiry, "expiry", serverlist.Expiry, "forget a listed server this long after its last refresh")
+	fs.IntVar(&cfg.Table.MaxEntries, "max-entries", listserver.DefaultMaxEntries, "most registrations held at once, listed or waiting for their proof")
+	fs.IntVar(&cfg.Table.MaxPending, "max-pending", listserver.DefaultMaxPending, "most registrations waiting for their reachability proof at once")
+	fs.IntVar(&cfg.Table.MaxPerNetwork, "max-per-addr", listserver.DefaultMaxPerNetwork, "most registrations from one IPv4 address or IPv6 /64")
+	fs.Float64Var(&cfg.Table.RegisterRate, "register-rate", listserver.DefaultRegisterRate, fmt.Sprintf("registrations, refreshes and leaves per second from one address (bursts of %d); negative = no limit", listserver.DefaultRegisterBurst))
+	fs.Float64Var(&cfg.Table.ReadRate, "read-rate", listserver.DefaultReadRate, fmt.Sprintf("list reads per second from one address (bursts of %d); negative = no limit", listserver.DefaultReadBurst))
+	fs.DurationVar(&cfg.Table.Expiry, "expiry", listserver.Expiry, "forget a listed server this long after its last refresh")
 	proxies := fs.String("trusted-proxies", "", "comma-separated addresses or CIDRs of reverse proxies whose last X-Forwarded-For value is the request's source; empty = none")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
@@ -46,7 +46,7 @@ func main() {
 		os.Exit(2)
 	}
 	var err error
-	if cfg.TrustedProxies, err = serverlist.ParsePrefixes(*proxies); err != nil {
+	if cfg.TrustedProxies, err = listserver.ParsePrefixes(*proxies); err != nil {
 		fmt.Fprintln(os.Stderr, "rtype-list: -trusted-proxies:", err)
 		os.Exit(2)
 	}
@@ -67,7 +67,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serverlist.Run(ctx, cfg); err != nil {
+	if err := listserver.Run(ctx, cfg); err != nil {
 		cfg.Logger.Error("list server failed", "err", err)
 		os.Exit(1)
 	}

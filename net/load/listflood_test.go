@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rtype/rtype/net/serverlist"
+	"github.com/rtype/rtype/net/serverlist/listserver"
 )
 
 // TestListFlood: the list flood's fake registrations get the per-address slots and no more, and
@@ -19,7 +19,7 @@ func TestListFlood(t *testing.T) {
 	ready := make(chan net.Addr, 1)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- serverlist.Run(ctx, serverlist.RunConfig{Addr: "127.0.0.1:0", ServerConfig: serverlist.ServerConfig{Logger: slog.New(slog.DiscardHandler)},
+		errc <- listserver.Run(ctx, listserver.RunConfig{Addr: "127.0.0.1:0", ServerConfig: listserver.ServerConfig{Logger: slog.New(slog.DiscardHandler)},
 			Ready: func(h, _ net.Addr) { ready <- h }})
 	}()
 	var addr net.Addr
@@ -32,8 +32,8 @@ func TestListFlood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Fakes != 40 || rep.FakesAccepted != serverlist.DefaultMaxPerNetwork {
-		t.Errorf("fakes %d, accepted %d, want %d accepted", rep.Fakes, rep.FakesAccepted, serverlist.DefaultMaxPerNetwork)
+	if rep.Fakes != 40 || rep.FakesAccepted != listserver.DefaultMaxPerNetwork {
+		t.Errorf("fakes %d, accepted %d, want %d accepted", rep.Fakes, rep.FakesAccepted, listserver.DefaultMaxPerNetwork)
 	}
 	if rep.Reads == 0 || rep.Read200+rep.Read429 != rep.Reads || rep.ReadErrors != 0 || rep.Read429 == 0 {
 		t.Errorf("reads %+v", rep)

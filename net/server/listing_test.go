@@ -15,9 +15,10 @@ import (
 	"time"
 
 	"github.com/rtype/rtype/net/serverlist"
+	"github.com/rtype/rtype/net/serverlist/listserver"
 )
 
-// startListServer runs a list server (serverlist.Run, as rtype-list does) on 127.0.0.1 with a
+// startListServer runs a list server (listserver.Run, as rtype-list does) on 127.0.0.1 with a
 // short expiry; stop kills it.
 func startListServer(t *testing.T, expiry time.Duration) (url string, stop func()) {
 	t.Helper()
@@ -25,8 +26,8 @@ func startListServer(t *testing.T, expiry time.Duration) (url string, stop func(
 	ready := make(chan string, 1)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- serverlist.Run(ctx, serverlist.RunConfig{Addr: "127.0.0.1:0", ServerConfig: serverlist.ServerConfig{
-			Table: serverlist.TableConfig{ReadRate: -1, Expiry: expiry, ProofTimeout: 2 * time.Second, TokenResend: 200 * time.Millisecond}, CacheFor: 100 * time.Millisecond, Logger: quietLog()},
+		errc <- listserver.Run(ctx, listserver.RunConfig{Addr: "127.0.0.1:0", ServerConfig: listserver.ServerConfig{
+			Table: listserver.TableConfig{ReadRate: -1, Expiry: expiry, ProofTimeout: 2 * time.Second, TokenResend: 200 * time.Millisecond}, CacheFor: 100 * time.Millisecond, Logger: quietLog()},
 			Ready: func(h, _ net.Addr) { ready <- "http://" + h.String() }})
 	}()
 	select {
@@ -213,7 +214,7 @@ func TestCheckListing(t *testing.T) {
 		}
 	}
 	q, err = checkListing(Config{Lists: []string{"https://list.example.org"}, Name: "Bydo Hunters"})
-	if err != nil || serverlist.CheckSecret(q.secret) != nil || len(answerers(q)) != 1 {
+	if err != nil || listserver.CheckSecret(q.secret) != nil || len(answerers(q)) != 1 {
 		t.Fatalf("listed server: %v %+v", err, q)
 	}
 }

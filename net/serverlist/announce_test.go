@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,9 @@ import (
 
 // recorder is an in-memory list server: it answers every registration "listed" and records
 // the requests with their (virtual) times.
+// testSecret is the registering game server's secret in these tests.
+const testSecret = "0123456789abcdef0123456789abcdef"
+
 type recorder struct {
 	mu   sync.Mutex
 	reqs []string // "POST players=N" or "DELETE path"
@@ -37,7 +41,7 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method == http.MethodPost {
 		var e Entry
 		json.NewDecoder(req.Body).Decode(&e)
-		line = "POST players=" + itoa(e.Players)
+		line = "POST players=" + strconv.Itoa(e.Players)
 	}
 	r.reqs = append(r.reqs, line)
 	r.at = append(r.at, time.Since(r.t0))
@@ -57,7 +61,11 @@ func TestAnnounce(t *testing.T) {
 		go func() {
 			defer close(done)
 			Announce(ctx, AnnounceConfig{Lists: []string{"https://list.example.org"}, Secret: testSecret, Client: &http.Client{Transport: rec}, Logger: slog.New(slog.DiscardHandler),
-				Entry: func() Entry { e := testEntry(":4242", 4242); e.Players = int(players.Load()); return e }})
+				Entry: func() Entry {
+					e := Entry{Name: "Bydo Hunters", Addr: ":4242", QueryPort: 4242, Version: "v1.0.0", Protocol: 4, Capacity: 32}
+					e.Players = int(players.Load())
+					return e
+				}})
 		}()
 		time.Sleep(45 * time.Second) // two refreshes
 		synctest.Wait()

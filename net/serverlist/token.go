@@ -46,8 +46,8 @@ func AppendEcho(b []byte, secret string, token [TokenLen]byte) []byte {
 	return append(b, tokenMAC(secret, token)[:MACLen]...)
 }
 
-// checkEcho reports whether b is the echo of token under secret.
-func checkEcho(b []byte, secret string, token [TokenLen]byte) bool {
+// CheckEcho reports whether b is the echo of token under secret.
+func CheckEcho(b []byte, secret string, token [TokenLen]byte) bool {
 	if len(b) != TokenSize || !connectionless(b) || b[4] != TypeEcho {
 		return false
 	}
@@ -55,8 +55,8 @@ func checkEcho(b []byte, secret string, token [TokenLen]byte) bool {
 	return hmac.Equal(b, want)
 }
 
-// echoPrefix is the token bytes an echo repeats (how the list server finds its registration).
-func echoPrefix(b []byte) (p [TokenLen - MACLen]byte, ok bool) {
+// EchoPrefix is the token bytes an echo repeats (how the list server finds its registration).
+func EchoPrefix(b []byte) (p [TokenLen - MACLen]byte, ok bool) {
 	if len(b) != TokenSize || !connectionless(b) || b[4] != TypeEcho {
 		return p, false
 	}

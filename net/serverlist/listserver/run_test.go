@@ -1,4 +1,4 @@
-package serverlist
+package listserver
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"github.com/rtype/rtype/net/serverlist"
 	"log/slog"
 	"math/big"
 	"net"
@@ -60,11 +61,11 @@ func TestRunTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	l, errs := Fetch(context.Background(), c, []string{"https://" + addr.String()})
+	l, errs := serverlist.Fetch(context.Background(), c, []string{"https://" + addr.String()})
 	if len(errs) != 0 || len(l) != 0 {
 		t.Fatalf("fetch over HTTPS: %v %v", l, errs)
 	}
-	if _, errs := Fetch(context.Background(), nil, []string{"http://" + addr.String()}); len(errs) != 1 {
+	if _, errs := serverlist.Fetch(context.Background(), nil, []string{"http://" + addr.String()}); len(errs) != 1 {
 		t.Fatalf("plain HTTP to the HTTPS address: %v", errs)
 	}
 	cancel()

@@ -1,7 +1,8 @@
-package serverlist
+package listserver
 
 import (
 	"errors"
+	"github.com/rtype/rtype/net/serverlist"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -11,23 +12,23 @@ import (
 
 const testSecret = "0123456789abcdef0123456789abcdef"
 
-func testEntry(addr string, query int) Entry {
-	return Entry{Name: "Bydo Hunters", MOTD: "co-op every night", Addr: addr, QueryPort: query, Version: "v1.0.0", Protocol: 4,
+func testEntry(addr string, query int) serverlist.Entry {
+	return serverlist.Entry{Name: "Bydo Hunters", MOTD: "co-op every night", Addr: addr, QueryPort: query, Version: "v1.0.0", Protocol: 4,
 		Players: 3, Capacity: 32, Lobbies: 1, Stages: []string{"stage1", "stage2"}, Region: "eu"}
 }
 
 // prove registers e from src and echoes its token as the game server would.
-func prove(t *testing.T, tb *Table, now time.Duration, src netip.Addr, secret string, e Entry) {
+func prove(t *testing.T, tb *Table, now time.Duration, src netip.Addr, secret string, e serverlist.Entry) {
 	t.Helper()
 	st, out, err := tb.Register(now, src, secret, e)
-	if err != nil || st != Pending || len(out) != 1 {
+	if err != nil || st != serverlist.Pending || len(out) != 1 {
 		t.Fatalf("register: %v %v %d datagrams", st, err, len(out))
 	}
-	tok, ok := ParseToken(out[0].B)
+	tok, ok := serverlist.ParseToken(out[0].B)
 	if !ok {
 		t.Fatalf("not a token datagram: % x", out[0].B)
 	}
-	echo := AppendEcho(nil, secret, tok)
+	echo := serverlist.AppendEcho(nil, secret, tok)
 	if len(echo) > len(out[0].B) {
 		t.Fatalf("echo of %d bytes answers a token of %d", len(echo), len(out[0].B))
 	}
@@ -40,28 +41,28 @@ func TestRegisterProveList(t *testing.T) {
 	tb := NewTable(TableConfig{})
 	src := netip.MustParseAddr("198.51.100.7")
 	st, out, err := tb.Register(0, src, testSecret, testEntry(":4242", 4243))
-	if err != nil || st != Pending {
+	if err != nil || st != serverlist.Pending {
 		t.Fatal(st, err)
 	}
 	if l, _ := tb.List(); len(l) != 0 {
 		t.Fatalf("listed before its proof: %v", l)
 	}
-	if len(out) != 1 || out[0].To != netip.MustParseAddrPort("198.51.100.7:4243") || len(out[0].B) != TokenSize {
+	if len(out) != 1 || out[0].To != netip.MustParseAddrPort("198.51.100.7:4243") || len(out[0].B) != serverlist.TokenSize {
 		t.Fatalf("token datagram %+v", out)
 	}
-	tok, _ := ParseToken(out[0].B)
+	tok, _ := serverlist.ParseToken(out[0].B)
 	// an echo from another port, or under another secret, does not list it
-	if tb.Echo(time.Second, netip.MustParseAddrPort("198.51.100.7:9999"), AppendEcho(nil, testSecret, tok)) {
+	if tb.Echo(time.Second, netip.MustParseAddrPort("198.51.100.7:9999"), serverlist.AppendEcho(nil, testSecret, tok)) {
 		t.Fatal("an echo from another port listed the entry")
 	}
-	if tb.Echo(time.Second, out[0].To, AppendEcho(nil, "another-servers-secret-0000", tok)) {
+	if tb.Echo(time.Second, out[0].To, serverlist.AppendEcho(nil, "another-servers-secret-0000", tok)) {
 		t.Fatal("an echo under another secret listed the entry")
 	}
 	// lost: the token is sent again
 	if again := tb.Tick(TokenResend); len(again) != 1 || string(again[0].B) != string(out[0].B) {
 		t.Fatalf("resend %+v", again)
 	}
-	if !tb.Echo(3*time.Second, out[0].To, AppendEcho(nil, testSecret, tok)) {
+	if !tb.Echo(3*time.Second, out[0].To, serverlist.AppendEcho(nil, testSecret, tok)) {
 		t.Fatal("the right echo did not list the entry")
 	}
 	l, v := tb.List()
@@ -71,7 +72,7 @@ func TestRegisterProveList(t *testing.T) {
 	// a refresh with the secret updates it at once and changes the version
 	e := testEntry("198.51.100.7:4242", 4243)
 	e.Players = 4
-	if st, out, err := tb.Register(4*time.Second, src, testSecret, e); st != Listed || len(out) != 0 || err != nil {
+	if st, out, err := tb.Register(4*time.Second, src, testSecret, e); st != serverlist.Listed || len(out) != 0 || err != nil {
 		t.Fatal(st, out, err)
 	}
 	if l, v2 := tb.List(); l[0].Players != 4 || v2 == v {
@@ -109,8 +110,8 @@ func TestOtherAddressNeverListed(t *testing.T) {
 	victimSecret := "the-victims-own-secret-0123456789"
 	for now := time.Duration(0); now <= ProofTimeout+time.Second; now += time.Second {
 		for _, d := range out {
-			tok, _ := ParseToken(d.B)
-			tb.Echo(now, d.To, AppendEcho(nil, victimSecret, tok))
+			tok, _ := serverlist.ParseToken(d.B)
+			tb.Echo(now, d.To, serverlist.AppendEcho(nil, victimSecret, tok))
 		}
 		out = tb.Tick(now)
 		if l, _ := tb.List(); len(l) != 0 {
@@ -128,8 +129,8 @@ func TestExpiry(t *testing.T) {
 	prove(t, tb, 0, a, testSecret, testEntry(":4242", 4242))
 	prove(t, tb, 0, b, testSecret, testEntry(":4242", 4242))
 	for now := time.Duration(0); now < 3*Expiry; now += time.Second {
-		if now%RefreshInterval == 0 {
-			if st, _, err := tb.Register(now, a, testSecret, testEntry(":4242", 4242)); st != Listed || err != nil {
+		if now%serverlist.RefreshInterval == 0 {
+			if st, _, err := tb.Register(now, a, testSecret, testEntry(":4242", 4242)); st != serverlist.Listed || err != nil {
 				t.Fatal(now, st, err)
 			}
 		}
@@ -176,7 +177,7 @@ func TestFloodBounded(t *testing.T) {
 	if recs > DefaultMaxEntries || pending > DefaultMaxPending || nets > recs || listed != 1 {
 		t.Fatalf("many addresses: %d listed, %d pending, %d records, %d networks", listed, pending, recs, nets)
 	}
-	if st, _, err := tb.Register(2*time.Second, real, testSecret, testEntry(":4242", 4242)); st != Listed || err != nil {
+	if st, _, err := tb.Register(2*time.Second, real, testSecret, testEntry(":4242", 4242)); st != serverlist.Listed || err != nil {
 		t.Fatalf("the real server's refresh during the flood: %v %v", st, err)
 	}
 	// the proofs never come: the flood is forgotten, the real server stays
@@ -210,27 +211,27 @@ func TestValidate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for name, f := range map[string]func(e *Entry){
-		"empty name":      func(e *Entry) { e.Name = "" },
-		"long name":       func(e *Entry) { e.Name = strings.Repeat("x", MaxName+1) },
-		"control":         func(e *Entry) { e.Name = "a\x1b[31mred" },
-		"newline motd":    func(e *Entry) { e.MOTD = "line\nline" },
-		"bidi override":   func(e *Entry) { e.Name = "abc\u202edcba" },
-		"bidi isolate":    func(e *Entry) { e.MOTD = "\u2067x" },
-		"not utf-8":       func(e *Entry) { e.Name = "\xff" },
-		"long motd":       func(e *Entry) { e.MOTD = strings.Repeat("m", MaxMOTD+1) },
-		"long region":     func(e *Entry) { e.Region = strings.Repeat("r", MaxRegion+1) },
-		"dns host":        func(e *Entry) { e.Addr = "rtype.example.org:4242" },
-		"no port":         func(e *Entry) { e.Addr = "198.51.100.7" },
-		"port 0":          func(e *Entry) { e.Addr = ":0" },
-		"query port":      func(e *Entry) { e.QueryPort = 70000 },
-		"players":         func(e *Entry) { e.Players = -1 },
-		"too many stages": func(e *Entry) { e.Stages = make([]string, MaxStages+1) },
-		"empty stage":     func(e *Entry) { e.Stages = []string{""} },
+	for name, f := range map[string]func(e *serverlist.Entry){
+		"empty name":      func(e *serverlist.Entry) { e.Name = "" },
+		"long name":       func(e *serverlist.Entry) { e.Name = strings.Repeat("x", serverlist.MaxName+1) },
+		"control":         func(e *serverlist.Entry) { e.Name = "a\x1b[31mred" },
+		"newline motd":    func(e *serverlist.Entry) { e.MOTD = "line\nline" },
+		"bidi override":   func(e *serverlist.Entry) { e.Name = "abc\u202edcba" },
+		"bidi isolate":    func(e *serverlist.Entry) { e.MOTD = "\u2067x" },
+		"not utf-8":       func(e *serverlist.Entry) { e.Name = "\xff" },
+		"long motd":       func(e *serverlist.Entry) { e.MOTD = strings.Repeat("m", serverlist.MaxMOTD+1) },
+		"long region":     func(e *serverlist.Entry) { e.Region = strings.Repeat("r", serverlist.MaxRegion+1) },
+		"dns host":        func(e *serverlist.Entry) { e.Addr = "rtype.example.org:4242" },
+		"no port":         func(e *serverlist.Entry) { e.Addr = "198.51.100.7" },
+		"port 0":          func(e *serverlist.Entry) { e.Addr = ":0" },
+		"query port":      func(e *serverlist.Entry) { e.QueryPort = 70000 },
+		"players":         func(e *serverlist.Entry) { e.Players = -1 },
+		"too many stages": func(e *serverlist.Entry) { e.Stages = make([]string, serverlist.MaxStages+1) },
+		"empty stage":     func(e *serverlist.Entry) { e.Stages = []string{""} },
 	} {
 		e := ok
 		f(&e)
-		if err := e.Validate(); !errors.Is(err, ErrInvalid) {
+		if err := e.Validate(); !errors.Is(err, serverlist.ErrInvalid) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

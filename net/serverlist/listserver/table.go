@@ -1,8 +1,9 @@
-package serverlist
+package listserver
 
 import (
 	"crypto/rand"
 	"errors"
+	"github.com/rtype/rtype/net/serverlist"
 	"io"
 	"net/netip"
 	"slices"
@@ -14,9 +15,6 @@ import (
 const (
 	// Expiry forgets a listed server this long after its last registration or refresh.
 	Expiry = 60 * time.Second
-	// RefreshInterval is how often a game server refreshes its registration (Announce): three
-	// refreshes per Expiry, so that two lost ones keep it listed.
-	RefreshInterval = 20 * time.Second
 	// ProofTimeout forgets a registration whose reachability was not proven in time.
 	ProofTimeout = 10 * time.Second
 	// TokenResend is how often a pending registration's token is sent again (a lost datagram).
@@ -68,22 +66,12 @@ type Datagram struct {
 	B  []byte
 }
 
-// Status is what a registration became.
-type Status string
-
-const (
-	// Listed: the entry is in the list (a refresh of a listed entry, or a proven one).
-	Listed Status = "listed"
-	// Pending: the entry waits for the echo of the token sent to its query port.
-	Pending Status = "pending"
-)
-
 // Table is the list server's pure core: every call takes the time (monotonic, any fixed origin)
 // and returns the datagrams to send; no clock, no socket. Not safe for concurrent use.
 type Table struct {
 	cfg       TableConfig
 	recs      map[string]*record // by Addr (canonical "IP:PORT")
-	byToken   map[[TokenLen - MACLen]byte]*record
+	byToken   map[[serverlist.TokenLen - serverlist.MACLen]byte]*record
 	perNet    map[netip.Prefix]int
 	pending   int
 	listed    int
@@ -94,7 +82,7 @@ type Table struct {
 type record struct {
 	key    string
 	net    netip.Prefix
-	e      Entry // listed
+	e      serverlist.Entry // listed
 	secret string
 	listed bool
 	expire time.Duration
@@ -102,10 +90,10 @@ type record struct {
 }
 
 type proof struct {
-	e        Entry
+	e        serverlist.Entry
 	secret   string
 	to       netip.AddrPort
-	token    [TokenLen]byte
+	token    [serverlist.TokenLen]byte
 	deadline time.Duration
 	next     time.Duration // next resend
 }
@@ -139,7 +127,7 @@ func NewTable(cfg TableConfig) *Table {
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Reader
 	}
-	return &Table{cfg: cfg, recs: map[string]*record{}, byToken: map[[TokenLen - MACLen]byte]*record{}, perNet: map[netip.Prefix]int{},
+	return &Table{cfg: cfg, recs: map[string]*record{}, byToken: map[[serverlist.TokenLen - serverlist.MACLen]byte]*record{}, perNet: map[netip.Prefix]int{},
 		reg: newLimiter(cfg.RegisterRate, cfg.RegisterBurst), read: newLimiter(cfg.ReadRate, cfg.ReadBurst)}
 }
 
@@ -161,9 +149,9 @@ func CheckSecret(s string) error {
 // registration coming from src: an empty or unspecified host is src; any other host must be
 // src (ErrNotYours): a registration can only name its own address. The token goes to the query
 // port at that address.
-func Resolve(e *Entry, src netip.Addr) (addr, query netip.AddrPort, err error) {
+func Resolve(e *serverlist.Entry, src netip.Addr) (addr, query netip.AddrPort, err error) {
 	src = src.Unmap().WithZone("")
-	host, port, err := SplitAddr(e.Addr)
+	host, port, err := serverlist.SplitAddr(e.Addr)
 	if err != nil {
 		return addr, query, err
 	}
@@ -177,7 +165,7 @@ func Resolve(e *Entry, src netip.Addr) (addr, query netip.AddrPort, err error) {
 // refresh of a listed entry with its secret updates it at once (Listed); anything else waits
 // for its proof (Pending): a token datagram to the entry's query port, returned to be sent,
 // whose echo (Echo) lists it. e.Addr is rewritten to the address it is listed under.
-func (t *Table) Register(now time.Duration, src netip.Addr, secret string, e Entry) (Status, []Datagram, error) {
+func (t *Table) Register(now time.Duration, src netip.Addr, secret string, e serverlist.Entry) (serverlist.Status, []Datagram, error) {
 	if !t.reg.allow(now, src) {
 		return "", nil, ErrRate
 	}
@@ -200,11 +188,11 @@ func (t *Table) Register(now time.Duration, src netip.Addr, secret string, e Ent
 			t.version++
 		}
 		r.expire = now + t.cfg.Expiry
-		return Listed, nil, nil
+		return serverlist.Listed, nil, nil
 	}
 	if r != nil && r.p != nil && r.p.secret == secret && r.p.to == query {
 		r.p.e = e // the proof under way goes on
-		return Pending, nil, nil
+		return serverlist.Pending, nil, nil
 	}
 	if r == nil {
 		n := networkOf(src)
@@ -231,7 +219,7 @@ func (t *Table) Register(now time.Duration, src netip.Addr, secret string, e Ent
 		t.forgetIfEmpty(r)
 		return "", nil, err
 	}
-	var pre [TokenLen - MACLen]byte
+	var pre [serverlist.TokenLen - serverlist.MACLen]byte
 	copy(pre[:], p.token[:])
 	if t.byToken[pre] != nil { // a collision of 64 random bits: try again later
 		t.forgetIfEmpty(r)
@@ -240,14 +228,14 @@ func (t *Table) Register(now time.Duration, src netip.Addr, secret string, e Ent
 	r.p = p
 	t.byToken[pre] = r
 	t.pending++
-	return Pending, []Datagram{{To: query, B: AppendToken(nil, p.token)}}, nil
+	return serverlist.Pending, []Datagram{{To: query, B: serverlist.AppendToken(nil, p.token)}}, nil
 }
 
 // Echo takes a datagram that came from `from` to the list server's UDP socket: the echo of a
 // pending registration's token from its query address, under its secret, lists the entry
 // (true). Anything else is ignored (false).
 func (t *Table) Echo(now time.Duration, from netip.AddrPort, b []byte) bool {
-	pre, ok := echoPrefix(b)
+	pre, ok := serverlist.EchoPrefix(b)
 	if !ok {
 		return false
 	}
@@ -256,7 +244,7 @@ func (t *Table) Echo(now time.Duration, from netip.AddrPort, b []byte) bool {
 		return false
 	}
 	from = netip.AddrPortFrom(from.Addr().Unmap().WithZone(""), from.Port())
-	if from != r.p.to || !checkEcho(b, r.p.secret, r.p.token) {
+	if from != r.p.to || !serverlist.CheckEcho(b, r.p.secret, r.p.token) {
 		return false
 	}
 	p := r.p
@@ -275,7 +263,7 @@ func (t *Table) Delete(now time.Duration, src netip.Addr, secret, addr string) e
 	if !t.reg.allow(now, src) {
 		return ErrRate
 	}
-	host, port, err := SplitAddr(addr)
+	host, port, err := serverlist.SplitAddr(addr)
 	if err != nil {
 		return err
 	}
@@ -314,7 +302,7 @@ func (t *Table) Tick(now time.Duration) []Datagram {
 				t.dropProof(r)
 			case now >= r.p.next:
 				r.p.next = now + t.cfg.TokenResend
-				out = append(out, Datagram{To: r.p.to, B: AppendToken(nil, r.p.token)})
+				out = append(out, Datagram{To: r.p.to, B: serverlist.AppendToken(nil, r.p.token)})
 			}
 		}
 		if r.listed && now > r.expire {
@@ -330,14 +318,14 @@ func (t *Table) AllowRead(now time.Duration, src netip.Addr) bool { return t.rea
 
 // List returns the listed entries, sorted by Addr, and the table's version: it changes
 // whenever the listed entries do (a cache of the list holds while it stays).
-func (t *Table) List() ([]Entry, uint64) {
-	out := make([]Entry, 0, t.listed)
+func (t *Table) List() ([]serverlist.Entry, uint64) {
+	out := make([]serverlist.Entry, 0, t.listed)
 	for _, r := range t.recs {
 		if r.listed {
 			out = append(out, r.e)
 		}
 	}
-	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Addr, b.Addr) })
+	slices.SortFunc(out, func(a, b serverlist.Entry) int { return strings.Compare(a.Addr, b.Addr) })
 	return out, t.version
 }
 
@@ -351,7 +339,7 @@ func (t *Table) Counts() (listed, pending, records, networks int) {
 }
 
 func (t *Table) dropProof(r *record) {
-	var pre [TokenLen - MACLen]byte
+	var pre [serverlist.TokenLen - serverlist.MACLen]byte
 	copy(pre[:], r.p.token[:])
 	delete(t.byToken, pre)
 	r.p = nil
@@ -360,7 +348,7 @@ func (t *Table) dropProof(r *record) {
 
 func (t *Table) unlist(r *record) {
 	r.listed = false
-	r.e = Entry{}
+	r.e = serverlist.Entry{}
 	r.secret = ""
 	t.listed--
 	t.version++
@@ -376,7 +364,7 @@ func (t *Table) forgetIfEmpty(r *record) {
 	}
 }
 
-func entryEqual(a, b *Entry) bool {
+func entryEqual(a, b *serverlist.Entry) bool {
 	return a.Name == b.Name && a.MOTD == b.MOTD && a.Addr == b.Addr && a.QueryPort == b.QueryPort && a.Version == b.Version &&
 		a.Protocol == b.Protocol && a.Players == b.Players && a.Capacity == b.Capacity && a.Lobbies == b.Lobbies &&
 		slices.Equal(a.Stages, b.Stages) && a.Password == b.Password && a.Region == b.Region && a.Fleet == b.Fleet

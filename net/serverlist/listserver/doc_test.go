@@ -1,10 +1,11 @@
-package serverlist
+package listserver
 
 import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/rtype/rtype/net/serverlist"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -19,7 +20,7 @@ import (
 	"time"
 )
 
-const goldenDir = "../../testdata/serverlist"
+const goldenDir = "../../../testdata/serverlist"
 
 // listBlock matches the examples of docs/PROTOCOL.md §11: ```udp list=NAME (testdata/serverlist/
 // NAME.hex) and ```json list=NAME (NAME.json).
@@ -73,7 +74,7 @@ func jsonEqual(t *testing.T, what string, got, want []byte) {
 // TestProtocolDocExamples: every example of docs/PROTOCOL.md §11 is its golden file, and every
 // golden file is shown.
 func TestProtocolDocExamples(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/PROTOCOL.md")
+	doc, err := os.ReadFile("../../../docs/PROTOCOL.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,13 +150,13 @@ func TestGoldenExchange(t *testing.T) {
 		return w
 	}
 	reg := golden(t, "register.json")
-	var e Entry
+	var e serverlist.Entry
 	dec := json.NewDecoder(bytes.NewReader(reg))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil || e.Validate() != nil {
 		t.Fatalf("register.json: %v %v", err, e.Validate())
 	}
-	w := do("POST", PathServers, string(reg))
+	w := do("POST", serverlist.PathServers, string(reg))
 	if w.Code != http.StatusAccepted {
 		t.Fatalf("POST: %d %s", w.Code, w.Body)
 	}
@@ -165,7 +166,7 @@ func TestGoldenExchange(t *testing.T) {
 		t.Fatalf("sent %+v", conn.sent)
 	}
 	var echo []byte
-	if !AnswerToken(testSecret)(token, conn.sent[0].To, func(b []byte, _ netip.AddrPort) error { echo = bytes.Clone(b); return nil }) {
+	if !serverlist.AnswerToken(testSecret)(token, conn.sent[0].To, func(b []byte, _ netip.AddrPort) error { echo = bytes.Clone(b); return nil }) {
 		t.Fatal("the answerer did not take the token")
 	}
 	if want := golden(t, "echo.hex"); !bytes.Equal(echo, want) || len(echo) > len(token) {
@@ -177,14 +178,14 @@ func TestGoldenExchange(t *testing.T) {
 	if !listed {
 		t.Fatal("echo.hex did not list the entry")
 	}
-	w = do("GET", PathServers, "")
+	w = do("GET", serverlist.PathServers, "")
 	if w.Code != http.StatusOK || w.Header().Get("ETag") == "" {
 		t.Fatalf("GET: %d %v", w.Code, w.Header())
 	}
 	jsonEqual(t, "GET", w.Body.Bytes(), golden(t, "list.json"))
 	e.Addr = "203.0.113.9:4242"
 	b, _ := json.Marshal(e)
-	w = do("POST", PathServers, string(b))
+	w = do("POST", serverlist.PathServers, string(b))
 	if w.Code != http.StatusForbidden {
 		t.Fatalf("naming another address: %d", w.Code)
 	}

@@ -1,9 +1,10 @@
-package serverlist
+package listserver
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rtype/rtype/net/serverlist"
 	"log/slog"
 	"net"
 	"net/http"
@@ -70,7 +71,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		scheme = "https"
 	}
 	s.log.Info("rtype list server listening", "addr", ln.Addr().String(), "scheme", scheme, "udp", pc.LocalAddr().String(),
-		"paths", "GET|POST "+PathServers+", DELETE "+PathServers+"/ADDR, /metrics, /healthz")
+		"paths", "GET|POST "+serverlist.PathServers+", DELETE "+serverlist.PathServers+"/ADDR, /metrics, /healthz")
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr(), pc.LocalAddr())
 	}

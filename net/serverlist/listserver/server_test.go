@@ -1,9 +1,10 @@
-package serverlist
+package listserver
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/rtype/rtype/net/serverlist"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -23,7 +24,7 @@ func gameSocket(t *testing.T, secret string) *net.UDPConn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	answer := AnswerToken(secret)
+	answer := serverlist.AnswerToken(secret)
 	go func() {
 		buf := make([]byte, 2048)
 		for {
@@ -52,7 +53,7 @@ func startList(t *testing.T, tc TableConfig) (*Server, string) {
 	return s, hs.URL
 }
 
-func doJSON(t *testing.T, method, u, secret string, body any) (*http.Response, Registration) {
+func doJSON(t *testing.T, method, u, secret string, body any) (*http.Response, serverlist.Registration) {
 	t.Helper()
 	var b []byte
 	if body != nil {
@@ -67,7 +68,7 @@ func doJSON(t *testing.T, method, u, secret string, body any) (*http.Response, R
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var r Registration
+	var r serverlist.Registration
 	json.NewDecoder(resp.Body).Decode(&r)
 	return resp, r
 }
@@ -90,7 +91,7 @@ func TestHTTPAPI(t *testing.T) {
 	s, base := startList(t, TableConfig{})
 	game := gameSocket(t, testSecret)
 	e := testEntry(":4242", game.LocalAddr().(*net.UDPAddr).Port)
-	resp, reg := doJSON(t, "POST", base+PathServers, testSecret, e)
+	resp, reg := doJSON(t, "POST", base+serverlist.PathServers, testSecret, e)
 	if resp.StatusCode != http.StatusAccepted && resp.StatusCode != http.StatusOK {
 		t.Fatalf("register: %s %+v", resp.Status, reg)
 	}
@@ -99,11 +100,11 @@ func TestHTTPAPI(t *testing.T) {
 	}
 	var etag string
 	waitUntil(t, "the entry listed", func() bool {
-		l, errs := Fetch(context.Background(), nil, []string{base})
+		l, errs := serverlist.Fetch(context.Background(), nil, []string{base})
 		return len(errs) == 0 && len(l) == 1 && l[0].Name == e.Name && l[0].Addr == "127.0.0.1:4242"
 	})
 	get := func(inm string) *http.Response {
-		req, _ := http.NewRequest("GET", base+PathServers, nil)
+		req, _ := http.NewRequest("GET", base+serverlist.PathServers, nil)
 		if inm != "" {
 			req.Header.Set("If-None-Match", inm)
 		}
@@ -119,28 +120,28 @@ func TestHTTPAPI(t *testing.T) {
 		t.Fatalf("If-None-Match %s: %s", etag, r.Status)
 	}
 	e.Players = 7
-	if resp, reg := doJSON(t, "POST", base+PathServers, testSecret, e); resp.StatusCode != http.StatusOK || reg.Status != Listed {
+	if resp, reg := doJSON(t, "POST", base+serverlist.PathServers, testSecret, e); resp.StatusCode != http.StatusOK || reg.Status != serverlist.Listed {
 		t.Fatalf("refresh: %s %+v", resp.Status, reg)
 	}
 	waitUntil(t, "a new ETag", func() bool { return get(etag).StatusCode == http.StatusOK })
 	// another host's address
 	other := e
 	other.Addr = "127.0.0.2:4242"
-	if resp, reg := doJSON(t, "POST", base+PathServers, testSecret, other); resp.StatusCode != http.StatusForbidden || !strings.Contains(reg.Error, "not the address") {
+	if resp, reg := doJSON(t, "POST", base+serverlist.PathServers, testSecret, other); resp.StatusCode != http.StatusForbidden || !strings.Contains(reg.Error, "not the address") {
 		t.Fatalf("naming another host: %s %+v", resp.Status, reg)
 	}
 	bad := e
 	bad.Name = "evil\u202e"
-	if resp, reg := doJSON(t, "POST", base+PathServers, testSecret, bad); resp.StatusCode != http.StatusBadRequest || !strings.Contains(reg.Error, "U+202E") {
+	if resp, reg := doJSON(t, "POST", base+serverlist.PathServers, testSecret, bad); resp.StatusCode != http.StatusBadRequest || !strings.Contains(reg.Error, "U+202E") {
 		t.Fatalf("bidi name: %s %+v", resp.Status, reg)
 	}
-	if resp, _ := doJSON(t, "POST", base+PathServers, "short", e); resp.StatusCode != http.StatusBadRequest {
+	if resp, _ := doJSON(t, "POST", base+serverlist.PathServers, "short", e); resp.StatusCode != http.StatusBadRequest {
 		t.Fatalf("short secret: %s", resp.Status)
 	}
-	if resp, _ := doJSON(t, "DELETE", base+PathServers+"/127.0.0.1:4242", "not-the-secret-not-the-secret", nil); resp.StatusCode != http.StatusNotFound {
+	if resp, _ := doJSON(t, "DELETE", base+serverlist.PathServers+"/127.0.0.1:4242", "not-the-secret-not-the-secret", nil); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("delete without the secret: %s", resp.Status)
 	}
-	if resp, _ := doJSON(t, "DELETE", base+PathServers+"/127.0.0.1:4242", testSecret, nil); resp.StatusCode != http.StatusNoContent {
+	if resp, _ := doJSON(t, "DELETE", base+serverlist.PathServers+"/127.0.0.1:4242", testSecret, nil); resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("delete: %s", resp.Status)
 	}
 	s.mu.Lock()
@@ -164,7 +165,7 @@ func TestReadFlood(t *testing.T) {
 	_, base := startList(t, TableConfig{})
 	n429 := 0
 	for range 200 {
-		r, err := http.Get(base + PathServers)
+		r, err := http.Get(base + serverlist.PathServers)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,18 +181,18 @@ func TestReadFlood(t *testing.T) {
 
 func TestFetchMerges(t *testing.T) {
 	a := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(List{Servers: []Entry{testEntry("198.51.100.1:4242", 4242), testEntry("198.51.100.2:4242", 4242)}})
+		json.NewEncoder(w).Encode(serverlist.List{Servers: []serverlist.Entry{testEntry("198.51.100.1:4242", 4242), testEntry("198.51.100.2:4242", 4242)}})
 	}))
 	defer a.Close()
 	bad := testEntry("198.51.100.9:4242", 4242)
 	bad.Name = "\x1b[2J"
 	b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(List{Servers: []Entry{testEntry("198.51.100.2:4242", 4242), testEntry("198.51.100.3:4242", 4242), bad, testEntry(":4242", 4242)}})
+		json.NewEncoder(w).Encode(serverlist.List{Servers: []serverlist.Entry{testEntry("198.51.100.2:4242", 4242), testEntry("198.51.100.3:4242", 4242), bad, testEntry(":4242", 4242)}})
 	}))
 	defer b.Close()
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close()
-	l, errs := Fetch(context.Background(), nil, []string{a.URL, b.URL + "/servers", down.URL})
+	l, errs := serverlist.Fetch(context.Background(), nil, []string{a.URL, b.URL + "/servers", down.URL})
 	var addrs []string
 	for _, e := range l {
 		addrs = append(addrs, e.Addr)

@@ -1,6 +1,7 @@
-package serverlist
+package listserver
 
 import (
+	"github.com/rtype/rtype/net/serverlist"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -24,8 +25,8 @@ func floodedServer(b *testing.B, tc TableConfig) *Server {
 		if err != nil {
 			b.Fatal(err)
 		}
-		tok, _ := ParseToken(out[0].B)
-		if !s.t.Echo(0, out[0].To, AppendEcho(nil, testSecret, tok)) {
+		tok, _ := serverlist.ParseToken(out[0].B)
+		if !s.t.Echo(0, out[0].To, serverlist.AppendEcho(nil, testSecret, tok)) {
 			b.Fatal("not proven")
 		}
 	}
@@ -44,7 +45,7 @@ func BenchmarkListRead(b *testing.B) {
 	h := s.Handler()
 	reqs := make([]*http.Request, 1024)
 	for i := range reqs {
-		reqs[i] = httptest.NewRequest("GET", PathServers, nil)
+		reqs[i] = httptest.NewRequest("GET", serverlist.PathServers, nil)
 		reqs[i].RemoteAddr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, byte(i >> 8), byte(i), 1}), 40000).String()
 	}
 	b.ReportAllocs()
@@ -62,7 +63,7 @@ func BenchmarkListRead(b *testing.B) {
 func BenchmarkListReadOneAddr(b *testing.B) {
 	s := floodedServer(b, TableConfig{})
 	h := s.Handler()
-	req := httptest.NewRequest("GET", PathServers, nil)
+	req := httptest.NewRequest("GET", serverlist.PathServers, nil)
 	req.RemoteAddr = "203.0.113.66:40000"
 	b.ReportAllocs()
 	for b.Loop() {
@@ -80,7 +81,7 @@ func BenchmarkFakeRegistration(b *testing.B) {
 	body := `{"name":"fake","addr":":5000","query_port":5000,"version":"x","protocol":4,"players":0,"capacity":4,"lobbies":0,"stages":["stage1"],"password":false,"fleet":false}`
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		req := httptest.NewRequest("POST", PathServers, strings.NewReader(body))
+		req := httptest.NewRequest("POST", serverlist.PathServers, strings.NewReader(body))
 		req.RemoteAddr = "203.0.113.66:40000"
 		req.Header.Set("Authorization", "Bearer "+testSecret)
 		w := httptest.NewRecorder()
@@ -108,7 +109,7 @@ func BenchmarkListReadHTTP(b *testing.B) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			r, err := c.Get(hs.URL + PathServers)
+			r, err := c.Get(hs.URL + serverlist.PathServers)
 			if err != nil {
 				b.Fatal(err)
 			}

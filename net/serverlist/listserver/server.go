@@ -1,4 +1,4 @@
-package serverlist
+package listserver
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rtype/rtype/net/serverlist"
 	"io"
 	"log/slog"
 	"net"
@@ -21,33 +22,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
-
-// The list API's paths and limits (docs/PROTOCOL.md §11.2).
-const (
-	// PathServers is the list (GET) and where a game server registers (POST);
-	// PathServers+"/ADDR" is where it leaves (DELETE).
-	PathServers = "/servers"
-	// MaxBody bounds a registration's body.
-	MaxBody = 8 << 10
-	// MaxListBody bounds a list a client reads (Fetch): DefaultMaxEntries entries of the
-	// largest size fit.
-	MaxListBody = 32 << 20
-	// ListCache is how long the list server serves one rendering of the list.
-	ListCache = 5 * time.Second
-)
-
-// Registration is the list server's answer to a registration (POST).
-type Registration struct {
-	Status    Status `json:"status,omitempty"`
-	Addr      string `json:"addr,omitempty"`       // the address the entry is listed under
-	ExpiresIn int    `json:"expires_in,omitempty"` // seconds without a refresh before it is forgotten
-	Error     string `json:"error,omitempty"`      // why the request was refused (then nothing else)
-}
-
-// List is the body of GET /servers.
-type List struct {
-	Servers []Entry `json:"servers"`
-}
 
 // ServerConfig configures the list server's runtime.
 type ServerConfig struct {
@@ -88,7 +62,7 @@ type Server struct {
 // NewServer makes the list server's runtime.
 func NewServer(cfg ServerConfig) *Server {
 	if cfg.CacheFor <= 0 {
-		cfg.CacheFor = ListCache
+		cfg.CacheFor = serverlist.ListCache
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, start: time.Now(), t: NewTable(cfg.Table), reg: prometheus.NewRegistry()}
 	if s.log == nil {
@@ -118,9 +92,9 @@ func (s *Server) now() time.Duration { return time.Since(s.start) }
 // Handler serves the list API, GET /metrics and GET /healthz.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+PathServers, s.list)
-	mux.HandleFunc("POST "+PathServers, s.register)
-	mux.HandleFunc("DELETE "+PathServers+"/{addr}", s.leave)
+	mux.HandleFunc("GET "+serverlist.PathServers, s.list)
+	mux.HandleFunc("POST "+serverlist.PathServers, s.register)
+	mux.HandleFunc("DELETE "+serverlist.PathServers+"/{addr}", s.leave)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	return mux
@@ -229,7 +203,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	c := &s.cache
 	if !c.ok || (now-c.at >= s.cfg.CacheFor && c.version != s.t.Version()) {
 		l, v := s.t.List()
-		body, _ := json.Marshal(List{Servers: l})
+		body, _ := json.Marshal(serverlist.List{Servers: l})
 		body = append(body, '\n')
 		sum := sha256.Sum256(body)
 		c.body, c.etag, c.version, c.at, c.ok = body, `"`+hex.EncodeToString(sum[:12])+`"`, v, now, true
@@ -275,10 +249,10 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, "register", http.StatusBadRequest, errors.New("no source address"))
 		return
 	}
-	var e Entry
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBody))
+	var e serverlist.Entry
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, serverlist.MaxBody))
 	if err := dec.Decode(&e); err != nil {
-		s.fail(w, "register", http.StatusBadRequest, fmt.Errorf("%w: the body is not an entry in JSON of at most %d bytes: %v", ErrInvalid, MaxBody, err))
+		s.fail(w, "register", http.StatusBadRequest, fmt.Errorf("%w: the body is not an entry in JSON of at most %d bytes: %v", serverlist.ErrInvalid, serverlist.MaxBody, err))
 		return
 	}
 	s.mu.Lock()
@@ -290,12 +264,12 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	}
 	s.send(out)
 	code := http.StatusOK
-	if st == Pending {
+	if st == serverlist.Pending {
 		code = http.StatusAccepted
 		s.log.Debug("registration pending: token sent", "from", src.String(), "name", e.Name)
 	}
 	addr, _, _ := Resolve(&e, src)
-	s.reply(w, "register", code, Registration{Status: st, Addr: addr.String(), ExpiresIn: int(s.t.cfg.Expiry / time.Second)})
+	s.reply(w, "register", code, serverlist.Registration{Status: st, Addr: addr.String(), ExpiresIn: int(s.t.cfg.Expiry / time.Second)})
 }
 
 func (s *Server) leave(w http.ResponseWriter, r *http.Request) {
@@ -317,7 +291,7 @@ func (s *Server) leave(w http.ResponseWriter, r *http.Request) {
 
 func statusOf(err error) int {
 	switch {
-	case errors.Is(err, ErrInvalid), errors.Is(err, ErrSecret):
+	case errors.Is(err, serverlist.ErrInvalid), errors.Is(err, ErrSecret):
 		return http.StatusBadRequest
 	case errors.Is(err, ErrNotYours):
 		return http.StatusForbidden
@@ -332,7 +306,7 @@ func statusOf(err error) int {
 }
 
 func (s *Server) fail(w http.ResponseWriter, op string, code int, err error) {
-	s.reply(w, op, code, Registration{Error: err.Error()})
+	s.reply(w, op, code, serverlist.Registration{Error: err.Error()})
 }
 
 func (s *Server) reply(w http.ResponseWriter, op string, code int, v any) {

@@ -1,4 +1,4 @@
-package serverlist
+package listserver
 
 import (
 	"hash/maphash"
