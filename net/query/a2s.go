@@ -37,32 +37,32 @@ const infoPayload = "Source Engine Query\x00"
 
 // Sizes of the requests and the challenge (bytes, prefix included).
 const (
-	InfoRequestSize     = 5 + len(infoPayload)     // without the challenge: 25
-	InfoRequestFullSize = InfoRequestSize + 4      // with it: 29
-	PlayerRequestSize   = 5 + 4                    // 9
-	ChallengeSize       = 5 + 4                    // 9
-	NoChallenge         = uint32(math.MaxUint32)   // A2S_PLAYER's "give me a challenge" value
-	maxReply            = wire.MaxDatagram         // no reply is split: each fits one datagram
-	Folder              = "rtype"                  // A2S_INFO's folder (the game's directory)
-	GameName            = "R-Type"                 // A2S_INFO's game (its description)
-	ServerDedicated     = 'd'                      // A2S_INFO's server type
-	VisibilityPublic    = 0                        // no password
-	VisibilityPrivate   = 1                        // password
-	edfPort             = 0x80                     // extra data flag: the game port follows
-	edfKeywords         = 0x20                     // extra data flag: the keywords follow
-	maxField            = 64                       // longest string field kept (bytes)
-	maxKeywords         = 200                      // longest keywords kept (bytes)
-	playerEntryFixed    = 1 + 1 + 4 + 4            // index, NUL, score, duration
-	playerReplyFixed    = 5 + 1                    // prefix, type, count
-	defaultEnvironment  = 'l'                      // Linux (the server's usual home)
-	maxPlayersByte      = math.MaxUint8            // players and max players are one byte each
-	keywordLobbies      = "lobbies="               // open lobbies, in the keywords
-	keywordFleet        = "fleet"                  // the server runs the lobby/host split
-	keywordStages       = "stages="                // the stages offered, separated by '|'
-	keywordSep          = ","                      // between keywords
-	stagesSep           = "|"                      // between stage names
-	errPrefix           = "query: "                // every error of the package
-	playerNameMax       = maxField                 // longest player name kept (bytes)
+	InfoRequestSize     = 5 + len(infoPayload)   // without the challenge: 25
+	InfoRequestFullSize = InfoRequestSize + 4    // with it: 29
+	PlayerRequestSize   = 5 + 4                  // 9
+	ChallengeSize       = 5 + 4                  // 9
+	NoChallenge         = uint32(math.MaxUint32) // A2S_PLAYER's "give me a challenge" value
+	maxReply            = wire.MaxDatagram       // no reply is split: each fits one datagram
+	Folder              = "rtype"                // A2S_INFO's folder (the game's directory)
+	GameName            = "R-Type"               // A2S_INFO's game (its description)
+	ServerDedicated     = 'd'                    // A2S_INFO's server type
+	VisibilityPublic    = 0                      // no password
+	VisibilityPrivate   = 1                      // password
+	edfPort             = 0x80                   // extra data flag: the game port follows
+	edfKeywords         = 0x20                   // extra data flag: the keywords follow
+	maxField            = 64                     // longest string field kept (bytes)
+	maxKeywords         = 200                    // longest keywords kept (bytes)
+	playerEntryFixed    = 1 + 1 + 4 + 4          // index, NUL, score, duration
+	playerReplyFixed    = 5 + 1                  // prefix, type, count
+	defaultEnvironment  = 'l'                    // Linux (the server's usual home)
+	maxPlayersByte      = math.MaxUint8          // players and max players are one byte each
+	keywordLobbies      = "lobbies="             // open lobbies, in the keywords
+	keywordFleet        = "fleet"                // the server runs the lobby/host split
+	keywordStages       = "stages="              // the stages offered, separated by '|'
+	keywordSep          = ","                    // between keywords
+	stagesSep           = "|"                    // between stage names
+	errPrefix           = "query: "              // every error of the package
+	playerNameMax       = maxField               // longest player name kept (bytes)
 	maxPlayersListed    = (maxReply - playerReplyFixed) / (playerEntryFixed + playerNameMax)
 )
 
@@ -340,7 +340,7 @@ func parseInfoBody(rest []byte) (Info, error) {
 	r.byte() // server type
 	in.Environment = r.byte()
 	in.Password = r.byte() != VisibilityPublic
-	r.byte() // VAC
+	r.byte()           // VAC
 	if appID == 2400 { // The Ship's three extra bytes
 		r.byte()
 		r.byte()
