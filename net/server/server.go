@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rtype/rtype/game"
@@ -109,6 +110,8 @@ type Config struct {
 	// Reloads, when set, brings configuration reloads (SIGHUP) to the running lobby
 	// (applyReloads); nil: none.
 	Reloads <-chan Reload
+	// Name is the server's name in A2S_INFO and LAN discovery (-name; "" = DefaultName).
+	Name string
 }
 
 // Run serves until ctx is cancelled, then ends every running game with GAME_END, closes every
@@ -186,13 +189,17 @@ func Run(ctx context.Context, cfg Config) error {
 	// every game's replay is kept with its record
 	k := &keeper{hall: hall, replays: replaysOf(cfg), specs: map[*instance.Instance]handoff.GameSpec{}}
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
-	mgr, err := instance.NewManager(managerConfig(cfg, stages, ns, publicPort, log, func(in *instance.Instance) {
+	q := newQueryState(k)
+	var mgrp atomic.Pointer[instance.Manager]
+	mcfg := managerConfig(cfg, stages, ns, publicPort, log, func(in *instance.Instance) {
 		reg.GameEnded(in)
 		k.gameEnded(in)
 		if cfg.OnGameEnd != nil {
 			cfg.OnGameEnd(in)
 		}
-	}))
+	})
+	mcfg.Connectionless = compose(answerers(q), managerReply(&mgrp))
+	mgr, err := instance.NewManager(mcfg)
 	if err != nil {
 		ln.Close()
 		for _, l := range []net.Listener{adminLn, metricsLn} {
@@ -207,6 +214,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr(), mgr)
 	}
+	mgrp.Store(mgr)
 	k.mgr = mgr
 	var lh lobbyserver.Hall // a nil *scoredb.Hall must stay a nil interface
 	if hall != nil {
@@ -218,6 +226,7 @@ func Run(ctx context.Context, cfg Config) error {
 	mod := newModeration(srv, hall, log)
 	stopMod := mod.run(ctx, cfg.Reloads)
 	defer stopMod()
+	q.setInfo(serverInfo(cfg, srv, stages, ln.Addr(), false)) // A2S and LAN answers (query.go)
 	reg = metrics.New(srv, mgr)
 	if hall != nil {
 		reg.WatchHall(hall.Stats)
