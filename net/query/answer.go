@@ -10,8 +10,9 @@ import (
 // must be cheap and never wait on a lock a game tick holds.
 type Source struct {
 	// Info is the server now (Name, Map, Players, MaxPlayers, Password, Version, Protocol,
-	// LobbyPort, Lobbies, Fleet, Stages).
-	Info func() Info
+	// LobbyPort, Lobbies, Fleet, Stages); false while it is not serving yet (its lobby is not
+	// up): then queries and probes get no info.
+	Info func() (Info, bool)
 	// Players are the players in running games (nil: A2S_PLAYER lists none).
 	Players func() []Player
 }
@@ -62,8 +63,10 @@ func (a *Answerer) Answer(b []byte, from netip.AddrPort, reply func([]byte, neti
 			_ = reply(AppendChallenge(a.buf[:0], a.ch.Challenge(now, from)), from)
 			return true
 		}
-		a.info = a.src.Info()
-		_ = reply(AppendInfo(a.buf[:0], &a.info), from)
+		var ok bool
+		if a.info, ok = a.src.Info(); ok {
+			_ = reply(AppendInfo(a.buf[:0], &a.info), from)
+		}
 	case TypePlayerRequest:
 		if len(b) < PlayerRequestSize {
 			return true
@@ -87,9 +90,12 @@ func (a *Answerer) Answer(b []byte, from netip.AddrPort, reply func([]byte, neti
 		}
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		a.info = a.src.Info()
+		var ok bool
+		if a.info, ok = a.src.Info(); !ok {
+			return true
+		}
 		out := AppendLANAnswer(a.buf[:0], nonce, &a.info)
-		if len(out) <= len(b) { // never more than the probe (ErrNotPadded)
+		if len(out) <= len(b) { // never more than the probe
 			_ = reply(out, from)
 		}
 	default:

@@ -10,10 +10,16 @@ import (
 )
 
 // sample is the server of the examples in docs/PROTOCOL.md §12 (testdata/query).
-func sample() Info {
+func sampleInfo() Info {
 	return Info{Name: "Ring of Fire", Map: "stage1", Players: 3, MaxPlayers: 32, Version: "v1.4.0", Protocol: 4,
 		LobbyPort: 4242, Lobbies: 2, Stages: []string{"stage1", "short"}}
 }
+
+// sample is sampleInfo as a Source's Info.
+func sample() (Info, bool) { return sampleInfo(), true }
+
+// fixed is a Source's Info of in.
+func fixed(in Info) func() (Info, bool) { return func() (Info, bool) { return in, true } }
 
 // captured is an answerer's replies.
 type captured struct {
@@ -50,7 +56,7 @@ func newTestAnswerer(src Source) (*Answerer, *vclock) {
 
 // The A2S_INFO reply carries every field a monitor shows and reads back the same.
 func TestInfoRoundTrip(t *testing.T) {
-	in := sample()
+	in := sampleInfo()
 	in.Password, in.Fleet = true, true
 	got, err := ParseInfo(AppendInfo(nil, &in))
 	if err != nil {
@@ -87,7 +93,7 @@ func TestInfoLimits(t *testing.T) {
 
 // Truncated and foreign datagrams are refused with an error, never a panic.
 func TestParseBad(t *testing.T) {
-	in := sample()
+	in := sampleInfo()
 	full := AppendInfo(nil, &in)
 	for n := range len(full) - 1 {
 		if _, err := ParseInfo(full[:n]); err == nil && n < len(full)-len(keywords(&in))-4 {
@@ -112,8 +118,8 @@ func TestParseBad(t *testing.T) {
 // The full exchange gamedig and every Source client make: a first request gets a challenge no
 // longer than itself, the request with the challenge gets the reply.
 func TestAnswerInfoChallenge(t *testing.T) {
-	in := sample()
-	a, _ := newTestAnswerer(Source{Info: func() Info { return in }})
+	in := sampleInfo()
+	a, _ := newTestAnswerer(Source{Info: fixed(in)})
 	from := netip.MustParseAddrPort("192.0.2.7:27005")
 	var c captured
 	req := AppendInfoRequest(nil, 0)
@@ -140,9 +146,9 @@ func TestAnswerInfoChallenge(t *testing.T) {
 // Nothing larger than the request goes to an address that has not echoed its challenge: not with
 // no challenge, another address's, an old one, or a guess.
 func TestAnswerNeverAmplifiesUnproven(t *testing.T) {
-	in := sample()
+	in := sampleInfo()
 	ps := []Player{{Name: strings.Repeat("x", 64), Score: 1}, {Name: "b"}}
-	a, clk := newTestAnswerer(Source{Info: func() Info { return in }, Players: func() []Player { return ps }})
+	a, clk := newTestAnswerer(Source{Info: fixed(in), Players: func() []Player { return ps }})
 	victim := netip.MustParseAddrPort("198.51.100.1:27015")
 	attacker := netip.MustParseAddrPort("203.0.113.9:4000")
 	attackers := a.ch.Challenge(clk.now, attacker)
@@ -207,8 +213,8 @@ func TestAnswerPlayers(t *testing.T) {
 
 // A LAN probe is answered with the server's info only when it is at least as long as the answer.
 func TestAnswerLANProbe(t *testing.T) {
-	in := sample()
-	a, _ := newTestAnswerer(Source{Info: func() Info { return in }})
+	in := sampleInfo()
+	a, _ := newTestAnswerer(Source{Info: fixed(in)})
 	from := netip.MustParseAddrPort("10.0.0.2:40000")
 	var c captured
 	probe := AppendLANProbe(nil, 0x0102030405060708)
@@ -271,3 +277,15 @@ func TestChallengeDoesNotAllocate(t *testing.T) {
 }
 
 var _ = bytes.Equal
+
+// A server that is not serving yet answers neither queries nor probes with info.
+func TestAnswerNotReady(t *testing.T) {
+	a, clk := newTestAnswerer(Source{Info: func() (Info, bool) { return Info{}, false }})
+	from := netip.MustParseAddrPort("192.0.2.7:27005")
+	var c captured
+	a.Answer(AppendInfoRequest(nil, a.ch.Challenge(clk.now, from)), from, c.reply)
+	a.Answer(AppendLANProbe(nil, 1), from, c.reply)
+	if len(c.out) != 0 {
+		t.Fatalf("%d replies before the server serves", len(c.out))
+	}
+}

@@ -37,12 +37,12 @@ func newQueryState(k *keeper) *queryState {
 	return q
 }
 
-// Info is the server's Info now (zero until the lobby runs).
-func (q *queryState) Info() query.Info {
+// Info is the server's Info now; false until the lobby runs (nothing is answered before).
+func (q *queryState) Info() (query.Info, bool) {
 	if f := q.info.Load(); f != nil {
-		return (*f)()
+		return (*f)(), true
 	}
-	return query.Info{Name: DefaultName}
+	return query.Info{}, false
 }
 
 func (q *queryState) setInfo(f func() query.Info) { q.info.Store(&f) }
