@@ -41,35 +41,12 @@ func TestQueryGameSocket(t *testing.T) {
 	}
 
 	// two bots in a game: A2S_PLAYER names them
-	bctx, stopBots := context.WithCancel(ctx)
-	defer stopBots()
-	var once sync.Once
 	var players []query.Player
 	var perr error
-	done, botsDone := make(chan struct{}), make(chan struct{})
-	defer func() { stopBots(); <-botsDone }()
-	go func() {
-		defer close(botsDone)
-		bot.Run(bctx, bot.Config{Server: addr, Players: 2, Name: "qb", OnSession: func(int, *session.Session) {
-			once.Do(func() {
-				go func() {
-					defer close(done)
-					defer stopBots()
-					for ctx.Err() == nil {
-						players, perr = query.Players(ctx, udp)
-						if perr != nil || len(players) == 2 {
-							return
-						}
-					}
-				}()
-			})
-		}}, nil)
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		t.Fatal("no game with two players was seen")
-	}
+	inGame(t, ctx, addr, 2, "qb", func() bool {
+		players, perr = query.Players(ctx, udp)
+		return perr != nil || len(players) == 2
+	})
 	if perr != nil {
 		t.Fatal(perr)
 	}
@@ -81,6 +58,33 @@ func TestQueryGameSocket(t *testing.T) {
 	in, _, err = query.Ping(ctx, udp)
 	if err != nil || in.Players < 0 || in.Lobbies < 0 {
 		t.Fatalf("info during the game %+v: %v", in, err)
+	}
+}
+
+// inGame runs n bots (names prefix1..prefixN) into a game on the server at addr and calls until
+// once they play, again until it returns true (or ctx ends: the test fails), then stops them.
+func inGame(t *testing.T, ctx context.Context, addr string, n int, prefix string, until func() bool) {
+	t.Helper()
+	bctx, stopBots := context.WithCancel(ctx)
+	var once sync.Once
+	done, botsDone := make(chan struct{}), make(chan struct{})
+	defer func() { stopBots(); <-botsDone }()
+	go func() {
+		defer close(botsDone)
+		bot.Run(bctx, bot.Config{Server: addr, Players: n, Name: prefix, OnSession: func(int, *session.Session) {
+			once.Do(func() {
+				go func() {
+					defer close(done)
+					for ctx.Err() == nil && !until() {
+					}
+				}()
+			})
+		}}, nil)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatalf("no game with %d players was seen", n)
 	}
 }
 
