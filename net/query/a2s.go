@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/wire"
 )
 
@@ -62,7 +63,7 @@ const (
 	keywordSep          = ","                    // between keywords
 	stagesSep           = "|"                    // between stage names
 	errPrefix           = "query: "              // every error of the package
-	playerNameMax       = maxField               // longest player name kept (bytes)
+	playerNameMax       = lobby.MaxNameLen               // longest player name kept (bytes)
 	maxPlayersListed    = (maxReply - playerReplyFixed) / (playerEntryFixed + playerNameMax)
 )
 
