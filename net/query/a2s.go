@@ -63,7 +63,7 @@ const (
 	keywordSep          = ","                    // between keywords
 	stagesSep           = "|"                    // between stage names
 	errPrefix           = "query: "              // every error of the package
-	playerNameMax       = lobby.MaxNameLen               // longest player name kept (bytes)
+	playerNameMax       = lobby.MaxNameLen       // longest player name kept (bytes)
 	maxPlayersListed    = (maxReply - playerReplyFixed) / (playerEntryFixed + playerNameMax)
 )
 
