@@ -70,34 +70,43 @@ func newLANNet(t *testing.T) *lanNet {
 	return n
 }
 
-// enterNS moves the calling goroutine's OS thread into network namespace ns and keeps the
-// goroutine on it: the sockets opened after it belong to ns (and stay there whatever thread uses
-// them later). The thread is never reused: the goroutine must end locked, so Go discards it.
-func enterNS(ns string) error {
-	runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
-	f, err := os.Open("/run/netns/" + ns)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
-		return fmt.Errorf("setns %s: %w", ns, err)
-	}
-	return nil
-}
-
-// inNS runs fn in network namespace ns (enterNS) and waits for it.
-func inNS(t *testing.T, ns string, fn func()) {
-	t.Helper()
+// runInNS runs fn on an OS thread in network namespace ns and returns once fn has: the sockets
+// fn opens belong to ns (and stay there whatever thread uses them later). The thread is never
+// reused (its goroutine ends locked, so Go discards it), and it is never the process's main
+// thread: /proc/self/net (the UDP tables the kernel-drops metric reads) follows the main thread.
+func runInNS(ns string, fn func()) error {
 	errc := make(chan error, 1)
 	go func() {
-		err := enterNS(ns)
-		if err == nil {
-			fn()
+		runtime.LockOSThread()
+		if unix.Gettid() == unix.Getpid() {
+			// the main thread: keep it (held by this goroutine, so the next one gets another
+			// thread) and give it back unchanged
+			defer runtime.UnlockOSThread()
+			errc <- runInNS(ns, fn)
+			return
 		}
-		errc <- err
+		// never unlocked from here: the thread dies with the goroutine
+		f, err := os.Open("/run/netns/" + ns)
+		if err != nil {
+			errc <- err
+			return
+		}
+		err = unix.Setns(int(f.Fd()), unix.CLONE_NEWNET)
+		f.Close()
+		if err != nil {
+			errc <- fmt.Errorf("setns %s: %w", ns, err)
+			return
+		}
+		fn()
+		errc <- nil
 	}()
-	if err := <-errc; err != nil {
+	return <-errc
+}
+
+// inNS runs fn in network namespace ns (runInNS).
+func inNS(t *testing.T, ns string, fn func()) {
+	t.Helper()
+	if err := runInNS(ns, fn); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -111,12 +120,14 @@ func TestLANDiscoveryAcrossNamespaces(t *testing.T) {
 	ready := make(chan *instance.Manager, 1)
 	errc := make(chan error, 1)
 	go func() {
-		if err := enterNS(n.srv); err != nil {
-			errc <- err
-			return
+		var err error
+		if nerr := runInNS(n.srv, func() {
+			err = Run(ctx, Config{Addr: "10.77.0.1:0", UDPHost: "", Stage: "short", Name: "LAN box", Fleet: FleetConfig{DrainTimeout: -1},
+				Ready: func(_ net.Addr, m *instance.Manager) { ready <- m }})
+		}); nerr != nil {
+			err = nerr
 		}
-		errc <- Run(ctx, Config{Addr: "10.77.0.1:0", UDPHost: "", Stage: "short", Name: "LAN box", Fleet: FleetConfig{DrainTimeout: -1},
-			Ready: func(_ net.Addr, m *instance.Manager) { ready <- m }})
+		errc <- err
 	}()
 	var mgr *instance.Manager
 	select {
