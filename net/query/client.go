@@ -49,7 +49,7 @@ func Ping(ctx context.Context, addr netip.AddrPort) (Info, time.Duration, error)
 		}
 		c.SetReadDeadline(sent.Add(ResendEvery))
 		if ctx.Err() != nil {
-			break
+			break // it may have ended before the deadline was set
 		}
 		for {
 			n, err := c.Read(buf)
@@ -102,6 +102,9 @@ func Players(ctx context.Context, addr netip.AddrPort) ([]Player, error) {
 			return nil, fmt.Errorf("query %s: %w", addr, err)
 		}
 		c.SetReadDeadline(sent.Add(ResendEvery))
+		if ctx.Err() != nil {
+			break // it may have ended before the deadline was set
+		}
 		for {
 			n, err := c.Read(buf)
 			if err != nil {
@@ -214,6 +217,9 @@ func DiscoverLANTo(ctx context.Context, targets []LANTarget) ([]Info, error) {
 			return found, fmt.Errorf("LAN discovery: no probe could be sent: %w", errors.Join(errs...))
 		}
 		c.SetReadDeadline(time.Now().Add(ResendEvery))
+		if ctx.Err() != nil {
+			break // it may have ended before the deadline was set
+		}
 		for {
 			n, from, err := c.ReadFromUDPAddrPort(buf)
 			if err != nil {
