@@ -23,7 +23,7 @@ EBITEN_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}}' ./... |
 NORACE_PKGS = github.com/rtype/rtype/assets/gen/sprites github.com/rtype/rtype/game/balance
 OTHER_PKGS  = $(filter-out $(EBITEN_PKGS) $(NORACE_PKGS),$(shell $(GO) list ./...))
 
-.PHONY: all deps build server client bot load list play test vet test-go test-ebiten test-arm64 check-deps licenses bench capacity fuzz soak-churn dist clean
+.PHONY: all deps build server client bot load list play test vet test-go test-ebiten test-arm64 test-gamedig check-deps licenses bench capacity fuzz soak-churn dist clean
 
 all: build
 
@@ -94,6 +94,17 @@ test-ebiten:
 # hashes on both architectures (docs/REPLAY.md).
 test-arm64:
 	CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -exec qemu-aarch64 -run Golden ./game/replay
+
+# gamedig (the npm package, pinned in .ci/gamedig/package-lock.json) queries a running server's
+# A2S_INFO and A2S_PLAYER (net/server TestGamedig). Where node or npm is missing it is skipped with
+# a message, unless CI is set (.ci/run), where it must run.
+test-gamedig:
+	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
+	  if [ -n "$(CI)" ]; then echo "FAIL: test-gamedig needs node and npm (CI is set)"; exit 1; fi; \
+	  echo "test-gamedig: SKIPPED: no node/npm here (install Node.js to test the server against gamedig)"; exit 0; \
+	fi; \
+	(cd .ci/gamedig && npm ci --no-audit --no-fund --loglevel=error) && \
+	RTYPE_GAMEDIG="$(CURDIR)/.ci/gamedig" $(GO) test -count=1 -run '^TestGamedig$$' -v ./net/server
 
 test: deps
 	$(MAKE) vet check-deps test-go test-ebiten test-arm64

@@ -506,10 +506,13 @@ func DefaultName() string {
 	return fmt.Sprintf("Pilot-%02X%02X", b[0], b[1])
 }
 
-// ValidName reports whether s is a valid player name: 1..16 characters of
+// MaxNameLen is the longest player name (ValidName).
+const MaxNameLen = 16
+
+// ValidName reports whether s is a valid player name: 1..MaxNameLen characters of
 // [A-Za-z0-9_-] (decision, docs/PROTOCOL.md §2.4.1).
 func ValidName(s string) bool {
-	if len(s) < 1 || len(s) > 16 {
+	if len(s) < 1 || len(s) > MaxNameLen {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

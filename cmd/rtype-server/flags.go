@@ -4,9 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/net/instance"
@@ -69,7 +71,7 @@ type options struct {
 func defineFlags(fs *flag.FlagSet) *options {
 	o := &options{}
 	cfg := &o.cfg
-	fs.StringVar(&cfg.Addr, "addr", ":4242", "TCP lobby address host:port")
+	fs.StringVar(&cfg.Addr, "addr", ":"+strconv.Itoa(lobby.DefaultPort), "TCP lobby address host:port")
 	fs.StringVar(&cfg.UDPHost, "udp-addr", "", "host the game socket binds (UDP); empty = the host of -addr (all interfaces when -addr names none); 0.0.0.0 or :: = all interfaces")
 	fs.StringVar(&cfg.PublicUDP, "public-udp", "", "UDP port players reach, advertised by START instead of the bound one, as :PORT (behind Docker -p PORT:4242/udp or a NAT port forward); empty = the bound port")
 	o.udpPort = fs.String("udp-port", "", "UDP port every game shares; empty = the port number of -addr, 0 = chosen by the OS")

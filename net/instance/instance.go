@@ -1026,6 +1026,17 @@ func (in *Instance) Replay() []byte {
 	return in.g.Replay()
 }
 
+// TryView runs fn with the server world under the instance lock if the lock is free now, and
+// reports whether it ran: a server query on the socket's reader never waits for a game tick.
+func (in *Instance) TryView(fn func(sim *game.Sim)) bool {
+	if !in.mu.TryLock() {
+		return false
+	}
+	defer in.mu.Unlock()
+	fn(in.g.sim)
+	return true
+}
+
 // View runs fn with the server world under the instance lock (tests compare mirrors with it).
 func (in *Instance) View(fn func(sim *game.Sim)) {
 	in.mu.Lock()

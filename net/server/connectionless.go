@@ -5,10 +5,12 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/rtype/rtype/net/instance"
+	"github.com/rtype/rtype/net/query"
 	"github.com/rtype/rtype/net/serverlist"
 )
 
@@ -19,10 +21,20 @@ import (
 type Answerer func(b []byte, from netip.AddrPort, reply func([]byte, netip.AddrPort) error) bool
 
 // querySource is what the answerers know of the server: the list registration's secret and the
-// server's entry now (the same facts the lists get).
+// server's entry now (the same facts the lists get, A2S_INFO and LAN answers), and the running
+// games for A2S_PLAYER.
 type querySource struct {
-	secret string // "": not listed, the token is not answered
-	entry  atomic.Pointer[func() serverlist.Entry]
+	secret   string // "": not listed, the token is not answered
+	entry    atomic.Pointer[func() serverlist.Entry]
+	stage    atomic.Pointer[string] // the default stage (A2S_INFO's map)
+	keeper   atomic.Pointer[keeper] // nil: no games here (a split lobby), A2S_PLAYER lists none
+	answerer *query.Answerer        // A2S and LAN discovery (docs/PROTOCOL.md §12, §13)
+}
+
+func newQuerySource(secret string) *querySource {
+	q := &querySource{secret: secret}
+	q.answerer = query.NewAnswerer(query.Source{Info: q.Info, Players: q.players}, nil)
+	return q
 }
 
 // Entry is the server's entry now (zero until the lobby runs).
@@ -33,12 +45,43 @@ func (q *querySource) Entry() serverlist.Entry {
 	return serverlist.Entry{}
 }
 
-func (q *querySource) setEntry(f func() serverlist.Entry) { q.entry.Store(&f) }
+// setEntry starts the answers: the server's entry now, and its default stage.
+func (q *querySource) setEntry(f func() serverlist.Entry, stage string) {
+	q.stage.Store(&stage)
+	q.entry.Store(&f)
+}
+
+// Info is the server's entry as A2S_INFO and LAN answers tell it; false until the lobby runs
+// (nothing is answered before).
+func (q *querySource) Info() (query.Info, bool) {
+	f := q.entry.Load()
+	if f == nil {
+		return query.Info{}, false
+	}
+	e := (*f)()
+	name := e.Name
+	if name == "" {
+		name = DefaultName
+	}
+	port := 0
+	if _, p, err := net.SplitHostPort(e.Addr); err == nil {
+		port, _ = strconv.Atoi(p)
+	}
+	return query.Info{Name: name, Map: *q.stage.Load(), Players: e.Players, MaxPlayers: e.Capacity, Password: e.Password,
+		Version: e.Version, Protocol: e.Protocol, LobbyPort: port, Lobbies: e.Lobbies, Fleet: e.Fleet, Stages: e.Stages}, true
+}
+
+func (q *querySource) players() []query.Player {
+	if k := q.keeper.Load(); k != nil {
+		return k.queryPlayers()
+	}
+	return nil
+}
 
 // answerers are the connectionless answerers of the game socket and of a split lobby's query
 // socket, in the order they are asked.
 func answerers(q *querySource) []Answerer {
-	var as []Answerer
+	as := []Answerer{q.answerer.Answer} // A2S and LAN discovery, docs/PROTOCOL.md §12, §13
 	if q.secret != "" {
 		as = append(as, serverlist.AnswerToken(q.secret)) // docs/PROTOCOL.md §11.3
 	}

@@ -73,8 +73,9 @@ type keeper struct {
 	hall    *scoredb.Hall
 	replays func(*instance.Instance) []byte
 
-	mu    sync.Mutex
-	specs map[*instance.Instance]handoff.GameSpec
+	mu      sync.Mutex
+	specs   map[*instance.Instance]handoff.GameSpec
+	started map[*instance.Instance]time.Time // when each game started (A2S_PLAYER's durations)
 }
 
 // StartGame implements handoff.Starter.
@@ -83,6 +84,10 @@ func (k *keeper) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	if in, ok := g.(*instance.Instance); ok && err == nil {
 		k.mu.Lock()
 		k.specs[in] = spec
+		if k.started == nil {
+			k.started = map[*instance.Instance]time.Time{}
+		}
+		k.started[in] = time.Now()
 		k.mu.Unlock()
 	}
 	return g, err
@@ -93,6 +98,7 @@ func (k *keeper) gameEnded(in *instance.Instance) {
 	k.mu.Lock()
 	spec, ok := k.specs[in]
 	delete(k.specs, in)
+	delete(k.started, in)
 	k.mu.Unlock()
 	if !ok || k.hall == nil || spec.Practice() {
 		return // a practice game is not kept (docs/PROTOCOL.md §2.5.9): no hall-of-fame score

@@ -23,9 +23,8 @@ import (
 // checkListing checks the server list settings (-list, -name, -motd, -region) and returns the
 // answerers' source: the registration's secret when listed, none when private.
 func checkListing(cfg Config) (*querySource, error) {
-	q := &querySource{}
 	if len(cfg.Lists) == 0 {
-		return q, nil
+		return newQuerySource(""), nil
 	}
 	for _, u := range cfg.Lists {
 		p, err := url.Parse(u)
@@ -44,8 +43,7 @@ func checkListing(cfg Config) (*querySource, error) {
 			return nil, err
 		}
 	}
-	q.secret = serverlist.NewSecret()
-	return q, nil
+	return newQuerySource(serverlist.NewSecret()), nil
 }
 
 // listHost is the host of the lobby address the lists get: the IP address the lobby binds when

@@ -193,10 +193,11 @@ func TestListEndToEnd(t *testing.T) {
 }
 
 // TestCheckListing: the list settings are checked at start with the flag's name in the error,
-// and a private server (no -list) has no secret: its game socket answers no token.
+// and a private server (no -list) has no secret: its game socket answers queries and LAN probes
+// but no token.
 func TestCheckListing(t *testing.T) {
 	q, err := checkListing(Config{})
-	if err != nil || q.secret != "" || len(answerers(q)) != 0 {
+	if err != nil || q.secret != "" || len(answerers(q)) != 1 {
 		t.Fatalf("private server: %v %+v", err, q)
 	}
 	for _, c := range []struct {
@@ -214,7 +215,7 @@ func TestCheckListing(t *testing.T) {
 		}
 	}
 	q, err = checkListing(Config{Lists: []string{"https://list.example.org"}, Name: "Bydo Hunters"})
-	if err != nil || listserver.CheckSecret(q.secret) != nil || len(answerers(q)) != 1 {
+	if err != nil || listserver.CheckSecret(q.secret) != nil || len(answerers(q)) != 2 {
 		t.Fatalf("listed server: %v %+v", err, q)
 	}
 }

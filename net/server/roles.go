@@ -447,7 +447,7 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	stopMod := mod.run(ctx, cfg.Reloads)
 	defer stopMod()
 	if qconn != nil {
-		q.setEntry(lobbyEntry(cfg, srv, stages, ln.Addr(), qconn.LocalAddr().(*net.UDPAddr).Port, true))
+		q.setEntry(lobbyEntry(cfg, srv, stages, ln.Addr(), qconn.LocalAddr().(*net.UDPAddr).Port, true), stages.Default().Name)
 		qctx, stopQuery := context.WithCancel(context.Background())
 		queryDone := make(chan struct{})
 		go func() { defer close(queryDone); serveQuery(qctx, qconn, answerers(q), cfg.UDPRate) }()

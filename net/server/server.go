@@ -113,7 +113,8 @@ type Config struct {
 	// Lists are the base URLs of the server lists this server registers with (-list;
 	// listing.go, docs/PROTOCOL.md §11); none: the server stays private.
 	Lists []string
-	// Name, MOTD and Region are the server's entry in its lists (-name, -motd, -region).
+	// Name, MOTD and Region are the server's entry in its lists (-name, -motd, -region); Name
+	// is also its name in A2S_INFO and LAN answers ("": DefaultName).
 	Name, MOTD, Region string
 	// ListClient makes the list requests (nil: a client bound to the lobby's host; tests).
 	ListClient *http.Client
@@ -211,6 +212,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// every game's replay is kept with its record
 	k := &keeper{hall: hall, replays: replaysOf(cfg), specs: map[*instance.Instance]handoff.GameSpec{}}
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
+	q.keeper.Store(k)         // A2S_PLAYER: the players of the running games
 	var mgrp atomic.Pointer[instance.Manager]
 	mcfg := managerConfig(cfg, stages, ns, publicPort, log, func(in *instance.Instance) {
 		reg.GameEnded(in)
@@ -247,8 +249,8 @@ func Run(ctx context.Context, cfg Config) error {
 	mod := newModeration(srv, hall, log)
 	stopMod := mod.run(ctx, cfg.Reloads)
 	defer stopMod()
-	q.setEntry(lobbyEntry(cfg, srv, stages, ln.Addr(), mgr.PublicPort(), false))
-	waitListing := startListing(ctx, cfg, q, ln.Addr(), log) // leaves the lists when ctx ends
+	q.setEntry(lobbyEntry(cfg, srv, stages, ln.Addr(), mgr.PublicPort(), false), stages.Default().Name) // lists, A2S, LAN answers
+	waitListing := startListing(ctx, cfg, q, ln.Addr(), log)                                            // leaves the lists when ctx ends
 	defer waitListing()
 	reg = metrics.New(srv, mgr)
 	if hall != nil {

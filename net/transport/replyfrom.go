@@ -46,15 +46,20 @@ type localEntry struct {
 	used  uint32 // the set's tick when the peer last sent
 }
 
+// limitedBroadcast is 255.255.255.255.
+var limitedBroadcast = netip.AddrFrom4([4]byte{255, 255, 255, 255})
+
 func newLocalTable() *localTable { return &localTable{seed: maphash.MakeSeed()} }
 
 func (t *localTable) set(peer netip.AddrPort) *localSet {
 	return &t.sets[maphash.Comparable(t.seed, peer)%localSets]
 }
 
-// note records that a datagram from peer arrived at local.
+// note records that a datagram from peer arrived at local. A datagram sent to a multicast
+// group or to the IPv4 limited broadcast (a LAN discovery probe, net/query) arrived at no address
+// a reply can come from: it is not noted, the kernel picks the reply's source.
 func (t *localTable) note(peer netip.AddrPort, local netip.Addr) {
-	if !peer.IsValid() || !local.IsValid() {
+	if !peer.IsValid() || !local.IsValid() || local.IsMulticast() || local == limitedBroadcast {
 		return
 	}
 	s := t.set(peer)

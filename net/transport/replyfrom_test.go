@@ -113,6 +113,26 @@ func TestLocalTableBounded(t *testing.T) {
 	}
 }
 
+// A datagram that came to a multicast group or to the limited broadcast (a LAN discovery probe)
+// names no address to reply from: the table keeps what it knew of the peer (the kernel picks the
+// source of a reply to a peer it does not know).
+func TestLocalTableSkipsBroadcast(t *testing.T) {
+	tab := newLocalTable()
+	peer := netip.MustParseAddrPort("10.0.0.2:5000")
+	for _, a := range []string{"255.255.255.255", "224.0.0.1", "ff02::1"} {
+		tab.note(peer, netip.MustParseAddr(a))
+		if got, ok := tab.lookup(peer); ok {
+			t.Fatalf("after a datagram to %s the peer's replies come from %v", a, got)
+		}
+	}
+	own := netip.MustParseAddr("10.0.0.1")
+	tab.note(peer, own)
+	tab.note(peer, netip.MustParseAddr("255.255.255.255"))
+	if got, ok := tab.lookup(peer); !ok || got != own {
+		t.Fatalf("a broadcast replaced the peer's address: %v %v, want %v", got, ok, own)
+	}
+}
+
 // Noting arrivals and looking up reply addresses allocates nothing (per datagram, on the hot path).
 func TestLocalTableDoesNotAllocate(t *testing.T) {
 	tab := newLocalTable()
