@@ -188,6 +188,12 @@ func (d *drawList) collect(f *netflow.Frame, hud *[rules.MaxPlayers]playerHUD) {
 				d.bossHP = *h
 			}
 		}
+		if k.Kind == game.KindPlayer { // the HUD shows every player, drawn or not (a tally, a ship off screen)
+			if p := c.Player.Get(e); p != nil && int(p.Slot) < len(hud) {
+				hud[p.Slot] = playerHUD{present: true, score: p.Score, lives: p.Lives, charge: game.ChargeAt(p.ChargeFrom, f.Tick),
+					dead: p.Flags&game.PlayerDead != 0, cont: p.Flags&game.PlayerContinue != 0, tick: f.Tick}
+			}
+		}
 		x, y, ok := f.Pos(e)
 		if !ok {
 			continue
@@ -208,10 +214,6 @@ func (d *drawList) collect(f *netflow.Frame, hud *[rules.MaxPlayers]playerHUD) {
 		case game.KindPlayer:
 			if p := c.Player.Get(e); p != nil {
 				in.player, in.charge = *p, game.ChargeAt(p.ChargeFrom, f.Tick)
-				if int(p.Slot) < len(hud) {
-					hud[p.Slot] = playerHUD{present: true, score: p.Score, lives: p.Lives, charge: in.charge,
-						dead: p.Flags&game.PlayerDead != 0, cont: p.Flags&game.PlayerContinue != 0, tick: f.Tick}
-				}
 			}
 			in.isSelf = e == f.Self
 		case game.KindForce:
@@ -313,8 +315,8 @@ func (a *app) drawGameUI(dst surface) {
 	if a.set.ColourBlind {
 		a.drawCrystalNames(dst)
 	}
+	a.drawTally(dst) // first: the HUD holds back the points it has not added yet
 	a.drawHUD(dst)
-	a.drawTally(dst)
 	if a.showStats {
 		a.drawStats(dst)
 	}
@@ -867,7 +869,7 @@ func (a *app) drawHUD(dst surface) {
 		// pixels are whole screen pixels, so widths vary a little with the window size)
 		u.text(dst, slotTags[slot], u.small, float64(x), Height-42, alignStart, col)
 		sx := x + float32(u.textWidth(slotTags[slot], u.small)) + 12
-		score := a.hud.scoreOf(slot, sc.score)
+		score := a.hud.scoreOf(slot, sc.score-min(sc.score, a.draw.tally.pending[slot])) // the tally counts it up
 		u.text(dst, score, u.small, float64(sx), Height-42, alignStart, white)
 		if sc.lives == 0 {
 			ix := sx + float32(u.textWidth(score, u.small)) + 20

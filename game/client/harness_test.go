@@ -182,6 +182,9 @@ func harnessMain(mode string) int {
 		// game.Sim with 4 autopilot players (the server's simulation and the bots' autopilot),
 		// fast-forwarded to RTYPE_GALLERY_TICK - 90 and drawn by the real client for the last 90
 		// ticks, written to RTYPE_SHOT (see docs/gallery/README.md)
+		if l := os.Getenv("RTYPE_GALLERY_LEAD"); l != "" {
+			fmt.Sscan(l, &galleryLead)
+		}
 		lw, err := galleryWorld(os.Getenv("RTYPE_GALLERY_STAGE"), os.Getenv("RTYPE_GALLERY_TICK"))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "harness:", err)
@@ -247,8 +250,9 @@ func harnessMain(mode string) int {
 }
 
 // galleryLead is how many ticks the client draws before the gallery screenshot (explosions,
-// particles and animations under way).
-const galleryLead = 90
+// particles and animations under way); RTYPE_GALLERY_LEAD sets another (a tally counted up
+// to its end: 150).
+var galleryLead = 90
 
 // galleryWorld plays stage name offline with 4 autopilot players up to tick-galleryLead and
 // returns it as a local world that steps the simulation once per client tick. The players'
