@@ -15,9 +15,10 @@ import (
 // singleton's variant says the tally is on (netflow.Frame.Tally), the game draws "STAGE N
 // CLEAR" and each player's figures for the stage from the RESULTS the server sent with the
 // clear (merged into a.ux.results): the stage's points count up, then the clear bonus is added
-// a line at a time (the lives in stock, then NO MISS, game.TallyBonus) into the total; the HUD's
-// scores count with it (the server's score already holds the bonus: the HUD holds back what the
-// tally has not shown yet, so the two never disagree).
+// a line at a time (the lives in stock, then NO MISS, game.TallyBonus) into the stage's total.
+// The HUD adds each bonus line with the tally: the server's score holds the bonus from the
+// tally's first tick, so the HUD holds back what the tally has not added yet (tallyView.hold) and
+// never jumps ahead of the panel, nor goes down.
 
 // tallyView is what collect keeps of the frame for the tally.
 type tallyView struct {
@@ -27,6 +28,9 @@ type tallyView struct {
 	// pending is each slot's points the tally has not added yet: the HUD shows its score less
 	// them (0 when no tally is on)
 	pending [rules.MaxPlayers]uint32
+	// before is each slot's score in the last frame drawn before the tally (what the HUD shows
+	// until the stage's RESULTS say how the jump splits)
+	before [rules.MaxPlayers]uint32
 }
 
 // tallyText caches the tally's lines for one RESULTS value (the frame allocates nothing while it
@@ -103,6 +107,31 @@ func (r tallyRow) at(step int) (points uint32, livesOn, noMissOn bool, total uin
 	return points, livesOn, noMissOn, total
 }
 
+// held is the part of r's clear bonus the tally has not added yet at step (the HUD holds it
+// back).
+func (r tallyRow) held(step int) uint32 {
+	return r.livesBonus - ramp(r.livesBonus, step, tallyLivesAt, tallyAdd) + r.noMiss - ramp(r.noMiss, step, tallyMissAt, tallyAdd)
+}
+
+// hold sets the points the HUD holds back at step of the tally, from the HUD's scores (which
+// hold the clear bonus) and the stage's RESULTS when they have come (have): before they come,
+// all a player gained since the last frame before the tally (at most the biggest bonus the
+// ships in stock can give); then the bonus lines not added yet.
+func (tv *tallyView) hold(scores *[rules.MaxPlayers]playerHUD, res *wire.Results, have bool, step int) {
+	tv.pending = [rules.MaxPlayers]uint32{}
+	if !have {
+		for s := range scores {
+			sc := scores[s].score
+			tv.pending[s] = min(sc-min(sc, tv.before[s]), game.TallyBonus(int(scores[s].lives), 0))
+		}
+		return
+	}
+	for _, e := range res.Entries[:min(int(res.Count), len(res.Entries))] {
+		slot := int(e.Slot) % rules.MaxPlayers
+		tv.pending[slot] = min(scores[slot].score, splitTally(e, int(scores[slot].lives)).held(step))
+	}
+}
+
 // legible is a slot colour lightened for text on the tally's dark panel (the blue and red mid
 // tones are dark on it).
 func legible(c color.RGBA) color.RGBA {
@@ -111,7 +140,7 @@ func legible(c color.RGBA) color.RGBA {
 }
 
 var (
-	tallyPanelCol = color.RGBA{0, 0, 20, 215}
+	tallyPanelCol = color.RGBA{0, 0, 20, 235} // the ships stopped behind it show only faintly
 	tallyGoldCol  = color.RGBA{255, 220, 120, 255}
 	tallyBonusCol = color.RGBA{140, 255, 160, 255}
 )
@@ -125,26 +154,28 @@ func (a *app) drawTally(dst surface) {
 			tv.was, a.ux.haveResults = false, false
 		}
 		tv.pending = [rules.MaxPlayers]uint32{}
+		for s := range a.scores {
+			tv.before[s] = a.scores[s].score
+		}
 		return
 	}
 	tv.was = true
-	if tv.shownSince < 0 {
-		tv.shownSince = a.frameN
+	if tv.shownSince < 0 || !a.ux.haveResults {
+		tv.shownSince = a.frameN // the count-up starts with the stage's figures
 	}
 	u := a.ui
 	step := min(tallyDone, a.frameN-tv.shownSince)
+	tv.hold(&a.scores, &a.ux.results, a.ux.haveResults, step)
 	t := &a.tallyTxt
 	if t.title == "" || t.key != a.ux.results || t.frac != step {
 		t.key, t.frac = a.ux.results, step
 		t.title = "STAGE " + strconv.Itoa(tv.index+1) + " CLEAR"
 		t.n = 0
-		tv.pending = [rules.MaxPlayers]uint32{}
 		if a.ux.haveResults {
 			for _, e := range a.ux.results.Entries[:a.ux.results.Count] {
 				slot := int(e.Slot) % rules.MaxPlayers
 				tr := splitTally(e, int(a.scores[slot].lives))
 				points, livesOn, noMissOn, total := tr.at(step)
-				tv.pending[slot] = e.Score - total
 				r := &t.rows[t.n]
 				r.slot = slot
 				r.name = u.clip(a.resultName(slot), u.normal, 360)
@@ -174,7 +205,7 @@ func (a *app) drawTally(dst surface) {
 	cols := [...]struct {
 		head string
 		x    float64
-	}{{"STAGE", Width/2 - 150}, {"KILLS", Width/2 - 30}, {"LIVES BONUS", Width/2 + 250}, {"NO MISS", Width/2 + 470}, {"TOTAL", Width/2 + 670}}
+	}{{"POINTS", Width/2 - 150}, {"KILLS", Width/2 - 30}, {"LIVES BONUS", Width/2 + 250}, {"NO MISS", Width/2 + 470}, {"TOTAL", Width/2 + 670}}
 	for _, c := range cols {
 		u.text(dst, c.head, u.small, c.x, 450, alignEnd, u.dimCol)
 	}

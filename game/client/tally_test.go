@@ -54,3 +54,52 @@ func TestTallyAddsEachBonusInTurn(t *testing.T) {
 		t.Errorf("out of lives: %+v", o)
 	}
 }
+
+// TestTallyHUDAddsTheBonusWithThePanel (issue 30, item 5): the server's score holds the clear
+// bonus from the tally's first tick; the HUD shows the score it had before the tally until the
+// stage's RESULTS come, then adds each bonus line when the panel adds it (the HUD's gain is
+// always the panel's bonus so far), never going down, ending at the server's score.
+func TestTallyHUDAddsTheBonusWithThePanel(t *testing.T) {
+	const before = 20_000 // the run's score before the stage's clear bonus (stage 2 of a run)
+	bonus := game.TallyBonus(3, 0)
+	var tv tallyView
+	var hud [4]playerHUD
+	hud[1] = playerHUD{present: true, score: before + bonus, lives: 3}
+	hud[3] = playerHUD{present: true, score: 7000, lives: 0} // out of lives: no bonus
+	tv.before[1], tv.before[3] = before, 7000
+	shown := func(slot int) uint32 { return hud[slot].score - min(hud[slot].score, tv.pending[slot]) }
+	var res wire.Results
+	tv.hold(&hud, &res, false, 0)
+	if shown(1) != before || shown(3) != 7000 {
+		t.Fatalf("before the RESULTS: the HUD shows %d and %d, want %d and 7000", shown(1), shown(3), before)
+	}
+	res.Count = 2
+	res.Entries[0] = wire.ResultEntry{Slot: 1, Score: 4500 + bonus}
+	res.Entries[1] = wire.ResultEntry{Slot: 3, Score: 1200, Deaths: 2, Flags: wire.ResultOut}
+	row := splitTally(res.Entries[0], 3)
+	last := uint32(0)
+	for step := 0; step <= tallyDone; step++ {
+		tv.hold(&hud, &res, true, step)
+		points, _, _, total := row.at(step)
+		if got, want := shown(1)-before, total-points; got != want {
+			t.Fatalf("step %d: the HUD has added %d of the bonus, the panel %d", step, got, want)
+		}
+		if shown(1) < last {
+			t.Fatalf("step %d: the HUD went down to %d from %d", step, shown(1), last)
+		}
+		last = shown(1)
+		if shown(3) != 7000 {
+			t.Fatalf("step %d: a player out of lives shows %d, want 7000 throughout", step, shown(3))
+		}
+	}
+	if last != before+bonus {
+		t.Errorf("the tally ends with the HUD at %d, want the server's %d", last, before+bonus)
+	}
+	// the HUD's guess before the RESULTS is bounded: a first frame that is already the tally
+	// (before unknown, 0) does not blank the score
+	tv = tallyView{}
+	tv.hold(&hud, &res, false, 0)
+	if shown(1) != before {
+		t.Errorf("no frame before the tally: the HUD shows %d, want %d (the score less the biggest bonus)", shown(1), before)
+	}
+}
