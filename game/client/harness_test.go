@@ -153,6 +153,7 @@ func harnessMain(mode string) int {
 	switch mode {
 	case "shot":
 		cfg := Config{local: demoWorld(60), Screenshot: os.Getenv("RTYPE_SHOT"), ScreenshotAfter: 20, Mute: true, ConfigDir: dir, Logger: log, terrain: demoTerrain(), syncTicks: true}
+		shotSize(&cfg)
 		if err := Run(ctx, cfg); err != nil {
 			fmt.Fprintln(os.Stderr, "harness:", err)
 			return 1
@@ -161,6 +162,7 @@ func harnessMain(mode string) int {
 	case "menus":
 		// one PNG per scene into RTYPE_SHOT_DIR, for a visual check of the menus
 		cfg := Config{Mute: true, ConfigDir: dir, Logger: log, Server: "127.0.0.1:1", viaCanvas: true}
+		shotSize(&cfg)
 		a, err := newApp(ctx, cfg)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "harness:", err)
@@ -191,6 +193,7 @@ func harnessMain(mode string) int {
 			return 1
 		}
 		cfg := Config{local: lw, Screenshot: os.Getenv("RTYPE_SHOT"), ScreenshotAfter: galleryLead, Mute: true, ConfigDir: dir, Logger: log, syncTicks: true}
+		shotSize(&cfg)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		if err := Run(ctx, cfg); err != nil {
@@ -247,6 +250,14 @@ func harnessMain(mode string) int {
 	}
 	fmt.Fprintln(os.Stderr, "harness: unknown mode", mode)
 	return 2
+}
+
+// shotSize sizes a harness's screenshots as a window of RTYPE_SHOT_SIZE (e.g. 900x500): what
+// a small window shows, text at whole screen pixels.
+func shotSize(cfg *Config) {
+	if sz := os.Getenv("RTYPE_SHOT_SIZE"); sz != "" {
+		fmt.Sscanf(sz, "%dx%d", &cfg.shotW, &cfg.shotH)
+	}
 }
 
 // galleryLead is how many ticks the client draws before the gallery screenshot (explosions,
@@ -542,6 +553,19 @@ var menuStates = []struct {
 		a.m.Scene, a.menu, a.m.Replays = scene.HallOfFame, 1, nil
 		a.m.Hall, a.m.Addr = scene.Hall{View: scene.HallRecent, Stage: "stage2", Players: 2}, "127.0.0.1:4242"
 	}},
+	// after the others (each state shifts the later ones' animation frames)
+	{"spectating-later", func(a *app) { // 3 s on: the banner is a tag in the corner; 1P at the left edge, its tag above it
+		lw := demoWorld(80)
+		lw.Spectator, lw.Self, lw.Slot = true, 0, -1
+		lw.W.Each(func(e ecs.Entity) {
+			if p := lw.C.Player.Get(e); p != nil && p.Slot == 0 {
+				lw.C.Position.Mut(e).X = 48 // the least x of a ship's centre
+			}
+		})
+		a.startGame(lw)
+		a.m.Scene, a.draw.self = scene.Playing, -1
+		a.ux.banner, a.ux.bannerFrom = scene.SpectatingNotice, a.frameN-spectateShow
+	}},
 }
 
 // setLives sets the lives of slot's ship in a hand-filled world.
@@ -570,7 +594,7 @@ func (g *menuShots) Update() error {
 		return nil // not drawn yet: the canvas still holds the previous state
 	}
 	if g.pending != "" {
-		img := image.NewRGBA(image.Rect(0, 0, Width, Height))
+		img := image.NewRGBA(g.a.canvas.Bounds())
 		g.a.canvas.ReadPixels(img.Pix)
 		f, err := os.Create(filepath.Join(g.dir, g.pending+".png"))
 		if err != nil {
