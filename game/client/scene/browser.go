@@ -1,5 +1,7 @@
 package scene
 
+import "github.com/rtype/rtype/lobby"
+
 // BrowserRefreshTicks is how often (60 Hz ticks) the lobby browser lists the lobbies again by
 // itself (3 s).
 const BrowserRefreshTicks = 180
@@ -9,6 +11,9 @@ const BrowserRefreshTicks = 180
 type browserScreen struct{}
 
 func (browserScreen) handle(m *Machine, ev Event) []Cmd {
+	if cmds, ok := m.passwordEvent(ev); ok {
+		return cmds
+	}
 	switch ev.Kind {
 	case EvTick:
 		// The list refreshes itself every BrowserRefreshTicks, without a spinner.
@@ -45,6 +50,7 @@ func (browserScreen) handle(m *Machine, ev Event) []Cmd {
 		} else {
 			m.Busy = "Joining " + c.Code
 		}
+		m.joining = c.Code
 		m.Error = ""
 		return []Cmd{c}
 	case EvJoined:
@@ -64,6 +70,9 @@ func (browserScreen) handle(m *Machine, ev Event) []Cmd {
 			msg := m.explain(ev.Err)
 			return m.lose(msg)
 		}
+		if !m.Rejoining && m.askLobbyPassword(ev.Err) { // a private lobby: its password is asked
+			return nil
+		}
 		m.fail(ev.Err)
 		if m.Rejoining {
 			// the slot is gone (expired, game over): the ticket is useless; show the lobbies
@@ -73,7 +82,7 @@ func (browserScreen) handle(m *Machine, ev Event) []Cmd {
 		}
 	case EvBack:
 		m.connected = false
-		m.Scene, m.Busy, m.Error, m.Lobbies = Title, "", "", nil
+		m.Scene, m.Busy, m.Error, m.Lobbies, m.Ask = Title, "", "", nil, lobby.AskNone
 		return []Cmd{{Kind: CmdDisconnect}}
 	case EvOpenHall:
 		if m.Busy == "" {

@@ -1,11 +1,16 @@
 package scene
 
+import "github.com/rtype/rtype/lobby"
+
 // connectScreen dials the lobby server typed (CmdDialLobby), or the one of a rejoin ticket; once
 // connected it goes to the lobby browser (or, rejoining, sends REJOIN there; with Auto.On it
 // joins or creates the lobby at once).
 type connectScreen struct{}
 
 func (connectScreen) handle(m *Machine, ev Event) []Cmd {
+	if cmds, ok := m.passwordEvent(ev); ok {
+		return cmds
+	}
 	switch ev.Kind {
 	case EvSubmitAddr:
 		if m.Busy != "" {
@@ -15,7 +20,7 @@ func (connectScreen) handle(m *Machine, ev Event) []Cmd {
 		return []Cmd{{Kind: CmdSaveSettings}, {Kind: CmdDialLobby, Addr: ev.Addr}}
 	case EvBack:
 		busy := m.Busy != ""
-		m.Scene, m.Busy, m.Error, m.Rejoining = Title, "", "", false
+		m.Scene, m.Busy, m.Error, m.Rejoining, m.Ask = Title, "", "", false, lobby.AskNone
 		if busy {
 			return []Cmd{{Kind: CmdDisconnect}}
 		}
@@ -45,7 +50,9 @@ func (connectScreen) handle(m *Machine, ev Event) []Cmd {
 			msg := m.explain(ev.Err)
 			return m.lose(msg)
 		}
-		m.fail(ev.Err)
+		if !m.askServerPassword(ev.Err) { // a private server: its password is asked
+			m.fail(ev.Err)
+		}
 	}
 	return nil
 }

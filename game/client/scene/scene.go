@@ -133,6 +133,10 @@ const (
 	// (ClosingWords). The lobby connection is closed; a game in progress ends soon (GAME_END).
 	EvServerClosing
 	EvRetryConnect // lost: check again whether the lobby server answers (a dial, closed at once); the answer sets LobbyAnswers
+	// EvSubmitPassword: connect or browser: the Password the player typed for what Ask asked
+	// (the private server's, or the private lobby's); EvCancelPassword: the player gave up.
+	EvSubmitPassword
+	EvCancelPassword
 )
 
 // HallView is what the Hall of fame screen lists.
@@ -216,6 +220,8 @@ type Event struct {
 	// Spectator: the game starting is watched without a ship (EvGameStarting from a SPECTATE
 	// push: JOIN_LOBBY to a running lobby, docs/PROTOCOL.md §2.4.3).
 	Spectator bool
+	// Password is what the player typed (EvSubmitPassword).
+	Password string
 	// Path is the replay file to watch (EvWatch, EvReplayFetched); Replays the kept replays
 	// (EvReplayList).
 	Path    string
@@ -294,6 +300,9 @@ type Cmd struct {
 	Section int
 	// Infinite: CmdSetLives asks for infinite lives (false: the level's).
 	Infinite bool
+	// Password is the private server's (CmdDialLobby) or private lobby's (CmdJoin) password
+	// ("" none; docs/PROTOCOL.md §2.4.1, §2.4.3).
+	Password string
 }
 
 // Auto configures the keyless flow of -autoplay / -lobby / -start.
@@ -333,6 +342,10 @@ type Machine struct {
 	// check Lost makes of it, or EvRetryConnect's): a rejoin may be offered. False: say the
 	// server does not answer and offer EvRetryConnect instead (lost.go).
 	LobbyAnswers bool
+	// Ask is the password the Connect or Browser screen asks the player for (a private server's
+	// or lobby's; AskServerAgain, AskLobbyAgain after a wrong one), Error saying so; AskNone:
+	// no prompt (password.go).
+	Ask lobby.PasswordAsk
 
 	auto         Auto
 	rejoinKey    [16]byte // key of the pending rejoin (sent once connected)
@@ -347,6 +360,7 @@ type Machine struct {
 	probing      bool   // Lost checks whether the lobby server answers (lost.go)
 	watchFrom    ID     // the scene a replay was opened from (Watching goes back to it)
 	hallFrom     ID     // the scene the Hall of fame was opened from (Title: its connection is its own)
+	joining      string // browser: the code of the lobby being joined (asked again with its password)
 
 	// Replays are the kept replays (scene Replays), newest first.
 	Replays []ReplayInfo
