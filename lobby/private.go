@@ -25,11 +25,11 @@ func WrongLobbyPassword(code string) string { return "wrong password for lobby "
 type PasswordAsk uint8
 
 const (
-	AskNone         PasswordAsk = iota // not a password refusal
-	AskServer                          // the server is private: no password was sent
-	AskServerAgain                     // the server's password was wrong (the server closed the connection)
-	AskLobby                           // the lobby is private: no password was sent
-	AskLobbyAgain                      // the lobby's password was wrong (the connection stays)
+	AskNone        PasswordAsk = iota // not a password refusal
+	AskServer                         // the server is private: no password was sent
+	AskServerAgain                    // the server's password was wrong (the server closed the connection)
+	AskLobby                          // the lobby is private: no password was sent
+	AskLobbyAgain                     // the lobby's password was wrong (the connection stays)
 )
 
 // PasswordRefusal reads err (a ResponseError of AUTHENTICATE or JOIN_LOBBY) as a password

@@ -179,7 +179,8 @@ type app struct {
 	menu      int       // selected item of the current scene
 	last      scene.ID
 
-	titleSel titleCursor // the title's item chosen last (titlescreen.go)
+	titleSel titleCursor    // the title's item chosen last (titlescreen.go)
+	pw       passwordPrompt // a private server's or lobby's password being typed (passwordprompt.go)
 
 	// in game
 	link       netflow.Link

@@ -25,6 +25,7 @@ import (
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/session"
 	"github.com/rtype/rtype/net/wire"
 )
@@ -554,7 +555,19 @@ var menuStates = []struct {
 		a.m.Hall, a.m.Addr = scene.Hall{View: scene.HallRecent, Stage: "stage2", Players: 2}, "127.0.0.1:4242"
 	}},
 	// after the others (each state shifts the later ones' animation frames)
-	{"spectating-later", func(a *app) { // 3 s on: the banner is a tag in the corner; 1P at the left edge, its tag above it
+	{"connect-password", func(a *app) { // a private server: its password asked, the last one wrong
+		a.m.Scene, a.m.Busy, a.menu, a.m.Detail = scene.Connect, "", 0, ""
+		a.m.Ask, a.m.Error = lobby.AskServerAgain, scene.PasswordWords(lobby.AskServerAgain, "")
+		a.pw.field.Text = "hunter"
+	}},
+	{"browser-password", func(a *app) { // a private lobby joined by its code
+		a.m.Scene, a.menu = scene.Browser, 0
+		a.m.Lobbies = []scene.Lobby{{Code: "K7QF2", Players: 2, Stage: "stage1"}}
+		a.m.Ask, a.m.Error = lobby.AskLobby, scene.PasswordWords(lobby.AskLobby, "XY2ZW")
+		a.pw.field.Text = ""
+	}},
+	{"spectating-later", func(a *app) {
+		a.m.Ask = lobby.AskNone // 3 s on: the banner is a tag in the corner; 1P at the left edge, its tag above it
 		lw := demoWorld(80)
 		lw.Spectator, lw.Self, lw.Slot = true, 0, -1
 		lw.W.Each(func(e ecs.Entity) {
