@@ -555,6 +555,17 @@ var menuStates = []struct {
 		a.m.Hall, a.m.Addr = scene.Hall{View: scene.HallRecent, Stage: "stage2", Players: 2}, "127.0.0.1:4242"
 	}},
 	// after the others (each state shifts the later ones' animation frames)
+	{"results-shutdown", func(a *app) { // the server got its SIGTERM during the game (TestServerShutdownReachesThePlayer)
+		a.endGame()
+		a.m.Scene, a.m.Result, a.draw.self, a.ux.infinite = scene.Results, uint8(rules.ResultAborted), 0, false
+		a.m.Reason = scene.ClosingWords(false, 0, "Restarting for the v5 update, back in 10 minutes")
+		a.ux.names, a.ux.byOrder, a.ux.stage, a.ux.haveResults = []string{"alice", "bob"}, true, "stage1", true
+		var r wire.Results
+		r.Count = 2
+		r.Entries[0] = wire.ResultEntry{Slot: 0, Score: 8300, Kills: 14, Deaths: 0, Shots: 210, Hits: 120}
+		r.Entries[1] = wire.ResultEntry{Slot: 1, Score: 5100, Kills: 9, Deaths: 1, Shots: 180, Hits: 80}
+		a.ux.results = r
+	}},
 	{"connect-password", func(a *app) { // a private server: its password asked, the last one wrong
 		a.m.Scene, a.m.Busy, a.menu, a.m.Detail = scene.Connect, "", 0, ""
 		a.m.Ask, a.m.Error = lobby.AskServerAgain, scene.PasswordWords(lobby.AskServerAgain, "")

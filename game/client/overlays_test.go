@@ -4,8 +4,10 @@ package client
 
 import (
 	"testing"
+	"time"
 
 	"github.com/rtype/rtype/game/client/scene"
+	"github.com/rtype/rtype/lobby"
 )
 
 // TestSpectateBannerFades (issue 30, item 6): the SPECTATING (or GAME OVER — spectating)
@@ -99,5 +101,22 @@ func TestTitleKeepsTheChosenItem(t *testing.T) {
 	a.titleSel.restore(a, items)
 	if a.menu != 0 {
 		t.Fatalf("a gone item: cursor %d, want 0", a.menu)
+	}
+}
+
+// TestPlayerWordsHaveGlyphs: what the shutdown, password and spectating notices say is drawn
+// in the pixel font without a missing glyph ('?'): the operator's words were quoted with
+// curly quotes the font lacks.
+func TestPlayerWordsHaveGlyphs(t *testing.T) {
+	f := sharedUI().font
+	for _, s := range []string{scene.ClosingWords(true, 90*time.Second, "back at 10:00"), scene.ClosingWords(false, 0, "bye"),
+		scene.PasswordWords(lobby.AskServer, ""), scene.PasswordWords(lobby.AskServerAgain, ""),
+		scene.PasswordWords(lobby.AskLobby, "K7QF2"), scene.PasswordWords(lobby.AskLobbyAgain, "K7QF2"),
+		scene.SpectatingNotice, scene.GameOverSpectating, "Enter send · Esc cancel"} {
+		for _, r := range s {
+			if r < 128 && f.ascii[r] == nil || r >= 128 && f.other[r] == nil {
+				t.Errorf("%q: no glyph for %q", s, r)
+			}
+		}
 	}
 }
