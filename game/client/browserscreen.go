@@ -19,6 +19,9 @@ type browserScreen struct{ titleMusic }
 func init() { register(scene.Browser, browserScreen{}) }
 
 func (browserScreen) update(a *app, _ frame) {
+	if a.passwordUpdate() { // a private server or lobby: its password is asked
+		return
+	}
 	m := a.m
 	n := len(m.Lobbies)
 	rows := n + 4 // lobbies, join-by-code, create, refresh, back
@@ -112,6 +115,7 @@ func (browserScreen) draw(a *app, dst surface) {
 	}
 	a.drawStatus(dst, y+260)
 	u.help(dst, "Enter select · Left/Right stage of a new lobby · F5 refresh · H hall of fame · Esc back")
+	a.drawPasswordPrompt(dst)
 }
 
 // createStage is the stage a lobby created from the browser plays: the one chosen with

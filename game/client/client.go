@@ -116,6 +116,9 @@ type Config struct {
 	// viaCanvas draws every frame into an offscreen canvas copied to the screen, so the last
 	// frame can be read back (menu screenshots); screenshot runs do it for their last frame only.
 	viaCanvas bool
+	// shotW and shotH, when set (harness), size the canvas as a window of that many px, so a
+	// screenshot shows what a small window shows (text at whole screen pixels, letterbox bars)
+	shotW, shotH int
 }
 
 // Run opens the window and runs the client until the window is closed, Quit is chosen, ctx is
@@ -178,6 +181,9 @@ type app struct {
 	scroll    float32   // stage scroll of the last game frame (or idle drift), px
 	menu      int       // selected item of the current scene
 	last      scene.ID
+
+	titleSel titleCursor    // the title's item chosen last (titlescreen.go)
+	pw       passwordPrompt // a private server's or lobby's password being typed (passwordprompt.go)
 
 	// in game
 	link       netflow.Link
@@ -287,6 +293,9 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 	a.scanner = input.NewKeyScanner(a.h)
 	if cfg.viaCanvas || cfg.Screenshot != "" {
 		a.canvas = ebiten.NewImage(Width, Height)
+		if cfg.shotW > 0 && cfg.shotH > 0 {
+			a.canvas = ebiten.NewImage(cfg.shotW, cfg.shotH)
+		}
 	}
 	a.stars = starfield.New(0x5eed, starfield.DefaultLayers, 90)
 	a.tracker = fx.NewTracker()
@@ -667,7 +676,7 @@ var scaleOp ebiten.DrawRectShaderOptions
 
 // writeScreenshot saves the canvas (the last drawn frame) as PNG and ends the game loop.
 func (a *app) writeScreenshot() error {
-	img := image.NewRGBA(image.Rect(0, 0, Width, Height))
+	img := image.NewRGBA(a.canvas.Bounds())
 	a.canvas.ReadPixels(img.Pix)
 	for i := 3; i < len(img.Pix); i += 4 {
 		img.Pix[i] = 255

@@ -15,6 +15,9 @@ type connectScreen struct{ titleMusic }
 func init() { register(scene.Connect, connectScreen{}) }
 
 func (connectScreen) update(a *app, _ frame) {
+	if a.passwordUpdate() { // a private server or lobby: its password is asked
+		return
+	}
 	m := a.m
 	a.nav(2, true)
 	if a.menu == 0 {
@@ -60,4 +63,5 @@ func (connectScreen) draw(a *app, dst surface) {
 	}
 	a.drawStatus(dst, 760)
 	u.help(dst, "Enter connect · Up/Down/Tab switch field · Esc back")
+	a.drawPasswordPrompt(dst)
 }

@@ -188,6 +188,12 @@ func (d *drawList) collect(f *netflow.Frame, hud *[rules.MaxPlayers]playerHUD) {
 				d.bossHP = *h
 			}
 		}
+		if k.Kind == game.KindPlayer { // the HUD shows every player, drawn or not (a tally, a ship off screen)
+			if p := c.Player.Get(e); p != nil && int(p.Slot) < len(hud) {
+				hud[p.Slot] = playerHUD{present: true, score: p.Score, lives: p.Lives, charge: game.ChargeAt(p.ChargeFrom, f.Tick),
+					dead: p.Flags&game.PlayerDead != 0, cont: p.Flags&game.PlayerContinue != 0, tick: f.Tick}
+			}
+		}
 		x, y, ok := f.Pos(e)
 		if !ok {
 			continue
@@ -208,10 +214,6 @@ func (d *drawList) collect(f *netflow.Frame, hud *[rules.MaxPlayers]playerHUD) {
 		case game.KindPlayer:
 			if p := c.Player.Get(e); p != nil {
 				in.player, in.charge = *p, game.ChargeAt(p.ChargeFrom, f.Tick)
-				if int(p.Slot) < len(hud) {
-					hud[p.Slot] = playerHUD{present: true, score: p.Score, lives: p.Lives, charge: in.charge,
-						dead: p.Flags&game.PlayerDead != 0, cont: p.Flags&game.PlayerContinue != 0, tick: f.Tick}
-				}
 			}
 			in.isSelf = e == f.Self
 		case game.KindForce:
@@ -302,19 +304,21 @@ func (a *app) drawGameUI(dst surface) {
 		if it.kind.Kind != game.KindPlayer || it.isSelf || it.player.Flags&game.PlayerDead != 0 || n == len(placed) {
 			continue
 		}
-		// the tag trails the ship (left of its exhaust), vertically centred
-		tx, ty := it.x-it.w/2-14, it.y-10
+		slot := int(it.player.Slot) % rules.MaxPlayers
+		// the tag trails the ship (left of its exhaust, above it at the left edge)
+		tw := float32(u.textWidth(slotTags[slot], u.small))
+		tx, ty := tagSpot(it.x, it.y, it.w, it.h, tw)
 		tx, _ = placeTag(placed[:n], tx, ty) // ships flying together: tags side by side, not on top
+		tx = max(tx, tagMargin+tw)           // never cut at the edge
 		placed[n] = [2]float32{tx, ty}
 		n++
-		slot := int(it.player.Slot) % rules.MaxPlayers
 		u.text(dst, slotTags[slot], u.small, float64(tx), float64(ty), alignEnd, art.SlotColors[slot])
 	}
 	if a.set.ColourBlind {
 		a.drawCrystalNames(dst)
 	}
+	a.drawTally(dst) // first: the HUD holds back the points it has not added yet
 	a.drawHUD(dst)
-	a.drawTally(dst)
 	if a.showStats {
 		a.drawStats(dst)
 	}
@@ -860,26 +864,34 @@ func (a *app) drawHUD(dst surface) {
 		if sc.lives == 0 { // out of lives: greyed, marked OUT (netflow.Frame.OutOfLives)
 			col = hudFreeCol
 		}
-		if slot == a.draw.self {
-			p.rect(x-10, Height-56, 330, 48, color.RGBA{col.R / 4, col.G / 4, col.B / 4, 200})
-		}
-		// tag, score, then a ship and the lives, placed by their measured widths (the font's
-		// pixels are whole screen pixels, so widths vary a little with the window size)
-		u.text(dst, slotTags[slot], u.small, float64(x), Height-42, alignStart, col)
+		// tag, score, then a ship and the lives (or OUT), placed by their measured widths: the
+		// font's pixels and the ship's are whole screen pixels, so at a small window they are
+		// wider in virtual px than at 1080p
 		sx := x + float32(u.textWidth(slotTags[slot], u.small)) + 12
-		score := a.hud.scoreOf(slot, sc.score)
+		score := a.hud.scoreOf(slot, sc.score-min(sc.score, a.draw.tally.pending[slot])) // the tally counts it up
+		ex := sx + float32(u.textWidth(score, u.small))                                  // the score's end
+		icon := a.ui.sp.anim(game.KindPlayer, uint8(slot))[2]
+		grow := float32(icon.Bounds().Dx()) * (p.pix(1)/p.k - 1) // how much wider than at 1080p
+		ix, lives := ex+34+grow/2, livesText[min(int(sc.lives), len(livesText)-1)]
+		lx := ix + 22 + grow/2 // the lives' count, after the ship
+		end := lx + float32(u.textWidth(lives, u.small))
+		if sc.lives == 0 {
+			ix, lives = ex+20, "OUT"
+			if sc.cont {
+				lives = "CONT?"
+			}
+			end = ix + float32(u.textWidth(lives, u.small))
+		}
+		if slot == a.draw.self {
+			p.rect(x-10, Height-56, max(330, end-x+20), 48, color.RGBA{col.R / 4, col.G / 4, col.B / 4, 200})
+		}
+		u.text(dst, slotTags[slot], u.small, float64(x), Height-42, alignStart, col)
 		u.text(dst, score, u.small, float64(sx), Height-42, alignStart, white)
 		if sc.lives == 0 {
-			ix := sx + float32(u.textWidth(score, u.small)) + 20
-			out := "OUT"
-			if sc.cont {
-				out = "CONT?"
-			}
-			u.text(dst, out, u.small, float64(ix), Height-42, alignStart, outCol)
+			u.text(dst, lives, u.small, float64(ix), Height-42, alignStart, outCol)
 		} else {
-			ix := sx + float32(u.textWidth(score, u.small)) + 34
-			p.frame(a.ui.sp.anim(game.KindPlayer, uint8(slot))[2], ix, Height-32, 1, 1, 1, 0)
-			u.text(dst, livesText[min(int(sc.lives), len(livesText)-1)], u.small, float64(ix+22), Height-42, alignStart, white)
+			p.frame(icon, ix, Height-32, 1, 1, 1, 0)
+			u.text(dst, lives, u.small, float64(lx), Height-42, alignStart, white)
 		}
 	}
 	if a.draw.spectator {
@@ -944,9 +956,18 @@ func (a *app) drawStats(dst surface) {
 		fmt.Sprintf("entities     %6d", len(a.draw.items)),
 		fmt.Sprintf("FPS %.0f  TPS %.0f", ebiten.ActualFPS(), ebiten.ActualTPS()),
 	}
-	a.ui.on(dst).rect(16, 16, 560, float32(24+len(lines)*36), color.RGBA{0, 0, 0, 190})
+	// bottom right, above the HUD: clear of where the ships start (left), the boss bar, the
+	// RTT and the spectator's tag (top), the pause menu (centre) and the chat (bottom left)
+	const lineStep = 32
+	w := 0.0
+	for _, l := range lines {
+		w = max(w, a.ui.textWidth(l, a.ui.mono))
+	}
+	h := float32(20 + len(lines)*lineStep)
+	x0, y0 := float32(Width-16-28-w), art.HUDLineY-12-h
+	a.ui.on(dst).rect(x0, y0, float32(w)+28, h, color.RGBA{0, 0, 0, 190})
 	for i, l := range lines {
-		a.ui.text(dst, l, a.ui.mono, 30, float64(30+i*36), alignStart, color.RGBA{180, 255, 180, 255})
+		a.ui.text(dst, l, a.ui.mono, float64(x0+14), float64(y0+12+float32(i*lineStep)), alignStart, color.RGBA{180, 255, 180, 255})
 	}
 }
 

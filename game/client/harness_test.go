@@ -25,6 +25,7 @@ import (
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/session"
 	"github.com/rtype/rtype/net/wire"
 )
@@ -153,6 +154,7 @@ func harnessMain(mode string) int {
 	switch mode {
 	case "shot":
 		cfg := Config{local: demoWorld(60), Screenshot: os.Getenv("RTYPE_SHOT"), ScreenshotAfter: 20, Mute: true, ConfigDir: dir, Logger: log, terrain: demoTerrain(), syncTicks: true}
+		shotSize(&cfg)
 		if err := Run(ctx, cfg); err != nil {
 			fmt.Fprintln(os.Stderr, "harness:", err)
 			return 1
@@ -161,6 +163,7 @@ func harnessMain(mode string) int {
 	case "menus":
 		// one PNG per scene into RTYPE_SHOT_DIR, for a visual check of the menus
 		cfg := Config{Mute: true, ConfigDir: dir, Logger: log, Server: "127.0.0.1:1", viaCanvas: true}
+		shotSize(&cfg)
 		a, err := newApp(ctx, cfg)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "harness:", err)
@@ -182,12 +185,16 @@ func harnessMain(mode string) int {
 		// game.Sim with 4 autopilot players (the server's simulation and the bots' autopilot),
 		// fast-forwarded to RTYPE_GALLERY_TICK - 90 and drawn by the real client for the last 90
 		// ticks, written to RTYPE_SHOT (see docs/gallery/README.md)
+		if l := os.Getenv("RTYPE_GALLERY_LEAD"); l != "" {
+			fmt.Sscan(l, &galleryLead)
+		}
 		lw, err := galleryWorld(os.Getenv("RTYPE_GALLERY_STAGE"), os.Getenv("RTYPE_GALLERY_TICK"))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "harness:", err)
 			return 1
 		}
 		cfg := Config{local: lw, Screenshot: os.Getenv("RTYPE_SHOT"), ScreenshotAfter: galleryLead, Mute: true, ConfigDir: dir, Logger: log, syncTicks: true}
+		shotSize(&cfg)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		if err := Run(ctx, cfg); err != nil {
@@ -248,9 +255,18 @@ func harnessMain(mode string) int {
 	return 2
 }
 
+// shotSize sizes a harness's screenshots as a window of RTYPE_SHOT_SIZE (e.g. 900x500): what
+// a small window shows, text at whole screen pixels.
+func shotSize(cfg *Config) {
+	if sz := os.Getenv("RTYPE_SHOT_SIZE"); sz != "" {
+		fmt.Sscanf(sz, "%dx%d", &cfg.shotW, &cfg.shotH)
+	}
+}
+
 // galleryLead is how many ticks the client draws before the gallery screenshot (explosions,
-// particles and animations under way).
-const galleryLead = 90
+// particles and animations under way); RTYPE_GALLERY_LEAD sets another (a tally counted up
+// to its end: 150).
+var galleryLead = 90
 
 // galleryWorld plays stage name offline with 4 autopilot players up to tick-galleryLead and
 // returns it as a local world that steps the simulation once per client tick. The players'
@@ -553,6 +569,42 @@ var menuStates = []struct {
 		a.m.Scene, a.menu, a.m.Replays = scene.HallOfFame, 1, nil
 		a.m.Hall, a.m.Addr = scene.Hall{View: scene.HallRecent, Stage: "stage2", Players: 2}, "127.0.0.1:4242"
 	}},
+	// after the others (each state shifts the later ones' animation frames)
+	{"results-shutdown", func(a *app) { // the server got its SIGTERM during the game (TestServerShutdownReachesThePlayer)
+		a.endGame()
+		a.m.Scene, a.m.Result, a.draw.self, a.ux.infinite = scene.Results, uint8(rules.ResultAborted), 0, false
+		a.m.Reason = scene.ClosingWords(false, 0, "Restarting for the v5 update, back in 10 minutes")
+		a.ux.names, a.ux.byOrder, a.ux.stage, a.ux.haveResults = []string{"alice", "bob"}, true, "stage1", true
+		var r wire.Results
+		r.Count = 2
+		r.Entries[0] = wire.ResultEntry{Slot: 0, Score: 8300, Kills: 14, Deaths: 0, Shots: 210, Hits: 120}
+		r.Entries[1] = wire.ResultEntry{Slot: 1, Score: 5100, Kills: 9, Deaths: 1, Shots: 180, Hits: 80}
+		a.ux.results = r
+	}},
+	{"connect-password", func(a *app) { // a private server: its password asked, the last one wrong
+		a.m.Scene, a.m.Busy, a.menu, a.m.Detail = scene.Connect, "", 0, ""
+		a.m.Ask, a.m.Error = lobby.AskServerAgain, scene.PasswordWords(lobby.AskServerAgain, "")
+		a.pw.field.Text = "hunter"
+	}},
+	{"browser-password", func(a *app) { // a private lobby joined by its code
+		a.m.Scene, a.menu = scene.Browser, 0
+		a.m.Lobbies = []scene.Lobby{{Code: "K7QF2", Players: 2, Stage: "stage1"}}
+		a.m.Ask, a.m.Error = lobby.AskLobby, scene.PasswordWords(lobby.AskLobby, "XY2ZW")
+		a.pw.field.Text = ""
+	}},
+	{"spectating-later", func(a *app) {
+		a.m.Ask = lobby.AskNone // 3 s on: the banner is a tag in the corner; 1P at the left edge, its tag above it
+		lw := demoWorld(80)
+		lw.Spectator, lw.Self, lw.Slot = true, 0, -1
+		lw.W.Each(func(e ecs.Entity) {
+			if p := lw.C.Player.Get(e); p != nil && p.Slot == 0 {
+				lw.C.Position.Mut(e).X = 48 // the least x of a ship's centre
+			}
+		})
+		a.startGame(lw)
+		a.m.Scene, a.draw.self = scene.Playing, -1
+		a.ux.banner, a.ux.bannerFrom = scene.SpectatingNotice, a.frameN-spectateShow
+	}},
 }
 
 // setLives sets the lives of slot's ship in a hand-filled world.
@@ -581,7 +633,7 @@ func (g *menuShots) Update() error {
 		return nil // not drawn yet: the canvas still holds the previous state
 	}
 	if g.pending != "" {
-		img := image.NewRGBA(image.Rect(0, 0, Width, Height))
+		img := image.NewRGBA(g.a.canvas.Bounds())
 		g.a.canvas.ReadPixels(img.Pix)
 		f, err := os.Create(filepath.Join(g.dir, g.pending+".png"))
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	input "github.com/quasilyte/ebitengine-input"
 
+	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/controls"
 	"github.com/rtype/rtype/game/client/netflow"
@@ -94,5 +95,16 @@ func TestCollectDrawList(t *testing.T) {
 	}
 	if selfs != 1 || d.self != 0 {
 		t.Fatalf("self marked %d times, slot %d", selfs, d.self)
+	}
+	// a ship not drawn (no position in the frame: a tally, a ship between snapshots) is still
+	// in the HUD with its score, not "---" beside the others (issue 30, item 5)
+	lw.W.Each(func(e ecs.Entity) {
+		if p := lw.C.Player.Get(e); p != nil && p.Slot == 2 {
+			lw.C.Position.Remove(e)
+		}
+	})
+	lw.Frame(func(f *netflow.Frame) { d.collect(f, &hud) })
+	if p := hud[2]; !p.present || p.score != 3600 {
+		t.Errorf("a ship with no position: HUD %+v, want present with 3600", p)
 	}
 }

@@ -46,12 +46,15 @@ type uxState struct {
 	haveLives bool             // lastLives is known
 	contShown bool             // the continue offer is on screen, since the frame of tick contFrom
 	contFrom  ecs.Tick         // first tick the offer was seen
+
+	banner     string // the banner of a game watched (SPECTATING, GAME OVER — spectating), since frame bannerFrom
+	bannerFrom int
 }
 
 // startGame resets the per-game state when a session comes up.
 func (s *uxState) startGame(a *app) {
 	s.notice, s.noticeUntil, s.haveResults = "", 0, false
-	s.haveLives, s.contShown = false, false
+	s.haveLives, s.contShown, s.banner = false, false, ""
 	s.stage, s.level, s.infinite = a.net.Stage(), a.net.Difficulty(), a.net.InfiniteLives() // for the results screen
 	_, members := a.net.Members()
 	s.names, s.byOrder = netflow.GameNames(members, a.m.Rejoining, s.ticket)
@@ -197,16 +200,34 @@ func (a *app) drawNotices(dst surface) {
 	d := &a.draw
 	y := 120.0
 	self := d.self
+	banner, f, step := "", u.normal, 0.0 // what the game is watched as: a spectator, a player out of lives
 	switch {
 	case d.spectator:
-		a.plate(dst, scene.SpectatingNotice, u.normal, y, spectateCol)
-		y += 70
+		banner, f, step = scene.SpectatingNotice, u.normal, 70
 	case self >= 0 && self < rules.MaxPlayers && a.scores[self].present && a.scores[self].cont:
 		a.drawContinue(dst, a.ux.continueLeft(a.scores[self]))
 		y += 100
 	case self >= 0 && self < rules.MaxPlayers && a.scores[self].present && a.scores[self].lives == 0:
-		a.plate(dst, scene.GameOverSpectating, u.big, y, gameOverCol)
-		y += 100
+		banner, f, step = scene.GameOverSpectating, u.big, 100
+	}
+	if banner != a.ux.banner {
+		a.ux.banner, a.ux.bannerFrom = banner, a.frameN
+	}
+	if banner != "" {
+		col := spectateCol
+		if banner == scene.GameOverSpectating {
+			col = gameOverCol
+		}
+		al, corner := spectateBanner(a.frameN - a.ux.bannerFrom)
+		if al > 0 {
+			a.fadingPlate(dst, banner, f, y, faded(col, al), al)
+			y += step
+		}
+		if corner { // small, in the top-left corner (the RTT is in the other): the playfield stays clear
+			w := float32(u.textWidth(banner, u.small))
+			p.rect(14, 8, w+28, 38, hudPlateCol)
+			u.text(dst, banner, u.small, 28, 16, alignStart, col)
+		}
 	}
 	if a.ux.notice != "" && a.frameN < a.ux.noticeUntil {
 		col := white
@@ -229,16 +250,86 @@ func (a *app) drawNotices(dst surface) {
 
 // plate draws s centred at y on a dark plate.
 func (a *app) plate(dst surface, s string, f *face, y float64, col color.RGBA) {
+	a.fadingPlate(dst, s, f, y, col, 1)
+}
+
+// fadingPlate is plate with the plate at alpha al (col is the text's, faded or not).
+func (a *app) fadingPlate(dst surface, s string, f *face, y float64, col color.RGBA, al float32) {
 	u := a.ui
 	w := float32(u.textWidth(s, f))
 	h := float32(u.lineH(f))
-	u.on(dst).rect(Width/2-w/2-24, float32(y)-12, w+48, h+16, noticePlateCol)
+	u.on(dst).rect(Width/2-w/2-24, float32(y)-12, w+48, h+16, faded(noticePlateCol, al))
 	u.text(dst, s, f, Width/2, y, alignCenter, col)
+}
+
+// faded is the premultiplied c at alpha al (0..1) of its own.
+func faded(c color.RGBA, al float32) color.RGBA {
+	if al >= 1 {
+		return c
+	}
+	m := func(v uint8) uint8 { return uint8(float32(v)*al + 0.5) }
+	return color.RGBA{m(c.R), m(c.G), m(c.B), m(c.A)}
+}
+
+// The banner of a game watched (SPECTATING, or GAME OVER — spectating for a player out of
+// lives): at the top-centre for spectateShow frames, fading out over the last spectateFade,
+// then a small tag in the top-left corner for as long as it lasts.
+const (
+	spectateShow = 3 * game.TickRate
+	spectateFade = game.TickRate / 2
+)
+
+// spectateBanner is what is seen of the banner n frames after it came up: its alpha (0 once it
+// is gone) and whether the corner tag is shown (from when the banner starts fading).
+func spectateBanner(n int) (alpha float32, corner bool) {
+	switch {
+	case n < spectateShow-spectateFade:
+		return 1, false
+	case n < spectateShow:
+		return float32(spectateShow-n) / spectateFade, true
+	}
+	return 0, true
 }
 
 // resultName is the results row name of slot.
 func (a *app) resultName(slot int) string {
 	return netflow.SlotName(a.ux.names, a.ux.byOrder, slot, a.draw.self, a.net.Name())
+}
+
+// fittedName is a results row's name and note ("(you)", "(left)") laid out in a width.
+type fittedName struct {
+	name               string // the name, clipped with "…" only when nothing else fits
+	nameFace, noteFace *face
+	noteX              float64 // where the note starts, from the name's start
+	nameDY, noteDY     float64 // down from the row's top (a small face sits a little lower)
+}
+
+// fitName lays a results row's name and its note out in w virtual px: both in the normal face
+// when they fit, else the note in the small face, else the name too, else the name clipped
+// with "…" (the note is always whole: who is you, who left).
+func (u *ui) fitName(name, note string, w float64) fittedName {
+	const gap = 2 * 14 // between the name and its note
+	nw := func(f *face) float64 {
+		if note == "" {
+			return 0
+		}
+		return gap + u.textWidth(note, f)
+	}
+	lower := u.lineH(u.normal) - u.lineH(u.small) // the small face on the normal one's baseline
+	fit := fittedName{name: name, nameFace: u.normal, noteFace: u.normal}
+	switch {
+	case u.textWidth(name, u.normal)+nw(u.normal) <= w:
+	case u.textWidth(name, u.normal)+nw(u.small) <= w:
+		fit.noteFace, fit.noteDY = u.small, lower
+	default:
+		fit.nameFace, fit.noteFace, fit.nameDY, fit.noteDY = u.small, u.small, lower, lower
+		fit.name = u.clip(name, u.small, w-nw(u.small))
+	}
+	fit.noteX = u.textWidth(fit.name, fit.nameFace) + gap
+	if note != "" && fit.noteFace == u.normal {
+		fit.noteX = u.textWidth(fit.name+"  ", u.normal)
+	}
+	return fit
 }
 
 // drawResultsTable draws RESULTS as a table from y (without RESULTS: the last HUD scores).
@@ -272,16 +363,16 @@ func (a *app) drawResultsTable(dst surface, y float64) {
 			u.on(dst).rect(220, float32(y-12), 1640, 52, color.RGBA{cc.R / 4, cc.G / 4, cc.B / 4, 220})
 			u.on(dst).strokeRect(220, float32(y-12), 1640, 52, 2, cc)
 		}
-		name := scene.SlotLabel(r.Slot) + "  " + r.Name
+		name, note := scene.SlotLabel(r.Slot)+"  "+r.Name, ""
 		switch {
 		case r.Self && r.Out:
-			name += "  (you, out)"
+			note = "(you, out)"
 		case r.Self:
-			name += "  (you)"
+			note = "(you)"
 		case r.Left:
-			name += "  (left)"
+			note = "(left)"
 		case r.Out:
-			name += "  (out)"
+			note = "(out)"
 		}
 		if r.Continued {
 			r.Score += " C" // an arcade score marked as continued
@@ -289,9 +380,13 @@ func (a *app) drawResultsTable(dst surface, y float64) {
 		if r.Practice {
 			r.Score += " P" // a practice score: not an arcade one, not in the hall of fame
 		}
-		name = u.clip(name, u.normal, cols[1].x-cols[0].x-u.textWidth(r.Score, u.normal)-30) // never under the score
-		vals := [...]string{name, r.Score, r.Kills, r.Deaths, r.BeamHits, r.Accuracy}
-		for i, c := range cols {
+		fit := u.fitName(name, note, cols[1].x-cols[0].x-u.textWidth(r.Score, u.normal)-30) // never under the score
+		u.text(dst, fit.name, fit.nameFace, cols[0].x, y+fit.nameDY, alignStart, col)
+		if note != "" {
+			u.text(dst, note, fit.noteFace, cols[0].x+fit.noteX, y+fit.noteDY, alignStart, col)
+		}
+		vals := [...]string{r.Score, r.Kills, r.Deaths, r.BeamHits, r.Accuracy}
+		for i, c := range cols[1:] {
 			u.text(dst, vals[i], u.normal, c.x, y, c.al, col)
 		}
 		y += 64

@@ -271,7 +271,14 @@ func (g *padGame) padSteps(kernel bool) []padStep {
 	s = append(s,
 		padStep{name: "settings-rebind-fire", button: "a", done: func() bool { return g.rebind == fireRow }},
 		padStep{name: "settings-press-y", button: "y", done: func() bool { return g.rebind < 0 && g.set.Gamepad["fire"][0] == "gamepad_y" }},
-		padStep{name: "settings-back", button: "b", done: scn(scene.Title)},
+		// back on the title, the cursor is still on Settings (issue 30, item 6)
+		padStep{name: "settings-back", button: "b", done: func() bool { return scn(scene.Title)() && g.titleItems()[g.menu] == "Settings" }},
+	)
+	for i := 3; i >= 0; i-- {
+		want := i
+		s = append(s, padStep{name: fmt.Sprintf("title-up-%d", i), ready: scn(scene.Title), button: "up", done: func() bool { return g.menu == want }})
+	}
+	s = append(s,
 		padStep{name: "title-play", ready: func() bool { return scn(scene.Title)() && g.menu == 0 }, button: "a", done: func() bool { return g.m.Scene == scene.Servers }},
 		// the server browser (no list set, nothing on the LAN): up wraps to Back, Refresh, Direct connect
 		padStep{name: "servers-up", ready: func() bool { return g.m.Busy == "" }, button: "up", done: func() bool { return g.menu == serversHeadRows+2 }},

@@ -13,6 +13,20 @@ const (
 	tagH        = 22
 )
 
+// tagMargin is the least distance of a tag from the screen's left edge.
+const tagMargin = 8
+
+// tagSpot is where the slot tag (tw virtual px wide, drawn right-aligned at x, top at y) of a
+// ship w×h at (cx, cy) goes: left of its exhaust, vertically centred; above the ship when that
+// would cut it at the left edge (a ship at the edge of the screen).
+func tagSpot(cx, cy, w, h, tw float32) (x, y float32) {
+	x, y = cx-w/2-14, cy-10
+	if x-tw < tagMargin {
+		x, y = cx+tw/2, cy-h/2-26
+	}
+	return x, y
+}
+
 // placeTag returns where a tag wanted at (tx, ty) goes given the tags placed so far, and how
 // many moves it took. Every move is leftward by at least tagStepW-tagOverlapW px and puts the
 // tag clear of the placed one that caused it, so no placed tag causes two moves; the loop is

@@ -17,10 +17,12 @@ func init() { register(scene.Title, titleScreen{}) }
 
 func (titleScreen) update(a *app, _ frame) {
 	items := a.titleItems()
+	a.titleSel.restore(a, items)
 	a.menu = min(a.menu, len(items)-1) // the Rejoin item goes when the ticket expires
 	a.nav(len(items), false)
 	if a.confirm(false) {
 		sel := a.menu
+		a.titleSel.item = items[sel]
 		if a.rejoinItem() != "" { // Rejoin first
 			if sel == 0 {
 				a.rejoin()
@@ -52,6 +54,7 @@ func (titleScreen) draw(a *app, dst surface) {
 	a.drawTitleArt(dst)
 	u.text(dst, "NETWORKED  CO-OP  FOR  FOUR", u.normal, cx, 372, alignCenter, color.RGBA{150, 200, 255, 255})
 	items := a.titleItems()
+	a.titleSel.restore(a, items)
 	u.menu(dst, items, a.menu, cx, float64(720-56*(len(items)-4)))
 	u.help(dst, a.titleHelp())
 	if a.msgUntil > 0 && a.msg != "" {

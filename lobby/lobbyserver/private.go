@@ -10,8 +10,8 @@ import (
 // Refusals of a private server's AUTHENTICATE (ServerConfig.Password; docs/PROTOCOL.md §2.4.1,
 // "Decision (private server)").
 const (
-	NeedPassword  = "this server is private: send AUTHENTICATE ;<name>,<password>"
-	WrongPassword = "wrong server password, closing connection"
+	NeedPassword  = lobby.NeedServerPassword
+	WrongPassword = lobby.WrongServerPassword
 )
 
 // checkPassword answers an AUTHENTICATE of a private server whose password (the command's
@@ -56,10 +56,10 @@ func (c *Core) lobbyAdmits(cs *connState, l *lobbyState, given string) bool {
 	case l.password == "":
 		return true
 	case given == "":
-		c.reply(cs, lobby.CodeWrongRequest, "lobby "+l.code+" is private: send JOIN_LOBBY <uuid>;"+l.code+",,<password>")
+		c.reply(cs, lobby.CodeWrongRequest, lobby.NeedLobbyPassword(l.code))
 		return false
 	case subtle.ConstantTimeCompare([]byte(given), []byte(l.password)) != 1:
-		c.reply(cs, lobby.CodeWrongRequest, "wrong password for lobby "+l.code)
+		c.reply(cs, lobby.CodeWrongRequest, lobby.WrongLobbyPassword(l.code))
 		return false
 	}
 	return true

@@ -62,6 +62,9 @@ type Runner struct {
 	servers  ServerSource
 	pingMu   sync.Mutex
 	pingStop context.CancelFunc
+	// password is the private server password typed for pwAddr (scene.Cmd.Password; UI
+	// goroutine): the later dials of that server (a rejoin, a retry, the hall of fame) send it too
+	password, pwAddr string
 
 	// dialSession lets tests replace session.Dial; stage is the stage the game plays.
 	dialSession func(ctx context.Context, cfg session.Config, stage *game.Stage) (Link, error)
@@ -284,6 +287,13 @@ func (n *Runner) Exec(c scene.Cmd) {
 	case scene.CmdDialLobby:
 		addr, name := c.Addr, n.name
 		n.addr = addr
+		if c.Password != "" {
+			n.password, n.pwAddr = c.Password, addr
+		}
+		password := ""
+		if n.pwAddr == addr {
+			password = n.password
+		}
 		n.goDo(func() {
 			ctx, cancel := context.WithTimeout(n.ctx, 5*time.Second)
 			defer cancel()
@@ -297,7 +307,7 @@ func (n *Runner) Exec(c scene.Cmd) {
 				err error
 			}
 			ch := make(chan res, 1)
-			go func() { id, err := lc.Authenticate(name); ch <- res{id, err} }()
+			go func() { id, err := lc.AuthenticatePrivate(name, password); ch <- res{id, err} }()
 			select {
 			case r := <-ch:
 				if r.err != nil {
@@ -337,13 +347,16 @@ func (n *Runner) Exec(c scene.Cmd) {
 			n.post(Reply{Ev: scene.Event{Kind: scene.EvLobbies, Lobbies: out, Stages: withArcade(names)}})
 		})
 	case scene.CmdJoin:
-		code, stage := c.Code, c.Stage
+		code, stage, password := c.Code, c.Stage, c.Password
 		n.lobbyDo(func(lc *lobby.Client) {
 			var got string
 			var err error
-			if code == "" {
+			switch {
+			case code != "" && password != "": // a private lobby (docs/PROTOCOL.md §2.4.3)
+				got, err = lc.JoinPrivate(code, password)
+			case code == "":
 				got, err = lc.Create(stage)
-			} else {
+			default:
 				got, err = lc.Join(code)
 			}
 			if err != nil {

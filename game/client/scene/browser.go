@@ -1,5 +1,7 @@
 package scene
 
+import "github.com/rtype/rtype/lobby"
+
 // BrowserRefreshTicks is how often (60 Hz ticks) the lobby browser lists the lobbies again by
 // itself (3 s).
 const BrowserRefreshTicks = 180
@@ -11,6 +13,9 @@ type browserScreen struct{}
 func init() { register(Browser, "browser", browserScreen{}) }
 
 func (browserScreen) handle(m *Machine, ev Event) []Cmd {
+	if cmds, ok := m.passwordEvent(ev); ok {
+		return cmds
+	}
 	switch ev.Kind {
 	case EvTick:
 		// The list refreshes itself every BrowserRefreshTicks, without a spinner.
@@ -47,6 +52,7 @@ func (browserScreen) handle(m *Machine, ev Event) []Cmd {
 		} else {
 			m.Busy = "Joining " + c.Code
 		}
+		m.joining = c.Code
 		m.Error = ""
 		return []Cmd{c}
 	case EvJoined:
@@ -66,6 +72,9 @@ func (browserScreen) handle(m *Machine, ev Event) []Cmd {
 			msg := m.explain(ev.Err)
 			return m.lose(msg)
 		}
+		if !m.Rejoining && m.askLobbyPassword(ev.Err) { // a private lobby: its password is asked
+			return nil
+		}
 		m.fail(ev.Err)
 		if m.Rejoining {
 			// the slot is gone (expired, game over): the ticket is useless; show the lobbies
@@ -76,7 +85,7 @@ func (browserScreen) handle(m *Machine, ev Event) []Cmd {
 	case EvBack:
 		m.connected = false
 		// back to the server browser it came from, its list as it was
-		m.Scene, m.Busy, m.Error, m.Lobbies = Servers, "", "", nil
+		m.Scene, m.Busy, m.Error, m.Lobbies, m.Ask = Servers, "", "", nil, lobby.AskNone
 		return []Cmd{{Kind: CmdDisconnect}}
 	case EvOpenHall:
 		if m.Busy == "" {

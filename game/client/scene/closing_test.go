@@ -12,7 +12,7 @@ import (
 // first; in the room the Lost screen says it, not "closed the connection. EOF".
 func TestServerClosingSaysWhy(t *testing.T) {
 	why := ClosingWords(false, 0, "back at 10:00")
-	if why != "The server is shutting down. The operator says: \u201cback at 10:00\u201d" {
+	if why != "The server is shutting down. The operator says: \"back at 10:00\"" {
 		t.Fatalf("ClosingWords: %q", why)
 	}
 	toTitle := func(m *Machine) {

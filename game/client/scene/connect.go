@@ -1,5 +1,7 @@
 package scene
 
+import "github.com/rtype/rtype/lobby"
+
 // connectScreen dials the lobby server typed (CmdDialLobby), or the one of a rejoin ticket; once
 // connected it goes to the lobby browser (or, rejoining, sends REJOIN there; with Auto.On it
 // joins or creates the lobby at once).
@@ -8,6 +10,9 @@ type connectScreen struct{}
 func init() { register(Connect, "connect", connectScreen{}) }
 
 func (connectScreen) handle(m *Machine, ev Event) []Cmd {
+	if cmds, ok := m.passwordEvent(ev); ok {
+		return cmds
+	}
 	switch ev.Kind {
 	case EvSubmitAddr:
 		if m.Busy != "" {
@@ -22,7 +27,7 @@ func (connectScreen) handle(m *Machine, ev Event) []Cmd {
 		if m.Rejoining || m.auto.On {
 			m.Scene = Title
 		}
-		m.Busy, m.Error, m.Rejoining = "", "", false
+		m.Busy, m.Error, m.Rejoining, m.Ask = "", "", false, lobby.AskNone
 		if busy {
 			return []Cmd{{Kind: CmdDisconnect}}
 		}
@@ -52,7 +57,9 @@ func (connectScreen) handle(m *Machine, ev Event) []Cmd {
 			msg := m.explain(ev.Err)
 			return m.lose(msg)
 		}
-		m.fail(ev.Err)
+		if !m.askServerPassword(ev.Err) { // a private server: its password is asked
+			m.fail(ev.Err)
+		}
 	}
 	return nil
 }

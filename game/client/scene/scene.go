@@ -147,6 +147,10 @@ const (
 	EvServerPinged  // the query of one server (CmdPingServers) answered: Servers[0] with Ping, or Err
 	EvFavourite     // servers: add Addr to the favourites, or take it out
 	EvDirectConnect // servers: type an address (the Connect screen)
+	// EvSubmitPassword: connect or browser: the Password the player typed for what Ask asked
+	// (the private server's, or the private lobby's); EvCancelPassword: the player gave up.
+	EvSubmitPassword
+	EvCancelPassword
 )
 
 // HallView is what the Hall of fame screen lists.
@@ -230,6 +234,8 @@ type Event struct {
 	// Spectator: the game starting is watched without a ship (EvGameStarting from a SPECTATE
 	// push: JOIN_LOBBY to a running lobby, docs/PROTOCOL.md §2.4.3).
 	Spectator bool
+	// Password is what the player typed (EvSubmitPassword).
+	Password string
 	// Path is the replay file to watch (EvWatch, EvReplayFetched); Replays the kept replays
 	// (EvReplayList).
 	Path    string
@@ -318,6 +324,9 @@ type Cmd struct {
 	// (CmdListServers of TabSaved: the favourites and recent) or to query (CmdPingServers).
 	View    ServerView
 	Servers []Server
+	// Password is the private server's (CmdDialLobby) or private lobby's (CmdJoin) password
+	// ("" none; docs/PROTOCOL.md §2.4.1, §2.4.3).
+	Password string
 }
 
 // Auto configures the keyless flow of -autoplay / -lobby / -start.
@@ -357,6 +366,10 @@ type Machine struct {
 	// check Lost makes of it, or EvRetryConnect's): a rejoin may be offered. False: say the
 	// server does not answer and offer EvRetryConnect instead (lost.go).
 	LobbyAnswers bool
+	// Ask is the password the Connect or Browser screen asks the player for (a private server's
+	// or lobby's; AskServerAgain, AskLobbyAgain after a wrong one), Error saying so; AskNone:
+	// no prompt (password.go).
+	Ask lobby.PasswordAsk
 
 	auto         Auto
 	rejoinKey    [16]byte // key of the pending rejoin (sent once connected)
@@ -371,6 +384,7 @@ type Machine struct {
 	probing      bool   // Lost checks whether the lobby server answers (lost.go)
 	watchFrom    ID     // the scene a replay was opened from (Watching goes back to it)
 	hallFrom     ID     // the scene the Hall of fame was opened from (Title: its connection is its own)
+	joining      string // browser: the code of the lobby being joined (asked again with its password)
 
 	// The server browser (servers.go): the view shown, the servers of its tab, the favourites
 	// and the recent servers ("host:port", kept in the settings by CmdSaveSettings).

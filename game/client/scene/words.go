@@ -101,7 +101,7 @@ func ClosingWords(restart bool, left time.Duration, text string) string {
 		s += fmt.Sprintf(" Games end in %s.", left.Truncate(time.Second))
 	}
 	if text != "" {
-		s += " The operator says: \u201c" + text + "\u201d"
+		s += " The operator says: \"" + text + "\"" // ASCII quotes: the pixel font has no curly ones
 	}
 	return s
 }
