@@ -303,12 +303,15 @@ func (o *offlineInstance) step(in *[rules.MaxPlayers]game.Buttons) {
 // reckoning on when replication.Tracker has it, as net/instance turns it on) —
 // replaying autopilot inputs recorded beforehand. The game restarts (untimed) when it ends.
 // "short" and "stage1" average over the whole stage; "stage1-busiest" times only the 10 s of
-// stage1 with the most live entities (the prefix is replayed untimed); "-sim-only" is Sim.Step
-// alone, without replication.
+// stage1 with the most live entities (the prefix is replayed untimed); "stage1-load" the ticks
+// `make capacity`'s load run measures (its default WARMUP and WINDOW: game seconds 3 to 13, the
+// game's own compute in its ratio); "-sim-only" is Sim.Step alone, without replication. The
+// inputs are recorded inside each sub-benchmark, so that -bench selecting one records only its
+// stage.
 func BenchmarkInstanceTick(b *testing.B) {
 	const players, seed = 4, 42
 	const dr = true // replicate as net/instance does
-	for _, name := range []string{"short", "stage1", "stage1-busiest", "stage1-busiest-sim-only", "stage2", "stage2-busiest", "stage2-busiest-sim-only"} {
+	for _, name := range []string{"short", "stage1", "stage1-busiest", "stage1-busiest-sim-only", "stage1-load", "stage2", "stage2-busiest", "stage2-busiest-sim-only"} {
 		stageName, simOnly := name, strings.HasSuffix(name, "-sim-only")
 		if before, _, ok := strings.Cut(name, "-"); ok {
 			stageName = before
@@ -317,12 +320,23 @@ func BenchmarkInstanceTick(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		inputs := recordInputs(b, stage, seed, players)
-		from, to := 0, len(inputs)
-		if strings.Contains(name, "busiest") {
-			from, to = busiestWindow(stage, seed, players, inputs, 10*game.TickRate)
+		var inputs [][rules.MaxPlayers]game.Buttons
+		var from, to int
+		record := func(b *testing.B) {
+			if inputs != nil {
+				return
+			}
+			inputs = recordInputs(b, stage, seed, players)
+			from, to = 0, len(inputs)
+			switch {
+			case strings.Contains(name, "busiest"):
+				from, to = busiestWindow(stage, seed, players, inputs, 10*game.TickRate)
+			case strings.HasSuffix(name, "-load"):
+				from, to = loadWindowFrom*game.TickRate, min(len(inputs), loadWindowTo*game.TickRate)
+			}
 		}
 		b.Run(name, func(b *testing.B) {
+			record(b)
 			var o *offlineInstance
 			t := to
 			b.ReportAllocs()
@@ -348,6 +362,10 @@ func BenchmarkInstanceTick(b *testing.B) {
 		})
 	}
 }
+
+// loadWindowFrom and loadWindowTo are the game seconds a `make capacity` load run measures with
+// its defaults (.ci/capacity.sh: WARMUP=3s, WINDOW=10s after the games start).
+const loadWindowFrom, loadWindowTo = 3, 13
 
 // busiestWindow returns the ticks [from, to) of the window of n ticks with the most live
 // entities on average.
