@@ -113,11 +113,12 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=1s $(OTHER_PKGS) $(NORACE_PKGS)
 	cd ecs/arkbench && $(GO) test -run '^$$' -bench . -benchmem
 
-# The server's CPU per datagram against the batched raw-UDP floor's, alternating runs of both at
+# The server's CPU against the floor for its datagrams plus the game's own compute (BenchmarkInstanceTick
+# stage1-load), and per datagram against the batched raw-UDP floor's, alternating runs of each at
 # 100 and 300 four-player games (server pinned to core 0, load generator to core 1): a few
 # minutes, prints the ratio and the absolute figures (.ci/capacity.sh: GAMES, ROUNDS, WINDOW...).
 capacity: server load
-	BIN=$(BIN) bash .ci/capacity.sh
+	BIN=$(BIN) GO=$(GO) bash .ci/capacity.sh
 
 # The hostile server's churn against the real bot and the real client (under its own Xvfb) for
 # SOAK each, on loopback: their peak RSS stays within 100 MB of their baseline (issue 31;

@@ -77,10 +77,11 @@ func (s *seat) begin(now time.Duration, token uint32, id uuid.UUID, server netip
 // active reports whether the seat has a session that is not over.
 func (s *seat) active() bool { return s.state >= seatHello && s.state <= seatEnding }
 
-// script is the buttons a load client holds at input tick t: a walk through the eight directions
+// Script is the buttons a load client holds at input tick t (net/server's
+// BenchmarkInstanceTick/stage1-load plays the same, the game's own compute in make capacity): a walk through the eight directions
 // and standing still (a new move every 45 ticks, each slot out of phase), fire tapped 4 ticks out
 // of 8 (shots, no charge), and the Force detached and recalled now and then.
-func script(slot int, t uint32) game.Buttons {
+func Script(slot int, t uint32) game.Buttons {
 	moves := [...]game.Buttons{game.BtnUp, game.BtnUp | game.BtnRight, game.BtnRight, game.BtnDown | game.BtnRight,
 		game.BtnDown, game.BtnDown | game.BtnLeft, game.BtnLeft, game.BtnUp | game.BtnLeft, 0, 0}
 	b := moves[(int(t/45)+3*slot)%len(moves)]
@@ -153,7 +154,7 @@ func (s *seat) sendInput(now time.Duration, out *transport.Outbox) {
 			s.inTick++
 		}
 		r := &s.inputs[s.inTick%uint32(len(s.inputs))]
-		r.tick, r.b = s.inTick, script(s.slot, s.inTick)
+		r.tick, r.b = s.inTick, Script(s.slot, s.inTick)
 	}
 	b := s.header(s.buf[:0], now)
 	var in wire.Input

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/net/bot"
 	"github.com/rtype/rtype/net/instance"
+	"github.com/rtype/rtype/net/load"
 	"github.com/rtype/rtype/net/replication"
 	"github.com/rtype/rtype/net/schema"
 	"github.com/rtype/rtype/net/session"
@@ -303,12 +305,17 @@ func (o *offlineInstance) step(in *[rules.MaxPlayers]game.Buttons) {
 // reckoning on when replication.Tracker has it, as net/instance turns it on) —
 // replaying autopilot inputs recorded beforehand. The game restarts (untimed) when it ends.
 // "short" and "stage1" average over the whole stage; "stage1-busiest" times only the 10 s of
-// stage1 with the most live entities (the prefix is replayed untimed); "-sim-only" is Sim.Step
-// alone, without replication.
+// stage1 with the most live entities (the prefix is replayed untimed); "stage1-load" the ticks
+// `make capacity`'s load run measures (its default WARMUP and WINDOW: game seconds 3 to 13) with
+// the inputs its clients send (load.Script instead of the autopilot): the game's own compute in
+// its ratio; "-100games" and "-300games" step that many such games in turn, one tick each, as a
+// server of 100 or 300 games does (each game's state no longer in the cache when its tick comes); "-sim-only" is Sim.Step alone, without replication. The
+// inputs are recorded inside each sub-benchmark, so that -bench selecting one records only its
+// stage.
 func BenchmarkInstanceTick(b *testing.B) {
 	const players, seed = 4, 42
 	const dr = true // replicate as net/instance does
-	for _, name := range []string{"short", "stage1", "stage1-busiest", "stage1-busiest-sim-only", "stage2", "stage2-busiest", "stage2-busiest-sim-only"} {
+	for _, name := range []string{"short", "stage1", "stage1-busiest", "stage1-busiest-sim-only", "stage1-load", "stage1-load-100games", "stage1-load-300games", "stage2", "stage2-busiest", "stage2-busiest-sim-only"} {
 		stageName, simOnly := name, strings.HasSuffix(name, "-sim-only")
 		if before, _, ok := strings.Cut(name, "-"); ok {
 			stageName = before
@@ -317,28 +324,57 @@ func BenchmarkInstanceTick(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		inputs := recordInputs(b, stage, seed, players)
-		from, to := 0, len(inputs)
-		if strings.Contains(name, "busiest") {
-			from, to = busiestWindow(stage, seed, players, inputs, 10*game.TickRate)
+		var inputs [][rules.MaxPlayers]game.Buttons
+		var from, to int
+		record := func(b *testing.B) {
+			if inputs != nil {
+				return
+			}
+			if strings.Contains(name, "-load") {
+				inputs = make([][rules.MaxPlayers]game.Buttons, loadWindowTo*game.TickRate)
+				for t := range inputs {
+					for slot := range players {
+						inputs[t][slot] = load.Script(slot, uint32(t))
+					}
+				}
+				from, to = loadWindowFrom*game.TickRate, len(inputs)
+				return
+			}
+			inputs = recordInputs(b, stage, seed, players)
+			from, to = 0, len(inputs)
+			if strings.Contains(name, "busiest") {
+				from, to = busiestWindow(stage, seed, players, inputs, 10*game.TickRate)
+			}
+		}
+		games := 1
+		if i := strings.LastIndex(name, "-"); strings.HasSuffix(name, "games") {
+			if games, err = strconv.Atoi(strings.TrimSuffix(name[i+1:], "games")); err != nil {
+				b.Fatal(err)
+			}
 		}
 		b.Run(name, func(b *testing.B) {
-			var o *offlineInstance
-			t := to
+			record(b)
+			os := make([]*offlineInstance, games)
+			t, k := to, 0
 			b.ReportAllocs()
 			var ticks, ents uint64
 			for b.Loop() {
 				if t >= to {
 					b.StopTimer()
-					o = newOfflineInstance(stage, seed, players, dr)
-					o.simOnly = simOnly
-					for t = 0; t < from; t++ {
-						o.step(&inputs[t])
+					for g := range os {
+						os[g] = newOfflineInstance(stage, seed+uint64(g), players, dr)
+						os[g].simOnly = simOnly
+						for t = 0; t < from; t++ {
+							os[g].step(&inputs[t])
+						}
 					}
 					b.StartTimer()
 				}
+				o := os[k]
 				o.step(&inputs[t])
-				t++
+				if k++; k == games {
+					k, t = 0, t+1
+				}
 				ticks++
 				ents += uint64(o.sim.World().Len())
 			}
@@ -348,6 +384,10 @@ func BenchmarkInstanceTick(b *testing.B) {
 		})
 	}
 }
+
+// loadWindowFrom and loadWindowTo are the game seconds a `make capacity` load run measures with
+// its defaults (.ci/capacity.sh: WARMUP=3s, WINDOW=10s after the games start).
+const loadWindowFrom, loadWindowTo = 3, 13
 
 // busiestWindow returns the ticks [from, to) of the window of n ticks with the most live
 // entities on average.
