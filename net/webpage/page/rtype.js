@@ -96,8 +96,7 @@
     if (rt.frames > 0) {
       rt.timing.firstFrame = performance.now();
       $("loading").hidden = true;
-      if (!heard) $("sound").hidden = false;
-      setTimeout(() => { $("sound").hidden = true; }, 12000);
+      if (!heard && !argv.includes("-mute")) $("sound").hidden = false;
       return;
     }
     requestAnimationFrame(watchFirstFrame);
