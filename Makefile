@@ -61,7 +61,7 @@ web:
 	GOOS=js GOARCH=wasm $(GO) build $(BUILDFLAGS) -o $(BIN)/rtype-client.wasm ./cmd/rtype-client
 	@r=$$($(GO) env GOROOT); e=$$r/lib/wasm/wasm_exec.js; [ -f "$$e" ] || e=$$r/misc/wasm/wasm_exec.js; \
 	$(GO) run ./cmd/rtype-webpage -wasm $(BIN)/rtype-client.wasm -wasm-exec "$$e" -out $(WEB) -version $(VERSION)
-	@if command -v brotli >/dev/null 2>&1; then for f in $(WEB)/*.wasm; do brotli -q 11 -f -k -o "$$f.br" "$$f"; done; \
+	@if command -v brotli >/dev/null 2>&1; then for f in $(WEB)/*.wasm; do brotli -q 11 -f -o "$$f.br.tmp" "$$f" && mv "$$f.br.tmp" "$$f.br" || exit 1; done; \
 	  echo "web: brotli twin written"; else echo "web: no brotli tool: gzip only (apt-get install brotli for a smaller download)"; fi
 
 # play: a server on localhost in the background and one client; closing the client stops the server.
@@ -101,11 +101,13 @@ test-go:
 test-ebiten:
 	@if [ -n "$(strip $(EBITEN_PKGS))" ]; then $(XVFB) $(GO) test -race -tags display $(EBITEN_PKGS); fi
 
-# The browser client in headless Chromium (net/webpage's browser_test.go): the page make web
-# built, served by net/webpage, draws the title, checks the server's version, keeps settings in
-# localStorage. Skips, saying so, without Chromium (make deps installs it).
-test-web: web
-	RTYPE_WEB_DIR=$(abspath $(WEB)) $(GO) test -tags browser -count=1 -timeout 10m -v -run Browser ./net/webpage/
+# The browser client in headless Chromium (net/webpage's browser_test.go): the test builds the
+# client for js/wasm and its page (gzip only: brotli -q 11 takes minutes), serves it with
+# net/webpage, and the page draws the title, checks the server's version, keeps settings in
+# localStorage. Skips, saying so, without Chromium (make deps installs it). RTYPE_WEB_DIR=bin/web
+# tests the page make web built instead.
+test-web:
+	$(GO) test -tags browser -count=1 -timeout 10m -v -run Browser ./net/webpage/
 
 # The golden replay on arm64 (cross-compiled, run under qemu-user): the simulation gives the same
 # hashes on both architectures (docs/REPLAY.md).

@@ -53,7 +53,7 @@ type Version struct {
 
 // CSP is the page's Content-Security-Policy: its own scripts and the wasm they compile, its own
 // origin for fetch and the WebSocket lobby, no frames around it.
-const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; " +
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' blob:; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; " +
 	"img-src 'self' data: blob:; connect-src 'self'; media-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
 // encodings are the compressed twins Handler looks for, best first: name+suffix.

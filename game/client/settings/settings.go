@@ -3,6 +3,8 @@
 // config dir is os.UserConfigDir() unless overridden (tests and the -config flag use a temp dir).
 // A missing file gives the defaults; a corrupt or invalid file gives the defaults (or the valid
 // parts, field by field) plus an error that says which file and what was wrong: never a crash.
+// In the browser (js/wasm: browser.go) Load and Save keep the same JSON in the page's
+// localStorage under StorageKey instead of a file.
 package settings
 
 import (
