@@ -2,5 +2,10 @@
 
 package client
 
-// pageFrame is the browser build's frame count for its page (browser.go); nothing on the desktop.
-func pageFrame(int) {}
+import "github.com/rtype/rtype/game/client/scene"
+
+// browserBuild is false on the desktop (browser.go).
+const browserBuild = false
+
+// pageFrame is the browser build's report to its page (browser.go); nothing on the desktop.
+func pageFrame(int, scene.ID) {}

@@ -91,6 +91,9 @@ func TestBrowserTitle(t *testing.T) {
 	if err := browser.WaitFrames(ctx, 120); err != nil {
 		t.Fatal(err)
 	}
+	if sc, _ := browser.Eval[string](ctx, `rtype.scene`); sc != "title" {
+		t.Errorf("the client says it shows %q, want the title", sc)
+	}
 	if err := browser.WaitFor(ctx, `rtype.versionCheck !== "pending"`); err != nil {
 		t.Fatal(err)
 	}

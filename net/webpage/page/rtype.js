@@ -2,7 +2,8 @@
 // progress bar, runs it (wasm_exec.js's Go), and shows the notices the browser needs: sound
 // starts with a gesture, a page of another version than the server's, errors in clear.
 // window.rtype is what the game and the tests read: frames (the game's Draw calls, set by the
-// client), timing (ms since navigation: fetched, started, firstFrame), versionCheck.
+// client), scene (the screen shown, set by the client), timing (ms since navigation: fetched,
+// started, firstFrame), versionCheck ("pending", "match", "mismatch", "error"), error.
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
