@@ -19,27 +19,35 @@
     $("loading").hidden = false;
   }
 
-  // The server's version (no cache) against the one this page was built from.
-  fetch("version.json", { cache: "no-store" })
-    .then((r) => (r.ok ? r.json() : Promise.reject(new Error("HTTP " + r.status))))
-    .then((v) => {
-      rt.serverVersion = String(v.version);
-      if (rt.serverVersion === pageVersion) {
-        rt.versionCheck = "match";
-        return;
-      }
-      rt.versionCheck = "mismatch";
-      const n = $("version");
-      n.textContent = "This page is R-Type " + pageVersion + " but the server runs " + rt.serverVersion +
-        ": the game may refuse to connect. Reload the page (Ctrl+Shift+R) to get the server's version.";
-      n.hidden = false;
-    })
-    .catch((e) => {
-      rt.versionCheck = "error";
-      const n = $("version");
-      n.textContent = "Could not ask the server for its version (" + e.message + ").";
-      n.hidden = false;
-    });
+  // The server's version (no cache) against the one this page was built from: at load, and
+  // again when the tab comes back into view (the server may have been upgraded meanwhile).
+  function checkVersion() {
+    return fetch("version.json", { cache: "no-store" })
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error("HTTP " + r.status))))
+      .then((v) => {
+        rt.serverVersion = String(v.version);
+        const n = $("version");
+        if (rt.serverVersion === pageVersion) {
+          rt.versionCheck = "match";
+          n.hidden = true;
+          return;
+        }
+        rt.versionCheck = "mismatch";
+        n.textContent = "This page is R-Type " + pageVersion + " but the server runs " + rt.serverVersion +
+          ": the game may refuse to connect. Reload the page (Ctrl+Shift+R) to get the server's version.";
+        n.hidden = false;
+      })
+      .catch((e) => {
+        rt.versionCheck = "error";
+        const n = $("version");
+        n.textContent = "Could not ask the server for its version (" + e.message + ").";
+        n.hidden = false;
+      });
+  }
+  checkVersion();
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") checkVersion();
+  });
 
   $("fullscreen").addEventListener("click", () => {
     const el = document.documentElement;
