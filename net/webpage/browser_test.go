@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/rtype/rtype/net/testsupport/browser"
 	"github.com/rtype/rtype/net/webpage"
@@ -133,6 +134,16 @@ func TestBrowserTitle(t *testing.T) {
 	if hidden, _ := browser.Eval[bool](ctx, `document.getElementById("sound").hidden`); !hidden {
 		t.Error("the sound notice is still up after key presses")
 	}
+
+	// Fullscreen on request (F11, as on the desktop) and the settings saved in localStorage.
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.F11)); err != nil {
+		t.Fatal(err)
+	}
+	if err := browser.WaitFor(ctx, `(() => { try { return JSON.parse(localStorage.getItem("rtype/settings.json")).fullscreen === true } catch (e) { return false } })()`); err != nil {
+		t.Errorf("F11 did not save fullscreen in localStorage: %v", err)
+	}
+	fsEl, _ := browser.Eval[bool](ctx, `document.fullscreenElement !== null`)
+	t.Logf("after F11: the document is fullscreen: %v", fsEl)
 
 	// Settings live in localStorage: a corrupt value is kept aside as the file would be.
 	if _, err := browser.Eval[bool](ctx, `localStorage.setItem("rtype/settings.json", "{not json"), true`); err != nil {
