@@ -13,6 +13,8 @@ BUILDFLAGS = -trimpath -ldflags "-X github.com/rtype/rtype/game/buildinfo.Versio
 # Debian packages: client build (cgo: X11, GL, ALSA) and headless tests (Xvfb).
 DEB_BUILD := gcc pkg-config libx11-dev libxrandr-dev libxcursor-dev libxinerama-dev libxi-dev libxxf86vm-dev libgl-dev libasound2-dev
 DEB_TEST  := xvfb xauth libgl1-mesa-dri xdotool qemu-user postgresql
+# The browser client's tests (make test-web): headless Chromium from the distribution.
+DEB_WEB   := chromium
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Packages whose test binaries import ebiten: they need a display (run under Xvfb).
@@ -23,13 +25,13 @@ EBITEN_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}}' ./... |
 NORACE_PKGS = github.com/rtype/rtype/assets/gen/sprites github.com/rtype/rtype/game/balance
 OTHER_PKGS  = $(filter-out $(EBITEN_PKGS) $(NORACE_PKGS),$(shell $(GO) list ./...))
 
-.PHONY: all deps build server client bot load list play test vet test-go test-ebiten test-arm64 test-gamedig check-deps licenses bench capacity fuzz soak-churn dist clean
+.PHONY: all deps build server client bot load list play web test vet test-go test-ebiten test-web test-arm64 test-gamedig check-deps licenses bench capacity fuzz soak-churn dist clean
 
 all: build
 
 deps:
 	@if command -v dpkg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then \
-	  missing=""; for p in $(DEB_BUILD) $(DEB_TEST); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  missing=""; for p in $(DEB_BUILD) $(DEB_TEST) $(DEB_WEB); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	  if [ -n "$$missing" ]; then echo "installing:$$missing"; \
 	    $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	  else echo "deps: all Debian packages present"; fi; \
@@ -54,6 +56,17 @@ load:
 list:
 	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BIN)/rtype-list ./cmd/rtype-list
 
+# web: the browser client's page in $(WEB) (the server's -web serves it): the client built for
+# js/wasm under a content-hashed name with its gzip twin (and brotli where the Debian tool is
+# installed), wasm_exec.js of the Go toolchain that built it, index.html (net/webpage).
+WEB ?= $(BIN)/web
+web:
+	GOOS=js GOARCH=wasm $(GO) build $(BUILDFLAGS) -o $(BIN)/rtype-client.wasm ./cmd/rtype-client
+	@r=$$($(GO) env GOROOT); e=$$r/lib/wasm/wasm_exec.js; [ -f "$$e" ] || e=$$r/misc/wasm/wasm_exec.js; \
+	$(GO) run ./cmd/rtype-webpage -wasm $(BIN)/rtype-client.wasm -wasm-exec "$$e" -out $(WEB) -version $(VERSION)
+	@if command -v brotli >/dev/null 2>&1; then for f in $(WEB)/*.wasm; do brotli -q 11 -f -o "$$f.br.tmp" "$$f" && mv "$$f.br.tmp" "$$f.br" || exit 1; done; \
+	  echo "web: brotli twin written"; else echo "web: no brotli tool: gzip only (apt-get install brotli for a smaller download)"; fi
+
 # play: a server on localhost in the background and one client; closing the client stops the server.
 # The game instances (UDP) bind the same host as the lobby (loopback by default).
 play: deps
@@ -67,6 +80,8 @@ play: deps
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags display ./game/client/...
+	$(GO) vet -tags browser ./net/webpage/...
+	GOOS=js GOARCH=wasm $(GO) vet ./cmd/rtype-client ./game/client/settings ./game/client/sfx
 
 check-deps:
 	@if $(GO) list -deps ./cmd/rtype-server ./cmd/rtype-bot | grep -q hajimehoshi/ebiten; then \
@@ -89,6 +104,14 @@ test-go:
 
 test-ebiten:
 	@if [ -n "$(strip $(EBITEN_PKGS))" ]; then $(XVFB) $(GO) test -race -tags display $(EBITEN_PKGS); fi
+
+# The browser client in headless Chromium (net/webpage's browser_test.go): the test builds the
+# client for js/wasm and its page (gzip only: brotli -q 11 takes minutes), serves it with
+# net/webpage, and the page draws the title, checks the server's version, keeps settings in
+# localStorage. Skips, saying so, without Chromium (make deps installs it). RTYPE_WEB_DIR=bin/web
+# tests the page make web built instead.
+test-web:
+	$(GO) test -tags browser -count=1 -timeout 10m -v -run Browser ./net/webpage/
 
 # The golden replay on arm64 (cross-compiled, run under qemu-user): the simulation gives the same
 # hashes on both architectures (docs/REPLAY.md).

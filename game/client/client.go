@@ -578,6 +578,7 @@ func (a *app) sessionEvent(ev session.Event) {
 // drawn (ebiten skips the final screen when the offscreen is left untouched).
 func (a *app) Draw(screen *ebiten.Image) {
 	a.draws++
+	pageFrame(a.draws, a.m.Scene)
 	a.viaCanvas = a.canvas != nil && (a.cfg.viaCanvas || a.shotReady)
 	if !a.viaCanvas {
 		if a.inMenus() && !a.menuPresent(screen.Bounds()) {

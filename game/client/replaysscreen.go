@@ -38,7 +38,9 @@ func (replaysScreen) draw(a *app, dst surface) {
 	u := a.ui
 	u.text(dst, "REPLAYS", u.big, Width/2, 40, alignCenter, white)
 	rows := a.m.Replays
-	if len(rows) == 0 && a.m.Busy == "" {
+	if len(rows) == 0 && a.m.Busy == "" && browserBuild {
+		a.drawWrapped(dst, "Replays are not kept in the browser yet: the desktop client keeps the games you play and plays them back.", u.small, Width/2, 300, 1500, u.itemCol)
+	} else if len(rows) == 0 && a.m.Busy == "" {
 		y := a.drawWrapped(dst, "No replays yet. The games you play are kept here, in "+a.replayDir()+".", u.small, Width/2, 300, 1500, u.itemCol)
 		a.drawWrapped(dst, "A replay a friend sent you plays with: rtype-client -replay FILE", u.small, Width/2, y+20, 1500, u.dimCol)
 	}

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
 	"time"
 
 	"github.com/ebitengine/oto/v3"
@@ -79,8 +80,13 @@ func probeChild() int {
 }
 
 // Probe re-executes the running binary with ProbeEnv=1 and waits for it to exit (or for ctx).
-// A nil error means an audio.Context can safely be created.
+// A nil error means an audio.Context can safely be created. In a browser (js/wasm) there is no
+// child to run and nothing to probe: the page's Web Audio context always opens, and plays once
+// the player's first key press or click lets it (the page says so).
 func Probe(ctx context.Context) error {
+	if runtime.GOOS == "js" {
+		return nil
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
