@@ -59,7 +59,7 @@ func TestJoinFromListAndInvite(t *testing.T) {
 	addr, _ := startRealServer(t, cat)
 	list := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(map[string]any{"servers": []serverlist.Entry{
-			{Name: "listed", Addr: addr, Protocol: wire.Version, Capacity: 16, Version: "dev"},
+			{Name: "listed", Addr: addr, QueryPort: 9, Protocol: wire.Version, Capacity: 16, Version: "dev"}, // no query answers on port 9: the row stays, unpinged
 		}})
 	}))
 	defer list.Close()

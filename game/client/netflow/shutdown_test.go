@@ -125,8 +125,8 @@ func TestServerShutdownReachesThePlayer(t *testing.T) {
 		t.Fatal("the server did not stop after its drain")
 	}
 
-	// Enter (once the results' guard is over): the title; Play: the Connect screen, which says
-	// the server does not answer
+	// Enter (once the results' guard is over): the title; Play: the server browser, whose Direct
+	// connect is the Connect screen, which says the server does not answer
 	for i := 0; i < scene.ResultsGuardTicks; i++ {
 		m.Handle(scene.Event{Kind: scene.EvTick})
 	}
@@ -136,11 +136,12 @@ func TestServerShutdownReachesThePlayer(t *testing.T) {
 	if m.Scene != scene.Title {
 		t.Fatalf("Enter on the results: scene %v, want the title", m.Scene)
 	}
-	for _, c := range m.Handle(scene.Event{Kind: scene.EvPlay}) {
-		n.Exec(c)
+	m.Handle(scene.Event{Kind: scene.EvPlay})
+	if m.Scene != scene.Servers {
+		t.Fatalf("Play: scene %v, want the server browser", m.Scene)
 	}
-	if m.Scene != scene.Connect {
-		t.Fatalf("Play: scene %v, want Connect", m.Scene)
+	if m.Handle(scene.Event{Kind: scene.EvDirectConnect}); m.Scene != scene.Connect {
+		t.Fatalf("Direct connect: scene %v, want Connect", m.Scene)
 	}
 	cmds := m.Handle(scene.Event{Kind: scene.EvSubmitAddr, Addr: addr})
 	driveLinks(t, n, m, cmds, nil, func() bool { return m.Busy == "" })
