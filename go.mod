@@ -3,6 +3,7 @@ module github.com/rtype/rtype
 go 1.26.0
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/ebitengine/oto/v3 v3.3.3
 	github.com/google/uuid v1.6.0
 	github.com/hajimehoshi/ebiten/v2 v2.8.8
