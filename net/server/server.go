@@ -67,7 +67,7 @@ type Config struct {
 	// addresses answer to in a request's Host header (DNS rebinding defence).
 	HTTPHosts []string
 	// WebAddr, when set, serves the browser client over HTTP on this address (-web): WebPage at
-	// "/" and the WebSocket lobby at WebLobbyPath (webHandler); "" = off. The all-in-one server
+	// "/" and the WebSocket lobby at lobby.WebSocketPath (webHandler); "" = off. The all-in-one server
 	// only (not -role).
 	WebAddr string
 	// WebPage serves the client page's files on the web address (nil: a 404 that says so).
@@ -274,7 +274,7 @@ func Run(ctx context.Context, cfg Config) error {
 		hs := &http.Server{Handler: webHandler(srv, cfg.WebPage, hcfg, cfg.TrustedProxies, log), ReadHeaderTimeout: 5 * time.Second, MaxHeaderBytes: 16 << 10}
 		go hs.Serve(webLn)
 		defer hs.Close()
-		log.Info("web address listening", "addr", webLn.Addr().String(), "paths", "/ (the client page), "+WebLobbyPath+" (the WebSocket lobby)")
+		log.Info("web address listening", "addr", webLn.Addr().String(), "paths", "/ (the client page), "+lobby.WebSocketPath+" (the WebSocket lobby)")
 		if cfg.OnWeb != nil {
 			cfg.OnWeb(webLn.Addr())
 		}

@@ -11,14 +11,11 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/lobbyserver"
 )
 
-// WebLobbyPath is the web address's WebSocket lobby (docs/PROTOCOL.md §2.1): the lobby's CRLF
-// lines in text messages.
-const WebLobbyPath = "/lobby"
-
-// webHandler serves the web address (-web): the WebSocket lobby at WebLobbyPath and page
+// webHandler serves the web address (-web): the WebSocket lobby at lobby.WebSocketPath and page
 // (the browser client's files; nil: a 404 that says so) everywhere else. Like the admin
 // address it refuses a Host header that is not an IP literal, localhost or one of
 // cfg.Hosts (421: DNS rebinding), and the WebSocket handshake refuses an Origin other than
@@ -29,12 +26,12 @@ const WebLobbyPath = "/lobby"
 func webHandler(lob *lobbyserver.Server, page http.Handler, cfg HTTPConfig, trusted []netip.Prefix, log *slog.Logger) http.Handler {
 	if page == nil {
 		page = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, "this server serves no client page (build it with make web); the WebSocket lobby is at "+WebLobbyPath, http.StatusNotFound)
+			http.Error(w, "this server serves no client page (build it with make web); the WebSocket lobby is at "+lobby.WebSocketPath, http.StatusNotFound)
 		})
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", page)
-	mux.HandleFunc("GET "+WebLobbyPath, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET "+lobby.WebSocketPath, func(w http.ResponseWriter, r *http.Request) {
 		ip, ok := webClientIP(r, trusted)
 		if !ok {
 			http.Error(w, "bad X-Forwarded-For from a trusted proxy", http.StatusBadRequest)

@@ -3,15 +3,20 @@ package server
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"errors"
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/rtype/rtype/lobby"
 )
 
 // webDial opens the WebSocket lobby of the web address web from local (an http.Client bound to
@@ -22,7 +27,7 @@ func webDial(t *testing.T, web, local string, header http.Header) (net.Conn, *bu
 	hc := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, resp, err := websocket.Dial(ctx, "ws://"+web+WebLobbyPath, &websocket.DialOptions{HTTPClient: hc, HTTPHeader: header})
+	c, resp, err := websocket.Dial(ctx, "ws://"+web+lobby.WebSocketPath, &websocket.DialOptions{HTTPClient: hc, HTTPHeader: header})
 	if err != nil {
 		return nil, nil, resp, err
 	}
@@ -48,7 +53,7 @@ func readLine(t *testing.T, nc net.Conn, r *bufio.Reader) string {
 // its X-Forwarded-For; a page on another origin and a foreign Host are refused.
 func TestWebLobby(t *testing.T) {
 	webc := make(chan string, 1)
-	cfg := Config{WebAddr: "127.0.0.1:0", MaxConnsPerAddr: 2, OnWeb: func(a net.Addr) { webc <- a.String() },
+	cfg := Config{WebAddr: "127.0.0.1:0", MaxConnsPerAddr: 3, OnWeb: func(a net.Addr) { webc <- a.String() },
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}}
 	addr, _, stop := startServer(t, cfg)
 	defer stop()
@@ -79,7 +84,7 @@ func TestWebLobby(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wc.Write([]byte("AUTHENTICATE ;alice\r\n"))
+	wc.Write(protocolWebExample(t))
 	wh := strings.Fields(readLine(t, wc, wr))
 	if len(wh) != 3 || wh[0] != "200" || wh[1] != hello[1] {
 		t.Fatalf("WebSocket AUTHENTICATE: %q (the TCP lobby's server is %s)", wh, hello[1])
@@ -89,11 +94,24 @@ func TestWebLobby(t *testing.T) {
 		t.Fatalf("WebSocket GET_LOBBIES: %q, want bob's lobby %s (%q)", l, code, joined)
 	}
 
+	// The client's WebSocket transport (what the browser build's lobby.Dial uses) joins it too.
+	lc, err := lobby.DialWebSocket(context.Background(), "http://"+web)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lc.Close()
+	if _, err := lc.Authenticate("carol"); err != nil {
+		t.Fatalf("lobby.DialWebSocket, Authenticate: %v", err)
+	}
+	if ls, err := lc.Lobbies(); err != nil || len(ls) != 1 || ls[0].Code != code {
+		t.Fatalf("lobby.DialWebSocket, Lobbies: %+v %v, want bob's %s", ls, err, code)
+	}
+
 	// A page on another origin, a foreign Host: refused before any line.
 	if _, _, resp, err := webDial(t, web, "127.0.0.1", http.Header{"Origin": {"http://evil.example"}}); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("foreign Origin: %v %v, want 403", resp, err)
 	}
-	req, _ := http.NewRequest("GET", "http://"+web+WebLobbyPath, nil)
+	req, _ := http.NewRequest("GET", "http://"+web+lobby.WebSocketPath, nil)
 	req.Host = "evil.example"
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusMisdirectedRequest {
 		t.Fatalf("foreign Host: %v %v, want 421", resp, err)
@@ -101,27 +119,27 @@ func TestWebLobby(t *testing.T) {
 		resp.Body.Close()
 	}
 
-	// The per-address limit (2): 127.0.0.1 has two (TCP and WebSocket); a third is refused,
-	// whatever X-Forwarded-For a stranger sends.
+	// The per-address limit (3): 127.0.0.1 has three (TCP and two WebSockets); a fourth is
+	// refused, whatever X-Forwarded-For a stranger sends.
 	fake := http.Header{"X-Forwarded-For": {"203.0.113.9"}}
 	if c3, r3, _, err := webDial(t, web, "127.0.0.1", fake); err != nil {
 		t.Fatal(err)
 	} else if l := readLine(t, c3, r3); !strings.HasPrefix(l, "500 ") || !strings.Contains(l, "too many connections from 127.0.0.1") {
-		t.Fatalf("third connection from 127.0.0.1: %q, want the per-address 500", l)
+		t.Fatalf("fourth connection from 127.0.0.1: %q, want the per-address 500", l)
 	}
-	// From the trusted proxy, X-Forwarded-For names the player: 203.0.113.9 has two of its own.
-	for i := range 3 {
+	// From the trusted proxy, X-Forwarded-For names the player: 203.0.113.9 has three of its own.
+	for i := range 4 {
 		c, r, _, err := webDial(t, web, "127.0.0.2", fake)
 		if err != nil {
 			t.Fatal(err)
 		}
 		c.Write([]byte("AUTHENTICATE ;p\r\n"))
 		l := readLine(t, c, r)
-		if ok := strings.HasPrefix(l, "200 "); ok != (i < 2) {
+		if ok := strings.HasPrefix(l, "200 "); ok != (i < 3) {
 			t.Fatalf("connection %d via the trusted proxy for 203.0.113.9: %q", i, l)
 		}
-		if i == 2 && !strings.Contains(l, "203.0.113.9") {
-			t.Fatalf("the third via the proxy: %q, want the limit of 203.0.113.9", l)
+		if i == 3 && !strings.Contains(l, "203.0.113.9") {
+			t.Fatalf("the fourth via the proxy: %q, want the limit of 203.0.113.9", l)
 		}
 	}
 }
@@ -133,4 +151,22 @@ func TestWebSplitRefused(t *testing.T) {
 	if !errors.Is(err, ErrWebSplit) {
 		t.Fatalf("Run with -role lobby -web: %v, want ErrWebSplit", err)
 	}
+}
+
+// protocolWebExample is the text message of docs/PROTOCOL.md §2.8's example, from its hex.
+func protocolWebExample(t *testing.T) []byte {
+	t.Helper()
+	doc, err := os.ReadFile("../../docs/PROTOCOL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("the text message `AUTHENTICATE ;alice\\\\r\\\\n` \\(hex\\s+`([0-9A-F \\n]+)`\\)").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/PROTOCOL.md §2.8 has no hex example of AUTHENTICATE ;alice")
+	}
+	b, err := hex.DecodeString(strings.Join(strings.Fields(string(m[1])), ""))
+	if err != nil || string(b) != "AUTHENTICATE ;alice\r\n" {
+		t.Fatalf("§2.8's hex example is %q (%v), not AUTHENTICATE ;alice CR LF", b, err)
+	}
+	return b
 }
