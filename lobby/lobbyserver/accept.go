@@ -64,7 +64,7 @@ func (s *Server) admit(nc net.Conn, ip netip.Addr, ws bool) (c *conn, refuse []b
 		return nil, nil
 	}
 	s.nextID++
-	c = &conn{id: s.nextID, nc: nc, ws: ws, wake: make(chan struct{}, 1)}
+	c = &conn{id: s.nextID, nc: nc, wake: make(chan struct{}, 1)}
 	refuse = s.core.Open(s.now(), c.id, ip)
 	if refuse == nil {
 		s.conns[c.id] = c

@@ -129,7 +129,6 @@ type Server struct {
 type conn struct {
 	id   ConnID
 	nc   net.Conn
-	ws   bool          // a WebSocket (ServeConn): a read deadline would close it, writes and all
 	wake chan struct{} // capacity 1: tells the writer there is work
 
 	wmu       sync.Mutex // guards out, finishing, dead
@@ -278,10 +277,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.askWG.Wait()
 	s.mu.Lock()
 	for _, c := range s.conns {
-		if c.ws {
-			c.finish() // the writer flushes, then closes the connection, which stops the reader
-			continue
-		}
 		c.nc.SetReadDeadline(time.Now()) // the reader stops, the writer flushes, then the connection closes
 	}
 	s.mu.Unlock()

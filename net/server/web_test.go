@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -141,6 +142,16 @@ func TestWebLobby(t *testing.T) {
 		if i == 3 && !strings.Contains(l, "203.0.113.9") {
 			t.Fatalf("the fourth via the proxy: %q, want the limit of 203.0.113.9", l)
 		}
+	}
+
+	// On shutdown a WebSocket player is told (CLOSING), then its connection closes cleanly.
+	stop()
+	if l := readLine(t, wc, wr); !strings.HasPrefix(l, "CLOSING ") {
+		t.Fatalf("at shutdown the WebSocket got %q, want CLOSING", l)
+	}
+	wc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if l, err := wr.ReadString('\n'); !errors.Is(err, io.EOF) {
+		t.Fatalf("after CLOSING: %q, %v; want the connection closed (EOF)", l, err)
 	}
 }
 
