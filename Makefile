@@ -23,7 +23,7 @@ EBITEN_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}}' ./... |
 NORACE_PKGS = github.com/rtype/rtype/assets/gen/sprites github.com/rtype/rtype/game/balance
 OTHER_PKGS  = $(filter-out $(EBITEN_PKGS) $(NORACE_PKGS),$(shell $(GO) list ./...))
 
-.PHONY: all deps build server client bot load play test vet test-go test-ebiten test-arm64 check-deps licenses bench capacity fuzz soak-churn dist clean
+.PHONY: all deps build server client bot load list play test vet test-go test-ebiten test-arm64 check-deps licenses bench capacity fuzz soak-churn dist clean
 
 all: build
 
@@ -51,6 +51,9 @@ bot:
 load:
 	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BIN)/rtype-load ./cmd/rtype-load
 
+list:
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BIN)/rtype-list ./cmd/rtype-list
+
 # play: a server on localhost in the background and one client; closing the client stops the server.
 # The game instances (UDP) bind the same host as the lobby (loopback by default).
 play: deps
@@ -70,6 +73,7 @@ check-deps:
 	  echo "FAIL: rtype-server or rtype-bot depends on ebiten"; exit 1; fi
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/rtype-server
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/rtype-bot
+	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/rtype-list
 	@echo "check-deps: server and bot build with CGO_ENABLED=0 and link no ebiten"
 	@GO=$(GO) sh .ci/third-party.sh | cmp -s - docs/THIRD_PARTY.md || { echo "FAIL: docs/THIRD_PARTY.md is stale (the modules changed): run make licenses"; exit 1; }
 	@echo "check-deps: docs/THIRD_PARTY.md lists every module the binaries link"

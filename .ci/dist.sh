@@ -30,7 +30,7 @@ for t in linux/amd64 linux/arm64 windows/amd64 darwin/amd64 darwin/arm64; do
 	name=rtype-$VERSION-$os-$arch
 	dir=$out/$name
 	mkdir -p "$dir"
-	for b in rtype-server rtype-bot rtype-load; do
+	for b in rtype-server rtype-bot rtype-load rtype-list; do
 		build "$os" "$arch" 0 "$b" "$dir"
 	done
 	case $os in

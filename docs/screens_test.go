@@ -13,9 +13,9 @@ import (
 )
 
 // TestDesignScreens: DESIGN.md's "Adding a screen" holds. Every scene (the scene.ID constants
-// before NumScenes) has one line in package scene's screens and one in game/client's, each
-// naming a screen type that is declared in a file of its own declaring no other type; the
-// files the section names exist.
+// before NumScenes) is registered once in package scene and once in game/client, each from the
+// init of a file that declares the screen type it registers and no other type (no central list
+// of screens to edit); the files the section names exist.
 func TestDesignScreens(t *testing.T) {
 	trackSources(t)
 	doc := design(t)
@@ -35,31 +35,56 @@ func TestDesignScreens(t *testing.T) {
 	}
 	for _, dir := range []string{"../game/client/scene", "../game/client"} {
 		files := parseFiles(t, dir)
-		table := screensTable(t, files)
 		var keys []string
-		for id, typ := range table {
-			keys = append(keys, id)
-			var in []string // the files declaring typ
-			for name, f := range files {
-				types := typeNames(f)
-				if slices.Contains(types, typ) {
-					in = append(in, name)
-					if len(types) != 1 {
-						t.Errorf("%s: screen %s shares its file with the types %v", name, typ, types)
-					}
+		for name, f := range files {
+			for _, r := range registrations(f) {
+				keys = append(keys, r.id)
+				if types := typeNames(f); !slices.Equal(types, []string{r.typ}) {
+					t.Errorf("%s registers %s for %s but declares the types %v, want only %s", name, r.typ, r.id, types, r.typ)
 				}
-			}
-			if len(in) != 1 {
-				t.Errorf("%s: screen %s of %s is declared in %v, want one file", dir, typ, id, in)
 			}
 		}
 		slices.Sort(keys)
 		want := slices.Clone(ids)
 		slices.Sort(want)
 		if !slices.Equal(keys, want) {
-			t.Errorf("%s: screens lists %v, want every scene once: %v", dir, keys, want)
+			t.Errorf("%s: register is called for %v, want every scene once: %v", dir, keys, want)
 		}
 	}
+}
+
+// registration is one register(ID, …, T{}) call in a file's init.
+type registration struct{ id, typ string }
+
+// registrations are the register calls in the init functions of f: the scene (its constant's
+// name) and the screen type (the T{} among the arguments).
+func registrations(f *ast.File) []registration {
+	var out []registration
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Name.Name != "init" || fn.Recv != nil {
+			continue
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) < 2 {
+				return true
+			}
+			if id, ok := call.Fun.(*ast.Ident); !ok || id.Name != "register" {
+				return true
+			}
+			r := registration{typ: screenType(call.Args[len(call.Args)-1])}
+			switch k := call.Args[0].(type) {
+			case *ast.Ident:
+				r.id = k.Name
+			case *ast.SelectorExpr:
+				r.id = k.Sel.Name
+			}
+			out = append(out, r)
+			return true
+		})
+	}
+	return out
 }
 
 // parseFiles parses the non-test Go files of dir, by file name.
@@ -108,52 +133,7 @@ func sceneIDs(t *testing.T, files map[string]*ast.File) []string {
 	return nil
 }
 
-// screensTable returns the entries of the package's var screens: the scene (its constant's
-// name) → the screen type of its line (T{} or {"name", T{}}).
-func screensTable(t *testing.T, files map[string]*ast.File) map[string]string {
-	t.Helper()
-	for _, f := range files {
-		for _, d := range f.Decls {
-			g, ok := d.(*ast.GenDecl)
-			if !ok || g.Tok != token.VAR {
-				continue
-			}
-			for _, s := range g.Specs {
-				vs := s.(*ast.ValueSpec)
-				if len(vs.Names) != 1 || vs.Names[0].Name != "screens" || len(vs.Values) != 1 {
-					continue
-				}
-				lit, ok := vs.Values[0].(*ast.CompositeLit)
-				if !ok {
-					t.Fatal("screens is not a composite literal")
-				}
-				out := map[string]string{}
-				for _, e := range lit.Elts {
-					kv, ok := e.(*ast.KeyValueExpr)
-					if !ok {
-						t.Fatal("an entry of screens has no key: list each screen by its scene")
-					}
-					key := ""
-					switch k := kv.Key.(type) {
-					case *ast.Ident:
-						key = k.Name
-					case *ast.SelectorExpr:
-						key = k.Sel.Name
-					}
-					if _, dup := out[key]; dup {
-						t.Errorf("screens lists %s twice", key)
-					}
-					out[key] = screenType(kv.Value)
-				}
-				return out
-			}
-		}
-	}
-	t.Fatal("no var screens")
-	return nil
-}
-
-// screenType is the type of T{} in e, or of the T{} among the elements of {…, T{}}.
+// screenType is the type of T{} in e.
 func screenType(e ast.Expr) string {
 	lit, ok := e.(*ast.CompositeLit)
 	if !ok {

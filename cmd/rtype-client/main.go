@@ -54,7 +54,7 @@ func run(args []string) int {
 
 	cfg := client.Config{
 		Name: f.Name, Fullscreen: f.Fullscreen, Autoplay: f.Autoplay, Lobby: f.Lobby, Start: f.Start, Stage: f.Stage,
-		Screenshot: f.Screenshot, ScreenshotAfter: f.ShotAfter, Mute: f.Mute, NetSim: f.NetSim, ConfigDir: f.ConfigDir, Replay: f.Replay, Logger: log,
+		Screenshot: f.Screenshot, ScreenshotAfter: f.ShotAfter, Mute: f.Mute, NetSim: f.NetSim, ConfigDir: f.ConfigDir, Replay: f.Replay, Lists: f.Lists, Logger: log,
 	}
 	// -server given explicitly wins over (and is remembered in) the settings file.
 	if f.ServerSet {

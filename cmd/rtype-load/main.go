@@ -21,6 +21,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -70,6 +71,10 @@ func main() {
 	flag.IntVar(&fh.Capacity, "fake-capacity", 0, "-fake-hosts: games each takes at once (default fleet's 64)")
 	flag.DurationVar(&fh.GameLength, "fake-game", time.Second, "-fake-hosts: how long each fake game lasts")
 	flag.StringVar(&hostsFile, "hosts-file", "", "-fake-hosts: also write the -hosts list to this file")
+	var lf load.ListFloodConfig
+	flag.StringVar(&lf.URL, "list-flood", "", "flood this list server (rtype-list's URL) instead: -fakes fake registrations from -source, then -reads list reads per second for -duration over -addrs addresses; with -server-pid its CPU and RSS")
+	flag.IntVar(&lf.Fakes, "fakes", 1000, "-list-flood: fake registrations from one address")
+	flag.IntVar(&lf.Reads, "reads", 10000, "-list-flood: list reads per second")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the load generator to this file")
 	version := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
@@ -128,6 +133,16 @@ func main() {
 			os.Exit(2)
 		}
 		cfg.Source = a
+	}
+	if lf.URL != "" {
+		lf.Source, lf.Addrs, lf.Duration, lf.ServerPID = cfg.Source, cfg.Addrs, cfg.Duration, cfg.ServerPID
+		rep, err := load.ListFlood(ctx, lf)
+		json.NewEncoder(os.Stdout).Encode(rep)
+		if err != nil {
+			log.Error("list flood failed", "err", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if ic.Conns > 0 {
 		ic.Server, ic.Source, ic.Addrs, ic.ServerPID, ic.Logger = cfg.Server, cfg.Source, cfg.Addrs, cfg.ServerPID, log

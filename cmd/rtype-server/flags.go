@@ -58,7 +58,7 @@ type options struct {
 	cfg                                               server.Config
 	logFormat, logLevel                               string
 	udpPort, tokenFile, httpHosts, keepBytes, cpuProf *string
-	trustedProxies, config, passwordFile              *string
+	trustedProxies, config, passwordFile, lists       *string
 	version, verifyScores                             *bool
 	dataErr                                           error // why there is no default -data
 	fleet                                             *fleetFlags
@@ -102,6 +102,10 @@ func defineFlags(fs *flag.FlagSet) *options {
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	o.config = fs.String("config", "", "TOML file of flag settings, keys the flag names (max-conns = 64); the environment and the command line override it; SIGHUP reloads it (docs/HOSTING.md \"Config file\")")
 	o.version = fs.Bool("version", false, "print the version and exit (not configuration: no env)")
+	o.lists = fs.String("list", "", "comma-separated URLs of server lists to register with (e.g. https://list.example.org), so that strangers find the server; empty = private, not listed (docs/HOSTING.md \"Listing a server\")")
+	fs.StringVar(&cfg.Name, "name", "", "the server's name in the server lists (at most 64 bytes); needed with -list")
+	fs.StringVar(&cfg.MOTD, "motd", "", "the server's description in the server lists (at most 200 bytes)")
+	fs.StringVar(&cfg.Region, "region", "", "the server's region in the server lists, as you name it (e.g. eu-west; at most 32 bytes)")
 	o.cpuProf = fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file, for capacity measurements")
 	o.fleet, o.agones = addFleetFlags(fs), addAgonesFlags(fs)
 	return o

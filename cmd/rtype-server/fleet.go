@@ -21,6 +21,7 @@ type fleetFlags struct {
 	cert, key, ca                    *string
 	capacity                         *int
 	drain                            *time.Duration
+	leaveGames                       *bool
 }
 
 func addFleetFlags(fs *flag.FlagSet) *fleetFlags {
@@ -33,6 +34,7 @@ func addFleetFlags(fs *flag.FlagSet) *fleetFlags {
 		key:        fs.String("control-key", "", "with -control-cert: its private key (PEM)"),
 		ca:         fs.String("control-ca", "", "with -control-cert: the CA (PEM) that signs the other side's certificates"),
 		capacity:   fs.Int("capacity", fleet.DefaultCapacity, "with -role host: games it runs at once"),
+		leaveGames: fs.Bool("leave-games", false, "with -role lobby: on SIGTERM exit at once, leaving the running games to their hosts, which hand them back (and their results) to the next lobby started on the same -data: an upgrade with no game lost; without it the lobby drains (-drain-timeout)"),
 		drain:      fs.Duration("drain-timeout", server.DefaultDrainTimeout, "on SIGTERM (every role): start no new game, tell the players, and let the running ones end for this long, then end them (a second SIGTERM ends them at once); negative = end them at once"),
 	}
 }
@@ -56,7 +58,10 @@ func (f *fleetFlags) apply(cfg *server.Config, allocator string) error {
 		cfg.Fleet.DrainTimeout = *f.drain // the all-in-one server drains as every role does
 		return nil
 	}
-	fc := server.FleetConfig{Role: role, Capacity: *f.capacity, DrainTimeout: *f.drain, Control: *f.control}
+	if *f.leaveGames && role != server.RoleLobby {
+		return errors.New("-leave-games is a lobby's (-role lobby): its hosts keep its games while it restarts")
+	}
+	fc := server.FleetConfig{Role: role, Capacity: *f.capacity, DrainTimeout: *f.drain, Control: *f.control, LeaveGames: *f.leaveGames}
 	if *f.capacity <= 0 {
 		return errors.New("-capacity must be positive")
 	}

@@ -95,6 +95,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "rtype-server:", err)
 		os.Exit(2)
 	}
+	for _, u := range strings.Split(*o.lists, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			cfg.Lists = append(cfg.Lists, u)
+		}
+	}
 	for _, h := range strings.Split(*httpHosts, ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			cfg.HTTPHosts = append(cfg.HTTPHosts, h)

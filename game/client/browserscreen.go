@@ -16,6 +16,8 @@ import (
 // (Left/Right its stage), refresh, the Hall of fame.
 type browserScreen struct{ titleMusic }
 
+func init() { register(scene.Browser, browserScreen{}) }
+
 func (browserScreen) update(a *app, _ frame) {
 	m := a.m
 	n := len(m.Lobbies)

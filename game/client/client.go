@@ -2,8 +2,8 @@
 // audio) are the only code in the repository that imports ebiten. Run opens a resizable window whose logical screen is the 1920×1080 virtual
 // playfield (letterboxed by ebiten), runs the scene flow of game/client/scene (title, connect,
 // lobby browser, lobby room, game, results, connection lost, settings…: each screen a type in a
-// file of its own, listed in screens.go, its flow in package scene), talks to the TCP lobby
-// (package lobby) and the UDP game instance (package net/session) on goroutines so Update never
+// file of its own that registers itself with its scene (screens.go), its flow in package
+// scene), talks to the TCP lobby (package lobby) and the UDP game instance (package net/session) on goroutines so Update never
 // blocks, draws every entity of the session's mirror world at View.Pos, and plays synthesised
 // sound.
 //
@@ -86,6 +86,9 @@ type Config struct {
 	// returns nil. The PNG is the frame drawn right after that tick.
 	Screenshot      string
 	ScreenshotAfter int
+	// Lists are the server lists the server browser reads (its Internet tab); nil uses the
+	// settings' "lists". A non-empty value is also remembered.
+	Lists []string
 	// Replay, when set, opens this replay file at start (rtype-client -replay FILE): the game
 	// it recorded plays on the Watching screen; Esc goes to the title.
 	Replay string
@@ -246,6 +249,9 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 	if cfg.Server != "" {
 		a.set.ServerAddr = cfg.Server
 	}
+	if len(cfg.Lists) > 0 {
+		a.set.Lists = cfg.Lists
+	}
 	if cfg.Name != "" {
 		if !settings.ValidName(cfg.Name) {
 			return nil, fmt.Errorf("client: name %q must be 1..16 of [A-Za-z0-9_-]", cfg.Name)
@@ -264,7 +270,9 @@ func newApp(ctx context.Context, cfg Config) (*app, error) {
 	}
 	auto := AutoFlow(cfg)
 	a.m = scene.New(a.set.ServerAddr, auto)
+	a.m.Favourites, a.m.Recent = a.set.Favourites, a.set.Recent
 	a.net = netflow.NewRunner(ctx, log, a.set.Name, cfg.NetSim)
+	a.net.SetServerSource(netflow.NetSource{URLs: a.set.Lists, LANPorts: []int{settings.DefaultPort}})
 	a.addr = textField{Text: a.set.ServerAddr, Max: 64, Allow: allowAddr}
 	a.name = textField{Text: a.set.Name, Max: 16, Allow: allowName}
 	a.code = textField{Max: 5, Allow: allowCode}
@@ -381,6 +389,7 @@ func (a *app) handle(ev scene.Event) {
 
 func (a *app) saveSettings() {
 	a.set.ServerAddr = a.m.Addr
+	a.set.Favourites, a.set.Recent = a.m.Favourites, a.m.Recent
 	if settings.ValidName(a.name.Text) {
 		a.set.Name = a.name.Text
 		a.net.SetName(a.name.Text)

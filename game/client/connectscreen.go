@@ -1,6 +1,7 @@
 package client
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/rtype/rtype/game/client/scene"
@@ -10,6 +11,8 @@ import (
 // connectScreen (scene.Connect) has the lobby server's address and the player's name typed in
 // two fields; Enter connects.
 type connectScreen struct{ titleMusic }
+
+func init() { register(scene.Connect, connectScreen{}) }
 
 func (connectScreen) update(a *app, _ frame) {
 	m := a.m
@@ -24,7 +27,7 @@ func (connectScreen) update(a *app, _ frame) {
 	} else if a.confirm(true) && m.Busy == "" {
 		addr := strings.TrimSpace(a.addr.Text)
 		if !strings.Contains(addr, ":") {
-			addr += ":4242"
+			addr += ":" + strconv.Itoa(settings.DefaultPort)
 			a.addr.Text = addr
 		}
 		if !settings.ValidName(a.name.Text) {

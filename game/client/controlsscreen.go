@@ -23,6 +23,8 @@ var howToPlay = []string{
 // effect (Settings changes them), then what the game's things do; Enter or Esc goes back.
 type controlsScreen struct{}
 
+func init() { register(scene.Controls, controlsScreen{}) }
+
 func (controlsScreen) update(a *app, _ frame) {
 	if a.back(false) || a.confirm(false) {
 		a.handle(scene.Event{Kind: scene.EvBack})

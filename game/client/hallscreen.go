@@ -17,6 +17,8 @@ import (
 // the server keeps.
 type hallScreen struct{}
 
+func init() { register(scene.HallOfFame, hallScreen{}) }
+
 // update is a frame of the Hall of fame: Up/Down move between the filters and the games,
 // Left/Right change a filter (on the games: the page), Enter watches a game with a replay.
 func (hallScreen) update(a *app, _ frame) {

@@ -199,6 +199,8 @@ func harnessMain(mode string) int {
 		return latencyMain(log, dir) // latency_test.go
 	case "pad":
 		return padMain(log, dir) // pad_test.go
+	case "browse":
+		return browseMain(log, dir) // browse_test.go
 	case "fps":
 		// frames drawn per second of the real loop (vsync off) on a 4-player 300-entity world,
 		// counted from tick 60 (after start-up) to tick 360; window RTYPE_FPS_SIZE (default
@@ -388,6 +390,19 @@ var menuStates = []struct {
 	set  func(a *app)
 }{
 	{"title", func(a *app) { a.m.Scene = scene.Title }},
+	{"servers", func(a *app) {
+		a.m.Scene, a.m.Busy, a.m.Error, a.menu = scene.Servers, "", "", serversHeadRows
+		a.m.View = scene.ServerView{Tab: scene.TabInternet, Sort: scene.SortPing}
+		a.m.Favourites = []string{"rtype.example.org:4242"}
+		ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+		a.m.Servers = []scene.Server{
+			{Name: "Bydo Front (EU)", MOTD: "Friendly co-op, stage 1 to 3. Be nice.", Addr: "rtype.example.org:4242", Version: "v1.4.0", Protocol: wire.Version, Players: 5, Capacity: 16, Region: "eu", Ping: ms(23), Pinged: true},
+			{Name: "Force Pod Club", Addr: "203.0.113.7:4242", Version: "v1.4.0", Protocol: wire.Version, Players: 16, Capacity: 16, Region: "eu", Ping: ms(41), Pinged: true},
+			{Name: "Private practice", Addr: "198.51.100.20:5000", Version: "v1.4.0", Protocol: wire.Version, Players: 1, Capacity: 4, Password: true, Region: "us", Ping: ms(112), Pinged: true},
+			{Name: "Old timers", Addr: "198.51.100.33:4242", Version: "v0.9.2", Protocol: wire.Version - 1, Players: 2, Capacity: 8, Region: "us", Ping: ms(130), Pinged: true},
+			{Name: "Far away", Addr: "192.0.2.99:4242", Version: "v1.4.0", Protocol: wire.Version, Players: 0, Capacity: 8, Region: "asia", NoAnswer: true},
+		}
+	}},
 	{"connect", func(a *app) { a.m.Scene, a.m.Busy = scene.Connect, "Connecting" }},
 	{"browser", func(a *app) {
 		a.m.Scene, a.m.Busy, a.menu = scene.Browser, "", 1

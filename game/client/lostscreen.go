@@ -13,6 +13,8 @@ import (
 // The music stops.
 type lostScreen struct{}
 
+func init() { register(scene.Lost, lostScreen{}) }
+
 func (lostScreen) enter(a *app) { a.snd.StopMusic() }
 
 // lostMenu is the Lost screen's menu and what each item does: Rejoin only while the ticket is

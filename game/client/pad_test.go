@@ -272,7 +272,12 @@ func (g *padGame) padSteps(kernel bool) []padStep {
 		padStep{name: "settings-rebind-fire", button: "a", done: func() bool { return g.rebind == fireRow }},
 		padStep{name: "settings-press-y", button: "y", done: func() bool { return g.rebind < 0 && g.set.Gamepad["fire"][0] == "gamepad_y" }},
 		padStep{name: "settings-back", button: "b", done: scn(scene.Title)},
-		padStep{name: "title-play", ready: func() bool { return scn(scene.Title)() && g.menu == 0 }, button: "a", done: func() bool { return g.m.Scene == scene.Connect }},
+		padStep{name: "title-play", ready: func() bool { return scn(scene.Title)() && g.menu == 0 }, button: "a", done: func() bool { return g.m.Scene == scene.Servers }},
+		// the server browser (no list set, nothing on the LAN): up wraps to Back, Refresh, Direct connect
+		padStep{name: "servers-up", ready: func() bool { return g.m.Busy == "" }, button: "up", done: func() bool { return g.menu == serversHeadRows+2 }},
+		padStep{name: "servers-up-2", button: "up", done: func() bool { return g.menu == serversHeadRows+1 }},
+		padStep{name: "servers-up-3", button: "up", done: func() bool { return g.menu == serversHeadRows }},
+		padStep{name: "servers-direct", button: "a", done: scn(scene.Connect)},
 		padStep{name: "connect", ready: scn(scene.Connect), button: "a", done: scn(scene.Browser)},
 		// the join-code field has the focus: the pad's down leaves it (the keyboard types there)
 		padStep{name: "browser-down", ready: func() bool { return scn(scene.Browser)() && g.menu == len(g.m.Lobbies) }, button: "down",
@@ -296,7 +301,8 @@ func (g *padGame) padSteps(kernel bool) []padStep {
 		padStep{name: "pause-start", button: "start", done: func() bool { return g.m.MenuOpen }},
 		padStep{name: "pause-up", button: "up", done: func() bool { _, c := g.pauseMenu(); return c[g.pauseSel] == pauseLeave }}, // the last item (after Retry in a solo game)
 		padStep{name: "pause-leave", button: "a", done: func() bool { return g.m.Scene == scene.Browser }},
-		padStep{name: "browser-back", ready: scn(scene.Browser), button: "b", done: func() bool { return g.m.Scene == scene.Title }},
+		padStep{name: "browser-back", ready: scn(scene.Browser), button: "b", done: func() bool { return g.m.Scene == scene.Servers }},
+		padStep{name: "servers-back", button: "b", done: func() bool { return g.m.Scene == scene.Title }},
 	)
 	return s
 }

@@ -19,6 +19,8 @@ import (
 // menu (Resume, Leave game) and the chat over the world.
 type playingScreen struct{}
 
+func init() { register(scene.Playing, playingScreen{}) }
+
 func (playingScreen) game() {}
 
 func (playingScreen) chat() {}

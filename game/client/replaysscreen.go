@@ -15,6 +15,8 @@ import (
 // watches one.
 type replaysScreen struct{}
 
+func init() { register(scene.Replays, replaysScreen{}) }
+
 // replayRows is how many rows of the Replays list are on screen at once.
 const replayRows = 14
 

@@ -13,6 +13,8 @@ import (
 // a defeat's stinger plays when it is entered.
 type resultsScreen struct{}
 
+func init() { register(scene.Results, resultsScreen{}) }
+
 func (resultsScreen) enter(a *app) {
 	if a.m.Result == uint8(rules.ResultVictory) {
 		a.snd.Stinger(synth.StingerVictory)

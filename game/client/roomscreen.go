@@ -7,6 +7,7 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/art"
+	"github.com/rtype/rtype/game/client/invite"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
@@ -15,6 +16,8 @@ import (
 // roomScreen (scene.Room) is a lobby joined: its members (polled every 20 frames), the owner's
 // choices of stage, difficulty and practice section, Start or Leave, and the lobby's chat.
 type roomScreen struct{ titleMusic }
+
+func init() { register(scene.Room, roomScreen{}) }
 
 func (roomScreen) chat() {}
 
@@ -96,7 +99,7 @@ func (roomScreen) draw(a *app, dst surface) {
 	if stage == "" {
 		stage = "?"
 	}
-	u.text(dst, "give this code to your friends", u.small, cx, 200, alignCenter, u.dimCol)
+	u.text(dst, "give this code to your friends on this server, or the invite link "+invite.Link(m.Addr, m.Code), u.small, cx, 200, alignCenter, u.dimCol)
 	if len(m.Stages) > 1 {
 		stage = "<  " + stage + "  >"
 	}

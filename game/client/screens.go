@@ -1,11 +1,14 @@
 package client
 
 import (
+	"fmt"
+
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/client/synth"
 )
 
-// screen is one client screen, a type in a file of its own (titlescreen.go …): a frame of its
+// screen is one client screen, a type in a file of its own (titlescreen.go …) that registers
+// itself under its scene's ID (register, from the file's init): a frame of its
 // input handling and update, and its picture. Its flow, what its events do and the commands they
 // give, is its screen in package scene (display-free, tested there).
 type screen interface {
@@ -50,20 +53,20 @@ type chatScreen interface {
 	chat()
 }
 
-// screens is each scene's screen: one line per scene.
-var screens = [scene.NumScenes]screen{
-	scene.Title:      titleScreen{},
-	scene.Connect:    connectScreen{},
-	scene.Browser:    browserScreen{},
-	scene.Room:       roomScreen{},
-	scene.Playing:    playingScreen{},
-	scene.Results:    resultsScreen{},
-	scene.Lost:       lostScreen{},
-	scene.Settings:   settingsScreen{},
-	scene.Controls:   controlsScreen{},
-	scene.Replays:    replaysScreen{},
-	scene.Watching:   watchingScreen{},
-	scene.HallOfFame: hallScreen{},
+// screens is each scene's screen, filled by register from the screen's own file (an init
+// there): no list to edit when a screen is added.
+var screens [scene.NumScenes]screen
+
+// register makes s the screen of scene id. It panics on an ID past the scenes or registered
+// twice: a mistake of the program, found at start-up (and by TestEveryScreenListed).
+func register(id scene.ID, s screen) {
+	if id >= scene.NumScenes || s == nil {
+		panic(fmt.Sprintf("client: register(%v, %T)", id, s))
+	}
+	if screens[id] != nil {
+		panic(fmt.Sprintf("client: scene %v registered twice (%T, %T)", id, screens[id], s))
+	}
+	screens[id] = s
 }
 
 // screenOf is the screen of scene id (noScreen for an id without one).

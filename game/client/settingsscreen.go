@@ -20,6 +20,8 @@ import (
 // the keyboard and gamepad bindings (Enter rebinds a row: the next key or button).
 type settingsScreen struct{ titleMusic }
 
+func init() { register(scene.Settings, settingsScreen{}) }
+
 func (settingsScreen) update(a *app, _ frame) {
 	if a.rebind >= 0 {
 		a.updateRebind()

@@ -13,6 +13,8 @@ import (
 // Settings, Quit.
 type titleScreen struct{ titleMusic }
 
+func init() { register(scene.Title, titleScreen{}) }
+
 func (titleScreen) update(a *app, _ frame) {
 	items := a.titleItems()
 	a.menu = min(a.menu, len(items)-1) // the Rejoin item goes when the ticket expires

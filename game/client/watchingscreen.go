@@ -15,6 +15,8 @@ import (
 // HUD follows.
 type watchingScreen struct{}
 
+func init() { register(scene.Watching, watchingScreen{}) }
+
 func (watchingScreen) game() {}
 
 // update is a frame of the Watching scene: the viewer's keys, then playback (not on the frame

@@ -108,6 +108,9 @@ type Result struct {
 	Run     []string `json:"run,omitempty"`
 	Reached int      `json:"stages_reached,omitempty"`
 	Tallies int      `json:"tallies,omitempty"`
+	// Relobbied: the bot's lobby connection was lost during its game and the bot connected
+	// and authenticated again before the game ended (a restarted lobby).
+	Relobbied bool `json:"relobbied,omitempty"`
 }
 
 // Ended reports whether the game ended with GAME_END (victory, defeat or aborted).
@@ -225,8 +228,75 @@ func Run(ctx context.Context, cfg Config, out io.Writer) ([]Result, error) {
 	return results, nil
 }
 
-// play runs one bot from the START push to the end of the game.
+// Relobby bounds the backoff of a bot whose lobby connection was lost mid-game: it dials the
+// lobby again after RelobbyFirst, then twice that each time up to RelobbyMax, until its game
+// ends (the game goes on on its host meanwhile: a restarted lobby, docs/CONTROL.md §4.3).
+const (
+	RelobbyFirst = 100 * time.Millisecond
+	RelobbyMax   = 2 * time.Second
+)
+
+// play runs one bot from the START push to the end of the game; a lobby connection lost
+// while it plays is dialled again and authenticated under the same name (Result.Relobbied).
 func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUID, res Result) Result {
+	rctx, stop := context.WithCancel(ctx)
+	back := make(chan *lobby.Client, 1)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-lc.Done():
+		case <-rctx.Done():
+			return
+		}
+		if errors.Is(lc.Err(), lobby.ErrClosed) { // closed by the bot itself
+			return
+		}
+		if c := relobby(rctx, cfg, res.Bot); c != nil {
+			back <- c
+		}
+	}()
+	res = playGame(ctx, cfg, i, lc, uid, res)
+	stop()
+	wg.Wait()
+	select {
+	case c := <-back:
+		res.Relobbied = true
+		c.Close()
+	default:
+	}
+	return res
+}
+
+// relobby dials cfg.Server and authenticates as name, with a backoff, until it succeeds or
+// ctx ends (nil).
+func relobby(ctx context.Context, cfg Config, name string) *lobby.Client {
+	wait := RelobbyFirst
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, RelobbyMax)
+		c, err := lobby.Dial(ctx, cfg.Server)
+		if err != nil {
+			continue
+		}
+		unwatch := context.AfterFunc(ctx, func() { c.Close() }) // the game ended: give up
+		_, err = c.Authenticate(name)
+		if !unwatch() || err != nil {
+			c.Close()
+			continue
+		}
+		cfg.Logger.Info("bot back in the lobby after losing its connection", "bot", name)
+		return c
+	}
+}
+
+// playGame is play without the lobby's reconnection.
+func playGame(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUID, res Result) Result {
 	fail := func(kind string, err error) Result {
 		res.Result = kind
 		if err != nil {

@@ -14,6 +14,10 @@ type HostView struct {
 	// Suspected is how many times it did.
 	Suspect   bool
 	Suspected uint64
+	// Failed is how many starts the host refused or failed (full, draining, a bad stage, its
+	// connection lost while it was asked; an allocated host that refused what it was allocated
+	// for): the starts of StartGame or of an allocation that it did not take, its misses apart.
+	Failed uint64
 }
 
 // games is the host's games, its starts in flight included.

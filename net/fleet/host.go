@@ -85,7 +85,42 @@ type Host struct {
 	games    int
 	draining bool
 	sessions map[*hostSession]struct{}
-	wg       sync.WaitGroup
+	// lobbies are the games of the lobbies that named themselves (hello), by name, kept
+	// across their connections (docs/CONTROL.md §4.3).
+	lobbies map[string]*lobbyGames
+	wg      sync.WaitGroup // connections and the games' watchers
+}
+
+// A lobby that named itself (hello) keeps its games on the host when its connection fails:
+// they go on, and the ends of those that end meanwhile are held, at most MaxHeldEnds games
+// and MaxHeldBytes of their replays per lobby (past them the oldest is dropped, logged), until
+// a connection with the same name comes (the restarted lobby) or the host stops.
+const (
+	MaxHeldEnds  = 256
+	MaxHeldBytes = 64 << 20
+)
+
+// lobbyGames are the games one lobby started on this host. A lobby that named itself has one
+// across its connections; an anonymous lobby's (no hello: an older lobby) are its connection's
+// alone and are aborted with it.
+type lobbyGames struct {
+	name  string       // its hello ("": anonymous)
+	s     *hostSession // its connection now; nil while it is away
+	games map[uint64]*hostGame
+	held  []heldEnd // ends not delivered, oldest first
+	bytes int       // of held's messages' replay parts
+}
+
+// hostGame is one game the host runs for a lobby.
+type hostGame struct {
+	spec handoff.GameSpec
+	g    handoff.Game
+}
+
+// heldEnd is a game's end its lobby has not heard: its replay parts and ended.
+type heldEnd struct {
+	msgs  []*Msg
+	bytes int
 }
 
 // NewHost returns a Host for cfg.
@@ -99,7 +134,7 @@ func NewHost(cfg HostConfig) *Host {
 	if cfg.Ping <= 0 {
 		cfg.Ping = PingInterval
 	}
-	h := &Host{cfg: cfg, log: cfg.Logger, sessions: map[*hostSession]struct{}{}}
+	h := &Host{cfg: cfg, log: cfg.Logger, sessions: map[*hostSession]struct{}{}, lobbies: map[string]*lobbyGames{}}
 	h.hs = handshakes{log: cfg.Logger, epoch: time.Now(), byAddr: map[string][]*handshake{},
 		refused: logsample.New[refusal, string](RefusedLogEvery)}
 	return h
@@ -143,8 +178,10 @@ func (h *Host) notify(l Load) {
 	}
 }
 
-// Serve accepts lobby connections on ln until ctx is cancelled, then closes them (their games
-// are aborted: see hostSession.run) and returns once every goroutine it started has ended.
+// Serve accepts lobby connections on ln until ctx is cancelled, then closes them and ends the
+// games still running (a lobby's connection that fails leaves its games running when the
+// lobby named itself, docs/CONTROL.md §4.3; see hostSession.run) and returns once every
+// goroutine it started has ended.
 func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 	if h.cfg.TLS != nil {
 		ln = tls.NewListener(ln, h.cfg.TLS)
@@ -198,6 +235,7 @@ func (h *Host) Serve(ctx context.Context, ln net.Listener) error {
 	for _, s := range ss {
 		s.c.Close()
 	}
+	h.abortAll() // the host stops: the games its lobbies left to it end now
 	h.wg.Wait()
 	if ctx.Err() != nil {
 		return nil
@@ -231,8 +269,9 @@ func (h *Host) serveConn(ctx context.Context, nc net.Conn, hs *handshake) {
 		nc.Close()
 		return
 	}
-	s := &hostSession{h: h, c: c, games: map[uint64]handoff.Game{}, stages: newStageCache(h.cfg.StageCacheBytes),
+	s := &hostSession{h: h, c: c, lg: &lobbyGames{games: map[uint64]*hostGame{}}, stages: newStageCache(h.cfg.StageCacheBytes),
 		log: h.log.With("lobby", nc.RemoteAddr().String())}
+	s.lg.s = s
 	h.mu.Lock()
 	h.sessions[s] = struct{}{}
 	h.mu.Unlock()
@@ -249,11 +288,12 @@ type hostSession struct {
 	c   *Conn
 	log *slog.Logger
 
-	mu    sync.Mutex
-	games map[uint64]handoff.Game
+	// lg are the games of this connection's lobby (under h.mu): its own until a hello names
+	// the lobby, then that name's. bye: the lobby said it leaves for good.
+	lg  *lobbyGames
+	bye bool
 	// stages are the stage files the lobby sent on this connection (stages.go).
 	stages *stageCache
-	wg     sync.WaitGroup // watch goroutines
 	// endMu keeps each game's replay parts and ended together on the connection: the lobby
 	// holds one replay at a time (replayParts).
 	endMu sync.Mutex
@@ -268,8 +308,23 @@ func (s *hostSession) send(m *Msg) {
 	}
 }
 
+// sendAll sends ms in a row (a game's replay parts and ended), failing at the first error.
+func (s *hostSession) sendAll(ms []*Msg) error {
+	s.endMu.Lock()
+	defer s.endMu.Unlock()
+	for _, m := range ms {
+		if err := s.c.Write(encode(m)); err != nil {
+			s.c.Close()
+			return err
+		}
+	}
+	return nil
+}
+
 // run serves the session's requests until the connection fails or the lobby falls silent;
-// then its games are aborted (their lobby is gone: nobody could learn their end or rejoin).
+// then the games of an anonymous lobby (or one that said bye) are aborted (nobody could learn
+// their end or rejoin), and those of a lobby that named itself go on, their ends held for its
+// return (docs/CONTROL.md §4.3).
 func (s *hostSession) run(ctx context.Context) {
 	pingDone, quit := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -306,19 +361,128 @@ func (s *hostSession) run(ctx context.Context) {
 	}
 	s.c.Close()
 	close(quit)
-	s.mu.Lock()
-	games := make([]handoff.Game, 0, len(s.games))
-	for _, g := range s.games {
-		games = append(games, g)
+	h := s.h
+	h.mu.Lock()
+	lg := s.lg
+	var abort []*hostGame
+	switch {
+	case lg.name == "" || s.bye:
+		// An anonymous lobby's games, or those of a lobby that left for good: nobody could
+		// learn their end nor rejoin them.
+		for _, g := range lg.games {
+			abort = append(abort, g)
+		}
+		if lg.name != "" && lg.s == s {
+			delete(h.lobbies, lg.name)
+		}
+		lg.s = nil
+	case lg.s == s:
+		lg.s = nil // away: its games go on, their ends are held for its return
+		if n := len(lg.games); n > 0 && ctx.Err() == nil {
+			s.log.Warn("lobby away: its games go on; their ends are kept for its return", "lobby_name", lg.name, "games", n)
+		}
 	}
-	s.mu.Unlock()
-	for _, g := range games {
-		if a, ok := g.(aborter); ok {
+	h.mu.Unlock()
+	for _, g := range abort {
+		if a, ok := g.g.(aborter); ok {
 			a.Abort()
 		}
 	}
-	s.wg.Wait()
 	<-pingDone
+}
+
+// abortAll ends every game the host still runs for its lobbies (the host stops).
+func (h *Host) abortAll() {
+	h.mu.Lock()
+	var gs []*hostGame
+	held := 0
+	for _, lg := range h.lobbies {
+		for _, g := range lg.games {
+			gs = append(gs, g)
+		}
+		held += len(lg.held)
+	}
+	h.mu.Unlock()
+	if held > 0 {
+		h.log.Warn("host stopping with game ends its lobbies have not heard: they are lost", "games", held)
+	}
+	for _, g := range gs {
+		if a, ok := g.g.(aborter); ok {
+			a.Abort()
+		}
+	}
+}
+
+// hello names the session's lobby: the games kept under that name become the session's, it
+// is told of those still running (running) and gets the ends it missed (docs/CONTROL.md §4.3).
+// An older connection of the same lobby (not yet seen dead) no longer gets them.
+func (s *hostSession) hello(name string) {
+	if name == "" || len(name) > 128 {
+		s.log.Warn("hello with a bad lobby name ignored", "len", len(name))
+		return
+	}
+	h := s.h
+	s.endMu.Lock() // before h.mu: no end is sent on s before the running games are
+	defer s.endMu.Unlock()
+	h.mu.Lock()
+	lg := h.lobbies[name]
+	if lg == nil {
+		lg = &lobbyGames{name: name, games: map[uint64]*hostGame{}}
+		h.lobbies[name] = lg
+	}
+	old := lg.s
+	if s.lg != lg {
+		for id, g := range s.lg.games { // started before the hello (none from a lobby that says it first)
+			lg.games[id] = g
+		}
+		s.lg = lg
+	}
+	lg.s = s
+	var running []*Msg
+	for id, g := range lg.games {
+		running = append(running, &Msg{Type: TypeRunning, Game: id, Spec: specOf(g.spec), Port: g.g.Port(), Host: h.cfg.PublicHost})
+	}
+	held := lg.held
+	lg.held, lg.bytes = nil, 0
+	h.mu.Unlock()
+	if old != nil && old != s {
+		// Not closed: a lobby that reaches the host by two addresses must not have its two
+		// connections close each other; the older one, if dead, ends with its heartbeat.
+		old.log.Info("lobby connected again: its games' ends go to the newer connection", "lobby_name", name)
+	}
+	if len(running) > 0 || len(held) > 0 {
+		s.log.Info("lobby back: its games are handed back", "lobby_name", name, "running", len(running), "ended", len(held))
+	}
+	for _, m := range running {
+		if err := s.c.Write(encode(m)); err != nil {
+			s.c.Close()
+			break
+		}
+	}
+	for i, e := range held {
+		for _, m := range e.msgs {
+			if err := s.c.Write(encode(m)); err != nil {
+				s.c.Close()
+				h.mu.Lock()
+				for _, e := range held[i:] { // kept for the next connection
+					lg.hold(e, s.log)
+				}
+				h.mu.Unlock()
+				return
+			}
+		}
+	}
+}
+
+// hold keeps e for the lobby's return (under h.mu), within MaxHeldEnds and MaxHeldBytes.
+func (lg *lobbyGames) hold(e heldEnd, log *slog.Logger) {
+	lg.held = append(lg.held, e)
+	lg.bytes += e.bytes
+	for len(lg.held) > MaxHeldEnds || (lg.bytes > MaxHeldBytes && len(lg.held) > 1) {
+		log.Warn("too many game ends kept for an away lobby: the oldest is dropped", "lobby_name", lg.name, "max_games", MaxHeldEnds, "max_bytes", MaxHeldBytes)
+		lg.bytes -= lg.held[0].bytes
+		lg.held = lg.held[1:]
+	}
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -337,6 +501,12 @@ func (s *hostSession) handle(m *Msg) {
 				g.Drop(id, m.Left)
 			}
 		}
+	case TypeHello:
+		s.hello(m.Lobby)
+	case TypeBye:
+		s.h.mu.Lock()
+		s.bye = true
+		s.h.mu.Unlock()
 	case TypePing:
 	default:
 		s.log.Debug("unknown control message ignored", "type", m.Type)
@@ -344,9 +514,12 @@ func (s *hostSession) handle(m *Msg) {
 }
 
 func (s *hostSession) game(id uint64) handoff.Game {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.games[id]
+	s.h.mu.Lock()
+	defer s.h.mu.Unlock()
+	if g := s.lg.games[id]; g != nil {
+		return g.g
+	}
+	return nil
 }
 
 func (s *hostSession) refuse(id uint64, why string) {
@@ -393,20 +566,23 @@ func (s *hostSession) start(m *Msg) {
 		s.send(&Msg{Type: TypeReply, ID: m.ID, Error: err.Error(), Load: &l})
 		return
 	}
-	s.mu.Lock()
-	s.games[m.ID] = g
-	s.wg.Add(1)
-	s.mu.Unlock()
+	h.mu.Lock()
+	lg := s.lg
+	lg.games[m.ID] = &hostGame{spec: spec, g: g}
+	h.wg.Add(1)
+	h.mu.Unlock()
 	l := h.Load()
 	h.notify(l)
 	s.send(&Msg{Type: TypeReply, ID: m.ID, Port: g.Port(), Host: h.cfg.PublicHost, Load: &l})
 	s.log.Info("game handed over", "code", spec.Code, "game", m.ID, "players", len(spec.Members), "games", l.Games)
-	go s.watch(m.ID, spec, g)
+	go s.watch(lg, m.ID, spec, g)
 }
 
-// watch reports the spectators g drops and, once it is over, its end.
-func (s *hostSession) watch(id uint64, spec handoff.GameSpec, g handoff.Game) {
-	defer s.wg.Done()
+// watch reports the spectators g drops and, once it is over, its end, to its lobby's
+// connection of the moment (lg.s): held while the lobby is away.
+func (s *hostSession) watch(lg *lobbyGames, id uint64, spec handoff.GameSpec, g handoff.Game) {
+	h := s.h
+	defer h.wg.Done()
 	var gone <-chan struct{}
 	rep, _ := g.(handoff.SpectatorReporter)
 	if rep != nil {
@@ -421,18 +597,14 @@ func (s *hostSession) watch(id uint64, spec handoff.GameSpec, g handoff.Game) {
 			for _, lm := range rep.TakeSpectatorsGone() {
 				ms = append(ms, memberOf(lm))
 			}
-			s.send(&Msg{Type: TypeGone, Game: id, Members: ms})
+			h.mu.Lock()
+			to := lg.s
+			h.mu.Unlock()
+			if to != nil {
+				to.send(&Msg{Type: TypeGone, Game: id, Members: ms})
+			}
 		}
 	}
-	h := s.h
-	h.mu.Lock()
-	h.games--
-	l := h.loadLocked()
-	h.mu.Unlock()
-	s.mu.Lock()
-	delete(s.games, id)
-	s.mu.Unlock()
-	h.notify(l)
 	var rec *Record
 	var rp []byte
 	if h.cfg.Report != nil {
@@ -442,13 +614,47 @@ func (s *hostSession) watch(id uint64, spec handoff.GameSpec, g handoff.Game) {
 		s.log.Warn("replay larger than the largest kept: the lobby gets the game without it", "game", id, "bytes", len(rp), "max", replay.MaxBytes)
 		rp = nil
 	}
-	s.endMu.Lock()
-	defer s.endMu.Unlock()
+	h.mu.Lock()
+	h.games--
+	l := h.loadLocked()
+	delete(lg.games, id)
+	h.mu.Unlock()
+	h.notify(l)
+	var e heldEnd
 	parts := splitReplay(rp)
 	for i, b := range parts {
-		s.send(&Msg{Type: TypeReplay, Game: id, Part: i, Parts: len(parts), Data: b})
+		e.msgs = append(e.msgs, &Msg{Type: TypeReplay, Game: id, Part: i, Parts: len(parts), Data: b})
+		e.bytes += len(b)
 	}
-	s.send(&Msg{Type: TypeEnded, Game: id, Result: g.Result(), Record: rec, Load: &l})
+	// The spec goes with the end: a restarted lobby learns the game from it (§4.3).
+	e.msgs = append(e.msgs, &Msg{Type: TypeEnded, Game: id, Result: g.Result(), Record: rec, Load: &l, Spec: specOf(spec)})
+	h.deliver(lg, e, s.log)
+}
+
+// deliver sends e to lg's connection of the moment, or holds it while the lobby is away (an
+// anonymous lobby's, gone, is dropped: its games were aborted with it).
+func (h *Host) deliver(lg *lobbyGames, e heldEnd, log *slog.Logger) {
+	for tries := 0; ; tries++ {
+		h.mu.Lock()
+		to := lg.s
+		if to == nil || tries == 3 {
+			if lg.name != "" && h.lobbies[lg.name] == lg {
+				lg.hold(e, log)
+			}
+			h.mu.Unlock()
+			return
+		}
+		h.mu.Unlock()
+		if to.sendAll(e.msgs) == nil {
+			return
+		}
+		// The connection failed under it: the lobby's next one (or its return) gets it.
+		h.mu.Lock()
+		if lg.s == to {
+			lg.s = nil
+		}
+		h.mu.Unlock()
+	}
 }
 
 func (s *hostSession) member(m *Msg) {

@@ -119,3 +119,19 @@ type memAddr string
 
 func (a memAddr) Network() string { return "mem" }
 func (a memAddr) String() string  { return string(a) }
+
+// listenAt opens a listener on addr (a host that comes back where it was).
+func (n *memNet) listenAt(addr string) *memListener {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	l := &memListener{n: n, addr: memAddr(addr), conns: make(chan net.Conn), done: make(chan struct{})}
+	n.ls[addr] = l
+	return l
+}
+
+// dialCount is the number of dials made on n so far.
+func (n *memNet) dialCount() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.dials
+}

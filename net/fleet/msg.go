@@ -14,9 +14,12 @@ import (
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
-// Message types (docs/CONTROL.md §4): the lobby sends stage, start, rejoin, spectate, drop and
-// ping; the host sends reply, replay, ended, gone and load.
+// Message types (docs/CONTROL.md §4): the lobby sends hello, stage, start, rejoin, spectate,
+// drop, ping and bye; the host sends reply, running, replay, ended, gone and load.
 const (
+	TypeHello    = "hello"
+	TypeBye      = "bye"
+	TypeRunning  = "running"
 	TypeStage    = "stage"
 	TypeStart    = "start"
 	TypeRejoin   = "rejoin"
@@ -50,6 +53,10 @@ type Msg struct {
 	// the host of the control address the lobby dialled.
 	Port int    `json:"port,omitempty"`
 	Host string `json:"host,omitempty"`
+	// Lobby is the lobby's name for itself (hello): a host keeps the games of a lobby that
+	// named itself when its connection fails, and gives them back to the next connection
+	// with the same name (a restarted lobby, docs/CONTROL.md §4.3).
+	Lobby string `json:"lobby,omitempty"`
 	// Error is a refused request's reason (reply).
 	Error string `json:"error,omitempty"`
 	// Result is how a game ended (ended): 0 defeat, 1 victory, 2 aborted.
@@ -109,6 +116,9 @@ func (r *Record) Check(players int) error {
 // that hash: its own, or the one the lobby sent, §4.2), an arcade run's stages, the practice
 // section. A start without hash (an older lobby) plays the host's stage of that name.
 type Spec struct {
+	// GameID is handoff.GameSpec.ID (the hall of fame's id of the game): a restarted lobby
+	// learns it back with the game (running, ended; docs/CONTROL.md §4.3). "": none.
+	GameID     string     `json:"game_id,omitempty"`
 	Code       string     `json:"code"`
 	Stage      string     `json:"stage"`
 	Hash       string     `json:"hash,omitempty"`
@@ -165,6 +175,9 @@ func (m Member) lobbyMember() (handoff.Member, error) {
 
 func specOf(s handoff.GameSpec) *Spec {
 	out := &Spec{Code: s.Code, Stage: s.Stage, Difficulty: s.Difficulty.String(), Section: s.Section, InfiniteLives: s.InfiniteLives}
+	if s.ID != (uuid.UUID{}) {
+		out.GameID = s.ID.String()
+	}
 	if f := s.File(s.Stage); f != nil {
 		out.Hash = f.Hash
 	}
@@ -208,6 +221,11 @@ func (s *Spec) gameSpec() (handoff.GameSpec, error) {
 		return handoff.GameSpec{}, fmt.Errorf("practice section %d (0..%d)", s.Section, stagefile.MaxSections)
 	}
 	out := handoff.GameSpec{Code: s.Code, Stage: s.Stage, Difficulty: d, Section: s.Section, InfiniteLives: s.InfiniteLives}
+	if s.GameID != "" {
+		if out.ID, err = uuid.Parse(s.GameID); err != nil {
+			return handoff.GameSpec{}, fmt.Errorf("game id %q: %w", s.GameID, err)
+		}
+	}
 	for _, r := range s.Run {
 		if !stagefile.ValidName(r.Name) || (r.Hash != "" && !lobby.ValidStageHash(r.Hash)) {
 			return handoff.GameSpec{}, fmt.Errorf("run stage %q (hash %q)", r.Name, r.Hash)

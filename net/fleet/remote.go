@@ -9,6 +9,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -63,6 +64,12 @@ type RemoteConfig struct {
 	// Done closes: the hall of fame has the game when the lobby pushes GAME_ID). It is called
 	// on the host connection's goroutine and must not block (lobby/scoredb.Hall.Record).
 	OnGameEnd func(spec handoff.GameSpec, end GameEnd)
+	// ID, when set, is the lobby's name for itself, the same across its restarts (runLobby:
+	// kept in its data directory): it is sent to every host (hello), which then keeps this
+	// lobby's games running when its connection fails and hands them back, with the ends of
+	// those that ended meanwhile, when a lobby of the same ID connects (docs/CONTROL.md §4.3).
+	// "": the hosts abort the lobby's games when its connection fails.
+	ID string
 	// Dial, when set, connects to a host's control address instead of TCP (nil: TCP, within
 	// HandshakeTimeout). The tests give an in-memory network (net.Pipe): there the heartbeats,
 	// timeouts and redials run in virtual time (testing/synctest).
@@ -98,6 +105,49 @@ type Remote struct {
 	ctx   context.Context // Run's (nil before)
 	wg    sync.WaitGroup  // link goroutines
 	links []*link
+	// crashed: Run's end says no bye: the hosts keep the lobby's games (LeaveGames, or a
+	// test's lobby crash).
+	crashed atomic.Bool
+	// lost are the ids of games this lobby ended as lost with their host's connection (the
+	// last maxLost): the host may hand them back when it is reached again; they are not
+	// kept twice.
+	lostMu sync.Mutex
+	lost   map[uuid.UUID]bool
+	lostQ  []uuid.UUID
+}
+
+// LeaveGames makes Run's end leave the lobby's running games to their hosts (no bye, and no
+// end kept here: a lobby with the same ID takes them back, docs/CONTROL.md §4.3;
+// -leave-games); from now on no drop is sent (the lobby's connections close with it). Call
+// it before closing the lobby's connections.
+func (r *Remote) LeaveGames() { r.crashed.Store(true) }
+
+// maxLost bounds Remote.lost.
+const maxLost = 1024
+
+func (r *Remote) markLost(id uuid.UUID) {
+	if id == (uuid.UUID{}) {
+		return
+	}
+	r.lostMu.Lock()
+	defer r.lostMu.Unlock()
+	if r.lost == nil {
+		r.lost = map[uuid.UUID]bool{}
+	}
+	if !r.lost[id] {
+		r.lost[id] = true
+		r.lostQ = append(r.lostQ, id)
+		if len(r.lostQ) > maxLost {
+			delete(r.lost, r.lostQ[0])
+			r.lostQ = r.lostQ[1:]
+		}
+	}
+}
+
+func (r *Remote) wasLost(id uuid.UUID) bool {
+	r.lostMu.Lock()
+	defer r.lostMu.Unlock()
+	return r.lost[id]
 }
 
 var _ handoff.Starter = (*Remote)(nil)
@@ -129,7 +179,10 @@ func NewRemote(cfg RemoteConfig) *Remote {
 
 func (r *Remote) newLink(addr string, dynamic bool) *link {
 	host, _, _ := net.SplitHostPort(addr)
-	return &link{r: r, addr: addr, udpHost: host, dynamic: dynamic, games: map[uint64]*RemoteGame{}, pending: map[uint64]chan *Msg{}}
+	// Request ids start at the clock's microseconds: those of this lobby's earlier runs, whose
+	// games the host hands back (running), are not reused.
+	return &link{r: r, addr: addr, udpHost: host, dynamic: dynamic, games: map[uint64]*RemoteGame{}, pending: map[uint64]chan *Msg{},
+		nextID: uint64(max(time.Now().UnixMicro(), 0))}
 }
 
 // ParseHosts reads -hosts: comma-separated host:port control addresses.
@@ -256,6 +309,7 @@ func (r *Remote) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 			l.missed()
 		} else {
 			l.answered()
+			l.failed()
 		}
 		errs = append(errs, l.addr+": "+err.Error())
 	}
@@ -319,6 +373,13 @@ func (l *link) answered() {
 	}
 }
 
+// failed counts a start l refused or failed (HostView.Failed).
+func (l *link) failed() {
+	l.mu.Lock()
+	l.failures++
+	l.mu.Unlock()
+}
+
 // reserve counts a start on l until link.start ends.
 func (l *link) reserve() {
 	l.mu.Lock()
@@ -361,6 +422,9 @@ func (r *Remote) startAllocated(spec handoff.GameSpec, deadline time.Time) (hand
 		g, err := l.start(spec, deadline)
 		if err == nil {
 			return g, nil
+		}
+		if !errors.Is(err, errNoAnswer) {
+			l.failed()
 		}
 		last = fmt.Errorf("allocated host %s: %w", addr, err)
 		if ctx.Err() != nil {
@@ -413,6 +477,7 @@ type link struct {
 	suspectUntil time.Time
 	suspectFor   time.Duration
 	suspected    uint64
+	failures     uint64 // starts refused or failed (HostView.Failed)
 	// has are the hashes of the stage files the host of this session has: its own (its first
 	// load) and those sent to it (stages.go).
 	has map[string]bool
@@ -422,13 +487,14 @@ type link struct {
 	games   map[uint64]*RemoteGame
 	pending map[uint64]chan *Msg
 	parts   replayParts // of the current session (its reader goroutine's alone)
+	down    downLog     // run's goroutine's alone
 }
 
 func (l *link) view() HostView {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return HostView{Addr: l.addr, Up: l.c != nil, Load: l.load, Starting: l.starting,
-		Suspect: time.Now().Before(l.suspectUntil), Suspected: l.suspected}
+		Suspect: time.Now().Before(l.suspectUntil), Suspected: l.suspected, Failed: l.failures}
 }
 
 func (l *link) run(ctx context.Context) {
@@ -439,14 +505,23 @@ func (l *link) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		now := time.Now()
 		if err == nil {
-			downSince = time.Now()
+			downSince = now
 		}
-		if l.dynamic && time.Since(downSince) >= DynamicGiveUp {
-			l.r.log.Info("allocated game host forgotten: unreachable", "host", l.addr, "for", time.Since(downSince).Round(time.Second))
+		if l.dynamic && now.Sub(downSince) >= DynamicGiveUp {
+			l.r.log.Info("allocated game host forgotten: unreachable", "host", l.addr, "for", now.Sub(downSince).Round(time.Second),
+				"dials_failed", l.down.failed)
 			return
 		}
-		l.r.log.Warn("game host down", "host", l.addr, "err", err, "retry_in", wait)
+		if line, failed := l.down.fail(now, err == nil); line {
+			if err == nil {
+				l.r.log.Warn("game host down", "host", l.addr, "retry_in", wait)
+			} else {
+				l.r.log.Warn("game host down", "host", l.addr, "err", err, "for", now.Sub(l.down.since).Round(time.Second),
+					"dials_failed", failed, "next_line_in", l.down.every)
+			}
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -459,6 +534,54 @@ func (l *link) run(ctx context.Context) {
 			wait = l.r.cfg.Redial // it was up: retry soon
 		}
 	}
+}
+
+// A host that stays down is logged when it goes down (or its first dial fails), then again
+// DownLogEvery later, then twice that after, and so on up to MaxDownLogEvery, each line with
+// the dials that failed since it went down; the redials themselves go on every few seconds.
+// When it is back, one line says how long it was down and how many dials failed.
+const (
+	DownLogEvery    = 30 * time.Second
+	MaxDownLogEvery = 30 * time.Minute
+)
+
+// downLog decides which of a down host's failed dials are logged (a pure state machine: the
+// times are given; link.run's goroutine alone uses it).
+type downLog struct {
+	down   bool
+	since  time.Time     // when it went down
+	next   time.Time     // the next line is due
+	every  time.Duration // the wait before the next line
+	failed int           // dials failed since it went down
+}
+
+// fail records a failed dial (lost: the host had been up, nothing was dialled) at now and
+// reports whether to log it, with the dials failed so far.
+func (d *downLog) fail(now time.Time, lost bool) (line bool, failed int) {
+	if !d.down {
+		*d = downLog{down: true, since: now, next: now.Add(DownLogEvery), every: DownLogEvery}
+		if !lost {
+			d.failed = 1
+		}
+		return true, d.failed
+	}
+	if !lost {
+		d.failed++
+	}
+	if now.Before(d.next) {
+		return false, d.failed
+	}
+	d.every = min(2*d.every, MaxDownLogEvery)
+	d.next = now.Add(d.every)
+	return true, d.failed
+}
+
+// up reports whether the host was down (then how long, and the dials that failed) and
+// forgets it.
+func (d *downLog) up(now time.Time) (was bool, downFor time.Duration, failed int) {
+	was, downFor, failed = d.down, now.Sub(d.since), d.failed
+	*d = downLog{}
+	return was, downFor, failed
 }
 
 // session dials the host, authenticates and reads its messages until the connection fails;
@@ -492,8 +615,19 @@ func (l *link) session(ctx context.Context) error {
 		nc.Close()
 		return err
 	}
-	stop := context.AfterFunc(ctx, func() { c.Close() })
+	stop := context.AfterFunc(ctx, func() {
+		if l.r.cfg.ID != "" && !l.r.crashed.Load() {
+			_ = c.Write(encode(&Msg{Type: TypeBye})) // the lobby stops: its games end (§4.3)
+		}
+		c.Close()
+	})
 	defer stop()
+	if l.r.cfg.ID != "" {
+		if err := c.Write(encode(&Msg{Type: TypeHello, Lobby: l.r.cfg.ID})); err != nil {
+			c.Close()
+			return err
+		}
+	}
 	// The host speaks first after the handshake (its load): only then is it up.
 	b, err := c.Read(time.Now().Add(5 * l.r.cfg.Ping))
 	var m *Msg
@@ -512,7 +646,11 @@ func (l *link) session(ctx context.Context) error {
 	}
 	l.mu.Unlock()
 	l.parts = replayParts{}
-	l.r.log.Info("game host up", "host", l.addr)
+	if was, downFor, failed := l.down.up(time.Now()); was {
+		l.r.log.Info("game host up", "host", l.addr, "was_down_for", downFor.Round(time.Millisecond), "dials_failed", failed)
+	} else {
+		l.r.log.Info("game host up", "host", l.addr)
+	}
 	quit := make(chan struct{})
 	pinged := make(chan struct{})
 	go func() {
@@ -553,6 +691,11 @@ func (l *link) session(ctx context.Context) error {
 	}
 	l.parts = replayParts{} // a replay being received is dropped with its game
 	for _, g := range games {
+		if l.r.crashed.Load() { // left to the host for the next lobby: not ended here
+			g.end(2, true)
+			continue
+		}
+		l.r.markLost(g.spec.ID)
 		l.ended(g, GameEnd{Result: 2, Lost: true})
 	}
 	if len(games) > 0 {
@@ -575,15 +718,21 @@ func (l *link) handle(m *Msg) {
 			ch <- m
 		}
 		return
+	case TypeRunning:
+		l.mu.Unlock()
+		l.adopt(m)
+		return
 	case TypeReplay:
 		g := l.games[m.Game]
 		l.mu.Unlock()
-		if g == nil {
+		if g == nil && l.r.cfg.ID == "" {
+			// A lobby that named itself takes the replay of a game it does not know: the
+			// ended after it carries the game (a game of its earlier run, §4.3).
 			l.r.log.Warn("replay part of no running game ignored", "host", l.addr, "game", m.Game)
 			return
 		}
 		if err := l.parts.add(m.Game, m.Part, m.Parts, m.Data); err != nil && !errors.Is(err, errRefusedBefore) {
-			l.r.log.Warn("game host sent a bad replay: the game is kept without it", "host", l.addr, "code", g.spec.Code, "err", err)
+			l.r.log.Warn("game host sent a bad replay: the game is kept without it", "host", l.addr, "game", m.Game, "err", err)
 		}
 		return
 	case TypeEnded:
@@ -591,7 +740,9 @@ func (l *link) handle(m *Msg) {
 		delete(l.games, m.Game)
 		l.mu.Unlock()
 		if g == nil {
-			return
+			if g = l.adopted(m); g == nil {
+				return
+			}
 		}
 		end := GameEnd{Result: m.Result, Record: m.Record}
 		rp, err := l.parts.take(m.Game)
@@ -616,6 +767,45 @@ func (l *link) handle(m *Msg) {
 		return
 	}
 	l.mu.Unlock()
+}
+
+// adopt takes a game the host runs for this lobby's earlier run (running, §4.3): its end
+// comes to this lobby (OnGameEnd: the hall of fame keeps it).
+func (l *link) adopt(m *Msg) {
+	g := l.adopted(m)
+	if g == nil {
+		return
+	}
+	g.port, g.host = m.Port, m.Host
+	if g.host == "" {
+		g.host = l.udpHost
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.c == nil || l.games[m.Game] != nil {
+		return
+	}
+	l.games[m.Game] = g
+	l.nextID = max(l.nextID, m.Game) // not reused
+	l.r.log.Info("game of an earlier run of this lobby taken back from its host", "host", l.addr, "code", g.spec.Code, "game", g.spec.ID, "players", len(g.spec.Members))
+}
+
+// adopted is the RemoteGame of a game the lobby does not know, from the spec the host sent
+// with it (running, ended); nil when there is none, it is bad, or the lobby ended the game
+// already (its host was lost meanwhile: it is kept as aborted).
+func (l *link) adopted(m *Msg) *RemoteGame {
+	if m.Spec == nil || l.r.cfg.ID == "" {
+		return nil
+	}
+	spec, err := m.Spec.gameSpec()
+	if err != nil || spec.ID == (uuid.UUID{}) {
+		l.r.log.Warn("game of an earlier run from the host refused", "host", l.addr, "game", m.Game, "err", err)
+		return nil
+	}
+	if l.r.wasLost(spec.ID) {
+		return nil
+	}
+	return &RemoteGame{l: l, spec: spec, id: m.Game, adopted: true, done: make(chan struct{}), goneCh: make(chan struct{}, 1)}
 }
 
 // ended hands g's end to OnGameEnd, then to the lobby.
@@ -728,6 +918,10 @@ type RemoteGame struct {
 	port int
 	host string
 
+	// adopted: a game of an earlier run of this lobby, handed back by its host (§4.3): no
+	// lobby of this run plays it; only its end is kept.
+	adopted bool
+
 	mu       sync.Mutex
 	ended    bool
 	reported bool // handed to OnGameEnd
@@ -806,6 +1000,9 @@ func (g *RemoteGame) gone(ms []Member) {
 
 // Drop tells the host to remove the player (sent without waiting: the lobby does not block).
 func (g *RemoteGame) Drop(id uuid.UUID, left bool) {
+	if g.l.r.crashed.Load() {
+		return // the lobby leaves its games to the host: its players' connections close with it
+	}
 	g.l.mu.Lock()
 	c := g.l.c
 	g.l.mu.Unlock()

@@ -105,7 +105,8 @@ func (c *hallCollector) Collect(ch chan<- prometheus.Metric) {
 
 // WatchFleet adds the lobby's view of its game hosts (net/fleet.Remote.Hosts, read at each
 // scrape): whether each is up, suspect (it missed a start's deadline lately) and how many
-// times it was.
+// times it was, its games, capacity and drain as it last reported them, and the starts it
+// refused or failed.
 func (r *Registry) WatchFleet(hosts func() []fleet.HostView) {
 	r.reg.MustRegister(&fleetCollector{hosts: hosts})
 }
@@ -114,6 +115,10 @@ var (
 	descHostUp        = desc("rtype_fleet_host_up", "1 while the lobby's control connection to the game host is up, else 0.", "host")
 	descHostSuspect   = desc("rtype_fleet_host_suspect", "1 while the game host is suspect (it missed a start's deadline lately: starts go to other hosts first), else 0.", "host")
 	descHostSuspected = desc("rtype_fleet_host_suspected_total", "Starts the game host did not answer within the per-host deadline (each made it suspect).", "host")
+	descHostGames     = desc("rtype_fleet_host_games", "Games running on the game host, as it last reported them.", "host")
+	descHostCapacity  = desc("rtype_fleet_host_capacity", "Games the game host takes at once, as it last reported them.", "host")
+	descHostDraining  = desc("rtype_fleet_host_draining", "1 while the game host drains (it takes no new game), else 0.", "host")
+	descHostFailed    = desc("rtype_fleet_host_start_failures_total", "Starts (and Agones allocations) the game host refused or failed: full, draining, a bad stage, its connection lost (its misses are rtype_fleet_host_suspected_total).", "host")
 )
 
 type fleetCollector struct{ hosts func() []fleet.HostView }
@@ -122,6 +127,10 @@ func (c *fleetCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descHostUp
 	ch <- descHostSuspect
 	ch <- descHostSuspected
+	ch <- descHostGames
+	ch <- descHostCapacity
+	ch <- descHostDraining
+	ch <- descHostFailed
 }
 
 func (c *fleetCollector) Collect(ch chan<- prometheus.Metric) {
@@ -135,6 +144,10 @@ func (c *fleetCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descHostUp, prometheus.GaugeValue, b(h.Up), h.Addr)
 		ch <- prometheus.MustNewConstMetric(descHostSuspect, prometheus.GaugeValue, b(h.Suspect), h.Addr)
 		ch <- prometheus.MustNewConstMetric(descHostSuspected, prometheus.CounterValue, float64(h.Suspected), h.Addr)
+		ch <- prometheus.MustNewConstMetric(descHostGames, prometheus.GaugeValue, float64(h.Load.Games), h.Addr)
+		ch <- prometheus.MustNewConstMetric(descHostCapacity, prometheus.GaugeValue, float64(h.Load.Capacity), h.Addr)
+		ch <- prometheus.MustNewConstMetric(descHostDraining, prometheus.GaugeValue, b(h.Load.Draining), h.Addr)
+		ch <- prometheus.MustNewConstMetric(descHostFailed, prometheus.CounterValue, float64(h.Failed), h.Addr)
 	}
 }
 

@@ -30,8 +30,7 @@ func TestProxyProtocol(t *testing.T) {
 	defer stop()
 
 	// dial connects from local (""/ an address) and, with src, first sends a PROXY v2 header
-	// naming src; it returns the first line the lobby sends after AUTHENTICATE-less silence
-	// (a refusal comes at once), or "" when the connection is held open.
+	// naming src; it returns the lobby's refusal, or "" when the connection is held open.
 	dial := func(local, src string) (net.Conn, string) {
 		t.Helper()
 		d := net.Dialer{Timeout: 5 * time.Second}
@@ -49,10 +48,16 @@ func TestProxyProtocol(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		_ = c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		// A refused connection gets its refusal before anything it sends is read; a held one
+		// answers the command sent here (no wait on the clock: the order tells them apart).
+		if _, err := c.Write([]byte("GET_LOBBIES ;\r\n")); err != nil {
+			return c, "write: " + err.Error()
+		}
+		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
 		line, err := bufio.NewReader(c).ReadString('\n')
-		if ne, ok := err.(net.Error); ok && ne.Timeout() {
-			_ = c.SetReadDeadline(time.Time{})
+		_ = c.SetReadDeadline(time.Time{})
+		if err == nil && !strings.Contains(line, "closing connection") {
+			t.Logf("held open, answered %q", strings.TrimSpace(line))
 			return c, ""
 		}
 		return c, line

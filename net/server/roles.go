@@ -8,9 +8,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/stagefile"
@@ -58,6 +62,10 @@ type FleetConfig struct {
 	// DefaultDrainTimeout; negative: none, the games end at once): no new game, the running
 	// ones go on until they end or it passes (or Config.Abort closes), then end with GAME_END.
 	DrainTimeout time.Duration
+	// LeaveGames makes a lobby's stop (SIGTERM) leave its running games to its hosts instead
+	// of draining them (-leave-games): it exits at once, and the next lobby started on the same
+	// data directory (the same fleet.RemoteConfig.ID) takes them back (docs/CONTROL.md §4.3).
+	LeaveGames bool
 	// Agones makes a host a GameServer of an Agones fleet (-agones; agones.go): the SDK
 	// sidecar's address and port to advertise, Ready, Health, the games counter, labels, and
 	// Shutdown after the drain.
@@ -344,6 +352,41 @@ func waitIdle(h *fleet.Host, ctx context.Context) {
 	}
 }
 
+// LobbyIDFile is the file of the lobby's data directory that keeps its name for its hosts
+// (fleet.RemoteConfig.ID, docs/CONTROL.md §4.3): the same across restarts, so that a restarted
+// lobby gets back the games it left running on its hosts.
+const LobbyIDFile = "lobby-id"
+
+// lobbyID is the lobby's name for its hosts: a random UUID kept in DataDir (made at the first
+// start), or, without a data directory, its -addr and the machine's host name.
+func lobbyID(cfg Config) (string, error) {
+	if cfg.DataDir == "" {
+		name, _ := os.Hostname()
+		return "addr:" + cfg.Addr + "@" + name, nil
+	}
+	path := filepath.Join(cfg.DataDir, LobbyIDFile)
+	if b, err := os.ReadFile(path); err == nil {
+		if id := strings.TrimSpace(string(b)); id != "" && len(id) <= 128 {
+			return id, nil
+		}
+		return "", fmt.Errorf("%s: not a lobby id (remove it to make a new one)", path)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("lobby id: %w", err)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		return "", fmt.Errorf("lobby id: %w", err)
+	}
+	id := uuid.NewString()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(id+"\n"), 0o640); err != nil {
+		return "", fmt.Errorf("lobby id: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", fmt.Errorf("lobby id: %w", err)
+	}
+	return id, nil
+}
+
 // runLobby runs the TCP lobby only (-role lobby): every START goes to one of cfg.Fleet.Hosts.
 func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) error {
 	log := cfg.Logger
@@ -353,6 +396,21 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
+	}
+	q, err := checkListing(cfg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	// A listed lobby answers the lists' tokens (and the queries) on its own UDP socket: it has
+	// no game socket.
+	var qconn *net.UDPConn
+	if len(cfg.Lists) > 0 {
+		if qconn, err = listenQuery(cfg.QueryAddr, ln.Addr()); err != nil {
+			ln.Close()
+			return err
+		}
+		defer qconn.Close()
 	}
 	ln = lobbyListener(ln, cfg.TrustedProxies)
 	// The hall of fame is the lobby's, as in one process: its hosts send each game's record
@@ -365,7 +423,12 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	if hall != nil {
 		defer closeHall(hall, log) // after the hosts' connections: the games they end are kept
 	}
-	rc := fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Logger: log, StartTimeout: cfg.Fleet.StartTimeout}
+	id, err := lobbyID(cfg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	rc := fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Logger: log, StartTimeout: cfg.Fleet.StartTimeout, ID: id}
 	if cfg.Fleet.Allocator != "" {
 		rc.Allocate = allocate(cfg.Fleet, log)
 	}
@@ -386,6 +449,16 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	mod := newModeration(srv, hall, log)
 	stopMod := mod.run(ctx, cfg.Reloads)
 	defer stopMod()
+	if qconn != nil {
+		q.setEntry(lobbyEntry(cfg, srv, stages, ln.Addr(), qconn.LocalAddr().(*net.UDPAddr).Port, true))
+		qctx, stopQuery := context.WithCancel(context.Background())
+		queryDone := make(chan struct{})
+		go func() { defer close(queryDone); serveQuery(qctx, qconn, answerers(q), cfg.UDPRate) }()
+		defer func() { stopQuery(); <-queryDone }()
+		log.Info("lobby query socket listening", "udp", qconn.LocalAddr().String())
+		waitListing := startListing(ctx, cfg, q, ln.Addr(), log) // leaves the lists when ctx ends
+		defer waitListing()
+	}
 	reg := metrics.New(srv, nil)
 	reg.WatchFleet(remote.Hosts)
 	if hall != nil {
@@ -436,6 +509,18 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 		serveErr <- err2
 	}
 	log.Info("rtype lobby shutting down")
+	if cfg.Fleet.LeaveGames {
+		// An upgrade: the games go on on the hosts, which hand them back to the next lobby on
+		// this data directory; the players' clients get back into it by themselves.
+		log.Info("leaving the running games to their hosts for the next lobby (-leave-games)", "games", srv.Stats().LobbiesRunning)
+		remote.LeaveGames() // first: the players' connections closing send no drop
+		stopLobby()
+		<-serveErr
+		stopRemote()
+		<-remoteDone
+		log.Info("rtype lobby stopped")
+		return nil
+	}
 	// No new game; every connection is told why and how long the games have left (CLOSING,
 	// docs/PROTOCOL.md §2.5.13); the games on the hosts go on for the drain, then end.
 	running := func() int { return srv.Stats().LobbiesRunning }
@@ -459,4 +544,20 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 		return err2
 	}
 	return nil
+}
+
+// listenQuery opens a split lobby's UDP query socket on addr, or ("") on the host and port
+// number of the lobby's address lobby.
+func listenQuery(addr string, lobby net.Addr) (*net.UDPConn, error) {
+	if addr == "" {
+		addr = lobby.String()
+	}
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err == nil {
+		var c *net.UDPConn
+		if c, err = net.ListenUDP("udp", ua); err == nil {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("lobby query socket (UDP %s, the lists' tokens come to it): %w", addr, err)
 }

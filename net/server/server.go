@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rtype/rtype/game"
@@ -117,6 +118,20 @@ type Config struct {
 	// Reloads, when set, brings configuration reloads (SIGHUP) to the running lobby
 	// (applyReloads); nil: none.
 	Reloads <-chan Reload
+	// Lists are the base URLs of the server lists this server registers with (-list;
+	// listing.go, docs/PROTOCOL.md §11); none: the server stays private.
+	Lists []string
+	// Name, MOTD and Region are the server's entry in its lists (-name, -motd, -region).
+	Name, MOTD, Region string
+	// ListClient makes the list requests (nil: a client bound to the lobby's host; tests).
+	ListClient *http.Client
+	// ListInterval is how often the registration is refreshed (0: serverlist.RefreshInterval;
+	// tests).
+	ListInterval time.Duration
+	// QueryAddr is a split lobby's UDP query socket (it answers the lists' tokens, which come
+	// to the entry's query port): "" is the host and port number of the lobby's address. The
+	// socket is opened only when the lobby is listed.
+	QueryAddr string
 }
 
 // Run serves until ctx is cancelled, then ends every running game with GAME_END, closes every
@@ -201,16 +216,29 @@ func Run(ctx context.Context, cfg Config) error {
 	if hall != nil {
 		defer closeHall(hall, log)
 	}
+	q, err := checkListing(cfg)
+	if err != nil {
+		ln.Close()
+		for _, l := range []net.Listener{adminLn, metricsLn} {
+			if l != nil {
+				l.Close()
+			}
+		}
+		return err
+	}
 	// every game's replay is kept with its record
 	k := &keeper{hall: hall, replays: replaysOf(cfg), specs: map[*instance.Instance]handoff.GameSpec{}}
 	var reg *metrics.Registry // set before any game can end: games start from the lobby, served below
-	mgr, err := instance.NewManager(managerConfig(cfg, stages, ns, publicPort, log, func(in *instance.Instance) {
+	var mgrp atomic.Pointer[instance.Manager]
+	mcfg := managerConfig(cfg, stages, ns, publicPort, log, func(in *instance.Instance) {
 		reg.GameEnded(in)
 		k.gameEnded(in)
 		if cfg.OnGameEnd != nil {
 			cfg.OnGameEnd(in)
 		}
-	}))
+	})
+	mcfg.Connectionless = compose(answerers(q), managerReply(&mgrp))
+	mgr, err := instance.NewManager(mcfg)
 	if err != nil {
 		ln.Close()
 		for _, l := range []net.Listener{adminLn, metricsLn, webLn} {
@@ -225,6 +253,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr(), mgr)
 	}
+	mgrp.Store(mgr)
 	k.mgr = mgr
 	var lh lobbyserver.Hall // a nil *scoredb.Hall must stay a nil interface
 	if hall != nil {
@@ -236,6 +265,9 @@ func Run(ctx context.Context, cfg Config) error {
 	mod := newModeration(srv, hall, log)
 	stopMod := mod.run(ctx, cfg.Reloads)
 	defer stopMod()
+	q.setEntry(lobbyEntry(cfg, srv, stages, ln.Addr(), mgr.PublicPort(), false))
+	waitListing := startListing(ctx, cfg, q, ln.Addr(), log) // leaves the lists when ctx ends
+	defer waitListing()
 	reg = metrics.New(srv, mgr)
 	if hall != nil {
 		reg.WatchHall(hall.Stats)

@@ -30,7 +30,8 @@ func TestCommittedIconsAreGenerated(t *testing.T) {
 }
 
 // The .desktop file is what a Linux desktop needs to list the game: an application entry that
-// runs rtype-client, with the committed icon's name, in the Game category.
+// runs rtype-client, with the committed icon's name, in the Game category, and the handler of
+// invite links (rtype://host:port/CODE: the link is rtype-client's argument, %u).
 func TestDesktopEntry(t *testing.T) {
 	b, err := os.ReadFile("../../../deploy/linux/rtype.desktop")
 	if err != nil {
@@ -51,7 +52,7 @@ func TestDesktopEntry(t *testing.T) {
 		}
 		kv[k] = v
 	}
-	want := map[string]string{"Type": "Application", "Exec": "rtype-client", "Icon": strings.TrimSuffix(filepath.Base(pngPath), ".png"), "Terminal": "false"}
+	want := map[string]string{"Type": "Application", "Exec": "rtype-client %u", "MimeType": "x-scheme-handler/rtype;", "Icon": strings.TrimSuffix(filepath.Base(pngPath), ".png"), "Terminal": "false"}
 	for k, v := range want {
 		if kv[k] != v {
 			t.Errorf("%s=%q, want %q", k, kv[k], v)
@@ -60,7 +61,8 @@ func TestDesktopEntry(t *testing.T) {
 	if !strings.Contains(kv["Categories"], "Game;") || kv["Name"] == "" {
 		t.Errorf("Categories %q (want Game;...) and Name %q (want one)", kv["Categories"], kv["Name"])
 	}
-	if _, err := os.Stat("../../../cmd/" + kv["Exec"]); err != nil {
+	cmd, _, _ := strings.Cut(kv["Exec"], " ")
+	if _, err := os.Stat("../../../cmd/" + cmd); err != nil {
 		t.Errorf("Exec=%s is not a command of cmd/: %v", kv["Exec"], err)
 	}
 }

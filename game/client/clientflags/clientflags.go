@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/rtype/rtype/game/buildinfo"
+	"github.com/rtype/rtype/game/client/invite"
 )
 
 // Flags are the parsed flags of rtype-client.
@@ -31,6 +33,11 @@ type Flags struct {
 	ConfigDir  string
 	Verbose    bool
 	Replay     string
+	// Lists are the server lists' URLs of -list (nil: the settings').
+	Lists []string
+	// Invite is the invite link given as the argument (rtype-client rtype://host:port/CODE):
+	// Server and Lobby are set from it.
+	Invite string
 }
 
 // Parse parses the arguments (without the program name). When exit is true the program is done
@@ -54,6 +61,7 @@ func Parse(args []string, stdout, stderr io.Writer) (f Flags, code int, exit boo
 	fs.StringVar(&f.ConfigDir, "config", "", "directory replacing the user config dir for rtype/settings.json")
 	fs.BoolVar(&f.Verbose, "v", false, "debug logging")
 	fs.StringVar(&f.Replay, "replay", "", "watch the replay FILE (a game kept by this client or sent by a friend: .rtr); Esc goes to the title")
+	lists := fs.String("list", "", "server lists' URLs, comma-separated, that the server browser reads (default: \"lists\" in the settings; remembered)")
 	version := fs.Bool("version", false, "print the version and exit (no display needed)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -65,9 +73,25 @@ func Parse(args []string, stdout, stderr io.Writer) (f Flags, code int, exit boo
 		fmt.Fprintln(stdout, buildinfo.String("rtype-client"))
 		return f, 0, true
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "rtype-client: unexpected arguments %q\n", fs.Args())
+	args = fs.Args()
+	var linkAddr, linkCode string
+	if len(args) > 0 && invite.Is(args[0]) {
+		addr, code, err := invite.Parse(args[0])
+		if err != nil {
+			fmt.Fprintf(stderr, "rtype-client: %v\n", err)
+			return f, 2, true
+		}
+		f.Invite, linkAddr, linkCode = args[0], addr, code
+		args = args[1:]
+	}
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "rtype-client: unexpected arguments %q (an invite link is rtype://host:port/CODE)\n", args)
 		return f, 2, true
+	}
+	for _, u := range strings.Split(*lists, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			f.Lists = append(f.Lists, u)
+		}
 	}
 	if f.ShotAfter <= 0 {
 		fmt.Fprintln(stderr, "rtype-client: -screenshot-after must be > 0")
@@ -80,6 +104,9 @@ func Parse(args []string, stdout, stderr io.Writer) (f Flags, code int, exit boo
 		}
 	}
 	fs.Visit(func(fl *flag.Flag) { f.ServerSet = f.ServerSet || fl.Name == "server" })
+	if f.Invite != "" { // the link wins over -server and -lobby
+		f.Server, f.ServerSet, f.Lobby = linkAddr, true, linkCode
+	}
 	return f, 0, false
 }
 

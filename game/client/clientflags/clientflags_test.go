@@ -37,6 +37,26 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestInviteArgument: rtype-client rtype://host:port/CODE (the desktop's URL handler) opens that
+// lobby: its server and code replace -server and -lobby; a broken link is refused with why;
+// -list takes comma-separated URLs.
+func TestInviteArgument(t *testing.T) {
+	var out bytes.Buffer
+	f, _, exit := Parse([]string{"-server", "other:1", "-list", "https://a.example, https://b.example", "rtype://play.example.org:4242/qx7pm"}, &out, &out)
+	if exit || f.Server != "play.example.org:4242" || !f.ServerSet || f.Lobby != "QX7PM" || f.Invite == "" {
+		t.Fatalf("invite: exit %v, %+v, %s", exit, f, out.String())
+	}
+	if len(f.Lists) != 2 || f.Lists[1] != "https://b.example" {
+		t.Errorf("lists %q", f.Lists)
+	}
+	for _, bad := range [][]string{{"rtype://h/QX7PM"}, {"rtype://h:1/QX7PM", "more"}, {"rtype://h:1/Q"}} {
+		out.Reset()
+		if _, code, exit := Parse(bad, &out, &out); !exit || code != 2 || out.Len() == 0 {
+			t.Errorf("Parse(%q): code %d exit %v %q", bad, code, exit, out.String())
+		}
+	}
+}
+
 // The real binary answers -h and -version without a display (Ebitengine's initialisation
 // panics without one): DISPLAY and WAYLAND_DISPLAY unset, exit 0, the usage or the version
 // printed, no panic.

@@ -57,6 +57,12 @@ type Runner struct {
 	waitCancel context.CancelFunc
 	link       Link
 
+	// servers is where the server browser's servers come from (servers.go); pingStop stops
+	// the queries under way.
+	servers  ServerSource
+	pingMu   sync.Mutex
+	pingStop context.CancelFunc
+
 	// dialSession lets tests replace session.Dial; stage is the stage the game plays.
 	dialSession func(ctx context.Context, cfg session.Config, stage *game.Stage) (Link, error)
 	// dialRun is dialSession for an arcade run of stages (run.go).
@@ -307,6 +313,8 @@ func (n *Runner) Exec(c scene.Cmd) {
 		})
 	case scene.CmdGetScores, scene.CmdFetchReplay, scene.CmdKeepReplay:
 		n.execHall(c)
+	case scene.CmdListServers, scene.CmdPingServers:
+		n.execServers(c)
 	case scene.CmdListLobbies:
 		n.lobbyDo(func(lc *lobby.Client) {
 			ls, err := lc.Lobbies()

@@ -8,6 +8,8 @@ const BrowserRefreshTicks = 180
 // BrowserRefreshTicks): join a lobby of the list or by code, create one, open the Hall of fame.
 type browserScreen struct{}
 
+func init() { register(Browser, "browser", browserScreen{}) }
+
 func (browserScreen) handle(m *Machine, ev Event) []Cmd {
 	switch ev.Kind {
 	case EvTick:
@@ -73,7 +75,8 @@ func (browserScreen) handle(m *Machine, ev Event) []Cmd {
 		}
 	case EvBack:
 		m.connected = false
-		m.Scene, m.Busy, m.Error, m.Lobbies = Title, "", "", nil
+		// back to the server browser it came from, its list as it was
+		m.Scene, m.Busy, m.Error, m.Lobbies = Servers, "", "", nil
 		return []Cmd{{Kind: CmdDisconnect}}
 	case EvOpenHall:
 		if m.Busy == "" {

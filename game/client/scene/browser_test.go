@@ -34,7 +34,7 @@ func TestBrowserScreen(t *testing.T) {
 	m = at(Browser, true)
 	expect(t, m, m.Handle(Event{Kind: EvOpenHall}), HallOfFame, CmdGetScores) // on the browser's connection
 	m = at(Browser, true)
-	expect(t, m, m.Handle(Event{Kind: EvBack}), Title, CmdDisconnect)
+	expect(t, m, m.Handle(Event{Kind: EvBack}), Servers, CmdDisconnect) // the server browser it came from
 	if m.connected {
 		t.Fatal("Back closes the lobby connection")
 	}

@@ -5,6 +5,8 @@ package scene
 // joins or creates the lobby at once).
 type connectScreen struct{}
 
+func init() { register(Connect, "connect", connectScreen{}) }
+
 func (connectScreen) handle(m *Machine, ev Event) []Cmd {
 	switch ev.Kind {
 	case EvSubmitAddr:
@@ -12,10 +14,15 @@ func (connectScreen) handle(m *Machine, ev Event) []Cmd {
 			return nil
 		}
 		m.Addr, m.Busy, m.Error, m.Detail = ev.Addr, "Connecting", "", ""
+		m.noteRecent(ev.Addr) // saved with the address
 		return []Cmd{{Kind: CmdSaveSettings}, {Kind: CmdDialLobby, Addr: ev.Addr}}
 	case EvBack:
 		busy := m.Busy != ""
-		m.Scene, m.Busy, m.Error, m.Rejoining = Title, "", "", false
+		m.Scene = Servers // the server browser it came from
+		if m.Rejoining || m.auto.On {
+			m.Scene = Title
+		}
+		m.Busy, m.Error, m.Rejoining = "", "", false
 		if busy {
 			return []Cmd{{Kind: CmdDisconnect}}
 		}

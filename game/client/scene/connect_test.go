@@ -24,7 +24,14 @@ func TestConnectScreen(t *testing.T) {
 
 	m = at(Connect, false)
 	m.Handle(Event{Kind: EvSubmitAddr, Addr: "h:1"})
-	expect(t, m, m.Handle(Event{Kind: EvBack}), Title, CmdDisconnect) // the dial under way is dropped
+	expect(t, m, m.Handle(Event{Kind: EvBack}), Servers, CmdDisconnect) // the dial under way is dropped
 	m = at(Connect, false)
-	expect(t, m, m.Handle(Event{Kind: EvBack}), Title)
+	expect(t, m, m.Handle(Event{Kind: EvBack}), Servers) // Direct connect goes back to the server browser
+	if len(m.Recent) != 0 {
+		t.Fatalf("recent %v before any address was submitted", m.Recent)
+	}
+	m.Handle(Event{Kind: EvSubmitAddr, Addr: "h:1"})
+	if len(m.Recent) != 1 || m.Recent[0] != "h:1" {
+		t.Fatalf("the server connected to is not the first recent one: %v", m.Recent)
+	}
 }

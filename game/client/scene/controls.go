@@ -4,6 +4,8 @@ package scene
 // back returns to the title.
 type controlsScreen struct{}
 
+func init() { register(Controls, "controls", controlsScreen{}) }
+
 func (controlsScreen) handle(m *Machine, ev Event) []Cmd {
 	if ev.Kind == EvBack || ev.Kind == EvContinue {
 		m.Scene = Title

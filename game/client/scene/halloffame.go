@@ -5,6 +5,8 @@ package scene
 // the title it has a lobby connection of its own.
 type hallScreen struct{}
 
+func init() { register(HallOfFame, "hall-of-fame", hallScreen{}) }
+
 func (hallScreen) handle(m *Machine, ev Event) []Cmd {
 	switch ev.Kind {
 	case EvConnected:

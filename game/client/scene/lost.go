@@ -11,6 +11,8 @@ package scene
 // that said it closes (EvServerClosing) is not checked until asked.
 type lostScreen struct{}
 
+func init() { register(Lost, "lost", lostScreen{}) }
+
 func (lostScreen) handle(m *Machine, ev Event) []Cmd {
 	switch ev.Kind {
 	case EvContinue, EvBack:

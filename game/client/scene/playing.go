@@ -5,6 +5,8 @@ package scene
 // said with the results: the game runs over UDP.
 type playingScreen struct{}
 
+func init() { register(Playing, "playing", playingScreen{}) }
+
 func (playingScreen) handle(m *Machine, ev Event) []Cmd {
 	switch ev.Kind {
 	case EvMenu:

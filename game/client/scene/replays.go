@@ -4,6 +4,8 @@ package scene
 // (Watching comes back here).
 type replaysScreen struct{}
 
+func init() { register(Replays, "replays", replaysScreen{}) }
+
 func (replaysScreen) handle(m *Machine, ev Event) []Cmd {
 	switch ev.Kind {
 	case EvReplayList:

@@ -8,6 +8,8 @@ const ResultsGuardTicks = 90
 // Auto.On: Auto.ResultsTicks) returns to the room, or to the title when the lobby went.
 type resultsScreen struct{}
 
+func init() { register(Results, "results", resultsScreen{}) }
+
 func (resultsScreen) handle(m *Machine, ev Event) []Cmd {
 	switch ev.Kind {
 	case EvTick:

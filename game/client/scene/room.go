@@ -4,6 +4,8 @@ package scene
 // practice section, START; the START push dials the game session (then Playing).
 type roomScreen struct{}
 
+func init() { register(Room, "room", roomScreen{}) }
+
 func (roomScreen) handle(m *Machine, ev Event) []Cmd {
 	switch ev.Kind {
 	case EvStart:

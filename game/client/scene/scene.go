@@ -9,7 +9,8 @@
 // goes from Title to the game without keys.
 //
 // Each scene is a screen, a type of its own in a file of its own (title.go, connect.go,
-// browser.go …) listed with its ID in screens; Handle passes the current screen each event.
+// browser.go …) that registers itself with its ID (register, from the file's init); Handle
+// passes the current screen each event.
 package scene
 
 import (
@@ -22,8 +23,8 @@ import (
 // ID identifies a scene.
 type ID uint8
 
-// The scenes: each is a screen, its flow a type in a file of its own (title.go, connect.go …),
-// listed in screens.
+// The scenes: each is a screen, its flow a type in a file of its own (title.go, connect.go …)
+// that registers itself under its ID. This list is the one line a new screen adds.
 const (
 	Title      ID = iota // main menu: Play, Settings, Quit
 	Connect              // type the lobby server address
@@ -37,6 +38,7 @@ const (
 	Replays              // the replays kept on this computer: watch one
 	Watching             // a replay plays (pause, speed, seek, whose ship the HUD follows)
 	HallOfFame           // the server's best and recent games (GET_SCORES, GET_GAMES): watch one
+	Servers              // the server browser: the lists (Internet), the LAN, favourites and recent servers
 	NumScenes            // the number of scenes (not one)
 )
 
@@ -46,23 +48,29 @@ type screen interface {
 	handle(m *Machine, ev Event) []Cmd
 }
 
-// screens is each scene's name and screen: one line per scene.
-var screens = [NumScenes]struct {
+// screens is each scene's name and screen, filled by register from the screen's own file (an
+// init there): no list to edit when a screen is added, only its ID above.
+var screens [NumScenes]struct {
 	name string
 	screen
-}{
-	Title:      {"title", titleScreen{}},
-	Connect:    {"connect", connectScreen{}},
-	Browser:    {"browser", browserScreen{}},
-	Room:       {"room", roomScreen{}},
-	Playing:    {"playing", playingScreen{}},
-	Results:    {"results", resultsScreen{}},
-	Lost:       {"lost", lostScreen{}},
-	Settings:   {"settings", settingsScreen{}},
-	Controls:   {"controls", controlsScreen{}},
-	Replays:    {"replays", replaysScreen{}},
-	Watching:   {"watching", watchingScreen{}},
-	HallOfFame: {"hall-of-fame", hallScreen{}},
+}
+
+// register makes s the screen of scene id, called name (ID.String). It panics on an ID past the
+// scenes, on a name or an ID registered twice: a mistake of the program, found at start-up
+// (and by TestEveryScreenListed).
+func register(id ID, name string, s screen) {
+	if id >= NumScenes || name == "" || s == nil {
+		panic(fmt.Sprintf("scene: register(%d, %q, %T)", id, name, s))
+	}
+	if screens[id].screen != nil {
+		panic(fmt.Sprintf("scene: scene %d registered twice (%s, %s)", id, screens[id].name, name))
+	}
+	for other := range screens {
+		if screens[other].name == name {
+			panic(fmt.Sprintf("scene: scenes %d and %d are both named %q", other, id, name))
+		}
+	}
+	screens[id].name, screens[id].screen = name, s
 }
 
 func (id ID) String() string {
@@ -133,6 +141,12 @@ const (
 	// (ClosingWords). The lobby connection is closed; a game in progress ends soon (GAME_END).
 	EvServerClosing
 	EvRetryConnect // lost: check again whether the lobby server answers (a dial, closed at once); the answer sets LobbyAnswers
+	// servers (the server browser, servers.go)
+	EvServerView    // show View (tab, sort, filters); a new tab lists its servers
+	EvServerList    // the servers of CmdListServers came: Servers (Err: the lists that failed, or the LAN probe's failure)
+	EvServerPinged  // the query of one server (CmdPingServers) answered: Servers[0] with Ping, or Err
+	EvFavourite     // servers: add Addr to the favourites, or take it out
+	EvDirectConnect // servers: type an address (the Connect screen)
 )
 
 // HallView is what the Hall of fame screen lists.
@@ -223,6 +237,10 @@ type Event struct {
 	// Hall is the query to show (EvHallQuery); Games the page that came (EvScores).
 	Hall  Hall
 	Games []lobby.GameEntry
+	// View is the server browser's view to show (EvServerView); Servers the servers that came
+	// (EvServerList) or the one that answered (EvServerPinged).
+	View    ServerView
+	Servers []Server
 }
 
 // CmdKind is a side effect the client must run (network calls in goroutines).
@@ -255,12 +273,14 @@ const (
 	CmdSetSection                       // SET_SECTION Section; reply nothing (a SECTION push) or EvStageFailed
 	CmdRetry                            // RETRY; reply nothing (END, then the START push: CmdWaitStart) or EvStartFailed
 	CmdSetLives                         // SET_LIVES Infinite; reply nothing (a LIVES push) or EvStageFailed
+	CmdListServers                      // the servers of tab View.Tab (the lists, the LAN; Servers: the favourites and recent); reply EvServerList
+	CmdPingServers                      // query each of Servers (its QueryAddr) for its info and round trip; one EvServerPinged each
 )
 
 var cmdNames = [...]string{"", "dial-lobby", "list-lobbies", "join", "start", "wait-start", "leave",
 	"dial-session", "close-session", "disconnect", "save-settings", "quit", "set-stage", "rejoin", "pause",
 	"clear-ticket", "set-difficulty", "list-replays", "open-replay", "close-replay", "get-scores",
-	"fetch-replay", "keep-replay", "set-section", "retry", "set-lives"}
+	"fetch-replay", "keep-replay", "set-section", "retry", "set-lives", "list-servers", "ping-servers"}
 
 func (k CmdKind) String() string {
 	if int(k) < len(cmdNames) {
@@ -294,6 +314,10 @@ type Cmd struct {
 	Section int
 	// Infinite: CmdSetLives asks for infinite lives (false: the level's).
 	Infinite bool
+	// View is the server browser's view (CmdListServers: its Tab); Servers the servers to list
+	// (CmdListServers of TabSaved: the favourites and recent) or to query (CmdPingServers).
+	View    ServerView
+	Servers []Server
 }
 
 // Auto configures the keyless flow of -autoplay / -lobby / -start.
@@ -347,6 +371,14 @@ type Machine struct {
 	probing      bool   // Lost checks whether the lobby server answers (lost.go)
 	watchFrom    ID     // the scene a replay was opened from (Watching goes back to it)
 	hallFrom     ID     // the scene the Hall of fame was opened from (Title: its connection is its own)
+
+	// The server browser (servers.go): the view shown, the servers of its tab, the favourites
+	// and the recent servers ("host:port", kept in the settings by CmdSaveSettings).
+	View       ServerView
+	Servers    []Server
+	Favourites []string
+	Recent     []string
+	pingsDue   int // servers: EvTick countdown to giving up on the queries not answered (PingTimeout)
 
 	// Replays are the kept replays (scene Replays), newest first.
 	Replays []ReplayInfo

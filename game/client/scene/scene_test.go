@@ -33,7 +33,7 @@ func expect(t *testing.T, m *Machine, cmds []Cmd, scene ID, want ...CmdKind) {
 func TestManualFlowToGameAndBack(t *testing.T) {
 	m := New("127.0.0.1:4242", Auto{})
 	expect(t, m, m.Begin(), Title)
-	expect(t, m, m.Handle(Event{Kind: EvPlay}), Connect)
+	expect(t, m, m.Handle(Event{Kind: EvPlay}), Servers, CmdListServers)
 	expect(t, m, m.Handle(Event{Kind: EvSubmitAddr, Addr: "10.1.1.1:4242"}), Connect, CmdSaveSettings, CmdDialLobby)
 	if m.Busy == "" || m.Addr != "10.1.1.1:4242" {
 		t.Fatalf("not busy connecting to the typed address: %+v", m)
@@ -141,8 +141,8 @@ func TestCancelConnectClosesLateConnection(t *testing.T) {
 	m := New("a:1", Auto{})
 	m.Handle(Event{Kind: EvPlay})
 	m.Handle(Event{Kind: EvSubmitAddr, Addr: "a:1"})
-	expect(t, m, m.Handle(Event{Kind: EvBack}), Title, CmdDisconnect)
-	expect(t, m, m.Handle(Event{Kind: EvConnected}), Title, CmdDisconnect)
+	expect(t, m, m.Handle(Event{Kind: EvBack}), Servers, CmdDisconnect)
+	expect(t, m, m.Handle(Event{Kind: EvConnected}), Servers, CmdDisconnect)
 }
 
 func playing(t *testing.T) *Machine {

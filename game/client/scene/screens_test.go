@@ -21,8 +21,8 @@ func TestEveryScreenListed(t *testing.T) {
 		}
 		seen[name] = id
 	}
-	if got := NumScenes.String(); got != "scene(12)" {
-		t.Errorf("NumScenes.String() = %q, want scene(12): a new scene is listed before NumScenes", got)
+	if got := NumScenes.String(); got != "scene(13)" {
+		t.Errorf("NumScenes.String() = %q, want scene(13): a new scene is listed before NumScenes", got)
 	}
 }
 
@@ -46,3 +46,27 @@ func ignores(t *testing.T, m *Machine, evs ...EventKind) {
 }
 
 var errRefused = errors.New("connection refused")
+
+// TestRegisterTwicePanics: a second screen for a scene, or a second scene of one name, is a
+// mistake found at start-up, not a screen silently replaced.
+func TestRegisterTwicePanics(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		id   ID
+		as   string
+	}{{"id twice", Controls, "controls-again"}, {"name twice", Controls, "title"}, {"past the scenes", NumScenes, "x"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			saved := screens
+			defer func() { screens = saved }()
+			if tc.name == "name twice" {
+				screens[tc.id].screen, screens[tc.id].name = nil, ""
+			}
+			defer func() {
+				if recover() == nil {
+					t.Errorf("register(%d, %q) did not panic", tc.id, tc.as)
+				}
+			}()
+			register(tc.id, tc.as, controlsScreen{})
+		})
+	}
+}

@@ -4,6 +4,8 @@ package scene
 // returns to the screen it was opened from.
 type settingsScreen struct{}
 
+func init() { register(Settings, "settings", settingsScreen{}) }
+
 func (settingsScreen) handle(m *Machine, ev Event) []Cmd {
 	if ev.Kind == EvBack || ev.Kind == EvContinue {
 		m.Scene = m.settingsFrom

@@ -4,10 +4,13 @@ package scene
 // Rejoin while a lost game keeps the player's slot.
 type titleScreen struct{}
 
+func init() { register(Title, "title", titleScreen{}) }
+
 func (titleScreen) handle(m *Machine, ev Event) []Cmd {
 	switch ev.Kind {
 	case EvPlay:
-		m.Scene, m.Error = Connect, ""
+		m.Scene = Servers
+		return m.listServers()
 	case EvOpenSettings:
 		m.Scene, m.settingsFrom = Settings, Title
 	case EvOpenControls:

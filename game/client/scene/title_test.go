@@ -5,7 +5,7 @@ import "testing"
 func TestTitleScreen(t *testing.T) {
 	m := at(Title, false)
 	ignores(t, m, EvBack, EvJoin, EvStart, EvGameEnd, EvTick, EvContinue)
-	expect(t, m, m.Handle(Event{Kind: EvPlay}), Connect)
+	expect(t, m, m.Handle(Event{Kind: EvPlay}), Servers, CmdListServers) // the server browser, its Internet tab
 	for _, c := range []struct {
 		ev   EventKind
 		to   ID

@@ -4,6 +4,8 @@ package scene
 // to the screen it was opened from.
 type watchingScreen struct{}
 
+func init() { register(Watching, "watching", watchingScreen{}) }
+
 func (watchingScreen) handle(m *Machine, ev Event) []Cmd {
 	if ev.Kind == EvBack {
 		m.Scene = m.watchFrom

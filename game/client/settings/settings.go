@@ -11,9 +11,13 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rtype/rtype/game/client/controls"
@@ -25,6 +29,19 @@ const FileName = "settings.json"
 
 // DefaultServer is the lobby address used when none was ever typed: host:port of the TCP lobby.
 const DefaultServer = "127.0.0.1:4242"
+
+// DefaultPort is the lobby's port when an address is typed without one (rtype-server's -addr
+// :4242; its game and query UDP port is the same number unless -udp-port says otherwise, so it is
+// also where the LAN probe asks).
+const DefaultPort = 4242
+
+// DefaultLists are the server lists the Internet tab reads when the settings name none (no
+// public list is run yet: the tab says so; -list URL or "lists" in settings.json sets one).
+var DefaultLists []string
+
+// MaxSaved bounds the favourites and the list URLs kept (a settings file is no way to make the
+// client query without end).
+const MaxSaved = 64
 
 // Settings is the persisted client configuration.
 type Settings struct {
@@ -42,6 +59,12 @@ type Settings struct {
 	// names ("left", "space", "gamepad_a"...).
 	Keyboard controls.Bindings `json:"keyboard"`
 	Gamepad  controls.Bindings `json:"gamepad"`
+	// Lists are the server lists' base URLs the server browser reads (its Internet tab).
+	Lists []string `json:"lists"`
+	// Favourites are the servers marked in the server browser, Recent the servers last
+	// connected to (the newest first, scene.MaxRecent kept): lobby addresses "host:port".
+	Favourites []string `json:"favourites"`
+	Recent     []string `json:"recent"`
 }
 
 // Default returns the settings of a first start.
@@ -53,6 +76,7 @@ func Default() Settings {
 		Name:          lobby.DefaultName(), // distinct: "Pilot-3F2A"; saved with the settings
 		Keyboard:      controls.DefaultKeyboard(),
 		Gamepad:       controls.DefaultGamepad(),
+		Lists:         append([]string(nil), DefaultLists...),
 	}
 }
 
@@ -146,7 +170,42 @@ func (s *Settings) Normalize() []string {
 	}
 	fixBind("keyboard", &s.Keyboard, d.Keyboard)
 	fixBind("gamepad", &s.Gamepad, d.Gamepad)
+	fixList := func(field string, l *[]string, max int, ok func(string) bool) {
+		var kept []string
+		for _, v := range *l {
+			v = strings.TrimSpace(v)
+			switch {
+			case !ok(v):
+				msgs = append(msgs, fmt.Sprintf("%s: %q ignored", field, v))
+			case slices.Contains(kept, v):
+			case len(kept) == max:
+				msgs = append(msgs, fmt.Sprintf("%s: more than %d, %q ignored", field, max, v))
+			default:
+				kept = append(kept, v)
+			}
+		}
+		*l = kept
+	}
+	fixList("lists", &s.Lists, MaxSaved, validListURL)
+	fixList("favourites", &s.Favourites, MaxSaved, validAddr)
+	fixList("recent", &s.Recent, MaxSaved, validAddr)
 	return msgs
+}
+
+// validAddr reports whether s is a lobby address host:port.
+func validAddr(s string) bool {
+	h, p, err := net.SplitHostPort(s)
+	if err != nil || h == "" || len(s) > 300 {
+		return false
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n > 0 && n < 1<<16
+}
+
+// validListURL reports whether s is an http(s) URL with a host.
+func validListURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(s) <= 2048
 }
 
 // Load reads the settings file for a config-dir override ("" = os.UserConfigDir()).

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -164,5 +165,42 @@ func TestGamepadRebindSaved(t *testing.T) {
 	}
 	if g := got.Gamepad["force"]; len(g) != 2 || g[0] != "gamepad_b" {
 		t.Errorf("gamepad force changed: %v", g)
+	}
+}
+
+// TestServerLists: the favourites, recent servers and list URLs are kept across a save; entries
+// that are not an address or an http(s) URL, and duplicates, are dropped with a message, and
+// the lists are bounded.
+func TestServerLists(t *testing.T) {
+	dir := t.TempDir()
+	s := Default()
+	s.Favourites = []string{"play.example.org:4242", "[::1]:5000"}
+	s.Recent = []string{"10.0.0.1:4242"}
+	s.Lists = []string{"https://list.example.org"}
+	if err := s.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir)
+	if err != nil || !reflect.DeepEqual(got, s) {
+		t.Fatalf("round trip: %+v %v", got, err)
+	}
+	var many []string
+	for i := range MaxSaved + 3 {
+		many = append(many, fmt.Sprintf(`"h:%d"`, 1000+i))
+	}
+	got, err = Parse("s.json", []byte(`{"favourites":["ok:1","nohost",":1","h:0","ok:1"],"lists":["ftp://x","https://l.example"],"recent":[`+strings.Join(many, ",")+`]}`))
+	if err == nil {
+		t.Fatal("bad entries repaired without a word")
+	}
+	if !reflect.DeepEqual(got.Favourites, []string{"ok:1"}) || !reflect.DeepEqual(got.Lists, []string{"https://l.example"}) {
+		t.Errorf("favourites %v lists %v", got.Favourites, got.Lists)
+	}
+	if len(got.Recent) != MaxSaved {
+		t.Errorf("%d recent kept, want %d", len(got.Recent), MaxSaved)
+	}
+	for _, w := range []string{`"nohost" ignored`, `"h:0" ignored`, `"ftp://x" ignored`, "more than"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("message %q lacks %q", err, w)
+		}
 	}
 }

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/bot"
+	"github.com/rtype/rtype/net/session"
+)
+
+// TestLobbyKill9KeepsGames is issue 32's "kill -9 of the lobby loses no game", with real
+// processes: a lobby (-role lobby, -data) and a host; two bots play the short stage; the
+// lobby is killed with SIGKILL mid-game and started again on the same address and data
+// directory. The game goes on on the host and ends normally (GAME_END: victory or defeat,
+// for both bots), each bot got back into the lobby by itself meanwhile, and the new lobby's
+// hall of fame has the game with both names, its figures and its replay.
+func TestLobbyKill9KeepsGames(t *testing.T) {
+	t.Parallel()
+	testLobbyRestartKeepsGames(t, syscall.SIGKILL)
+}
+
+// TestLobbyUpgradeLeavesGames: the same with SIGTERM to a lobby started with -leave-games
+// (an upgrade, docs/DEPLOY.md "Upgrading"): it exits at once with status 0, leaving the game to
+// its host, and the next lobby on the same data directory keeps its end.
+func TestLobbyUpgradeLeavesGames(t *testing.T) {
+	t.Parallel()
+	testLobbyRestartKeepsGames(t, syscall.SIGTERM)
+}
+
+func testLobbyRestartKeepsGames(t *testing.T, sig syscall.Signal) {
+	const secret = "RTYPE_CONTROL_SECRET=lobby-kill9-test-secret-0123"
+	control := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	startProc(t, []string{secret, "RTYPE_UDP_ADDR=127.0.0.1"}, "-role", "host", "-control", control,
+		"-udp-port", strconv.Itoa(freeUDPTCP(t)), "-stage", "short", "-log-format", "json")
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	data := t.TempDir()
+	metrics := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	lobbyArgs := []string{"-role", "lobby", "-addr", addr, "-hosts", control, "-stage", "short", "-data", data, "-metrics", metrics, "-log-format", "json"}
+	if sig == syscall.SIGTERM {
+		lobbyArgs = append(lobbyArgs, "-leave-games")
+	}
+	waitLobby := func() { // ready: serving, with its host up
+		until(t, "the lobby ready", 30*time.Second, func() bool {
+			resp, err := http.Get("http://" + metrics + "/readyz")
+			if err != nil {
+				return false
+			}
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK
+		})
+	}
+	lob := startProc(t, []string{secret}, lobbyArgs...)
+	waitLobby()
+
+	// A stuck bound: the short stage's game lasts about 20 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var mu sync.Mutex
+	var sessions []*session.Session
+	type outcome struct {
+		res []bot.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		o.res, o.err = bot.Run(ctx, bot.Config{Server: addr, Players: 2, Name: "k9-", Logger: slog.New(slog.DiscardHandler),
+			OnSession: func(_ int, s *session.Session) { mu.Lock(); sessions = append(sessions, s); mu.Unlock() }}, nil)
+		done <- o
+	}()
+	ticks := func() uint32 {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(sessions) < 2 {
+			return 0
+		}
+		return sessions[0].Stats().ServerTick
+	}
+	until(t, "the game a second in", 60*time.Second, func() bool { return ticks() >= 60 })
+	if err := lob.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	<-lob.done
+	if sig == syscall.SIGTERM && lob.err != nil {
+		t.Fatalf("the lobby stopped with -leave-games: %v, want exit 0\n%s", lob.err, lob.stderr.String())
+	}
+	killedAt := ticks()
+	lob2 := startProc(t, []string{secret}, lobbyArgs...)
+	waitLobby()
+
+	o := <-done
+	if o.err != nil || len(o.res) != 2 {
+		t.Fatalf("bots: %v %+v\nfirst lobby:\n%s\nsecond lobby:\n%s", o.err, o.res, lob.stderr.String(), lob2.stderr.String())
+	}
+	for _, r := range o.res {
+		if r.Result != "victory" && r.Result != "defeat" {
+			t.Errorf("bot %s: %s (%s), want the game played to its end", r.Bot, r.Result, r.Error)
+		}
+		if !r.Relobbied {
+			t.Errorf("bot %s did not get back into the lobby during its game", r.Bot)
+		}
+		if r.Ticks <= killedAt {
+			t.Errorf("bot %s: game ended at tick %d, the lobby was killed at %d: it did not go on", r.Bot, r.Ticks, killedAt)
+		}
+	}
+	lc, err := lobby.Dial(ctx, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lc.Close()
+	if _, err := lc.Authenticate("judge"); err != nil {
+		t.Fatal(err)
+	}
+	var games []lobby.GameEntry
+	until(t, "the game in the hall of fame", 30*time.Second, func() bool {
+		games, err = lc.RecentGames(0, "")
+		return err == nil && len(games) == 1
+	})
+	g := games[0].Game
+	if g.Players() != 2 || g.Stage != "short" || g.Ticks == 0 || g.ReplayBytes == 0 {
+		t.Fatalf("the kept game: %+v", g)
+	}
+	for _, r := range o.res {
+		if s := g.Slots[r.Slot]; s.Name != r.Bot || s.Score != r.Score {
+			t.Errorf("slot %d kept as %+v; bot %s scored %d", r.Slot, s, r.Bot, r.Score)
+		}
+	}
+	if _, err := lc.FetchReplay(g.ID); err != nil {
+		t.Errorf("GET_REPLAY of the kept game: %v", err)
+	}
+}
