@@ -148,8 +148,13 @@ func (c *Client) keepAlive() {
 	}
 }
 
-// Dial connects to a lobby server at addr ("host:port"); ctx bounds the dial only.
+// Dial connects to a lobby server at addr ("host:port"); ctx bounds the dial only. In a
+// browser (GOOS=js) there is no TCP: it dials the WebSocket lobby (DialWebSocket) of the
+// page's own origin, or addr when it is a ws:// or wss:// URL.
 func Dial(ctx context.Context, addr string) (*Client, error) {
+	if dialWeb {
+		return DialWebSocket(ctx, webAddr(addr))
+	}
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {

@@ -412,3 +412,23 @@ func tcpPair(t *testing.T) (net.Conn, net.Conn) {
 	t.Cleanup(func() { a.Close(); b.Close() })
 	return a, b
 }
+
+// TestWebSocketURL: the browser's lobby address (a page's origin, host:port or a ws URL) names
+// the server's WebSocket lobby.
+func TestWebSocketURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"example.org:8080":        "ws://example.org:8080/lobby",
+		"http://127.0.0.1:8080":   "ws://127.0.0.1:8080/lobby",
+		"https://play.example/":   "wss://play.example/lobby",
+		"wss://play.example/x/ws": "wss://play.example/x/ws",
+	} {
+		if got, err := WebSocketURL(in); err != nil || got != want {
+			t.Errorf("WebSocketURL(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"ftp://example.org", "http://", "ws://[::1"} {
+		if got, err := WebSocketURL(bad); err == nil {
+			t.Errorf("WebSocketURL(%q) = %q, want an error", bad, got)
+		}
+	}
+}

@@ -84,6 +84,7 @@ func defineFlags(fs *flag.FlagSet) *options {
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", lobbyserver.DefaultIdleTimeout, "close lobby connections without a valid command for this long, except in game; negative = never")
 	fs.StringVar(&cfg.MetricsAddr, "metrics", "", "serve only GET /metrics (Prometheus), /healthz and /readyz over HTTP on this address, e.g. 127.0.0.1:9100; empty = off")
 	fs.StringVar(&cfg.AdminAddr, "admin", "", "serve the metrics endpoints and, with the admin token, /debug/pprof/, POST /broadcast and the moderation endpoints (players, kick, ban, mute) over HTTP on this address, e.g. 127.0.0.1:9090; keep it on loopback; empty = off")
+	fs.StringVar(&cfg.WebAddr, "web", "", "serve the browser client over HTTP on this address, e.g. :8080: the page at / and the WebSocket lobby at /lobby (the game goes over WebRTC on the UDP port); empty = off")
 	o.tokenFile = fs.String("admin-token-file", "", "file holding the admin token that /debug/pprof/ and POST /broadcast require (Authorization: Bearer TOKEN); else the env RTYPE_ADMIN_TOKEN; neither = those endpoints are off")
 	o.passwordFile = fs.String("password-file", "", "file whose first line is the server password: a private server, whose players must give it to authenticate (docs/PROTOCOL.md §2.4.1); empty = public")
 	o.trustedProxies = fs.String("trusted-proxies", "", "comma-separated addresses or CIDRs of load balancers that may open a lobby connection with a PROXY protocol header (v1/v2) naming the player's address, which the per-address limits and logs then use; empty = none")

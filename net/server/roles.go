@@ -143,6 +143,9 @@ func runSplit(ctx context.Context, cfg Config) error {
 	if err := fleet.CheckAuth(cfg.Fleet.Secret, cfg.Fleet.TLS); err != nil {
 		return err
 	}
+	if cfg.WebAddr != "" {
+		return ErrWebSplit
+	}
 	if cfg.Stage == "" {
 		cfg.Stage = stagefile.Default
 	}

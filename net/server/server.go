@@ -67,6 +67,14 @@ type Config struct {
 	// HTTPHosts are the host names (besides IP literals and localhost) the metrics and admin
 	// addresses answer to in a request's Host header (DNS rebinding defence).
 	HTTPHosts []string
+	// WebAddr, when set, serves the browser client over HTTP on this address (-web): WebPage at
+	// "/" and the WebSocket lobby at lobby.WebSocketPath (webHandler); "" = off. The all-in-one server
+	// only (not -role).
+	WebAddr string
+	// WebPage serves the client page's files on the web address (nil: a 404 that says so).
+	WebPage http.Handler
+	// OnWeb, when set, receives the bound web address (tests use port 0).
+	OnWeb func(addr net.Addr)
 	// OnAdmin and OnMetrics, when set, receive the bound admin and metrics addresses (tests use
 	// port 0).
 	OnAdmin, OnMetrics func(addr net.Addr)
@@ -171,17 +179,27 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	ln = lobbyListener(ln, cfg.TrustedProxies)
 	var adminLn, metricsLn net.Listener
+	webLn, err := listenWeb(cfg.WebAddr)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	if cfg.AdminAddr != "" {
 		if adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
 			ln.Close()
+			if webLn != nil {
+				webLn.Close()
+			}
 			return fmt.Errorf("admin address: %w", err)
 		}
 	}
 	if cfg.MetricsAddr != "" {
 		if metricsLn, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
 			ln.Close()
-			if adminLn != nil {
-				adminLn.Close()
+			for _, l := range []net.Listener{adminLn, webLn} {
+				if l != nil {
+					l.Close()
+				}
 			}
 			return fmt.Errorf("metrics address: %w", err)
 		}
@@ -189,7 +207,7 @@ func Run(ctx context.Context, cfg Config) error {
 	hall, err := openHall(ctx, cfg, log)
 	if err != nil {
 		ln.Close()
-		for _, l := range []net.Listener{adminLn, metricsLn} {
+		for _, l := range []net.Listener{adminLn, metricsLn, webLn} {
 			if l != nil {
 				l.Close()
 			}
@@ -225,7 +243,7 @@ func Run(ctx context.Context, cfg Config) error {
 	mgr, err := instance.NewManager(mcfg)
 	if err != nil {
 		ln.Close()
-		for _, l := range []net.Listener{adminLn, metricsLn} {
+		for _, l := range []net.Listener{adminLn, metricsLn, webLn} {
 			if l != nil {
 				l.Close()
 			}
@@ -284,6 +302,15 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		if cfg.OnAdmin != nil {
 			cfg.OnAdmin(adminLn.Addr())
+		}
+	}
+	if webLn != nil {
+		hs := &http.Server{Handler: webHandler(srv, cfg.WebPage, hcfg, cfg.TrustedProxies, log), ReadHeaderTimeout: 5 * time.Second, MaxHeaderBytes: 16 << 10}
+		go hs.Serve(webLn)
+		defer hs.Close()
+		log.Info("web address listening", "addr", webLn.Addr().String(), "paths", "/ (the client page), "+lobby.WebSocketPath+" (the WebSocket lobby)")
+		if cfg.OnWeb != nil {
+			cfg.OnWeb(webLn.Addr())
 		}
 	}
 	// The lobby outlives ctx a little: on shutdown the games end first (GAME_END, acknowledged),
