@@ -61,6 +61,7 @@ type options struct {
 	logFormat, logLevel                               string
 	udpPort, tokenFile, httpHosts, keepBytes, cpuProf *string
 	trustedProxies, config, passwordFile, lists       *string
+	webDir                                            *string
 	version, verifyScores                             *bool
 	dataErr                                           error // why there is no default -data
 	fleet                                             *fleetFlags
@@ -87,6 +88,7 @@ func defineFlags(fs *flag.FlagSet) *options {
 	fs.StringVar(&cfg.WebAddr, "web", "", "serve the browser client over HTTP on this address, e.g. :8080: the page at / and the WebSocket lobby at /lobby (the game goes over WebRTC on the UDP port); empty = off")
 	o.tokenFile = fs.String("admin-token-file", "", "file holding the admin token that /debug/pprof/ and POST /broadcast require (Authorization: Bearer TOKEN); else the env RTYPE_ADMIN_TOKEN; neither = those endpoints are off")
 	o.passwordFile = fs.String("password-file", "", "file whose first line is the server password: a private server, whose players must give it to authenticate (docs/PROTOCOL.md §2.4.1); empty = public")
+	o.webDir = fs.String("web-dir", "bin/web", "the browser client's page that -web serves at / (make web writes it); checked at start when -web is set")
 	o.trustedProxies = fs.String("trusted-proxies", "", "comma-separated addresses or CIDRs of load balancers that may open a lobby connection with a PROXY protocol header (v1/v2) naming the player's address, which the per-address limits and logs then use; empty = none")
 	o.httpHosts = fs.String("http-hosts", "", "comma-separated host names the metrics and admin addresses answer to, besides IP addresses and localhost (others are refused: DNS rebinding)")
 	fs.StringVar(&cfg.Arcade, "arcade", "", "stages of the arcade run lobbies may choose, comma-separated offered stages (default stage1,stage2,stage3, those offered; none: no arcade run)")

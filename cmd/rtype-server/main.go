@@ -19,6 +19,7 @@ import (
 	"github.com/rtype/rtype/game/buildinfo"
 	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/net/server"
+	"github.com/rtype/rtype/net/webpage"
 )
 
 // stopSignals returns a context that ends at the first stop signal and a channel that closes at
@@ -99,6 +100,14 @@ func main() {
 		if u = strings.TrimSpace(u); u != "" {
 			cfg.Lists = append(cfg.Lists, u)
 		}
+	}
+	if cfg.WebAddr != "" {
+		page := os.DirFS(*o.webDir)
+		if err := webpage.Check(page); err != nil {
+			fmt.Fprintf(os.Stderr, "rtype-server: -web-dir %q: %v (build it with make web)\n", *o.webDir, err)
+			os.Exit(2)
+		}
+		cfg.WebPage = webpage.Handler(page, buildinfo.Get())
 	}
 	for _, h := range strings.Split(*httpHosts, ",") {
 		if h = strings.TrimSpace(h); h != "" {
