@@ -104,7 +104,7 @@ func main() {
 	if cfg.WebAddr != "" {
 		page := os.DirFS(*o.webDir)
 		if err := webpage.Check(page); err != nil {
-			fmt.Fprintf(os.Stderr, "rtype-server: -web-dir %q: %v (build it with make web)\n", *o.webDir, err)
+			fmt.Fprintf(os.Stderr, "rtype-server: -web-dir %q: %v\n", *o.webDir, err)
 			os.Exit(2)
 		}
 		cfg.WebPage = webpage.Handler(page, buildinfo.Get())
