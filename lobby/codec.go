@@ -13,6 +13,7 @@ import (
 
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby/joincode"
 )
 
 // MaxLine is the largest lobby line in bytes, the terminating CRLF included
@@ -477,25 +478,14 @@ func ParseStagePart(body string) (parts int, gz []byte, err error) {
 	return n, gz, nil
 }
 
-// CodeAlphabet holds the 32 characters of lobby join codes: A-Z and 2-9
-// without the ambiguous 0, O, 1 and I (decision, docs/PROTOCOL.md §2.4.3).
-const CodeAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+// CodeAlphabet holds the 32 characters of lobby join codes (joincode.Alphabet).
+const CodeAlphabet = joincode.Alphabet
 
-// CodeLen is the length of a lobby join code.
-const CodeLen = 5
+// CodeLen is the length of a lobby join code (joincode.Len).
+const CodeLen = joincode.Len
 
-// ValidCode reports whether s is a canonical (upper-case) join code.
-func ValidCode(s string) bool {
-	if len(s) != CodeLen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(CodeAlphabet, s[i]) < 0 {
-			return false
-		}
-	}
-	return true
-}
+// ValidCode reports whether s is a canonical (upper-case) join code (joincode.Valid).
+func ValidCode(s string) bool { return joincode.Valid(s) }
 
 // DefaultName returns a player name for a player who gave none: "Pilot-" and
 // 4 random upper-case hex digits (e.g. "Pilot-3F2A"), so that default names are

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/lobby/joincode"
 )
 
 // Scheme is the invite link's URL scheme (x-scheme-handler/rtype).
@@ -68,8 +68,8 @@ func Parse(s string) (addr, code string, err error) {
 		return bad("the port is not 1..65535")
 	}
 	code = strings.ToUpper(strings.Trim(u.Path, "/"))
-	if !lobby.ValidCode(code) {
-		return bad(fmt.Sprintf("the lobby code is not %d letters or digits", lobby.CodeLen))
+	if !joincode.Valid(code) {
+		return bad(fmt.Sprintf("the lobby code is not %d letters or digits", joincode.Len))
 	}
 	return net.JoinHostPort(host, port), code, nil
 }
