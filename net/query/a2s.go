@@ -124,6 +124,10 @@ func appendString(b []byte, s string, max int) []byte {
 	return append(b, 0)
 }
 
+// MaxCount is the largest player count and capacity A2S_INFO carries (one byte each): a server
+// with more says MaxCount.
+const MaxCount = maxPlayersByte
+
 func clampByte(n int) byte {
 	return byte(min(max(n, 0), maxPlayersByte))
 }

@@ -161,6 +161,13 @@ func pingOne(ctx context.Context, src ServerSource, s scene.Server) (scene.Serve
 	}
 	r := fromInfo(in)
 	r.Addr, r.Ping = s.Addr, rtt
+	// A2S carries one byte per count: a saturated one says no more than the list's figure
+	if r.Capacity == query.MaxCount && s.Capacity > r.Capacity {
+		r.Capacity = s.Capacity
+	}
+	if r.Players == query.MaxCount && s.Players > r.Players {
+		r.Players = s.Players
+	}
 	return r, nil
 }
 

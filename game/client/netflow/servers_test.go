@@ -164,3 +164,26 @@ func TestNewPingsStopOld(t *testing.T) {
 		}
 	})
 }
+
+// oneAnswer is a ServerSource whose every query answers in.
+type oneAnswer struct{ in query.Info }
+
+func (o oneAnswer) Lists(context.Context) ([]serverlist.Entry, []error, int) { return nil, nil, 0 }
+func (o oneAnswer) LAN(context.Context) ([]query.Info, error)                { return nil, nil }
+func (o oneAnswer) Ping(context.Context, netip.AddrPort) (query.Info, time.Duration, error) {
+	return o.in, time.Millisecond, nil
+}
+
+// A query's counts are one byte: a server of 256 places answers 255, and the row keeps the
+// list's 256; a count the byte holds is the query's (fresher than the list's).
+func TestPingKeepsTheListsLargerCounts(t *testing.T) {
+	listed := scene.Server{Addr: "192.0.2.1:4242", Players: 300, Capacity: 256}
+	r, err := pingOne(context.Background(), oneAnswer{query.Info{Players: query.MaxCount, MaxPlayers: query.MaxCount}}, listed)
+	if err != nil || r.Players != 300 || r.Capacity != 256 {
+		t.Fatalf("saturated answer: %d/%d, %v; want the list's 300/256", r.Players, r.Capacity, err)
+	}
+	r, _ = pingOne(context.Background(), oneAnswer{query.Info{Players: 3, MaxPlayers: 16}}, listed)
+	if r.Players != 3 || r.Capacity != 16 {
+		t.Fatalf("answer 3/16 shown as %d/%d", r.Players, r.Capacity)
+	}
+}
