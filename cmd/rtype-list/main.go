@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/rtype/rtype/game/buildinfo"
+	"github.com/rtype/rtype/net/serverlist"
 	"github.com/rtype/rtype/net/serverlist/listserver"
 )
 
@@ -46,7 +47,7 @@ func main() {
 		os.Exit(2)
 	}
 	var err error
-	if cfg.TrustedProxies, err = listserver.ParsePrefixes(*proxies); err != nil {
+	if cfg.TrustedProxies, err = serverlist.ParsePrefixes(*proxies); err != nil {
 		fmt.Fprintln(os.Stderr, "rtype-list: -trusted-proxies:", err)
 		os.Exit(2)
 	}

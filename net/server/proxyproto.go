@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/pires/go-proxyproto"
+
+	"github.com/rtype/rtype/net/serverlist"
 )
 
 // ProxyHeaderTimeout bounds how long a connection from a trusted proxy may take to send its
@@ -17,26 +18,11 @@ const ProxyHeaderTimeout = 5 * time.Second
 // ParseTrustedProxies reads -trusted-proxies: addresses or CIDRs separated by commas ("" =
 // none). An address alone is a /32 or /128.
 func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		if !strings.Contains(f, "/") {
-			a, err := netip.ParseAddr(f)
-			if err != nil {
-				return nil, fmt.Errorf("-trusted-proxies %q: not an address or a CIDR", f)
-			}
-			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-			continue
-		}
-		p, err := netip.ParsePrefix(f)
-		if err != nil {
-			return nil, fmt.Errorf("-trusted-proxies %q: not an address or a CIDR", f)
-		}
-		out = append(out, p.Masked())
+	ps, err := serverlist.ParsePrefixes(s)
+	if err != nil {
+		return nil, fmt.Errorf("-trusted-proxies %w", err)
 	}
-	return out, nil
+	return ps, nil
 }
 
 // lobbyListener is the lobby's TCP listener: with trusted proxies, a connection from one of

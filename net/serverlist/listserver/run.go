@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
-	"strings"
 	"time"
 )
 
@@ -95,26 +93,3 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	return runErr
 }
 
-// ParsePrefixes reads -trusted-proxies: addresses or CIDRs separated by commas ("": none).
-func ParsePrefixes(s string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		if !strings.Contains(f, "/") {
-			a, err := netip.ParseAddr(f)
-			if err != nil {
-				return nil, fmt.Errorf("%q is not an address or a CIDR", f)
-			}
-			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-			continue
-		}
-		p, err := netip.ParsePrefix(f)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not an address or a CIDR", f)
-		}
-		out = append(out, p.Masked())
-	}
-	return out, nil
-}
