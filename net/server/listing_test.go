@@ -8,14 +8,12 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"net/netip"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/rtype/rtype/net/query"
 	"github.com/rtype/rtype/net/serverlist"
 	"github.com/rtype/rtype/net/serverlist/listserver"
 )
@@ -219,29 +217,5 @@ func TestCheckListing(t *testing.T) {
 	q, err = checkListing(Config{Lists: []string{"https://list.example.org"}, Name: "Bydo Hunters"})
 	if err != nil || listserver.CheckSecret(q.secret) != nil || len(answerers(q)) != 2 {
 		t.Fatalf("listed server: %v %+v", err, q)
-	}
-}
-
-// TestUnlistedSplitLobbyAnswersQueries: a split lobby with no -list still opens its UDP query
-// socket (the host and port number of its lobby address): server monitors and LAN clients see
-// it, with the fleet's figures.
-func TestUnlistedSplitLobbyAnswersQueries(t *testing.T) {
-	t.Parallel()
-	host := startSplitHost(t, "127.0.0.7", 2)
-	addr, _, stop := startServerTB(t, Config{Addr: "127.0.0.6:0", Stage: "short", Logger: quietLog(),
-		Fleet: FleetConfig{Role: RoleLobby, Secret: testControlSecret, Hosts: []string{host.control}}})
-	defer stop()
-	ap := netip.MustParseAddrPort(addr)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var info query.Info
-	var err error
-	for ctx.Err() == nil { // the lobby's reader may start a moment after its TCP port
-		if info, _, err = query.Ping(ctx, ap); err == nil {
-			break
-		}
-	}
-	if err != nil || info.Name != DefaultName || !info.Fleet || info.LobbyPort != int(ap.Port()) {
-		t.Fatalf("A2S_INFO of an unlisted split lobby: %+v, %v", info, err)
 	}
 }

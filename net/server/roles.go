@@ -402,17 +402,14 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 		ln.Close()
 		return err
 	}
-	// The lobby answers the lists' tokens, server queries and LAN probes on its own UDP socket
-	// (it has no game socket): a listed lobby must have it; an unlisted one goes on without it
-	// when the port is taken (it is then found by its address only).
-	qconn, err := listenQuery(cfg.QueryAddr, ln.Addr())
-	if err != nil && len(cfg.Lists) > 0 {
-		ln.Close()
-		return err
-	}
-	if err != nil {
-		log.Warn("lobby query socket: not answering server queries or LAN probes", "err", err)
-	} else {
+	// A listed lobby answers the lists' tokens (and the queries) on its own UDP socket: it has
+	// no game socket.
+	var qconn *net.UDPConn
+	if len(cfg.Lists) > 0 {
+		if qconn, err = listenQuery(cfg.QueryAddr, ln.Addr()); err != nil {
+			ln.Close()
+			return err
+		}
 		defer qconn.Close()
 	}
 	ln = lobbyListener(ln, cfg.TrustedProxies)
@@ -459,9 +456,9 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 		go func() { defer close(queryDone); serveQuery(qctx, qconn, answerers(q), cfg.UDPRate) }()
 		defer func() { stopQuery(); <-queryDone }()
 		log.Info("lobby query socket listening", "udp", qconn.LocalAddr().String())
+		waitListing := startListing(ctx, cfg, q, ln.Addr(), log) // leaves the lists when ctx ends
+		defer waitListing()
 	}
-	waitListing := startListing(ctx, cfg, q, ln.Addr(), log) // leaves the lists when ctx ends (nothing when unlisted)
-	defer waitListing()
 	reg := metrics.New(srv, nil)
 	reg.WatchFleet(remote.Hosts)
 	if hall != nil {

@@ -130,9 +130,8 @@ type Config struct {
 	// tests).
 	ListInterval time.Duration
 	// QueryAddr is a split lobby's UDP query socket (it answers the lists' tokens, which come
-	// to the entry's query port, and server queries and LAN probes): "" is the host and port
-	// number of the lobby's address. A listed lobby fails to start without it; an unlisted one
-	// logs a warning and goes on.
+	// to the entry's query port): "" is the host and port number of the lobby's address. The
+	// socket is opened only when the lobby is listed.
 	QueryAddr string
 }
 
