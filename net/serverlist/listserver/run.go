@@ -92,4 +92,3 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	s.log.Info("rtype list server stopped")
 	return runErr
 }
-
