@@ -32,20 +32,49 @@ var ErrNoAnswer = errors.New(errPrefix + "no answer")
 // sends again every ResendEvery until ctx ends (give it a deadline).
 func Ping(ctx context.Context, addr netip.AddrPort) (Info, time.Duration, error) {
 	addr = unmapped(addr)
+	var in Info
+	rtt, err := ask(ctx, addr, 0, AppendInfoRequest, func(b []byte) bool {
+		v, err := ParseInfo(b)
+		in = v
+		return err == nil
+	})
+	if err != nil {
+		return Info{}, 0, err
+	}
+	in.Addr = net.JoinHostPort(addr.Addr().String(), strconv.Itoa(in.LobbyPort))
+	return in, rtt, nil
+}
+
+// Players asks addr's A2S_PLAYER (with its challenge), until ctx ends.
+func Players(ctx context.Context, addr netip.AddrPort) ([]Player, error) {
+	addr = unmapped(addr)
+	var ps []Player
+	_, err := ask(ctx, addr, NoChallenge, AppendPlayerRequest, func(b []byte) bool {
+		v, err := ParsePlayers(b)
+		ps = v
+		return err == nil
+	})
+	return ps, err
+}
+
+// ask is the request loop of Ping and Players: it sends the request that appendReq builds (first
+// the challenge first, then each challenge the server answers with, at most maxChallenges), again
+// every ResendEvery, until take accepts a reply (other datagrams are ignored) or ctx ends. It
+// returns the round trip of the request that was answered.
+func ask(ctx context.Context, addr netip.AddrPort, first uint32, appendReq func(dst []byte, challenge uint32) []byte, take func(b []byte) bool) (time.Duration, error) {
 	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(addr))
 	if err != nil {
-		return Info{}, 0, fmt.Errorf("query %s: %w", addr, err)
+		return 0, fmt.Errorf("query %s: %w", addr, err)
 	}
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.SetReadDeadline(time.Now()) })
 	defer stop()
-	var challenge uint32
 	buf := make([]byte, maxReply+1)
-	req := AppendInfoRequest(nil, 0)
-	for challenges := 0; ; {
+	req := appendReq(nil, first)
+	for challenges := 0; ctx.Err() == nil; {
 		sent := time.Now()
 		if _, err := c.Write(req); err != nil {
-			return Info{}, 0, fmt.Errorf("query %s: %w", addr, err)
+			return 0, fmt.Errorf("query %s: %w", addr, err)
 		}
 		c.SetReadDeadline(sent.Add(ResendEvery))
 		if ctx.Err() != nil {
@@ -56,7 +85,7 @@ func Ping(ctx context.Context, addr netip.AddrPort) (Info, time.Duration, error)
 			if err != nil {
 				var ne net.Error
 				if ctx.Err() != nil {
-					return Info{}, 0, fmt.Errorf("query %s: %w", addr, ErrNoAnswer)
+					return 0, fmt.Errorf("query %s: %w", addr, ErrNoAnswer)
 				}
 				if errors.As(err, &ne) && ne.Timeout() {
 					break // send again
@@ -66,70 +95,17 @@ func Ping(ctx context.Context, addr netip.AddrPort) (Info, time.Duration, error)
 			b := buf[:n]
 			if v, err := ParseChallenge(b); err == nil {
 				if challenges++; challenges > maxChallenges {
-					return Info{}, 0, fmt.Errorf("query %s: %d challenges and no answer", addr, challenges-1)
+					return 0, fmt.Errorf("query %s: %d challenges and no answer", addr, challenges-1)
 				}
-				challenge = v
-				req = AppendInfoRequest(req[:0], challenge)
+				req = appendReq(req[:0], v)
 				break // send again at once, with it
 			}
-			in, err := ParseInfo(b)
-			if err != nil {
-				continue // not ours: ignore
-			}
-			rtt := time.Since(sent)
-			in.Addr = net.JoinHostPort(addr.Addr().String(), strconv.Itoa(in.LobbyPort))
-			return in, rtt, nil
-		}
-	}
-	return Info{}, 0, fmt.Errorf("query %s: %w", addr, ErrNoAnswer)
-}
-
-// Players asks addr's A2S_PLAYER (with its challenge), until ctx ends.
-func Players(ctx context.Context, addr netip.AddrPort) ([]Player, error) {
-	addr = unmapped(addr)
-	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(addr))
-	if err != nil {
-		return nil, fmt.Errorf("query %s: %w", addr, err)
-	}
-	defer c.Close()
-	stop := context.AfterFunc(ctx, func() { c.SetReadDeadline(time.Now()) })
-	defer stop()
-	buf := make([]byte, maxReply+1)
-	req := AppendPlayerRequest(nil, NoChallenge)
-	for challenges := 0; ctx.Err() == nil; {
-		sent := time.Now()
-		if _, err := c.Write(req); err != nil {
-			return nil, fmt.Errorf("query %s: %w", addr, err)
-		}
-		c.SetReadDeadline(sent.Add(ResendEvery))
-		if ctx.Err() != nil {
-			break // it may have ended before the deadline was set
-		}
-		for {
-			n, err := c.Read(buf)
-			if err != nil {
-				var ne net.Error
-				if ctx.Err() != nil {
-					return nil, fmt.Errorf("query %s: %w", addr, ErrNoAnswer)
-				}
-				if errors.As(err, &ne) && ne.Timeout() {
-					break
-				}
-				continue
-			}
-			if v, err := ParseChallenge(buf[:n]); err == nil {
-				if challenges++; challenges > maxChallenges {
-					return nil, fmt.Errorf("query %s: %d challenges and no answer", addr, challenges-1)
-				}
-				req = AppendPlayerRequest(req[:0], v)
-				break
-			}
-			if ps, err := ParsePlayers(buf[:n]); err == nil {
-				return ps, nil
+			if take(b) {
+				return time.Since(sent), nil
 			}
 		}
 	}
-	return nil, fmt.Errorf("query %s: %w", addr, ErrNoAnswer)
+	return 0, fmt.Errorf("query %s: %w", addr, ErrNoAnswer)
 }
 
 // LANTarget is where DiscoverLAN sends a probe: an address, and the interface a broadcast leaves
