@@ -49,19 +49,6 @@ func startProc(t *testing.T, env []string, args ...string) *proc {
 	return p
 }
 
-func freeUDPTCP(t *testing.T) int {
-	t.Helper()
-	for range 20 {
-		p := freePort(t)
-		if pc, err := net.ListenPacket("udp", "127.0.0.1:"+strconv.Itoa(p)); err == nil {
-			pc.Close()
-			return p
-		}
-	}
-	t.Fatal("no free port")
-	return 0
-}
-
 func until(t *testing.T, what string, d time.Duration, cond func() bool) {
 	t.Helper()
 	for end := time.Now().Add(d); !cond(); time.Sleep(20 * time.Millisecond) {
@@ -90,7 +77,7 @@ func TestFleetProcesses(t *testing.T) {
 	var hosts []*hostProc
 	var sdks []*agones.FakeSDK
 	for _, name := range []string{"a", "b", "c"} {
-		h := &hostProc{name: name, udp: freeUDPTCP(t), control: freePort(t)}
+		h := &hostProc{name: name, udp: freePort(t), control: freePort(t)}
 		h.fake = agones.NewFakeSDK("rtype-hosts-"+name, "rtype-hosts", "127.0.0.1",
 			[]agones.Port{{Name: server.AgonesGamePort, Port: h.udp}, {Name: "control", Port: h.control}},
 			map[string]agones.CounterStatus{agones.CounterGames: {Capacity: 1000}})

@@ -38,7 +38,7 @@ func testLobbyRestartKeepsGames(t *testing.T, sig syscall.Signal) {
 	const secret = "RTYPE_CONTROL_SECRET=lobby-kill9-test-secret-0123"
 	control := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	startProc(t, []string{secret, "RTYPE_UDP_ADDR=127.0.0.1"}, "-role", "host", "-control", control,
-		"-udp-port", strconv.Itoa(freeUDPTCP(t)), "-stage", "short", "-log-format", "json")
+		"-udp-port", strconv.Itoa(freePort(t)), "-stage", "short", "-log-format", "json")
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	data := t.TempDir()
 	metrics := "127.0.0.1:" + strconv.Itoa(freePort(t))

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -104,16 +105,46 @@ func (s *syncBuf) String() string {
 	return s.b.String()
 }
 
-// freePort returns a TCP port of 127.0.0.1 that was free a moment ago.
+// Ports for the server processes these tests start (which must be told their ports): picked
+// below the kernel's ephemeral range (32768 and up on Linux), where every socket bound to port 0
+// by this and the other test packages running beside it lands, so that a port found free here
+// is not taken by one of them before the process binds it; never the same one twice in a run.
+const (
+	testPortMin = 20000
+	testPortMax = 32000
+)
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
+
+// freePort returns a port of 127.0.0.1 that was free a moment ago for both TCP and UDP (so
+// either may be bound on it), outside the ephemeral range and not given before in this run.
 func freePort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 200 {
+		p := testPortMin + rand.IntN(testPortMax-testPortMin)
+		if portsGiven[p] {
+			continue
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			continue
+		}
+		pc, err := net.ListenPacket("udp", "127.0.0.1:"+strconv.Itoa(p))
+		ln.Close()
+		if err != nil {
+			continue
+		}
+		pc.Close()
+		portsGiven[p] = true
+		return p
 	}
-	p := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	return p
+	t.Fatal("no free port")
+	return 0
 }
 
 // TestHelpListsEveryFlagWithEnv: `rtype-server -h` exits 0 and documents, for every flag, the
