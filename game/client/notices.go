@@ -236,6 +236,11 @@ func (a *app) drawNotices(dst surface) {
 		}
 		a.plate(dst, a.ux.notice, u.normal, y, col)
 	}
+	if a.m.Resuming { // small, under the RTT corner: the game itself goes on
+		w := float32(u.textWidth(scene.ResumingNotice, u.small))
+		p.rect(Width-w-42, 52, w+28, 38, hudPlateCol)
+		u.text(dst, scene.ResumingNotice, u.small, Width-28, 60, alignEnd, interruptCol)
+	}
 	if d.interrupted {
 		if secs := int(d.silence / time.Second); a.ux.silenceText == "" || secs != a.ux.silenceSecs {
 			a.ux.silenceSecs, a.ux.silenceText = secs, scene.InterruptedNotice(d.silence)

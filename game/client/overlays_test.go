@@ -112,7 +112,7 @@ func TestPlayerWordsHaveGlyphs(t *testing.T) {
 	for _, s := range []string{scene.ClosingWords(true, 90*time.Second, "back at 10:00"), scene.ClosingWords(false, 0, "bye"),
 		scene.PasswordWords(lobby.AskServer, ""), scene.PasswordWords(lobby.AskServerAgain, ""),
 		scene.PasswordWords(lobby.AskLobby, "K7QF2"), scene.PasswordWords(lobby.AskLobbyAgain, "K7QF2"),
-		scene.SpectatingNotice, scene.GameOverSpectating, "Enter send · Esc cancel"} {
+		scene.SpectatingNotice, scene.GameOverSpectating, scene.ResumingNotice, "Enter send · Esc cancel"} {
 		for _, r := range s {
 			if r < 128 && f.ascii[r] == nil || r >= 128 && f.other[r] == nil {
 				t.Errorf("%q: no glyph for %q", s, r)

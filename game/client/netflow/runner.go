@@ -56,6 +56,8 @@ type Runner struct {
 	addr       string
 	waitCancel context.CancelFunc
 	link       Link
+	// resumeCancel stops the tries of CmdResumeLobby (resume.go)
+	resumeCancel context.CancelFunc
 
 	// servers is where the server browser's servers come from (servers.go); pingStop stops
 	// the queries under way.
@@ -192,6 +194,13 @@ func (n *Runner) Accept(ne Reply) {
 		}
 		n.lobby, n.id = ne.Lobby, ne.ID
 		n.watchClosing(ne.Lobby)
+		if ne.Ev.Kind == scene.EvResumed && n.link != nil {
+			// the game plays on: the new connection tells of its end as the lost one did
+			if e, ok := n.link.(interface{ EndedByLobby() }); ok {
+				n.watchLobbyEnd(ne.Lobby, n.link, e.EndedByLobby)
+			}
+			n.watchLobbyLost(ne.Lobby, n.link)
+		}
 	}
 	if ne.Link != nil {
 		n.link = ne.Link
@@ -295,31 +304,12 @@ func (n *Runner) Exec(c scene.Cmd) {
 			password = n.password
 		}
 		n.goDo(func() {
-			ctx, cancel := context.WithTimeout(n.ctx, 5*time.Second)
-			defer cancel()
-			lc, err := lobby.Dial(ctx, addr)
+			lc, id, err := n.dialAuth(n.ctx, addr, name, password)
 			if err != nil {
 				n.post(Reply{Ev: scene.Event{Kind: scene.EvConnectFailed, Err: err}})
 				return
 			}
-			type res struct {
-				id  uuid.UUID
-				err error
-			}
-			ch := make(chan res, 1)
-			go func() { id, err := lc.AuthenticatePrivate(name, password); ch <- res{id, err} }()
-			select {
-			case r := <-ch:
-				if r.err != nil {
-					lc.Close()
-					n.post(Reply{Ev: scene.Event{Kind: scene.EvConnectFailed, Err: fmt.Errorf("authenticate: %w", lobbyErr(r.err))}})
-					return
-				}
-				n.post(Reply{Ev: scene.Event{Kind: scene.EvConnected}, Lobby: lc, ID: r.id})
-			case <-ctx.Done():
-				lc.Close()
-				n.post(Reply{Ev: scene.Event{Kind: scene.EvConnectFailed, Err: fmt.Errorf("no answer to AUTHENTICATE: %w", context.DeadlineExceeded)}})
-			}
+			n.post(Reply{Ev: scene.Event{Kind: scene.EvConnected}, Lobby: lc, ID: id})
 		})
 	case scene.CmdGetScores, scene.CmdFetchReplay, scene.CmdKeepReplay:
 		n.execHall(c)
@@ -432,6 +422,8 @@ func (n *Runner) Exec(c scene.Cmd) {
 		})
 	case scene.CmdRejoin:
 		n.execRejoin(c)
+	case scene.CmdResumeLobby:
+		n.execResume(c)
 	case scene.CmdLeave:
 		n.stopWait()
 		n.lobbyDo(func(lc *lobby.Client) {
@@ -474,6 +466,10 @@ func (n *Runner) Exec(c scene.Cmd) {
 					return
 				}
 			}
+			if err := gameSocket(ctx, lc, &cfg); err != nil {
+				n.post(Reply{Ev: scene.Event{Kind: scene.EvSessionFailed, Err: err}})
+				return
+			}
 			var l Link
 			var err error
 			if len(run) >= 2 {
@@ -496,15 +492,20 @@ func (n *Runner) Exec(c scene.Cmd) {
 			if e, ok := l.(interface{ EndedByLobby() }); ok && lc != nil {
 				n.watchLobbyEnd(lc, l, e.EndedByLobby)
 			}
+			if lc != nil {
+				n.watchLobbyLost(lc, l)
+			}
 			n.post(Reply{Ev: scene.Event{Kind: scene.EvSessionReady}, Link: l})
 		})
 	case scene.CmdCloseSession:
+		n.stopResume()
 		if l := n.link; l != nil {
 			n.link = nil
 			n.goDo(func() { l.Close() })
 		}
 	case scene.CmdDisconnect:
 		n.stopWait()
+		n.stopResume()
 		if lc := n.lobby; lc != nil {
 			n.lobby = nil
 			n.goDo(func() { lc.Close() })
@@ -516,6 +517,7 @@ func (n *Runner) Exec(c scene.Cmd) {
 // waits for every goroutine.
 func (n *Runner) Close() {
 	n.stopWait()
+	n.stopResume()
 	if n.link != nil {
 		n.link.Close()
 		n.link = nil

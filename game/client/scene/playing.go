@@ -16,7 +16,7 @@ func (playingScreen) handle(m *Machine, ev Event) []Cmd {
 		}
 		return []Cmd{{Kind: CmdPause, Paused: m.MenuOpen}}
 	case EvGameEnd:
-		m.inSession = false
+		m.inSession, m.Resuming = false, false
 		m.Scene, m.Result, m.timer, m.MenuOpen = Results, ev.Result, 0, false
 		m.Reason = m.lobbyLost // why the lobby went (a server shutting down), shown with the results
 		if m.lobbyLost != "" {
@@ -34,8 +34,21 @@ func (playingScreen) handle(m *Machine, ev Event) []Cmd {
 		m.Detail = ev.Reason              // the raw reason, for small print
 		return append(cmds, m.probe()...) // a rejoin only if the lobby answers (lost.go)
 	case EvLobbyLost:
-		// The game runs over UDP; keep playing, the loss is reported when it ends.
+		// The game runs over UDP; keep playing, the loss is reported when it ends. A player
+		// whose server did not say it closes takes the place back (a lobby restarted while its
+		// hosts play on, docs/DEPLOY.md): the room comes back after the game.
 		m.lobbyLost = m.explain(ev.Err)
+		if m.closing == "" && !m.Spectator && !m.Resuming && m.Code != "" {
+			m.Resuming = true
+			return []Cmd{{Kind: CmdResumeLobby, Addr: m.Addr, Code: m.Code}}
+		}
+	case EvResumed:
+		m.Resuming, m.connected, m.lobbyLost = false, true, ""
+	case EvResumeFailed:
+		m.Resuming = false
+		if ev.Err != nil {
+			m.Detail = ev.Err.Error()
+		}
 	case EvRetry:
 		if m.Spectator {
 			return nil // a spectator has no game of its own to retry

@@ -23,7 +23,8 @@ func TestPlayingScreen(t *testing.T) {
 	m.Spectator = true
 	expect(t, m, m.Handle(Event{Kind: EvMenu}), Playing) // a spectator has no game to pause
 	m = at(Playing, true)
-	expect(t, m, m.Handle(Event{Kind: EvLobbyLost, Err: errRefused}), Playing) // the game goes on over UDP
+	m.Code = "ABCDE"
+	expect(t, m, m.Handle(Event{Kind: EvLobbyLost, Err: errRefused}), Playing, CmdResumeLobby) // the game goes on over UDP
 	expect(t, m, m.Handle(Event{Kind: EvGameEnd}), Results, CmdCloseSession, CmdClearTicket, CmdDisconnect)
 	if m.Reason == "" {
 		t.Fatal("the lost lobby is said with the results")

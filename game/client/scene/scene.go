@@ -151,6 +151,10 @@ const (
 	// (the private server's, or the private lobby's); EvCancelPassword: the player gave up.
 	EvSubmitPassword
 	EvCancelPassword
+	// EvResumed: CmdResumeLobby took the place back: a lobby connection again, the game's room
+	// after it. EvResumeFailed: the lobby refused (Err); the game plays on without a lobby.
+	EvResumed
+	EvResumeFailed
 )
 
 // HallView is what the Hall of fame screen lists.
@@ -281,12 +285,17 @@ const (
 	CmdSetLives                         // SET_LIVES Infinite; reply nothing (a LIVES push) or EvStageFailed
 	CmdListServers                      // the servers of tab View.Tab (the lists, the LAN; Servers: the favourites and recent); reply EvServerList
 	CmdPingServers                      // query each of Servers (its QueryAddr) for its info and round trip; one EvServerPinged each
+	// CmdResumeLobby: the lobby connection went while the game plays on (a lobby restarted):
+	// redial Addr with a backoff and take the player's place back (RESUME, docs/PROTOCOL.md
+	// §2.4.20) until it works, is refused, or the game ends; reply EvResumed / EvResumeFailed.
+	// CmdCloseSession and CmdDisconnect stop it.
+	CmdResumeLobby
 )
 
 var cmdNames = [...]string{"", "dial-lobby", "list-lobbies", "join", "start", "wait-start", "leave",
 	"dial-session", "close-session", "disconnect", "save-settings", "quit", "set-stage", "rejoin", "pause",
 	"clear-ticket", "set-difficulty", "list-replays", "open-replay", "close-replay", "get-scores",
-	"fetch-replay", "keep-replay", "set-section", "retry", "set-lives", "list-servers", "ping-servers"}
+	"fetch-replay", "keep-replay", "set-section", "retry", "set-lives", "list-servers", "ping-servers", "resume-lobby"}
 
 func (k CmdKind) String() string {
 	if int(k) < len(cmdNames) {
@@ -370,6 +379,9 @@ type Machine struct {
 	// or lobby's; AskServerAgain, AskLobbyAgain after a wrong one), Error saying so; AskNone:
 	// no prompt (password.go).
 	Ask lobby.PasswordAsk
+	// Resuming (Playing): the lobby connection went and CmdResumeLobby is taking the place back;
+	// the game plays on meanwhile (the renderer says so).
+	Resuming bool
 
 	auto         Auto
 	rejoinKey    [16]byte // key of the pending rejoin (sent once connected)
@@ -432,7 +444,7 @@ func (m *Machine) lose(reason string) []Cmd {
 		m.connected = false
 	}
 	m.Scene, m.Busy, m.Error, m.Reason = Lost, "", "", reason
-	m.MenuOpen, m.Rejoining = false, false
+	m.MenuOpen, m.Rejoining, m.Resuming = false, false, false
 	m.LobbyAnswers, m.probing = false, false // lost.go
 	return cmds
 }
@@ -483,6 +495,9 @@ func (m *Machine) Handle(ev Event) []Cmd {
 		m.connected = false // a replay needs no lobby: watching goes on, Back goes to the title
 		m.watchFrom = Title
 		return nil
+	}
+	if ev.Kind == EvResumed && m.Scene != Playing {
+		return []Cmd{{Kind: CmdDisconnect}} // late: the game ended meanwhile
 	}
 	if ev.Kind == EvLobbyLost && m.connected && m.Scene != Playing {
 		msg := m.closing

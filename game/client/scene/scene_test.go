@@ -169,14 +169,14 @@ func TestDisconnectInGameShowsReason(t *testing.T) {
 
 func TestLobbyLossMidGameKeepsPlaying(t *testing.T) {
 	m := playing(t)
-	expect(t, m, m.Handle(Event{Kind: EvLobbyLost, Err: errors.New("EOF")}), Playing)
+	expect(t, m, m.Handle(Event{Kind: EvLobbyLost, Err: errors.New("EOF")}), Playing, CmdResumeLobby)
 }
 
 // A server that stops ends the game (GAME_END aborted) after the lobby connection went: the
 // results screen says why at once, and Enter goes to the title, not to a lobby that is gone.
 func TestServerStopShowsReasonWithResults(t *testing.T) {
 	m := playing(t)
-	expect(t, m, m.Handle(Event{Kind: EvLobbyLost, Err: errors.New("EOF")}), Playing)
+	expect(t, m, m.Handle(Event{Kind: EvLobbyLost, Err: errors.New("EOF")}), Playing, CmdResumeLobby)
 	expect(t, m, m.Handle(Event{Kind: EvGameEnd, Result: 2}), Results, CmdCloseSession, CmdClearTicket, CmdDisconnect)
 	if m.Reason == "" {
 		t.Fatal("the results of an aborted game give no reason for the lost lobby")

@@ -47,6 +47,10 @@ const GameOverSpectating = "GAME OVER — spectating"
 // SpectatingNotice is what a spectator (a lobby joined while its game ran) sees.
 const SpectatingNotice = "SPECTATING"
 
+// ResumingNotice is what a player sees while the client takes its place in the lobby back
+// (Machine.Resuming): the game itself goes on.
+const ResumingNotice = "lobby connection lost: reconnecting (the game goes on)"
+
 // MenuTitle is the in-game menu's title: "PAUSED" when the server really paused the game (a
 // lone player's pause, netflow.Frame.Paused), otherwise the game goes on behind the menu.
 func MenuTitle(paused bool) string {
