@@ -579,6 +579,7 @@ func (a *app) sessionEvent(ev session.Event) {
 func (a *app) Draw(screen *ebiten.Image) {
 	a.draws++
 	pageFrame(a.draws, a.m.Scene)
+	a.pageReport()
 	a.viaCanvas = a.canvas != nil && (a.cfg.viaCanvas || a.shotReady)
 	if !a.viaCanvas {
 		if a.inMenus() && !a.menuPresent(screen.Bounds()) {

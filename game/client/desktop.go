@@ -9,3 +9,6 @@ const browserBuild = false
 
 // pageFrame is the browser build's report to its page (browser.go); nothing on the desktop.
 func pageFrame(int, scene.ID) {}
+
+// pageReport is the browser build's report of results and network figures (browser.go).
+func (a *app) pageReport() {}

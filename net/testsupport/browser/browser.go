@@ -90,6 +90,9 @@ func Start(t testing.TB, url string, o Options) context.Context {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("autoplay-policy", "user-gesture-required"), // as a player's browser
+		// The test's servers are on loopback: WebRTC gathers its loopback candidates too (a
+		// player's browser reaches the server's public address instead).
+		chromedp.Flag("allow-loopback-in-peer-connection", true),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(o.Width, o.Height),
 	}

@@ -2,7 +2,9 @@
 // progress bar, runs it (wasm_exec.js's Go), and shows the notices the browser needs: sound
 // starts with a gesture, a page of another version than the server's, errors in clear.
 // window.rtype is what the game and the tests read: frames (the game's Draw calls, set by the
-// client), scene (the screen shown, set by the client), timing (ms since navigation: fetched,
+// client), scene (the screen shown, set by the client), results (JSON of the last game's
+// RESULTS on the results screen, set by the client), net (JSON of the session's network
+// figures every 30 frames in a game, set by the client), timing (ms since navigation: fetched,
 // started, firstFrame), versionCheck ("pending", "match", "mismatch", "error"), error.
 "use strict";
 (function () {
