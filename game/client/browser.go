@@ -9,9 +9,6 @@ import (
 	"github.com/rtype/rtype/game/client/scene"
 )
 
-// browserBuild is true in the browser build: the screens that differ say so (Replays).
-const browserBuild = true
-
 // page is the page's window.rtype (net/webpage's rtype.js): the client tells it the frames
 // drawn (frames: the first hides the loading screen; a test or the player counts frames per
 // second with it) and the screen shown (scene: scene.ID's name, "title", "playing",

@@ -4,9 +4,6 @@ package client
 
 import "github.com/rtype/rtype/game/client/scene"
 
-// browserBuild is false on the desktop (browser.go).
-const browserBuild = false
-
 // pageFrame is the browser build's report to its page (browser.go); nothing on the desktop.
 func pageFrame(int, scene.ID) {}
 

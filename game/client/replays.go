@@ -3,13 +3,12 @@ package client
 import (
 	"cmp"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/playback"
+	"github.com/rtype/rtype/game/client/replayfiles"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/client/settings"
 	"github.com/rtype/rtype/game/replay"
@@ -22,31 +21,15 @@ const maxListedReplays = 200
 // that is not a playable replay is listed with its error as its stage, so it can be deleted by
 // hand; a missing folder is an empty list.
 func listReplays(dir string) ([]scene.ReplayInfo, error) {
-	ents, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
+	files, err := replayfiles.List(dir)
 	if err != nil {
 		return nil, err
 	}
-	type file struct {
-		path string
-		mod  time.Time
-	}
-	var files []file
-	for _, e := range ents {
-		if e.IsDir() || filepath.Ext(e.Name()) != replay.FileExt {
-			continue
-		}
-		if fi, err := e.Info(); err == nil {
-			files = append(files, file{filepath.Join(dir, e.Name()), fi.ModTime()})
-		}
-	}
-	slices.SortFunc(files, func(a, b file) int { return b.mod.Compare(a.mod) })
+	slices.SortFunc(files, func(a, b replayfiles.File) int { return b.Mod.Compare(a.Mod) })
 	files = files[:min(len(files), maxListedReplays)]
 	out := make([]scene.ReplayInfo, 0, len(files))
 	for _, f := range files {
-		out = append(out, replayInfo(f.path, f.mod))
+		out = append(out, replayInfo(f.Path, f.Mod))
 	}
 	slices.SortStableFunc(out, func(a, b scene.ReplayInfo) int { return cmp.Compare(b.Time, a.Time) })
 	return out, nil
@@ -55,10 +38,7 @@ func listReplays(dir string) ([]scene.ReplayInfo, error) {
 // replayInfo is the Replays row of the file at path.
 func replayInfo(path string, mod time.Time) scene.ReplayInfo {
 	info := scene.ReplayInfo{Path: path, Time: mod.Unix()}
-	b, err := os.ReadFile(path)
-	if err == nil && len(b) > replay.MaxBytes {
-		err = fmt.Errorf("too large")
-	}
+	b, err := replayfiles.Read(path)
 	var r *replay.Replay
 	if err == nil {
 		r, err = replay.Decode(b)
@@ -80,6 +60,9 @@ func replayInfo(path string, mod time.Time) scene.ReplayInfo {
 
 // replayDir is where this client keeps replays (settings.ReplayDir).
 func (a *app) replayDir() string {
+	if replayfiles.InBrowser {
+		return replayfiles.Dir("")
+	}
 	d, err := settings.ReplayDir(a.cfg.ConfigDir)
 	if err != nil {
 		return ""

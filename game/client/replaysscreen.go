@@ -7,7 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/inpututil"
+
 	"github.com/rtype/rtype/game"
+	"github.com/rtype/rtype/game/client/replayfiles"
 	"github.com/rtype/rtype/game/client/scene"
 )
 
@@ -32,14 +36,21 @@ func (replaysScreen) update(a *app, _ frame) {
 	if a.confirm(false) && a.menu < len(rows) && rows[a.menu].Ticks > 0 {
 		a.handle(scene.Event{Kind: scene.EvWatch, Path: rows[a.menu].Path})
 	}
+	// In the browser the replays live in the page's storage: D saves the selected one as a
+	// file (the one the desktop client plays with -replay FILE).
+	if replayfiles.InBrowser && inpututil.IsKeyJustPressed(ebiten.KeyD) && a.menu < len(rows) {
+		if err := replayfiles.Download(rows[a.menu].Path); err != nil {
+			a.log.Warn("replay not downloaded", "replay", rows[a.menu].Path, "err", err)
+		}
+	}
 }
 
 func (replaysScreen) draw(a *app, dst surface) {
 	u := a.ui
 	u.text(dst, "REPLAYS", u.big, Width/2, 40, alignCenter, white)
 	rows := a.m.Replays
-	if len(rows) == 0 && a.m.Busy == "" && browserBuild {
-		a.drawWrapped(dst, "Replays are not kept in the browser yet: the desktop client keeps the games you play and plays them back.", u.small, Width/2, 300, 1500, u.itemCol)
+	if len(rows) == 0 && a.m.Busy == "" && replayfiles.InBrowser {
+		a.drawWrapped(dst, "No replays yet. The games you play are kept in this browser (the page's storage, the newest 100); D saves one as a file the desktop client plays.", u.small, Width/2, 300, 1500, u.itemCol)
 	} else if len(rows) == 0 && a.m.Busy == "" {
 		y := a.drawWrapped(dst, "No replays yet. The games you play are kept here, in "+a.replayDir()+".", u.small, Width/2, 300, 1500, u.itemCol)
 		a.drawWrapped(dst, "A replay a friend sent you plays with: rtype-client -replay FILE", u.small, Width/2, y+20, 1500, u.dimCol)
@@ -80,5 +91,9 @@ func (replaysScreen) draw(a *app, dst surface) {
 		u.text(dst, clock(r.Ticks), u.small, 1800, y, alignEnd, col)
 	}
 	a.drawStatus(dst, 900)
-	u.help(dst, "Enter watch · Esc back")
+	if replayfiles.InBrowser {
+		u.help(dst, "Enter watch · D download · Esc back")
+	} else {
+		u.help(dst, "Enter watch · Esc back")
+	}
 }

@@ -3,13 +3,12 @@ package netflow
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/rtype/rtype/game/client/replayfiles"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/lobby"
@@ -102,8 +101,8 @@ func (n *Runner) keepReplay(lc *lobby.Client, dir string, id uuid.UUID) {
 // that name is there already, and returns its path. The bytes must decode as a replay before
 // they are written (a server's data is never trusted); the file appears whole or not at all.
 func fetchReplay(lc *lobby.Client, dir string, id uuid.UUID) (string, error) {
-	p := filepath.Join(dir, id.String()+replay.FileExt)
-	if _, err := os.Stat(p); err == nil {
+	name := id.String() + replay.FileExt
+	if p := replayfiles.Path(dir, name); replayfiles.Exists(p) {
 		return p, nil
 	}
 	b, err := lc.FetchReplay(id)
@@ -113,23 +112,5 @@ func fetchReplay(lc *lobby.Client, dir string, id uuid.UUID) (string, error) {
 	if _, err := replay.Decode(b); err != nil {
 		return "", fmt.Errorf("the server's replay of game %s: %w", id, err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.CreateTemp(dir, ".fetch-*")
-	if err != nil {
-		return "", err
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	return p, nil
+	return replayfiles.Write(dir, name, b)
 }

@@ -8,11 +8,11 @@ package playback
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/rtype/rtype/ecs"
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/netflow"
+	"github.com/rtype/rtype/game/client/replayfiles"
 	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/net/session"
 )
@@ -38,12 +38,9 @@ type Viewer struct {
 
 // Open reads, decodes and checks the replay file at path.
 func Open(path string) (*Viewer, error) {
-	b, err := os.ReadFile(path)
+	b, err := replayfiles.Read(path)
 	if err != nil {
 		return nil, err
-	}
-	if len(b) > replay.MaxBytes {
-		return nil, fmt.Errorf("%s: %d bytes, more than a replay may hold (%d)", path, len(b), replay.MaxBytes)
 	}
 	r, err := replay.Decode(b)
 	if err != nil {
