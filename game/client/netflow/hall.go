@@ -16,10 +16,9 @@ import (
 
 // keepTries and keepEvery bound how long the client asks for the replay of the game that just
 // ended while the server is still storing it ("is being stored: ask again", PROTOCOL §2.4.14).
-const (
-	keepTries = 6
-	keepEvery = time.Second
-)
+const keepTries = 6
+
+var keepEvery = time.Second // a var: tests wait less
 
 // hallQuery runs the Hall of fame's query h (GET_SCORES, or GET_GAMES for the recent view) as
 // player name.
@@ -67,23 +66,39 @@ func (n *Runner) execHall(c scene.Cmd) {
 		if lc == nil || dir == "" {
 			return
 		}
-		id := lc.LastGameID()
-		if id == uuid.Nil {
-			return // the server keeps no games (-db off)
-		}
-		n.goDo(func() { n.keepReplay(lc, dir, id) })
+		n.mu.Lock()
+		prev := n.keptGame
+		n.mu.Unlock()
+		n.goDo(func() {
+			n.keepReplay(lc.LastGameID, func(id uuid.UUID) (string, error) { return fetchReplay(lc, dir, id) }, prev)
+		})
 	}
 }
 
-// keepReplay downloads the replay of game id into dir, asking again while the server stores it.
-func (n *Runner) keepReplay(lc *lobby.Client, dir string, id uuid.UUID) {
+// keepReplay keeps the replay of the game that just ended (fetch: fetchReplay into the replays
+// folder), asking again while the server stores it. The game is the lobby's GAME_ID push
+// (gameID: lobby.Client.LastGameID; PROTOCOL §2.5.9), which comes with the lobby's END and may
+// come after the game's own GAME_END: an id that is still prev (the game kept before) or none
+// is asked for again; a server that keeps no games sends none.
+func (n *Runner) keepReplay(gameID func() uuid.UUID, fetch func(uuid.UUID) (string, error), prev uuid.UUID) {
+	id := uuid.Nil
 	for try := 0; try < keepTries; try++ {
 		select {
 		case <-n.ctx.Done():
 			return
 		case <-time.After(keepEvery):
 		}
-		p, err := fetchReplay(lc, dir, id)
+		if id == uuid.Nil {
+			if g := gameID(); g != uuid.Nil && g != prev {
+				id = g
+				n.mu.Lock()
+				n.keptGame = id
+				n.mu.Unlock()
+			} else {
+				continue // no GAME_ID yet
+			}
+		}
+		p, err := fetch(id)
 		if err == nil {
 			n.log.Info("replay kept", "file", p)
 			return
@@ -93,6 +108,10 @@ func (n *Runner) keepReplay(lc *lobby.Client, dir string, id uuid.UUID) {
 			n.log.Warn("replay not kept", "game", id, "err", err)
 			return
 		}
+	}
+	if id == uuid.Nil {
+		n.log.Debug("no replay to keep: the server named no game (it keeps none)")
+		return
 	}
 	n.log.Warn("replay not kept: the server was still storing it", "game", id)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/rtype/rtype/game/replay"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/lobbyserver"
 	"github.com/rtype/rtype/lobby/scores"
 	"github.com/rtype/rtype/lobby/scores/scoredb"
@@ -130,5 +132,51 @@ func TestHallOfFameAgainstRealLobby(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "client", junk.String()+replay.FileExt)); !os.IsNotExist(err) {
 		t.Fatalf("junk written: %v", err)
+	}
+}
+
+// The replay kept after a game is the game's that just ended: the lobby's GAME_ID may come
+// after GAME_END (the command), so an id that is none or still the game kept before is asked
+// for again, and "being stored" is asked again; a server that names no game gets no download.
+func TestKeepReplayWaitsForTheGamesID(t *testing.T) {
+	defer func(d time.Duration) { keepEvery = d }(keepEvery)
+	keepEvery = time.Millisecond
+	n := NewRunner(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), "ann", "")
+	defer n.Close()
+	old, fresh := uuid.New(), uuid.New()
+	var mu sync.Mutex
+	asks := 0
+	gameID := func() uuid.UUID { // the previous game's id until the new GAME_ID, on the 3rd look
+		mu.Lock()
+		defer mu.Unlock()
+		asks++
+		if asks < 3 {
+			return old
+		}
+		return fresh
+	}
+	var fetched []uuid.UUID
+	fetch := func(id uuid.UUID) (string, error) {
+		fetched = append(fetched, id)
+		if len(fetched) == 1 {
+			return "", &lobby.ResponseError{Code: 500, Reason: "the replay of game " + id.String() + " is being stored: ask again in a moment"}
+		}
+		return "/replays/" + id.String() + ".rtr", nil
+	}
+	n.keepReplay(gameID, fetch, old)
+	if len(fetched) != 2 || fetched[0] != fresh || fetched[1] != fresh {
+		t.Fatalf("fetched %v, want the new game %v twice (being stored, then kept)", fetched, fresh)
+	}
+	n.mu.Lock()
+	kept := n.keptGame
+	n.mu.Unlock()
+	if kept != fresh {
+		t.Errorf("keptGame %v, want %v", kept, fresh)
+	}
+
+	fetched = nil
+	n.keepReplay(func() uuid.UUID { return fresh }, fetch, fresh) // no new GAME_ID: the server kept none
+	if len(fetched) != 0 {
+		t.Errorf("fetched %v for a game that named no new id", fetched)
 	}
 }

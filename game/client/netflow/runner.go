@@ -58,6 +58,8 @@ type Runner struct {
 	link       Link
 	// resumeCancel stops the tries of CmdResumeLobby (resume.go)
 	resumeCancel context.CancelFunc
+	// keptGame is the game whose replay CmdKeepReplay kept last (hall.go; under mu).
+	keptGame uuid.UUID
 
 	// servers is where the server browser's servers come from (servers.go); pingStop stops
 	// the queries under way.
