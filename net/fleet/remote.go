@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -64,6 +65,16 @@ type RemoteConfig struct {
 	// Done closes: the hall of fame has the game when the lobby pushes GAME_ID). It is called
 	// on the host connection's goroutine and must not block (lobby/scoredb.Hall.Record).
 	OnGameEnd func(spec handoff.GameSpec, end GameEnd)
+	// HostGrace is how long the lobby keeps a host's games when its connection to that host
+	// fails (0: DefaultHostGrace; negative: none, they end at once): the games go on on the
+	// host, the lobby redials, and a host reached again within the grace hands back those
+	// still running (running) and the ends of those that ended meanwhile, which the lobby
+	// keeps as if nothing had happened. Past the grace, or at once when the host's control
+	// port refuses the connection (its process is gone) or the host says which games it still
+	// runs (attached) without one of them, the game ends as lost (docs/CONTROL.md §4.4). Only
+	// a lobby with an ID has a grace: a host aborts an anonymous lobby's games with its
+	// connection.
+	HostGrace time.Duration
 	// ID, when set, is the lobby's name for itself, the same across its restarts (runLobby:
 	// kept in its data directory): it is sent to every host (hello), which then keeps this
 	// lobby's games running when its connection fails and hands them back, with the ends of
@@ -75,6 +86,9 @@ type RemoteConfig struct {
 	// timeouts and redials run in virtual time (testing/synctest).
 	Dial func(ctx context.Context, addr string) (net.Conn, error)
 }
+
+// DefaultHostGrace is RemoteConfig.HostGrace's default (-host-grace).
+const DefaultHostGrace = 30 * time.Second
 
 // GameEnd is how a game on a host ended, as its lobby keeps it.
 type GameEnd struct {
@@ -170,6 +184,9 @@ func NewRemote(cfg RemoteConfig) *Remote {
 	if cfg.Redial <= 0 {
 		cfg.Redial = 250 * time.Millisecond
 	}
+	if cfg.HostGrace == 0 {
+		cfg.HostGrace = DefaultHostGrace
+	}
 	r := &Remote{cfg: cfg, log: cfg.Logger}
 	for _, a := range cfg.Hosts {
 		r.links = append(r.links, r.newLink(a, false))
@@ -181,7 +198,7 @@ func (r *Remote) newLink(addr string, dynamic bool) *link {
 	host, _, _ := net.SplitHostPort(addr)
 	// Request ids start at the clock's microseconds: those of this lobby's earlier runs, whose
 	// games the host hands back (running), are not reused.
-	return &link{r: r, addr: addr, udpHost: host, dynamic: dynamic, games: map[uint64]*RemoteGame{}, pending: map[uint64]chan *Msg{},
+	return &link{r: r, addr: addr, udpHost: host, dynamic: dynamic, games: map[uint64]*RemoteGame{}, away: map[uint64]*RemoteGame{}, pending: map[uint64]chan *Msg{},
 		nextID: uint64(max(time.Now().UnixMicro(), 0))}
 }
 
@@ -485,6 +502,9 @@ type link struct {
 	sendMu  sync.Mutex
 	nextID  uint64
 	games   map[uint64]*RemoteGame
+	// away are the games of a connection that failed, kept for RemoteConfig.HostGrace: a
+	// running (or ended) for one of them on the next connection takes it back.
+	away    map[uint64]*RemoteGame
 	pending map[uint64]chan *Msg
 	parts   replayParts // of the current session (its reader goroutine's alone)
 	down    downLog     // run's goroutine's alone
@@ -500,10 +520,16 @@ func (l *link) view() HostView {
 func (l *link) run(ctx context.Context) {
 	wait := l.r.cfg.Redial
 	downSince := time.Now()
+	defer l.loseAway(nil, "the lobby stops")
 	for ctx.Err() == nil {
 		err := l.session(ctx)
 		if ctx.Err() != nil {
 			return
+		}
+		if err != nil && errors.Is(err, syscall.ECONNREFUSED) {
+			// Nothing listens on the control port: the host's process is gone, and its games
+			// with it.
+			l.loseAway(nil, "its control port refuses connections")
 		}
 		now := time.Now()
 		if err == nil {
@@ -690,6 +716,43 @@ func (l *link) session(ctx context.Context) error {
 		close(ch)
 	}
 	l.parts = replayParts{} // a replay being received is dropped with its game
+	if len(games) == 0 {
+		return nil
+	}
+	if grace := l.r.cfg.HostGrace; grace > 0 && l.r.cfg.ID != "" && ctx.Err() == nil && !l.r.crashed.Load() {
+		// The host keeps them (§4.3): kept here too for the grace, while the lobby redials.
+		l.mu.Lock()
+		for id, g := range games {
+			l.away[id] = g
+		}
+		l.mu.Unlock()
+		l.r.log.Warn("game host connection lost: its games are kept while it is redialled", "host", l.addr, "games", len(games), "grace", grace, "err", err)
+		time.AfterFunc(grace, func() { l.loseAway(games, "no answer within the grace") })
+		return nil
+	}
+	l.lose(games, err)
+	return nil
+}
+
+// loseAway ends as lost the games of which (nil: all) that are still away (a connection
+// failed and no later one took them back): their grace is over, or the host is known gone.
+func (l *link) loseAway(which map[uint64]*RemoteGame, why string) {
+	l.mu.Lock()
+	gone := map[uint64]*RemoteGame{}
+	for id, g := range l.away {
+		if which == nil || which[id] == g {
+			gone[id] = g
+			delete(l.away, id)
+		}
+	}
+	l.mu.Unlock()
+	if len(gone) > 0 {
+		l.lose(gone, errors.New(why))
+	}
+}
+
+// lose ends games as lost: their host's connection failed (and their grace, if any, is over).
+func (l *link) lose(games map[uint64]*RemoteGame, err error) {
 	for _, g := range games {
 		if l.r.crashed.Load() { // left to the host for the next lobby: not ended here
 			g.end(2, true)
@@ -698,10 +761,20 @@ func (l *link) session(ctx context.Context) error {
 		l.r.markLost(g.spec.ID)
 		l.ended(g, GameEnd{Result: 2, Lost: true})
 	}
-	if len(games) > 0 {
+	if len(games) > 0 && !l.r.crashed.Load() {
 		l.r.log.Warn("game host lost: its games ended as aborted", "host", l.addr, "games", len(games), "err", err)
 	}
-	return nil
+}
+
+// takeBack returns the game id of the lobby's own run that a connection failed under (away),
+// now on l's connection again (under l.mu); nil when there is none.
+func (l *link) takeBack(id uint64) *RemoteGame {
+	g := l.away[id]
+	if g != nil {
+		delete(l.away, id)
+		l.games[id] = g
+	}
+	return g
 }
 
 func (l *link) handle(m *Msg) {
@@ -719,10 +792,22 @@ func (l *link) handle(m *Msg) {
 		}
 		return
 	case TypeRunning:
+		if g := l.takeBack(m.Game); g != nil {
+			l.mu.Unlock()
+			l.r.log.Info("game host back within the grace: its game goes on", "host", l.addr, "code", g.spec.Code, "game", g.spec.ID)
+			return
+		}
 		l.mu.Unlock()
 		l.adopt(m)
 		return
+	case TypeAttached:
+		l.mu.Unlock()
+		l.loseAway(nil, "the host no longer runs them")
+		return
 	case TypeReplay:
+		if l.games[m.Game] == nil {
+			l.takeBack(m.Game) // a game that ended while its host was away
+		}
 		g := l.games[m.Game]
 		l.mu.Unlock()
 		if g == nil && l.r.cfg.ID == "" {
@@ -736,6 +821,9 @@ func (l *link) handle(m *Msg) {
 		}
 		return
 	case TypeEnded:
+		if l.games[m.Game] == nil {
+			l.takeBack(m.Game)
+		}
 		g := l.games[m.Game]
 		delete(l.games, m.Game)
 		l.mu.Unlock()

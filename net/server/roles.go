@@ -66,6 +66,10 @@ type FleetConfig struct {
 	// of draining them (-leave-games): it exits at once, and the next lobby started on the same
 	// data directory (the same fleet.RemoteConfig.ID) takes them back (docs/CONTROL.md §4.3).
 	LeaveGames bool
+	// HostGrace is how long a lobby keeps a host's games when its control connection to it
+	// fails, while it redials (-host-grace; 0: fleet.DefaultHostGrace; negative: none, they
+	// end at once as lost; fleet.RemoteConfig.HostGrace).
+	HostGrace time.Duration
 	// Agones makes a host a GameServer of an Agones fleet (-agones; agones.go): the SDK
 	// sidecar's address and port to advertise, Ready, Health, the games counter, labels, and
 	// Shutdown after the drain.
@@ -428,7 +432,8 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 		ln.Close()
 		return err
 	}
-	rc := fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Logger: log, StartTimeout: cfg.Fleet.StartTimeout, ID: id}
+	rc := fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Logger: log, StartTimeout: cfg.Fleet.StartTimeout, ID: id,
+		HostGrace: cfg.Fleet.HostGrace}
 	if cfg.Fleet.Allocator != "" {
 		rc.Allocate = allocate(cfg.Fleet, log)
 	}
