@@ -499,9 +499,9 @@ type link struct {
 	// load) and those sent to it (stages.go).
 	has map[string]bool
 	// sendMu keeps a start's stage messages and the start together on the connection.
-	sendMu  sync.Mutex
-	nextID  uint64
-	games   map[uint64]*RemoteGame
+	sendMu sync.Mutex
+	nextID uint64
+	games  map[uint64]*RemoteGame
 	// away are the games of a connection that failed, kept for RemoteConfig.HostGrace: a
 	// running (or ended) for one of them on the next connection takes it back.
 	away    map[uint64]*RemoteGame
