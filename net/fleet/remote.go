@@ -75,6 +75,12 @@ type RemoteConfig struct {
 	// a lobby with an ID has a grace: a host aborts an anonymous lobby's games with its
 	// connection.
 	HostGrace time.Duration
+	// OnAdopt, when set, is called with each running game of an earlier run of this lobby that
+	// a host hands back (running, docs/CONTROL.md §4.3), once the lobby has taken it: g is
+	// its RemoteGame, whose end comes as any game's (Done, OnGameEnd). net/server gives it to
+	// lobbyserver.Server.AdoptGame, which recreates its lobby. Called on the host connection's
+	// goroutine: it must not block.
+	OnAdopt func(spec handoff.GameSpec, g handoff.Game)
 	// ID, when set, is the lobby's name for itself, the same across its restarts (runLobby:
 	// kept in its data directory): it is sent to every host (hello), which then keeps this
 	// lobby's games running when its connection fails and hands them back, with the ends of
@@ -869,13 +875,17 @@ func (l *link) adopt(m *Msg) {
 		g.host = l.udpHost
 	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.c == nil || l.games[m.Game] != nil {
+		l.mu.Unlock()
 		return
 	}
 	l.games[m.Game] = g
 	l.nextID = max(l.nextID, m.Game) // not reused
+	l.mu.Unlock()
 	l.r.log.Info("game of an earlier run of this lobby taken back from its host", "host", l.addr, "code", g.spec.Code, "game", g.spec.ID, "players", len(g.spec.Members))
+	if f := l.r.cfg.OnAdopt; f != nil {
+		f(g.spec, g)
+	}
 }
 
 // adopted is the RemoteGame of a game the lobby does not know, from the spec the host sent
@@ -1006,8 +1016,8 @@ type RemoteGame struct {
 	port int
 	host string
 
-	// adopted: a game of an earlier run of this lobby, handed back by its host (§4.3): no
-	// lobby of this run plays it; only its end is kept.
+	// adopted: a game of an earlier run of this lobby, handed back by its host (§4.3): its
+	// lobby is recreated (RemoteConfig.OnAdopt) and its players may RESUME; its end is kept.
 	adopted bool
 
 	mu       sync.Mutex

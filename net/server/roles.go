@@ -446,9 +446,11 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 			}
 		}
 	}
+	var srv *lobbyserver.Server // set before remote runs
+	rc.OnAdopt = func(spec handoff.GameSpec, g handoff.Game) { srv.AdoptGame(spec, g) }
 	remote := fleet.NewRemote(rc)
 	// AsyncStart: a START waits for a host's reply off the lobby's lock (lobby/lobbyserver/starting.go).
-	srv := lobbyserver.NewServer(lobbyserver.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, AsyncStart: true, Hall: lh, Logger: log,
+	srv = lobbyserver.NewServer(lobbyserver.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, AsyncStart: true, Hall: lh, Logger: log,
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
 		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout, Password: cfg.Password})
 	mod := newModeration(srv, hall, log)
