@@ -51,7 +51,10 @@ func TestCoreAdoptGameResume(t *testing.T) {
 	a, b := v.player("192.0.2.1", "alice"), v.player("192.0.2.2", "bob")
 	ua, ub := uuid.MustParse(a.user), uuid.MustParse(b.user)
 	ka, kb := spec.Members[0].Key, spec.Members[1].Key
-	for _, c := range []struct{ args []string; want string }{
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
 		{[]string{"ZZZZZ", "0", lobby.ResumeProof(ka, "ZZZZZ", 0, ua)}, "no lobby with code ZZZZZ"},
 		{[]string{"K7QF2", "0", lobby.ResumeProof(ka, "K7QF2", 0, ub)}, "resume refused: wrong proof for slot 0"},
 		{[]string{"K7QF2", "0", lobby.ResumeProof(kb, "K7QF2", 0, ua)}, "resume refused: wrong proof for slot 0"},
