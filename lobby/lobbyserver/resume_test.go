@@ -1,6 +1,8 @@
 package lobbyserver
 
 import (
+	"context"
+	"net"
 	"strings"
 	"testing"
 
@@ -124,5 +126,39 @@ func TestCoreResumeStartedGame(t *testing.T) {
 	b2.ok(lobby.CmdResume, code, "1", lobby.ResumeProof(key, code, 1, uuid.MustParse(b2.user)))
 	if got := a.pushes(lobby.PushMembers); len(got) == 0 || got[len(got)-1] != code+",alice,bob2" {
 		t.Fatalf("alice's MEMBERS: %q", got)
+	}
+}
+
+// TestServerAdoptsBeforeServe: a game handed to Server.AdoptGame before Serve (a restarted
+// lobby learns its hosts' games while it starts) is held and adopted when Serve begins: a
+// client that connects RESUMEs it with lobby.Client.Resume and gets its END.
+func TestServerAdoptsBeforeServe(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := adoptedSpec("K7QF2")
+	g := &fakeGame{port: fakePort, done: make(chan struct{}), dropCh: make(chan uuid.UUID, 16)}
+	cfg := withStages(ServerConfig{Logger: testLogger(t)})
+	s := NewServer(cfg)
+	s.AdoptGame(spec, g)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- s.Serve(ctx, ln) }()
+	defer func() { cancel(); <-errc }()
+	c, err := lobby.Dial(waitCtx(t), ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Authenticate("bob"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Resume("k7qf2", 1, spec.Members[1].Key); err != nil {
+		t.Fatalf("RESUME of the adopted game: %v", err)
+	}
+	g.end(1)
+	if r, err := c.WaitEnd(waitCtx(t)); err != nil || r != 1 {
+		t.Fatalf("END after RESUME: %d %v, want 1", r, err)
 	}
 }

@@ -29,6 +29,7 @@ func restartHost(t *testing.T) (*testHost, *Record, []byte) {
 type lobbyRun struct {
 	r      *Remote
 	ends   *endRecorder
+	adopts chan handoff.GameSpec // OnAdopt's specs
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -40,14 +41,16 @@ func runLobby(t *testing.T, id string, hosts ...string) *lobbyRun {
 // runLobbyWith is runLobby with opt applied to the Remote's config.
 func runLobbyWith(t *testing.T, id string, opt func(*RemoteConfig), hosts ...string) *lobbyRun {
 	e := &endRecorder{gs: map[string]handoff.Game{}}
+	adopts := make(chan handoff.GameSpec, 16)
 	rc := RemoteConfig{Hosts: hosts, ID: id, Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond,
-		Redial: 10 * time.Millisecond, Dial: netOf(t).dial, OnGameEnd: e.onGameEnd}
+		Redial: 10 * time.Millisecond, Dial: netOf(t).dial, OnGameEnd: e.onGameEnd,
+		OnAdopt: func(spec handoff.GameSpec, _ handoff.Game) { adopts <- spec }}
 	if opt != nil {
 		opt(&rc)
 	}
 	r := NewRemote(rc)
 	ctx, cancel := context.WithCancel(context.Background())
-	lr := &lobbyRun{r: r, ends: e, cancel: cancel, done: make(chan struct{})}
+	lr := &lobbyRun{r: r, ends: e, adopts: adopts, cancel: cancel, done: make(chan struct{})}
 	go func() { defer close(lr.done); r.Run(ctx) }()
 	t.Cleanup(lr.stop)
 	eventually(t, "the lobby's host up", func() bool { return r.Up() == len(hosts) })
@@ -114,6 +117,19 @@ func testLobbyRestartKeepsGames(t *testing.T) {
 		defer l.mu.Unlock()
 		return len(l.games) == 1
 	})
+	// The lobby recreates the running game's room from its spec (OnAdopt): its code, game id,
+	// and members with their session keys (RESUME's proofs).
+	select {
+	case got := <-second.adopts:
+		if got.ID != s2.ID || got.Code != s2.Code || !reflect.DeepEqual(got.Members, s2.Members) {
+			t.Fatalf("OnAdopt %+v, want the running game %+v", got, s2)
+		}
+	default:
+		t.Fatal("OnAdopt not called for the running game")
+	}
+	if len(second.adopts) != 0 {
+		t.Fatal("OnAdopt called for more than the running game")
+	}
 	// A start of the new run: its id is not one of the first run's.
 	g3, err := second.r.StartGame(restartSpec("CCCCC"))
 	if err != nil {
@@ -277,6 +293,9 @@ func testHostLinkDropKeepsGames(t *testing.T) {
 	e := lr.ends.get()
 	if len(e) != 1 || e[0].spec.ID != s1.ID || e[0].end.Lost || !reflect.DeepEqual(e[0].end.Record, rec) || !bytes.Equal(e[0].end.Replay, file) {
 		t.Fatalf("ends after the link came back: %+v", e)
+	}
+	if len(lr.adopts) != 0 {
+		t.Fatal("a game kept through the grace was adopted as a new one (OnAdopt)")
 	}
 	// The other game is played through the lobby again: a rejoin reaches the host.
 	if err := g2.(*RemoteGame).Rejoin(s2.Members[1]); err != nil {
