@@ -108,9 +108,10 @@ func TestCoreAdoptGameResume(t *testing.T) {
 	}
 }
 
-// TestCoreResumeStartedGame: RESUME works for a game this run started too: a player whose lobby
-// connection closed (its game goes on) connects again and resumes its slot; while its old
-// connection is open the slot is held.
+// TestCoreResumeStartedGame: RESUME works for a game this run started too (the Core itself asks
+// nothing of the game; a host's game loses a player whose lobby connection closed, which then
+// REJOINs instead): a player connected again resumes its slot; while its old connection is
+// open the slot is held.
 func TestCoreResumeStartedGame(t *testing.T) {
 	v := newVLobby(t, ServerConfig{})
 	a, b := v.player("192.0.2.1", "alice"), v.player("192.0.2.2", "bob")
