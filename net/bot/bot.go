@@ -297,12 +297,7 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 		}
 		b := back{c: c}
 		if code, slot, key, ok := st.get(); ok {
-			if err := c.Resume(code, slot, key); err != nil {
-				cfg.Logger.Warn("bot could not resume its lobby", "bot", res.Bot, "code", code, "slot", slot, "err", err)
-			} else {
-				cfg.Logger.Info("bot resumed its lobby", "bot", res.Bot, "code", code, "slot", slot)
-				b.resumed = true
-			}
+			b.resumed = resume(rctx, cfg, c, res.Bot, code, slot, key)
 		}
 		backCh <- b
 	}()
@@ -325,6 +320,31 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 	default:
 	}
 	return res
+}
+
+// resume sends RESUME on c for the bot's slot; a lobby that restarted a moment ago may not know
+// the game yet (its host hands it back within seconds: "no lobby with code"), so that refusal
+// is retried with relobby's backoff until ctx ends (the game is over).
+func resume(ctx context.Context, cfg Config, c *lobby.Client, name, code string, slot int, key [16]byte) bool {
+	wait := RelobbyFirst
+	for {
+		err := c.Resume(code, slot, key)
+		if err == nil {
+			cfg.Logger.Info("bot resumed its lobby", "bot", name, "code", code, "slot", slot)
+			return true
+		}
+		var re *lobby.ResponseError
+		if !errors.As(err, &re) || !strings.HasPrefix(re.Reason, "no lobby with code") {
+			cfg.Logger.Warn("bot could not resume its lobby", "bot", name, "code", code, "slot", slot, "err", err)
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, RelobbyMax)
+	}
 }
 
 // relobby dials cfg.Server and authenticates as name, with a backoff, until it succeeds or

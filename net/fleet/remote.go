@@ -205,7 +205,36 @@ func (r *Remote) newLink(addr string, dynamic bool) *link {
 	// Request ids start at the clock's microseconds: those of this lobby's earlier runs, whose
 	// games the host hands back (running), are not reused.
 	return &link{r: r, addr: addr, udpHost: host, dynamic: dynamic, games: map[uint64]*RemoteGame{}, away: map[uint64]*RemoteGame{}, pending: map[uint64]chan *Msg{},
-		nextID: uint64(max(time.Now().UnixMicro(), 0))}
+		nextID: uint64(max(time.Now().UnixMicro(), 0)), tried: make(chan struct{})}
+}
+
+func (l *link) markTried() { l.triedOnce.Do(func() { close(l.tried) }) }
+
+// AttachWait bounds the wait for Attached before a restarted lobby serves its players anyway
+// (net/server): a host that does not answer within it hands its games back when it does.
+const AttachWait = 5 * time.Second
+
+// Attached returns a channel closed once every host of RemoteConfig.Hosts has been tried once
+// since Run began: its first connection handed back this lobby's games of an earlier run
+// (their running messages then attached, docs/CONTROL.md §4.3: OnAdopt has been called for
+// each), or it failed. A lobby that waits for it before it serves (net/server, at most
+// AttachWait) has the lobbies of those games back before its players RESUME them. An older
+// host (no attached) counts only when its connection ends: that wait is AttachWait's.
+func (r *Remote) Attached() <-chan struct{} {
+	ch := make(chan struct{})
+	var links []*link
+	for _, l := range r.snapshot() {
+		if !l.dynamic {
+			links = append(links, l)
+		}
+	}
+	go func() {
+		for _, l := range links {
+			<-l.tried
+		}
+		close(ch)
+	}()
+	return ch
 }
 
 // ParseHosts reads -hosts: comma-separated host:port control addresses.
@@ -513,7 +542,11 @@ type link struct {
 	away    map[uint64]*RemoteGame
 	pending map[uint64]chan *Msg
 	parts   replayParts // of the current session (its reader goroutine's alone)
-	down    downLog     // run's goroutine's alone
+	// tried is closed once the first connection handed back this lobby's games (attached),
+	// or failed, or Run ended before it (Remote.Attached).
+	tried     chan struct{}
+	triedOnce sync.Once
+	down      downLog // run's goroutine's alone
 }
 
 func (l *link) view() HostView {
@@ -527,8 +560,10 @@ func (l *link) run(ctx context.Context) {
 	wait := l.r.cfg.Redial
 	downSince := time.Now()
 	defer l.loseAway(nil, "the lobby stops")
+	defer l.markTried()
 	for ctx.Err() == nil {
 		err := l.session(ctx)
+		l.markTried()
 		if ctx.Err() != nil {
 			return
 		}
@@ -678,6 +713,9 @@ func (l *link) session(ctx context.Context) error {
 	}
 	l.mu.Unlock()
 	l.parts = replayParts{}
+	if l.r.cfg.ID == "" {
+		l.markTried() // no hello, so no games handed back
+	}
 	if was, downFor, failed := l.down.up(time.Now()); was {
 		l.r.log.Info("game host up", "host", l.addr, "was_down_for", downFor.Round(time.Millisecond), "dials_failed", failed)
 	} else {
@@ -809,6 +847,7 @@ func (l *link) handle(m *Msg) {
 	case TypeAttached:
 		l.mu.Unlock()
 		l.loseAway(nil, "the host no longer runs them")
+		l.markTried()
 		return
 	case TypeReplay:
 		if l.games[m.Game] == nil {

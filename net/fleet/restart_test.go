@@ -103,6 +103,14 @@ func testLobbyRestartKeepsGames(t *testing.T) {
 	eventually(t, "the host counts the end", func() bool { return h.Load().Games == 1 })
 
 	second := runLobby(t, "lobby-a", h.addr)
+	select {
+	case <-second.r.Attached(): // the host handed back what it has: OnAdopt was called
+	case <-time.After(5 * time.Second):
+		t.Fatal("Attached not closed")
+	}
+	if len(second.adopts) != 1 {
+		t.Fatalf("%d games adopted when Attached closed, want the running one", len(second.adopts))
+	}
 	eventually(t, "the held end kept by the new lobby", func() bool { return len(second.ends.get()) == 1 })
 	got := second.ends.get()[0]
 	if got.spec.ID != s1.ID || got.spec.Code != s1.Code || got.spec.Members[1].Name != s1.Members[1].Name || got.end.Lost || got.end.Result != 1 ||

@@ -505,6 +505,16 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	remoteCtx, stopRemote := context.WithCancel(context.Background())
 	remoteDone := make(chan struct{})
 	go func() { defer close(remoteDone); remote.Run(remoteCtx) }()
+	// The games of this lobby's earlier run come back from its hosts (their lobbies recreated:
+	// AdoptGame) before the players it serves RESUME them, within fleet.AttachWait.
+	attachWait := time.NewTimer(fleet.AttachWait)
+	select {
+	case <-remote.Attached():
+	case <-attachWait.C:
+		log.Warn("not every game host answered in time: the lobby serves, their games come back when they do", "waited", fleet.AttachWait)
+	case <-ctx.Done():
+	}
+	attachWait.Stop()
 	lobbyCtx, stopLobby := context.WithCancel(context.Background())
 	defer stopLobby()
 	serveErr := make(chan error, 1)
