@@ -810,8 +810,8 @@ func (l *link) lose(games map[uint64]*RemoteGame, err error) {
 	}
 }
 
-// takeBack returns the game id of the lobby's own run that a connection failed under (away),
-// now on l's connection again (under l.mu); nil when there is none.
+// takeBack moves game id from away (a connection failed under it) back to l.games: the host
+// named it on the connection of now. It returns the game, nil when id is not away. Under l.mu.
 func (l *link) takeBack(id uint64) *RemoteGame {
 	g := l.away[id]
 	if g != nil {
