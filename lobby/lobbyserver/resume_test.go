@@ -163,3 +163,29 @@ func TestServerAdoptsBeforeServe(t *testing.T) {
 		t.Fatalf("END after RESUME: %d %v, want 1", r, err)
 	}
 }
+
+// TestCoreAdoptedGameRejoinSpectate: a game taken back by a restarted lobby is rejoined and
+// watched as one it started: REJOIN with the slot's START key gives a new session (START push),
+// JOIN_LOBBY of its code makes a spectator (SPECTATE push).
+func TestCoreAdoptedGameRejoinSpectate(t *testing.T) {
+	v := newVLobby(t, ServerConfig{})
+	spec := adoptedSpec("K7QF2")
+	g := &vgame{port: fakePort}
+	if err := v.core.AdoptGame(v.now, spec, g); err != nil {
+		t.Fatal(err)
+	}
+	v.collect()
+	b := v.player("192.0.2.2", "bob")
+	b.ok(lobby.CmdRejoin, "K7QF2", "1", lobby.RejoinProof(spec.Members[1].Key, "K7QF2", 1, uuid.MustParse(b.user)))
+	if len(g.rejoins) != 1 || g.rejoins[0].Slot != 1 || g.rejoins[0].UUID.String() != b.user {
+		t.Fatalf("rejoins %+v", g.rejoins)
+	}
+	if got := b.pushes(lobby.PushStart); len(got) != 1 {
+		t.Fatalf("START pushes after REJOIN: %q", got)
+	}
+	w := v.player("192.0.2.3", "watcher")
+	w.ok(lobby.CmdJoinLobby, "K7QF2")
+	if got := w.pushes(lobby.PushSpectate); len(got) != 1 || len(g.spectates) != 1 {
+		t.Fatalf("SPECTATE pushes %q, game spectators %v", got, g.spectates)
+	}
+}
