@@ -869,7 +869,7 @@ func (c *Client) dispatch(line []byte) error {
 			c.notice = r.Body
 			return nil
 		}
-		if r.Code == CodeOK && (p == CmdJoinLobby || p == CmdLeave || p == CmdRejoin) {
+		if r.Code == CodeOK && (p == CmdJoinLobby || p == CmdLeave || p == CmdRejoin || p == CmdResume) {
 			// Pushes after this response belong to the new membership.
 			c.starts, c.ends = nil, nil
 			if p == CmdLeave {
@@ -1105,5 +1105,20 @@ func (c *Client) Rejoin(code string, slot int, key [16]byte) error {
 	c.mu.Unlock()
 	code = UpperCode(code)
 	_, err := c.request(CmdRejoin, code, strconv.Itoa(slot), RejoinProof(key, code, slot, id))
+	return err
+}
+
+// Resume sends RESUME (docs/PROTOCOL.md §2.4.20): this client, connected again to the lobby
+// (its lobby connection was lost, or the lobby restarted) while its game goes on, becomes a
+// member of lobby code again, in slot, proving it holds key, the session key of the START
+// push that gave it the slot (ResumeProof; the key itself is not sent). Unlike Rejoin it gets
+// no new token and leaves the game session alone: MEMBERS, CHAT and the game's END reach this
+// client again (WaitEnd).
+func (c *Client) Resume(code string, slot int, key [16]byte) error {
+	c.mu.Lock()
+	id := c.id
+	c.mu.Unlock()
+	code = UpperCode(code)
+	_, err := c.request(CmdResume, code, strconv.Itoa(slot), ResumeProof(key, code, slot, id))
 	return err
 }

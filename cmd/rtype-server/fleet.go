@@ -20,7 +20,7 @@ type fleetFlags struct {
 	role, hosts, control, secretFile *string
 	cert, key, ca                    *string
 	capacity                         *int
-	drain                            *time.Duration
+	drain, hostGrace                 *time.Duration
 	leaveGames                       *bool
 }
 
@@ -35,6 +35,7 @@ func addFleetFlags(fs *flag.FlagSet) *fleetFlags {
 		ca:         fs.String("control-ca", "", "with -control-cert: the CA (PEM) that signs the other side's certificates"),
 		capacity:   fs.Int("capacity", fleet.DefaultCapacity, "with -role host: games it runs at once"),
 		leaveGames: fs.Bool("leave-games", false, "with -role lobby: on SIGTERM exit at once, leaving the running games to their hosts, which hand them back (and their results) to the next lobby started on the same -data: an upgrade with no game lost; without it the lobby drains (-drain-timeout)"),
+		hostGrace:  fs.Duration("host-grace", fleet.DefaultHostGrace, "with -role lobby: when the control connection to a host fails, keep its games this long while redialling (the host plays on and hands them back); past it, or when the host is known gone, they end as lost; negative = end them at once"),
 		drain:      fs.Duration("drain-timeout", server.DefaultDrainTimeout, "on SIGTERM (every role): start no new game, tell the players, and let the running ones end for this long, then end them (a second SIGTERM ends them at once); negative = end them at once"),
 	}
 }
@@ -61,7 +62,13 @@ func (f *fleetFlags) apply(cfg *server.Config, allocator string) error {
 	if *f.leaveGames && role != server.RoleLobby {
 		return errors.New("-leave-games is a lobby's (-role lobby): its hosts keep its games while it restarts")
 	}
-	fc := server.FleetConfig{Role: role, Capacity: *f.capacity, DrainTimeout: *f.drain, Control: *f.control, LeaveGames: *f.leaveGames}
+	if *f.hostGrace != fleet.DefaultHostGrace && role != server.RoleLobby {
+		return errors.New("-host-grace is a lobby's (-role lobby): how long it keeps a host's games while the connection to it is down")
+	}
+	if *f.hostGrace == 0 {
+		return errors.New("-host-grace 0 is ambiguous: give a positive value, or a negative one (-1s) to end a lost host's games at once")
+	}
+	fc := server.FleetConfig{Role: role, Capacity: *f.capacity, DrainTimeout: *f.drain, Control: *f.control, LeaveGames: *f.leaveGames, HostGrace: *f.hostGrace}
 	if *f.capacity <= 0 {
 		return errors.New("-capacity must be positive")
 	}

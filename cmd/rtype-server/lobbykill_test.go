@@ -19,8 +19,10 @@ import (
 // processes: a lobby (-role lobby, -data) and a host; two bots play the short stage; the
 // lobby is killed with SIGKILL mid-game and started again on the same address and data
 // directory. The game goes on on the host and ends normally (GAME_END: victory or defeat,
-// for both bots), each bot got back into the lobby by itself meanwhile, and the new lobby's
-// hall of fame has the game with both names, its figures and its replay.
+// for both bots), each bot got back into the lobby by itself meanwhile and took its slot back
+// with RESUME (the new lobby recreated the room from the host's running game), so that the
+// game's END and GAME_ID reached it on its new connection; the new lobby's hall of fame has
+// that game (GET_GAMES and GET_SCORES) with both names, its figures and its replay.
 func TestLobbyKill9KeepsGames(t *testing.T) {
 	t.Parallel()
 	testLobbyRestartKeepsGames(t, syscall.SIGKILL)
@@ -103,8 +105,8 @@ func testLobbyRestartKeepsGames(t *testing.T, sig syscall.Signal) {
 		if r.Result != "victory" && r.Result != "defeat" {
 			t.Errorf("bot %s: %s (%s), want the game played to its end", r.Bot, r.Result, r.Error)
 		}
-		if !r.Relobbied {
-			t.Errorf("bot %s did not get back into the lobby during its game", r.Bot)
+		if !r.Relobbied || !r.Resumed {
+			t.Errorf("bot %s: relobbied %v, resumed %v: want it back in its lobby (RESUME) during its game", r.Bot, r.Relobbied, r.Resumed)
 		}
 		if r.Ticks <= killedAt {
 			t.Errorf("bot %s: game ended at tick %d, the lobby was killed at %d: it did not go on", r.Bot, r.Ticks, killedAt)
@@ -134,5 +136,14 @@ func testLobbyRestartKeepsGames(t *testing.T, sig syscall.Signal) {
 	}
 	if _, err := lc.FetchReplay(g.ID); err != nil {
 		t.Errorf("GET_REPLAY of the kept game: %v", err)
+	}
+	for _, r := range o.res {
+		if r.ResumedGameID != g.ID.String() {
+			t.Errorf("bot %s: GAME_ID %q on its resumed connection, the hall kept %v", r.Bot, r.ResumedGameID, g.ID)
+		}
+	}
+	ranked, err := lc.Scores(lobby.ScoresQuery{Stage: "short"})
+	if err != nil || len(ranked) != 1 || ranked[0].Game.ID != g.ID {
+		t.Fatalf("GET_SCORES short: %+v %v, want the kept game", ranked, err)
 	}
 }

@@ -30,6 +30,7 @@ var commands = map[string]command{
 	lobby.CmdRetry:         {true, (*Core).retry},         // practice.go
 	lobby.CmdStart:         {true, (*Core).start},         // games.go
 	lobby.CmdRejoin:        {true, (*Core).rejoin},        // rejoin.go
+	lobby.CmdResume:        {true, (*Core).resume},        // resume.go
 	lobby.CmdGetScores:     {true, (*Core).getScores},     // hall.go
 	lobby.CmdGetGames:      {true, (*Core).getGames},      // hall.go
 	lobby.CmdGetReplay:     {true, (*Core).getReplay},     // hall.go

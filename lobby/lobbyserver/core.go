@@ -125,6 +125,9 @@ type lobbyState struct {
 	// slots are the running game's players by slot (token and session key of the latest
 	// START or rejoin of each slot): REJOIN checks its proof against them (rejoin.go).
 	slots []handoff.Member
+	// resumed are the members that took a slot back with RESUME, by slot (resume.go): their
+	// connection's UUID is not the slot's, which the game knows them by (gameUser).
+	resumed map[int]*connState
 	// spectators watch the lobby's games without a slot, in join order, at most
 	// MaxSpectators (rejoin.go).
 	spectators []*connState

@@ -168,6 +168,7 @@ func (c *Core) GameEnded(now time.Duration, g handoff.Game, result uint8) {
 	}
 	l.game = nil
 	l.slots = nil
+	l.resumed = nil
 	l.lost = false
 	if len(l.members) == 0 && len(l.spectators) == 0 {
 		c.removeLobby(l) // every player was lost and none rejoined

@@ -199,8 +199,9 @@ func (c *Core) leave(cs *connState, reason string) {
 		if _, ok := l.game.(handoff.Rejoiner); ok && reason == "disconnected" {
 			l.lost = true
 		}
-		l.game.Drop(cs.user, reason != "disconnected")
+		l.game.Drop(l.gameUser(cs), reason != "disconnected")
 	}
+	l.forgetResumed(cs)
 	switch {
 	case len(l.members) > 0 || len(l.spectators) > 0:
 		if !c.stopping { // no MEMBERS after END while the server shuts down

@@ -163,5 +163,5 @@ func (c *Core) retry(now time.Duration, cs *connState, cmd lobby.Command) {
 	}
 	l.retry = true
 	c.log.Info("lobby retry", "code", l.code, "game", l.gameID.String(), "user", cs.user.String())
-	l.game.Drop(cs.user, true) // its only player leaves: the game ends, then GameEnded starts the next
+	l.game.Drop(l.gameUser(cs), true) // its only player leaves: the game ends, then GameEnded starts the next
 }

@@ -230,8 +230,13 @@ func (c *Core) rejoined(cs *connState, l *lobbyState, m handoff.Member, err erro
 		c.reply(cs, lobby.CodeWrongRequest, notWaiting(slot, code))
 		return
 	}
-	prev := l.slots[slot].UUID
+	prev, resumedBy := l.slots[slot].UUID, l.resumed[slot]
 	l.slots[slot] = m
+	delete(l.resumed, slot) // the slot is the sender's own now
+	if resumedBy != nil && resumedBy != cs && resumedBy.lobby == l {
+		l.members = removeConn(l.members, resumedBy) // it resumed the slot: it makes way as its holder would
+		resumedBy.lobby = nil
+	}
 	if cs.lobby != l {
 		c.leave(cs, "rejoined another lobby")
 	}

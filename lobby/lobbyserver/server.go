@@ -117,12 +117,42 @@ type Server struct {
 	closing bool            // Serve is shutting down: no new watch goroutine
 	armed   time.Duration   // the deadline the timer goroutine sleeps until
 	kick    chan struct{}   // capacity 1: the Core's next deadline moved earlier
+	// adopting are the games AdoptGame got before Serve: adopted when it begins.
+	adopting []adoption
 
 	wg      sync.WaitGroup // connection goroutines
 	watchWG sync.WaitGroup // watch goroutines
 	askWG   sync.WaitGroup // hall-of-fame requests (ask)
 	startWG sync.WaitGroup // asynchronous starts (startGame)
 	callWG  sync.WaitGroup // asynchronous rejoins and spectators (callGame)
+}
+
+// adoption is an AdoptGame call held until Serve.
+type adoption struct {
+	spec handoff.GameSpec
+	g    handoff.Game
+}
+
+// AdoptGame hands the Core a running game of an earlier run of this lobby (Core.AdoptGame: its
+// lobby is recreated, its players may RESUME). Before Serve the game is held, and adopted when
+// Serve begins (its lobby then exists before the first connection is accepted). Safe for
+// concurrent use; it does not block on the network.
+func (s *Server) AdoptGame(spec handoff.GameSpec, g handoff.Game) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ctx == nil {
+		s.adopting = append(s.adopting, adoption{spec, g})
+		return
+	}
+	s.adoptLocked(spec, g)
+}
+
+// adoptLocked is AdoptGame once served (s.mu held).
+func (s *Server) adoptLocked(spec handoff.GameSpec, g handoff.Game) {
+	if err := s.core.AdoptGame(s.now(), spec, g); err != nil {
+		s.log.Warn("running game of an earlier run not taken back into a lobby: its end is still kept", "code", spec.Code, "game", spec.ID.String(), "err", err)
+	}
+	s.dispatch()
 }
 
 // conn is one client connection's I/O.
@@ -252,6 +282,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return errors.New("lobby: Serve called twice")
 	}
 	s.ctx = ctx
+	for _, a := range s.adopting {
+		s.adoptLocked(a.spec, a.g)
+	}
+	s.adopting = nil
 	s.mu.Unlock()
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()

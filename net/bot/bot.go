@@ -111,6 +111,12 @@ type Result struct {
 	// Relobbied: the bot's lobby connection was lost during its game and the bot connected
 	// and authenticated again before the game ended (a restarted lobby).
 	Relobbied bool `json:"relobbied,omitempty"`
+	// Resumed: once back in the lobby, the bot took its slot's membership back with RESUME
+	// (docs/PROTOCOL.md §2.4.20); ResumedGameID is the GAME_ID the lobby then pushed with the
+	// game's END on that connection (the game as the hall of fame keeps it; "" when no END
+	// came there within ResumedEndWait).
+	Resumed       bool   `json:"resumed,omitempty"`
+	ResumedGameID string `json:"resumed_game_id,omitempty"`
 }
 
 // Ended reports whether the game ended with GAME_END (victory, defeat or aborted).
@@ -236,11 +242,43 @@ const (
 	RelobbyMax   = 2 * time.Second
 )
 
+// ResumedEndWait bounds the wait, after the game ended for a bot that RESUMEd, for the END push
+// on its new lobby connection (Result.ResumedGameID).
+const ResumedEndWait = 10 * time.Second
+
+// seat is a bot's slot of the game it plays, once its WELCOME came: what RESUME needs.
+type seat struct {
+	mu   sync.Mutex
+	ok   bool
+	code string
+	slot int
+	key  [16]byte
+}
+
+func (s *seat) set(code string, slot int, key [16]byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ok, s.code, s.slot, s.key = true, code, slot, key
+}
+
+func (s *seat) get() (code string, slot int, key [16]byte, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.code, s.slot, s.key, s.ok
+}
+
 // play runs one bot from the START push to the end of the game; a lobby connection lost
-// while it plays is dialled again and authenticated under the same name (Result.Relobbied).
+// while it plays is dialled again and authenticated under the same name (Result.Relobbied),
+// and the bot takes its slot's membership back (RESUME, Result.Resumed): the game's END then
+// reaches it there.
 func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUID, res Result) Result {
 	rctx, stop := context.WithCancel(ctx)
-	back := make(chan *lobby.Client, 1)
+	type back struct {
+		c       *lobby.Client
+		resumed bool
+	}
+	backCh := make(chan back, 1)
+	st := &seat{}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -253,20 +291,60 @@ func play(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUI
 		if errors.Is(lc.Err(), lobby.ErrClosed) { // closed by the bot itself
 			return
 		}
-		if c := relobby(rctx, cfg, res.Bot); c != nil {
-			back <- c
+		c := relobby(rctx, cfg, res.Bot)
+		if c == nil {
+			return
 		}
+		b := back{c: c}
+		if code, slot, key, ok := st.get(); ok {
+			b.resumed = resume(rctx, cfg, c, res.Bot, code, slot, key)
+		}
+		backCh <- b
 	}()
-	res = playGame(ctx, cfg, i, lc, uid, res)
+	res = playGame(ctx, cfg, i, lc, uid, res, st)
 	stop()
 	wg.Wait()
 	select {
-	case c := <-back:
-		res.Relobbied = true
-		c.Close()
+	case b := <-backCh:
+		res.Relobbied, res.Resumed = true, b.resumed
+		if b.resumed && res.Ended() {
+			wctx, cancel := context.WithTimeout(ctx, ResumedEndWait)
+			if _, err := b.c.WaitEnd(wctx); err == nil {
+				if id := b.c.LastGameID(); id != uuid.Nil {
+					res.ResumedGameID = id.String()
+				}
+			}
+			cancel()
+		}
+		b.c.Close()
 	default:
 	}
 	return res
+}
+
+// resume sends RESUME on c for the bot's slot; a lobby that restarted a moment ago may not know
+// the game yet (its host hands it back within seconds: "no lobby with code"), so that refusal
+// is retried with relobby's backoff until ctx ends (the game is over).
+func resume(ctx context.Context, cfg Config, c *lobby.Client, name, code string, slot int, key [16]byte) bool {
+	wait := RelobbyFirst
+	for {
+		err := c.Resume(code, slot, key)
+		if err == nil {
+			cfg.Logger.Info("bot resumed its lobby", "bot", name, "code", code, "slot", slot)
+			return true
+		}
+		var re *lobby.ResponseError
+		if !errors.As(err, &re) || !strings.HasPrefix(re.Reason, "no lobby with code") {
+			cfg.Logger.Warn("bot could not resume its lobby", "bot", name, "code", code, "slot", slot, "err", err)
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, RelobbyMax)
+	}
 }
 
 // relobby dials cfg.Server and authenticates as name, with a backoff, until it succeeds or
@@ -296,7 +374,7 @@ func relobby(ctx context.Context, cfg Config, name string) *lobby.Client {
 }
 
 // playGame is play without the lobby's reconnection.
-func playGame(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUID, res Result) Result {
+func playGame(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid.UUID, res Result, seated *seat) Result {
 	fail := func(kind string, err error) Result {
 		res.Result = kind
 		if err != nil {
@@ -423,6 +501,8 @@ func playGame(ctx context.Context, cfg Config, i int, lc *lobby.Client, uid uuid
 				res.Slot = int(ev.Slot)
 				if ev.Spectator {
 					res.Slot = -1
+				} else {
+					seated.set(st.Code, res.Slot, st.Key)
 				}
 			case session.EventResults:
 				for _, e := range ev.Results.Entries[:ev.Results.Count] {

@@ -472,6 +472,11 @@ func (s *hostSession) hello(name string) {
 			}
 		}
 	}
+	// The games not named above are not running here: a lobby that kept them through a
+	// broken connection ends them now rather than at its grace's end (§4.4).
+	if err := s.c.Write(encode(&Msg{Type: TypeAttached})); err != nil {
+		s.c.Close()
+	}
 }
 
 // hold keeps e for the lobby's return (under h.mu), within MaxHeldEnds and MaxHeldBytes.
@@ -614,21 +619,29 @@ func (s *hostSession) watch(lg *lobbyGames, id uint64, spec handoff.GameSpec, g 
 		s.log.Warn("replay larger than the largest kept: the lobby gets the game without it", "game", id, "bytes", len(rp), "max", replay.MaxBytes)
 		rp = nil
 	}
-	h.mu.Lock()
-	h.games--
-	l := h.loadLocked()
-	delete(lg.games, id)
-	h.mu.Unlock()
-	h.notify(l)
 	var e heldEnd
 	parts := splitReplay(rp)
 	for i, b := range parts {
 		e.msgs = append(e.msgs, &Msg{Type: TypeReplay, Game: id, Part: i, Parts: len(parts), Data: b})
 		e.bytes += len(b)
 	}
+	h.mu.Lock()
+	h.games--
+	l := h.loadLocked()
+	delete(lg.games, id)
 	// The spec goes with the end: a restarted lobby learns the game from it (§4.3).
 	e.msgs = append(e.msgs, &Msg{Type: TypeEnded, Game: id, Result: g.Result(), Record: rec, Load: &l, Spec: specOf(spec)})
-	h.deliver(lg, e, s.log)
+	away := lg.s == nil
+	if away && lg.name != "" && h.lobbies[lg.name] == lg {
+		// Held under the same lock as the game leaves lg.games: a hello sees the game either
+		// running or held, never neither (its attached would end it as lost).
+		lg.hold(e, s.log)
+	}
+	h.mu.Unlock()
+	h.notify(l)
+	if !away {
+		h.deliver(lg, e, s.log)
+	}
 }
 
 // deliver sends e to lg's connection of the moment, or holds it while the lobby is away (an

@@ -2,11 +2,12 @@ package fleet
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -20,6 +21,28 @@ type memNet struct {
 	next  int
 	dials int
 	ls    map[string]*memListener
+	cut   map[string]bool // partitioned addresses (partition): dials time out
+}
+
+// errUnreachable is a dial to a partitioned address: it times out (no answer, not refused).
+var errUnreachable = fmt.Errorf("memnet: dial: %w", os.ErrDeadlineExceeded)
+
+// partition cuts addr off the network: its listener's connections made so far are closed by
+// the caller (the host's side), and new dials time out until heal.
+func (n *memNet) partition(addr string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cut == nil {
+		n.cut = map[string]bool{}
+	}
+	n.cut[addr] = true
+}
+
+// heal ends partition(addr).
+func (n *memNet) heal(addr string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.cut, addr)
 }
 
 var memNets sync.Map // *testing.T → *memNet
@@ -46,7 +69,9 @@ func (n *memNet) listen() *memListener {
 	return l
 }
 
-var errRefused = errors.New("memnet: connection refused")
+// errRefused is a dial where nothing listens: ECONNREFUSED, as TCP has it (the lobby then
+// knows the host's process is gone).
+var errRefused = fmt.Errorf("memnet: %w", syscall.ECONNREFUSED)
 
 // lobbyAddr is the address the host sees a lobby's connections come from (dial).
 const lobbyAddr = "10.0.0.1"
@@ -62,8 +87,11 @@ func (n *memNet) dialFrom(ctx context.Context, addr, from string) (net.Conn, err
 	n.mu.Lock()
 	n.dials++
 	remote := memAddr(net.JoinHostPort(from, strconv.Itoa(1024+n.dials%60000)))
-	l := n.ls[addr]
+	l, cut := n.ls[addr], n.cut[addr]
 	n.mu.Unlock()
+	if cut {
+		return nil, errUnreachable
+	}
 	if l == nil {
 		return nil, errRefused
 	}

@@ -20,6 +20,7 @@ const (
 	TypeHello    = "hello"
 	TypeBye      = "bye"
 	TypeRunning  = "running"
+	TypeAttached = "attached"
 	TypeStage    = "stage"
 	TypeStart    = "start"
 	TypeRejoin   = "rejoin"

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -64,6 +65,22 @@ type RemoteConfig struct {
 	// Done closes: the hall of fame has the game when the lobby pushes GAME_ID). It is called
 	// on the host connection's goroutine and must not block (lobby/scoredb.Hall.Record).
 	OnGameEnd func(spec handoff.GameSpec, end GameEnd)
+	// HostGrace is how long the lobby keeps a host's games when its connection to that host
+	// fails (0: DefaultHostGrace; negative: none, they end at once): the games go on on the
+	// host, the lobby redials, and a host reached again within the grace hands back those
+	// still running (running) and the ends of those that ended meanwhile, which the lobby
+	// keeps as if nothing had happened. Past the grace, or at once when the host's control
+	// port refuses the connection (its process is gone) or the host says which games it still
+	// runs (attached) without one of them, the game ends as lost (docs/CONTROL.md §4.4). Only
+	// a lobby with an ID has a grace: a host aborts an anonymous lobby's games with its
+	// connection.
+	HostGrace time.Duration
+	// OnAdopt, when set, is called with each running game of an earlier run of this lobby that
+	// a host hands back (running, docs/CONTROL.md §4.3), once the lobby has taken it: g is
+	// its RemoteGame, whose end comes as any game's (Done, OnGameEnd). net/server gives it to
+	// lobbyserver.Server.AdoptGame, which recreates its lobby. Called on the host connection's
+	// goroutine: it must not block.
+	OnAdopt func(spec handoff.GameSpec, g handoff.Game)
 	// ID, when set, is the lobby's name for itself, the same across its restarts (runLobby:
 	// kept in its data directory): it is sent to every host (hello), which then keeps this
 	// lobby's games running when its connection fails and hands them back, with the ends of
@@ -75,6 +92,9 @@ type RemoteConfig struct {
 	// timeouts and redials run in virtual time (testing/synctest).
 	Dial func(ctx context.Context, addr string) (net.Conn, error)
 }
+
+// DefaultHostGrace is RemoteConfig.HostGrace's default (-host-grace).
+const DefaultHostGrace = 30 * time.Second
 
 // GameEnd is how a game on a host ended, as its lobby keeps it.
 type GameEnd struct {
@@ -170,6 +190,9 @@ func NewRemote(cfg RemoteConfig) *Remote {
 	if cfg.Redial <= 0 {
 		cfg.Redial = 250 * time.Millisecond
 	}
+	if cfg.HostGrace == 0 {
+		cfg.HostGrace = DefaultHostGrace
+	}
 	r := &Remote{cfg: cfg, log: cfg.Logger}
 	for _, a := range cfg.Hosts {
 		r.links = append(r.links, r.newLink(a, false))
@@ -181,8 +204,37 @@ func (r *Remote) newLink(addr string, dynamic bool) *link {
 	host, _, _ := net.SplitHostPort(addr)
 	// Request ids start at the clock's microseconds: those of this lobby's earlier runs, whose
 	// games the host hands back (running), are not reused.
-	return &link{r: r, addr: addr, udpHost: host, dynamic: dynamic, games: map[uint64]*RemoteGame{}, pending: map[uint64]chan *Msg{},
-		nextID: uint64(max(time.Now().UnixMicro(), 0))}
+	return &link{r: r, addr: addr, udpHost: host, dynamic: dynamic, games: map[uint64]*RemoteGame{}, away: map[uint64]*RemoteGame{}, pending: map[uint64]chan *Msg{},
+		nextID: uint64(max(time.Now().UnixMicro(), 0)), tried: make(chan struct{})}
+}
+
+func (l *link) markTried() { l.triedOnce.Do(func() { close(l.tried) }) }
+
+// AttachWait bounds the wait for Attached before a restarted lobby serves its players anyway
+// (net/server): a host that does not answer within it hands its games back when it does.
+const AttachWait = 5 * time.Second
+
+// Attached returns a channel closed once every host of RemoteConfig.Hosts has been tried once
+// since Run began: its first connection handed back this lobby's games of an earlier run
+// (their running messages then attached, docs/CONTROL.md §4.3: OnAdopt has been called for
+// each), or it failed. A lobby that waits for it before it serves (net/server, at most
+// AttachWait) has the lobbies of those games back before its players RESUME them. An older
+// host (no attached) counts only when its connection ends: that wait is AttachWait's.
+func (r *Remote) Attached() <-chan struct{} {
+	ch := make(chan struct{})
+	var links []*link
+	for _, l := range r.snapshot() {
+		if !l.dynamic {
+			links = append(links, l)
+		}
+	}
+	go func() {
+		for _, l := range links {
+			<-l.tried
+		}
+		close(ch)
+	}()
+	return ch
 }
 
 // ParseHosts reads -hosts: comma-separated host:port control addresses.
@@ -482,12 +534,19 @@ type link struct {
 	// load) and those sent to it (stages.go).
 	has map[string]bool
 	// sendMu keeps a start's stage messages and the start together on the connection.
-	sendMu  sync.Mutex
-	nextID  uint64
-	games   map[uint64]*RemoteGame
+	sendMu sync.Mutex
+	nextID uint64
+	games  map[uint64]*RemoteGame
+	// away are the games of a connection that failed, kept for RemoteConfig.HostGrace: a
+	// running (or ended) for one of them on the next connection takes it back.
+	away    map[uint64]*RemoteGame
 	pending map[uint64]chan *Msg
 	parts   replayParts // of the current session (its reader goroutine's alone)
-	down    downLog     // run's goroutine's alone
+	// tried is closed once the first connection handed back this lobby's games (attached),
+	// or failed, or Run ended before it (Remote.Attached).
+	tried     chan struct{}
+	triedOnce sync.Once
+	down      downLog // run's goroutine's alone
 }
 
 func (l *link) view() HostView {
@@ -500,10 +559,18 @@ func (l *link) view() HostView {
 func (l *link) run(ctx context.Context) {
 	wait := l.r.cfg.Redial
 	downSince := time.Now()
+	defer l.loseAway(nil, "the lobby stops")
+	defer l.markTried()
 	for ctx.Err() == nil {
 		err := l.session(ctx)
+		l.markTried()
 		if ctx.Err() != nil {
 			return
+		}
+		if err != nil && errors.Is(err, syscall.ECONNREFUSED) {
+			// Nothing listens on the control port: the host's process is gone, and its games
+			// with it.
+			l.loseAway(nil, "its control port refuses connections")
 		}
 		now := time.Now()
 		if err == nil {
@@ -646,6 +713,9 @@ func (l *link) session(ctx context.Context) error {
 	}
 	l.mu.Unlock()
 	l.parts = replayParts{}
+	if l.r.cfg.ID == "" {
+		l.markTried() // no hello, so no games handed back
+	}
 	if was, downFor, failed := l.down.up(time.Now()); was {
 		l.r.log.Info("game host up", "host", l.addr, "was_down_for", downFor.Round(time.Millisecond), "dials_failed", failed)
 	} else {
@@ -690,6 +760,43 @@ func (l *link) session(ctx context.Context) error {
 		close(ch)
 	}
 	l.parts = replayParts{} // a replay being received is dropped with its game
+	if len(games) == 0 {
+		return nil
+	}
+	if grace := l.r.cfg.HostGrace; grace > 0 && l.r.cfg.ID != "" && ctx.Err() == nil && !l.r.crashed.Load() {
+		// The host keeps them (§4.3): kept here too for the grace, while the lobby redials.
+		l.mu.Lock()
+		for id, g := range games {
+			l.away[id] = g
+		}
+		l.mu.Unlock()
+		l.r.log.Warn("game host connection lost: its games are kept while it is redialled", "host", l.addr, "games", len(games), "grace", grace, "err", err)
+		time.AfterFunc(grace, func() { l.loseAway(games, "no answer within the grace") })
+		return nil
+	}
+	l.lose(games, err)
+	return nil
+}
+
+// loseAway ends as lost the games of which (nil: all) that are still away (a connection
+// failed and no later one took them back): their grace is over, or the host is known gone.
+func (l *link) loseAway(which map[uint64]*RemoteGame, why string) {
+	l.mu.Lock()
+	gone := map[uint64]*RemoteGame{}
+	for id, g := range l.away {
+		if which == nil || which[id] == g {
+			gone[id] = g
+			delete(l.away, id)
+		}
+	}
+	l.mu.Unlock()
+	if len(gone) > 0 {
+		l.lose(gone, errors.New(why))
+	}
+}
+
+// lose ends games as lost: their host's connection failed (and their grace, if any, is over).
+func (l *link) lose(games map[uint64]*RemoteGame, err error) {
 	for _, g := range games {
 		if l.r.crashed.Load() { // left to the host for the next lobby: not ended here
 			g.end(2, true)
@@ -698,10 +805,20 @@ func (l *link) session(ctx context.Context) error {
 		l.r.markLost(g.spec.ID)
 		l.ended(g, GameEnd{Result: 2, Lost: true})
 	}
-	if len(games) > 0 {
+	if len(games) > 0 && !l.r.crashed.Load() {
 		l.r.log.Warn("game host lost: its games ended as aborted", "host", l.addr, "games", len(games), "err", err)
 	}
-	return nil
+}
+
+// takeBack moves game id from away (a connection failed under it) back to l.games: the host
+// named it on the connection of now. It returns the game, nil when id is not away. Under l.mu.
+func (l *link) takeBack(id uint64) *RemoteGame {
+	g := l.away[id]
+	if g != nil {
+		delete(l.away, id)
+		l.games[id] = g
+	}
+	return g
 }
 
 func (l *link) handle(m *Msg) {
@@ -719,10 +836,23 @@ func (l *link) handle(m *Msg) {
 		}
 		return
 	case TypeRunning:
+		if g := l.takeBack(m.Game); g != nil {
+			l.mu.Unlock()
+			l.r.log.Info("game host back within the grace: its game goes on", "host", l.addr, "code", g.spec.Code, "game", g.spec.ID)
+			return
+		}
 		l.mu.Unlock()
 		l.adopt(m)
 		return
+	case TypeAttached:
+		l.mu.Unlock()
+		l.loseAway(nil, "the host no longer runs them")
+		l.markTried()
+		return
 	case TypeReplay:
+		if l.games[m.Game] == nil {
+			l.takeBack(m.Game) // a game that ended while its host was away
+		}
 		g := l.games[m.Game]
 		l.mu.Unlock()
 		if g == nil && l.r.cfg.ID == "" {
@@ -736,6 +866,9 @@ func (l *link) handle(m *Msg) {
 		}
 		return
 	case TypeEnded:
+		if l.games[m.Game] == nil {
+			l.takeBack(m.Game)
+		}
 		g := l.games[m.Game]
 		delete(l.games, m.Game)
 		l.mu.Unlock()
@@ -781,13 +914,17 @@ func (l *link) adopt(m *Msg) {
 		g.host = l.udpHost
 	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.c == nil || l.games[m.Game] != nil {
+		l.mu.Unlock()
 		return
 	}
 	l.games[m.Game] = g
 	l.nextID = max(l.nextID, m.Game) // not reused
+	l.mu.Unlock()
 	l.r.log.Info("game of an earlier run of this lobby taken back from its host", "host", l.addr, "code", g.spec.Code, "game", g.spec.ID, "players", len(g.spec.Members))
+	if f := l.r.cfg.OnAdopt; f != nil {
+		f(g.spec, g)
+	}
 }
 
 // adopted is the RemoteGame of a game the lobby does not know, from the spec the host sent
@@ -918,8 +1055,8 @@ type RemoteGame struct {
 	port int
 	host string
 
-	// adopted: a game of an earlier run of this lobby, handed back by its host (§4.3): no
-	// lobby of this run plays it; only its end is kept.
+	// adopted: a game of an earlier run of this lobby, handed back by its host (§4.3): its
+	// lobby is recreated (RemoteConfig.OnAdopt) and its players may RESUME; its end is kept.
 	adopted bool
 
 	mu       sync.Mutex

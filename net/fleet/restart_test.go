@@ -29,16 +29,28 @@ func restartHost(t *testing.T) (*testHost, *Record, []byte) {
 type lobbyRun struct {
 	r      *Remote
 	ends   *endRecorder
+	adopts chan handoff.GameSpec // OnAdopt's specs
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
 func runLobby(t *testing.T, id string, hosts ...string) *lobbyRun {
+	return runLobbyWith(t, id, nil, hosts...)
+}
+
+// runLobbyWith is runLobby with opt applied to the Remote's config.
+func runLobbyWith(t *testing.T, id string, opt func(*RemoteConfig), hosts ...string) *lobbyRun {
 	e := &endRecorder{gs: map[string]handoff.Game{}}
-	r := NewRemote(RemoteConfig{Hosts: hosts, ID: id, Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond,
-		Redial: 10 * time.Millisecond, Dial: netOf(t).dial, OnGameEnd: e.onGameEnd})
+	adopts := make(chan handoff.GameSpec, 16)
+	rc := RemoteConfig{Hosts: hosts, ID: id, Secret: testSecret, Logger: quiet(), Ping: 20 * time.Millisecond,
+		Redial: 10 * time.Millisecond, Dial: netOf(t).dial, OnGameEnd: e.onGameEnd,
+		OnAdopt: func(spec handoff.GameSpec, _ handoff.Game) { adopts <- spec }}
+	if opt != nil {
+		opt(&rc)
+	}
+	r := NewRemote(rc)
 	ctx, cancel := context.WithCancel(context.Background())
-	lr := &lobbyRun{r: r, ends: e, cancel: cancel, done: make(chan struct{})}
+	lr := &lobbyRun{r: r, ends: e, adopts: adopts, cancel: cancel, done: make(chan struct{})}
 	go func() { defer close(lr.done); r.Run(ctx) }()
 	t.Cleanup(lr.stop)
 	eventually(t, "the lobby's host up", func() bool { return r.Up() == len(hosts) })
@@ -91,6 +103,14 @@ func testLobbyRestartKeepsGames(t *testing.T) {
 	eventually(t, "the host counts the end", func() bool { return h.Load().Games == 1 })
 
 	second := runLobby(t, "lobby-a", h.addr)
+	select {
+	case <-second.r.Attached(): // the host handed back what it has: OnAdopt was called
+	case <-time.After(5 * time.Second):
+		t.Fatal("Attached not closed")
+	}
+	if len(second.adopts) != 1 {
+		t.Fatalf("%d games adopted when Attached closed, want the running one", len(second.adopts))
+	}
 	eventually(t, "the held end kept by the new lobby", func() bool { return len(second.ends.get()) == 1 })
 	got := second.ends.get()[0]
 	if got.spec.ID != s1.ID || got.spec.Code != s1.Code || got.spec.Members[1].Name != s1.Members[1].Name || got.end.Lost || got.end.Result != 1 ||
@@ -105,6 +125,19 @@ func testLobbyRestartKeepsGames(t *testing.T) {
 		defer l.mu.Unlock()
 		return len(l.games) == 1
 	})
+	// The lobby recreates the running game's room from its spec (OnAdopt): its code, game id,
+	// and members with their session keys (RESUME's proofs).
+	select {
+	case got := <-second.adopts:
+		if got.ID != s2.ID || got.Code != s2.Code || !reflect.DeepEqual(got.Members, s2.Members) {
+			t.Fatalf("OnAdopt %+v, want the running game %+v", got, s2)
+		}
+	default:
+		t.Fatal("OnAdopt not called for the running game")
+	}
+	if len(second.adopts) != 0 {
+		t.Fatal("OnAdopt called for more than the running game")
+	}
 	// A start of the new run: its id is not one of the first run's.
 	g3, err := second.r.StartGame(restartSpec("CCCCC"))
 	if err != nil {
@@ -177,27 +210,25 @@ func TestHeldEndsBounded(t *testing.T) {
 	}
 }
 
-// TestLostGameNotKeptTwice: when a named lobby's connection to a host breaks, the lobby ends
-// the host's games as lost at once (its players get END; the hall keeps them as aborted) while
-// the host keeps them; when the connection is back and such a game ends, the lobby does not
-// keep it a second time.
+// TestLostGameNotKeptTwice: when a named lobby's connection to a host breaks and the host
+// stays out of reach past the lobby's HostGrace, the lobby ends the host's games as lost (its
+// players get END; the hall keeps them as aborted) while the host keeps them; when the host is
+// reached again and such a game ends, the lobby does not keep it a second time.
 func TestLostGameNotKeptTwice(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h, _, _ := restartHost(t)
-		lr := runLobby(t, "lobby-d", h.addr)
+		lr := runLobbyWith(t, "lobby-d", func(rc *RemoteConfig) { rc.HostGrace = 2 * time.Second }, h.addr)
 		g, err := lr.r.StartGame(restartSpec("ABCDE"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		h.mu.Lock()
-		for s := range h.sessions {
-			s.c.Close() // the connection breaks (the host's side)
-		}
-		h.mu.Unlock()
+		breakLinks(t, h)
+		time.Sleep(2500 * time.Millisecond)
 		waitDone(t, g)
 		if e := lr.ends.get(); len(e) != 1 || !e[0].end.Lost {
 			t.Fatalf("ends after the break: %+v, want the game once, lost", e)
 		}
+		netOf(t).heal(h.addr)
 		eventually(t, "the host up again", func() bool { return lr.r.Up() == 1 && h.Load().Games == 1 })
 		time.Sleep(time.Second) // the hello and running have come and gone
 		h.st.games()[0].end(1)
@@ -207,4 +238,154 @@ func TestLostGameNotKeptTwice(t *testing.T) {
 			t.Fatalf("%d ends, want the lost game once: %+v", len(e), e)
 		}
 	})
+}
+
+// breakLinks partitions h: its lobbies' connections close (the host's side) and dials to it
+// time out until netOf(t).heal(h.addr).
+func breakLinks(t *testing.T, h *testHost) {
+	netOf(t).partition(h.addr)
+	h.mu.Lock()
+	for s := range h.sessions {
+		s.c.Close()
+	}
+	h.mu.Unlock()
+}
+
+// TestHostLinkDropKeepsGames: a named lobby's link to a host breaks (a partition) for less
+// than its HostGrace. Neither side ends the two games: the host plays on and holds the end of
+// the one that ends meanwhile; the lobby keeps both (not Done). When the link is back, the
+// lobby keeps that end as a normal one (the host's result, record and replay, not lost), the
+// other game is the same RemoteGame again (a rejoin reaches the host) and ends normally.
+func TestHostLinkDropKeepsGames(t *testing.T) { synctest.Test(t, testHostLinkDropKeepsGames) }
+
+func testHostLinkDropKeepsGames(t *testing.T) {
+	h, rec, file := restartHost(t)
+	lr := runLobbyWith(t, "lobby-e", func(rc *RemoteConfig) { rc.HostGrace = 10 * time.Second }, h.addr)
+	s1, s2 := restartSpec("AAAAA"), restartSpec("BBBBB")
+	g1, err := lr.r.StartGame(s1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, err := lr.r.StartGame(s2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	breakLinks(t, h)
+	eventually(t, "the lobby sees its host down", func() bool { return lr.r.Up() == 0 })
+	h.st.games()[0].end(1) // ends while the link is away: held on the host
+	eventually(t, "the host counts the end", func() bool { return h.Load().Games == 1 })
+	time.Sleep(5 * time.Second) // within the grace
+	for _, g := range []handoff.Game{g1, g2} {
+		select {
+		case <-g.Done():
+			t.Fatalf("game ended on the lobby during the grace (result %d)", g.Result())
+		default:
+		}
+	}
+	for _, g := range h.st.games() {
+		g.mu.Lock()
+		aborted := g.aborted
+		g.mu.Unlock()
+		if aborted {
+			t.Fatal("the host aborted a game while its lobby's link was away")
+		}
+	}
+	if n := len(lr.ends.get()); n != 0 {
+		t.Fatalf("%d ends kept during the grace, want none", n)
+	}
+	netOf(t).heal(h.addr)
+	waitDone(t, g1)
+	if g1.Result() != 1 || g1.(*RemoteGame).Lost() {
+		t.Fatalf("game 1: result %d lost %v, want 1, not lost", g1.Result(), g1.(*RemoteGame).Lost())
+	}
+	e := lr.ends.get()
+	if len(e) != 1 || e[0].spec.ID != s1.ID || e[0].end.Lost || !reflect.DeepEqual(e[0].end.Record, rec) || !bytes.Equal(e[0].end.Replay, file) {
+		t.Fatalf("ends after the link came back: %+v", e)
+	}
+	if len(lr.adopts) != 0 {
+		t.Fatal("a game kept through the grace was adopted as a new one (OnAdopt)")
+	}
+	// The other game is played through the lobby again: a rejoin reaches the host.
+	if err := g2.(*RemoteGame).Rejoin(s2.Members[1]); err != nil {
+		t.Fatalf("rejoin after the link came back: %v", err)
+	}
+	h.st.games()[1].end(0)
+	waitDone(t, g2)
+	if g2.Result() != 0 || g2.(*RemoteGame).Lost() || len(lr.ends.get()) != 2 {
+		t.Fatalf("game 2: result %d lost %v, ends %d", g2.Result(), g2.(*RemoteGame).Lost(), len(lr.ends.get()))
+	}
+}
+
+// TestHostGraceEndsGamesLost: past HostGrace with the host out of reach, the lobby ends its
+// games as lost (result 2, OnGameEnd with Lost: the hall keeps them as aborted); a host whose
+// control port refuses the connection (its process is gone) has its games ended at once,
+// without waiting for the grace; and a host reached again that no longer runs a game
+// (attached without it: it restarted) has it ended at once too.
+func TestHostGraceEndsGamesLost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h, _, _ := restartHost(t)
+		lr := runLobbyWith(t, "lobby-f", func(rc *RemoteConfig) { rc.HostGrace = 10 * time.Second }, h.addr)
+		g, err := lr.r.StartGame(restartSpec("AAAAA"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		breakLinks(t, h)
+		waitDoneWithin(t, g, 15*time.Second)
+		if d := time.Since(start); d < 10*time.Second {
+			t.Fatalf("lost after %v, before the grace", d)
+		}
+		if e := lr.ends.get(); g.Result() != 2 || !g.(*RemoteGame).Lost() || len(e) != 1 || !e[0].end.Lost {
+			t.Fatalf("result %d lost %v ends %+v, want 2, lost, kept once as lost", g.Result(), g.(*RemoteGame).Lost(), e)
+		}
+		netOf(t).heal(h.addr)
+		eventually(t, "the host up again", func() bool { return lr.r.Up() == 1 })
+
+		// A host whose process is gone: nothing listens, the dial is refused.
+		g2, err := lr.r.StartGame(restartSpec("BBBBB"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start = time.Now()
+		h.stop()
+		waitDone(t, g2)
+		if d := time.Since(start); d >= time.Second || !g2.(*RemoteGame).Lost() {
+			t.Fatalf("game on a stopped host: lost %v after %v, want lost at once", g2.(*RemoteGame).Lost(), d)
+		}
+	})
+}
+
+// TestHostRestartedEndsGamesLost: a host that restarted (its games gone) is reached again
+// within the grace: its attached names none of the lobby's games, which end as lost at once.
+func TestHostRestartedEndsGamesLost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h, _, _ := restartHost(t)
+		lr := runLobbyWith(t, "lobby-g", func(rc *RemoteConfig) { rc.HostGrace = time.Minute }, h.addr)
+		g, err := lr.r.StartGame(restartSpec("AAAAA"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		netOf(t).partition(h.addr)
+		h.stop() // its games are aborted; the lobby cannot dial it meanwhile
+		netOf(t).heal(h.addr)
+		start := time.Now()
+		h2 := NewHost(HostConfig{Secret: testSecret, Starter: &fakeStarter{port: 6001}, Logger: quiet(), Ping: 20 * time.Millisecond})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); h2.Serve(ctx, netOf(t).listenAt(h.addr)) }()
+		t.Cleanup(func() { cancel(); <-done })
+		waitDone(t, g)
+		if d := time.Since(start); d >= 5*time.Second || !g.(*RemoteGame).Lost() {
+			t.Fatalf("game of a restarted host: lost %v after %v, want lost at once", g.(*RemoteGame).Lost(), d)
+		}
+	})
+}
+
+func waitDoneWithin(t *testing.T, g handoff.Game, d time.Duration) {
+	t.Helper()
+	select {
+	case <-g.Done():
+	case <-time.After(d):
+		t.Fatal("game not done")
+	}
 }

@@ -66,6 +66,10 @@ type FleetConfig struct {
 	// of draining them (-leave-games): it exits at once, and the next lobby started on the same
 	// data directory (the same fleet.RemoteConfig.ID) takes them back (docs/CONTROL.md §4.3).
 	LeaveGames bool
+	// HostGrace is how long a lobby keeps a host's games when its control connection to it
+	// fails, while it redials (-host-grace; 0: fleet.DefaultHostGrace; negative: none, they
+	// end at once as lost; fleet.RemoteConfig.HostGrace).
+	HostGrace time.Duration
 	// Agones makes a host a GameServer of an Agones fleet (-agones; agones.go): the SDK
 	// sidecar's address and port to advertise, Ready, Health, the games counter, labels, and
 	// Shutdown after the drain.
@@ -428,7 +432,8 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 		ln.Close()
 		return err
 	}
-	rc := fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Logger: log, StartTimeout: cfg.Fleet.StartTimeout, ID: id}
+	rc := fleet.RemoteConfig{Hosts: cfg.Fleet.Hosts, Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Logger: log, StartTimeout: cfg.Fleet.StartTimeout, ID: id,
+		HostGrace: cfg.Fleet.HostGrace}
 	if cfg.Fleet.Allocator != "" {
 		rc.Allocate = allocate(cfg.Fleet, log)
 	}
@@ -441,9 +446,11 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 			}
 		}
 	}
+	var srv *lobbyserver.Server // set before remote runs
+	rc.OnAdopt = func(spec handoff.GameSpec, g handoff.Game) { srv.AdoptGame(spec, g) }
 	remote := fleet.NewRemote(rc)
 	// AsyncStart: a START waits for a host's reply off the lobby's lock (lobby/lobbyserver/starting.go).
-	srv := lobbyserver.NewServer(lobbyserver.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, AsyncStart: true, Hall: lh, Logger: log,
+	srv = lobbyserver.NewServer(lobbyserver.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: remote, AsyncStart: true, Hall: lh, Logger: log,
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
 		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout, Password: cfg.Password})
 	mod := newModeration(srv, hall, log)
@@ -498,6 +505,16 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 	remoteCtx, stopRemote := context.WithCancel(context.Background())
 	remoteDone := make(chan struct{})
 	go func() { defer close(remoteDone); remote.Run(remoteCtx) }()
+	// The games of this lobby's earlier run come back from its hosts (their lobbies recreated:
+	// AdoptGame) before the players it serves RESUME them, within fleet.AttachWait.
+	attachWait := time.NewTimer(fleet.AttachWait)
+	select {
+	case <-remote.Attached():
+	case <-attachWait.C:
+		log.Warn("not every game host answered in time: the lobby serves, their games come back when they do", "waited", fleet.AttachWait)
+	case <-ctx.Done():
+	}
+	attachWait.Stop()
 	lobbyCtx, stopLobby := context.WithCancel(context.Background())
 	defer stopLobby()
 	serveErr := make(chan error, 1)
