@@ -4,6 +4,8 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"strings"
 
 	"github.com/google/uuid"
 )
@@ -29,4 +31,15 @@ func ResumeProof(key [16]byte, code string, slot int, user uuid.UUID) string {
 	m.Write([]byte{byte(slot)})
 	m.Write(user[:])
 	return hex.EncodeToString(m.Sum(nil)[:ResumeProofLen/2])
+}
+
+// NoLobbyReason starts the 500 reason of JOIN_LOBBY, REJOIN and RESUME for a code the server
+// does not know; a lobby restarted a moment ago answers it to a RESUME until its hosts have
+// handed the game back, so resuming clients ask again (IsNoLobby).
+const NoLobbyReason = "no lobby with code "
+
+// IsNoLobby reports whether err is the server's refusal of an unknown lobby code.
+func IsNoLobby(err error) bool {
+	var re *ResponseError
+	return errors.As(err, &re) && strings.HasPrefix(re.Reason, NoLobbyReason)
 }

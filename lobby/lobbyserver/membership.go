@@ -115,7 +115,7 @@ func (c *Core) join(now time.Duration, cs *connState, cmd lobby.Command) {
 		l = c.lobbies[code]
 		switch {
 		case l == nil:
-			c.reply(cs, lobby.CodeWrongRequest, "no lobby with code "+code)
+			c.reply(cs, lobby.CodeWrongRequest, lobby.NoLobbyReason+code)
 			return
 		case l == cs.lobby:
 			c.reply(cs, lobby.CodeOK, code) // already a member: nothing changes

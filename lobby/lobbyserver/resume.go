@@ -40,7 +40,7 @@ func (c *Core) resume(_ time.Duration, cs *connState, cmd lobby.Command) {
 	l := c.lobbies[code]
 	switch {
 	case l == nil:
-		c.reply(cs, lobby.CodeWrongRequest, "no lobby with code "+code)
+		c.reply(cs, lobby.CodeWrongRequest, lobby.NoLobbyReason+code)
 		return
 	case !l.running():
 		c.reply(cs, lobby.CodeWrongRequest, "lobby "+code+" is not running a game")

@@ -333,8 +333,7 @@ func resume(ctx context.Context, cfg Config, c *lobby.Client, name, code string,
 			cfg.Logger.Info("bot resumed its lobby", "bot", name, "code", code, "slot", slot)
 			return true
 		}
-		var re *lobby.ResponseError
-		if !errors.As(err, &re) || !strings.HasPrefix(re.Reason, "no lobby with code") {
+		if !lobby.IsNoLobby(err) {
 			cfg.Logger.Warn("bot could not resume its lobby", "bot", name, "code", code, "slot", slot, "err", err)
 			return false
 		}

@@ -25,11 +25,12 @@ func resumeWait(i int) time.Duration {
 	return ResumeBackoff[len(ResumeBackoff)-1]
 }
 
-// resumeFinal reports whether err ends the tries: the lobby answered and refused (the lobby or
-// the game is gone, the proof is wrong); a dial or a connection that fails is tried again.
+// resumeFinal reports whether err ends the tries: the lobby answered and refused (the game is
+// gone, the proof is wrong); a dial or a connection that fails is tried again, and so is "no
+// lobby with code" (a restarted lobby learns its hosts' games within seconds, lobby.IsNoLobby).
 func resumeFinal(err error) bool {
 	var re *lobby.ResponseError
-	return errors.As(err, &re)
+	return errors.As(err, &re) && !lobby.IsNoLobby(err)
 }
 
 // watchLobbyLost posts EvLobbyLost when lc fails while session l plays (the lobby restarted or
@@ -99,7 +100,7 @@ func (n *Runner) execResume(c scene.Cmd) {
 				n.log.Debug("lobby resume: dial", "addr", addr, "try", i+1, "err", err)
 				continue
 			}
-			err = resumeOn(lc, code, slot, key)
+			err = lc.Resume(code, slot, key)
 			if err != nil || ctx.Err() != nil {
 				lc.Close()
 			}
@@ -117,17 +118,6 @@ func (n *Runner) execResume(c scene.Cmd) {
 			n.log.Debug("lobby resume", "addr", addr, "try", i+1, "err", err)
 		}
 	})
-}
-
-// resumeOn sends RESUME on lc (docs/PROTOCOL.md §2.4.20).
-func resumeOn(lc *lobby.Client, code string, slot int, key [16]byte) error {
-	r, ok := any(lc).(interface {
-		Resume(code string, slot int, key [16]byte) error
-	})
-	if !ok {
-		return &lobby.ResponseError{Code: 500, Reason: "this client cannot resume"}
-	}
-	return r.Resume(code, slot, key)
 }
 
 // dialAuth dials the lobby at addr and authenticates as name (with the server's password): at
