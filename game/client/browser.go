@@ -69,3 +69,14 @@ func (a *app) pageReport() {
 		}
 	}
 }
+
+// inviteLink is the room's invite in the browser: this page's address with ?lobby=CODE, the
+// link a friend opens to join (the desktop client's rtype:// link names a TCP lobby address a
+// page does not use).
+func inviteLink(_, code string) string {
+	loc := js.Global().Get("location")
+	if loc.Type() != js.TypeObject {
+		return "?lobby=" + code
+	}
+	return loc.Get("origin").String() + loc.Get("pathname").String() + "?lobby=" + code
+}

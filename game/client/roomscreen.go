@@ -7,7 +7,6 @@ import (
 
 	"github.com/rtype/rtype/game"
 	"github.com/rtype/rtype/game/client/art"
-	"github.com/rtype/rtype/game/client/invite"
 	"github.com/rtype/rtype/game/client/scene"
 	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/game/stagefile"
@@ -99,7 +98,7 @@ func (roomScreen) draw(a *app, dst surface) {
 	if stage == "" {
 		stage = "?"
 	}
-	u.text(dst, "give this code to your friends on this server, or the invite link "+invite.Link(m.Addr, m.Code), u.small, cx, 200, alignCenter, u.dimCol)
+	u.text(dst, "give this code to your friends on this server, or the invite link "+inviteLink(m.Addr, m.Code), u.small, cx, 200, alignCenter, u.dimCol)
 	if len(m.Stages) > 1 {
 		stage = "<  " + stage + "  >"
 	}
