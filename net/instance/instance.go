@@ -190,7 +190,7 @@ type Manager struct {
 	wg      sync.WaitGroup
 	gamesWG sync.WaitGroup
 
-	limit      *RateLimiter      // nil: no rate limit; guarded by limitMu (allow)
+	limit      *RateLimiter // nil: no rate limit; guarded by limitMu (allow)
 	limitMu    sync.Mutex
 	challenges *ChallengeLimiter // CHALLENGEs per source network, shared by the games
 
