@@ -72,6 +72,9 @@ type rtcPeers struct {
 	receive    func(b []byte, from netip.AddrPort) // instance.Manager.Receive
 	boundPort  int
 	publicPort int
+	// connectTimeout and idle are RTCConnectTimeout and RTCIdle (tests shorten them:
+	// newRTCPeersTimed).
+	connectTimeout, idle time.Duration
 
 	mu      sync.Mutex
 	peers   map[netip.AddrPort]*rtcPeer
@@ -98,7 +101,12 @@ type rtcPeer struct {
 // (instance.Manager.WriteTo), receive takes the data channels' datagrams
 // (instance.Manager.Receive); the answers' candidates carry publicPort (0: the bound one).
 func newRTCPeers(local *net.UDPAddr, publicPort int, write func([]byte, netip.AddrPort) error, receive func([]byte, netip.AddrPort), log *slog.Logger) *rtcPeers {
-	r := &rtcPeers{log: log, receive: receive, boundPort: local.Port, publicPort: publicPort,
+	return newRTCPeersTimed(local, publicPort, write, receive, log, RTCConnectTimeout, RTCIdle)
+}
+
+// newRTCPeersTimed is newRTCPeers with other timeouts than RTCConnectTimeout and RTCIdle (tests).
+func newRTCPeersTimed(local *net.UDPAddr, publicPort int, write func([]byte, netip.AddrPort) error, receive func([]byte, netip.AddrPort), log *slog.Logger, connect, idle time.Duration) *rtcPeers {
+	r := &rtcPeers{log: log, receive: receive, boundPort: local.Port, publicPort: publicPort, connectTimeout: connect, idle: idle,
 		peers: map[netip.AddrPort]*rtcPeer{}, pending: map[netip.Prefix]int{}, stop: make(chan struct{}), done: make(chan struct{})}
 	if r.publicPort == 0 {
 		r.publicPort = local.Port
@@ -327,7 +335,7 @@ func (r *rtcPeers) remove(p *rtcPeer, why string) {
 // those silent for RTCIdle.
 func (r *rtcPeers) janitor() {
 	defer close(r.done)
-	t := time.NewTicker(time.Second)
+	t := time.NewTicker(min(time.Second, r.connectTimeout/4))
 	defer t.Stop()
 	for {
 		select {
@@ -341,9 +349,9 @@ func (r *rtcPeers) janitor() {
 		r.mu.Lock()
 		for _, p := range r.peers {
 			switch {
-			case p.dc.Load() == nil && now.Sub(p.since) > RTCConnectTimeout:
+			case p.dc.Load() == nil && now.Sub(p.since) > r.connectTimeout:
 				old, whys = append(old, p), append(whys, "did not connect in time")
-			case p.dc.Load() != nil && now.Sub(time.Unix(0, p.last.Load())) > RTCIdle:
+			case p.dc.Load() != nil && now.Sub(time.Unix(0, p.last.Load())) > r.idle:
 				old, whys = append(old, p), append(whys, "silent")
 			}
 		}
