@@ -55,7 +55,7 @@ func ParseRTCSDP(b64 string) (string, error) {
 var ErrRTCOfferTooLarge = errors.New("lobby: WebRTC offer longer than 3000 bytes (drop its a=candidate lines: the server needs none)")
 
 // OfferRTC sends RTC_OFFER with offer, a WebRTC session description's SDP text (the browser's
-// RTCPeerConnection offer with one data channel, docs/PROTOCOL.md §2.8), and returns the
+// RTCPeerConnection offer with one data channel, docs/PROTOCOL.md §2.8.1), and returns the
 // server's answer (the SDP text to set as the remote description). A server without WebRTC
 // answers 500 (a *ResponseError whose Reason is RTCOff); a body that is not base64 SDP is a
 // protocol violation (the connection is closed).

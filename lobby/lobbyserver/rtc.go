@@ -9,7 +9,7 @@ import (
 	"github.com/rtype/rtype/lobby"
 )
 
-// The game over a WebRTC data channel (docs/PROTOCOL.md §2.4.19, §2.8): a browser sends its
+// The game over a WebRTC data channel (docs/PROTOCOL.md §2.4.19, §2.8.1): a browser sends its
 // offer with RTC_OFFER and gets the server's answer in the 200. The Core checks the command and
 // leaves a Request whose RTC is set; the runtime hands it to ServerConfig.RTC on a goroutine (at
 // most HallTimeout) and the answer comes back with Answered, like a hall-of-fame question: the

@@ -19,7 +19,7 @@ import (
 	"github.com/rtype/rtype/lobby/lobbyserver"
 )
 
-// The game over a WebRTC data channel (docs/PROTOCOL.md §2.4.19, §2.8): a browser's offer comes
+// The game over a WebRTC data channel (docs/PROTOCOL.md §2.4.19, §2.8.1): a browser's offer comes
 // through the lobby (RTC_OFFER); its peer connection runs ICE and DTLS on the game's UDP port
 // (one ice.UDPMux over icePacketConn, fed by the game socket's Connectionless hook after the
 // per-address rate limit); its data channel carries the game's datagrams. Each peer has a
@@ -88,12 +88,13 @@ type rtcPeers struct {
 }
 
 type rtcPeer struct {
-	addr  netip.AddrPort
-	from  netip.Prefix // the lobby connection's network (pending)
-	pc    *webrtc.PeerConnection
-	since time.Time
-	dc    atomic.Pointer[webrtc.DataChannel] // the game's, once open
-	last  atomic.Int64                       // unix nanoseconds of the latest message (open)
+	addr    netip.AddrPort
+	from    netip.Prefix // the lobby connection's network (pending)
+	pc      *webrtc.PeerConnection
+	since   time.Time
+	dc      atomic.Pointer[webrtc.DataChannel] // the game's, once open
+	claimed atomic.Bool                        // the game's data channel came (a second is refused)
+	last    atomic.Int64                       // unix nanoseconds of the latest message (open)
 }
 
 // newRTCPeers makes the server's WebRTC side over the game socket: local is its address
@@ -225,7 +226,7 @@ func (r *rtcPeers) answer(ctx context.Context, p *rtcPeer, offer string) (string
 	}
 	pc.OnDataChannel(func(dc *webrtc.DataChannel) {
 		mr := dc.MaxRetransmits()
-		if dc.Label() != RTCLabel || dc.Ordered() || mr == nil || *mr != 0 || p.dc.Load() != nil {
+		if dc.Label() != RTCLabel || dc.Ordered() || mr == nil || *mr != 0 || !p.claimed.CompareAndSwap(false, true) {
 			r.log.Debug("webrtc: data channel refused", "peer", p.addr.String(), "label", dc.Label(), "ordered", dc.Ordered())
 			dc.Close()
 			return

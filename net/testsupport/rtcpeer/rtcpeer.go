@@ -1,5 +1,5 @@
 // Package rtcpeer is test support: the game's datagrams over a WebRTC data channel from Go, as a
-// browser sends them (docs/PROTOCOL.md §2.8). Dial makes a pion peer connection with the game's
+// browser sends them (docs/PROTOCOL.md §2.8.1). Dial makes a pion peer connection with the game's
 // data channel (label "rtype", unordered, no retransmission), exchanges the offer and answer
 // through the lobby (lobby.Client.OfferRTC) and returns a transport.Socket over the open channel,
 // so that a net/session.Session (session.Config.Socket) plays over it.
