@@ -15,6 +15,7 @@ import (
 	"github.com/pion/ice/v4"
 	"github.com/pion/webrtc/v4"
 
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/handoff"
 	"github.com/rtype/rtype/lobby/lobbyserver"
 )
@@ -265,27 +266,40 @@ func (r *rtcPeers) answer(ctx context.Context, p *rtcPeer, offer string) (string
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
-	return withPort(pc.LocalDescription().SDP, r.boundPort, r.publicPort), nil
+	return answerSDP(pc.LocalDescription().SDP, r.boundPort, r.publicPort, lobby.MaxRTCSDP), nil
 }
 
-// withPort rewrites the port of the host candidates of sdp from bound to public (-public-udp:
-// players reach the game socket at another port).
-func withPort(sdp string, bound, public int) string {
-	if bound == public {
-		return sdp
-	}
+// answerSDP is the answer the player gets from pion's sdp: the port of its host candidates
+// rewritten from bound to public (-public-udp: players reach the game socket at another port),
+// without the candidates of component 2 (RTCP: a data channel has none, BUNDLE and rtcp-mux), and
+// without its last candidates while it is longer than max bytes (a host with very many
+// addresses; the first are the preferred ones).
+func answerSDP(sdp string, bound, public, max int) string {
 	lines := strings.Split(sdp, "\r\n")
-	for i, l := range lines {
-		if !strings.HasPrefix(l, "a=candidate:") {
-			continue
+	out := lines[:0]
+	var cands []int // indexes in out of the candidate lines
+	for _, l := range lines {
+		if strings.HasPrefix(l, "a=candidate:") {
+			f := strings.Fields(l) // foundation component transport priority address port typ host ...
+			if len(f) >= 8 && f[1] != "1" {
+				continue
+			}
+			if len(f) >= 8 && f[6] == "typ" && f[5] == strconv.Itoa(bound) && bound != public {
+				f[5] = strconv.Itoa(public)
+				l = strings.Join(f, " ")
+			}
+			cands = append(cands, len(out))
 		}
-		f := strings.Fields(l) // foundation component transport priority address port typ host ...
-		if len(f) >= 8 && f[6] == "typ" && f[5] == strconv.Itoa(bound) {
-			f[5] = strconv.Itoa(public)
-			lines[i] = strings.Join(f, " ")
-		}
+		out = append(out, l)
 	}
-	return strings.Join(lines, "\r\n")
+	n := len(strings.Join(out, "\r\n"))
+	for n > max && len(cands) > 1 {
+		i := cands[len(cands)-1]
+		cands = cands[:len(cands)-1]
+		n -= len(out[i]) + 2
+		out = append(out[:i], out[i+1:]...)
+	}
+	return strings.Join(out, "\r\n")
 }
 
 // opened counts p as connected.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/pion/ice/v4"
 	"github.com/pion/webrtc/v4"
 
+	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/lobby/lobbyserver"
 )
 
@@ -199,17 +201,53 @@ func TestRTCDataChannelRules(t *testing.T) {
 	}
 }
 
-func TestWithPort(t *testing.T) {
-	sdp := "v=0\r\na=candidate:1 1 udp 2130706431 192.0.2.7 4242 typ host\r\na=candidate:2 1 udp 2130706431 192.0.2.8 5000 typ host\r\n"
-	if got := withPort(sdp, 4242, 30000); got != strings.Replace(sdp, "4242 typ", "30000 typ", 1) {
-		t.Fatalf("withPort:\n%q", got)
+// The answer's candidates: the host candidates' port is -public-udp's, component 2 (RTCP) goes,
+// and an answer too long for a line loses its last candidates, never its first.
+func TestAnswerSDP(t *testing.T) {
+	c := func(n int, comp, port string) string {
+		return "a=candidate:" + strconv.Itoa(n) + " " + comp + " udp 2130706431 192.0.2." + strconv.Itoa(n) + " " + port + " typ host generation 0\r\n"
 	}
-	if got := withPort(sdp, 4242, 4242); got != sdp {
-		t.Fatalf("withPort, same port:\n%q", got)
+	sdp := "v=0\r\n" + c(1, "1", "4242") + c(1, "2", "4242") + c(2, "1", "5000") + "a=end-of-candidates\r\n"
+	if got, want := answerSDP(sdp, 4242, 30000, 3000), "v=0\r\n"+c(1, "1", "30000")+c(2, "1", "5000")+"a=end-of-candidates\r\n"; got != want {
+		t.Fatalf("answerSDP:\n%q, want\n%q", got, want)
+	}
+	if got, want := answerSDP(sdp, 4242, 4242, 3000), "v=0\r\n"+c(1, "1", "4242")+c(2, "1", "5000")+"a=end-of-candidates\r\n"; got != want {
+		t.Fatalf("answerSDP, same port:\n%q, want\n%q", got, want)
+	}
+	long := "v=0\r\n"
+	for i := range 40 {
+		long += c(i, "1", "4242")
+	}
+	long += "a=end-of-candidates\r\n"
+	got := answerSDP(long, 4242, 4242, 3000)
+	if len(got) > 3000 || !strings.HasPrefix(got, "v=0\r\n"+c(0, "1", "4242")+c(1, "1", "4242")) || !strings.HasSuffix(got, "a=end-of-candidates\r\n") {
+		t.Fatalf("a long answer (%d bytes) trimmed to %d bytes:\n%s", len(long), len(got), got)
 	}
 	for a, want := range map[string]bool{"0.0.0.1:1": true, "0.255.255.255:1": true, "0.0.0.0:1": false, "1.0.0.1:1": false, "[::1]:1": false, "127.0.0.1:1": false} {
 		if got := IsRTCAddr(netip.MustParseAddrPort(a)); got != want {
 			t.Errorf("IsRTCAddr(%s) = %v", a, got)
 		}
+	}
+}
+
+// A server without -web refuses RTC_OFFER with the reason that says so (lobby.RTCOff), and its
+// game socket takes no WebRTC datagram.
+func TestRTCOffWithoutWeb(t *testing.T) {
+	addr, _, stop := startServer(t, Config{Stage: "short"})
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lc, err := lobby.Dial(ctx, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lc.Close()
+	if _, err := lc.Authenticate("desk"); err != nil {
+		t.Fatal(err)
+	}
+	_, offer := browserOffer(t, RTCLabel, false)
+	var re *lobby.ResponseError
+	if _, err := lc.OfferRTC(offer); !errors.As(err, &re) || re.Code != lobby.CodeWrongRequest || re.Reason != lobby.RTCOff {
+		t.Fatalf("RTC_OFFER without -web: %v, want 500 %q", err, lobby.RTCOff)
 	}
 }
