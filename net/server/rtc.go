@@ -158,6 +158,9 @@ func (r *rtcPeers) divert(b []byte, to netip.AddrPort) bool {
 // AnswerRTC implements lobbyserver.RTCAnswerer: a peer connection for the offer, with an address
 // of its own, answered once its candidates are gathered (the game socket's address).
 func (r *rtcPeers) AnswerRTC(ctx context.Context, from netip.Addr, offer string) (string, error) {
+	if !strings.Contains(offer, "\nm=application ") {
+		return "", &lobbyserver.RTCRefusal{Reason: "the offer has no data channel (m=application)"}
+	}
 	p, err := r.add(from)
 	if err != nil {
 		return "", err

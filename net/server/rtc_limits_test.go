@@ -142,8 +142,14 @@ func TestRTCPeerLimits(t *testing.T) {
 	r.mu.Lock()
 	r.npend = 1
 	r.mu.Unlock()
-	if _, err := r.AnswerRTC(ctx, netip.MustParseAddr("2001:db8::1"), "v=0\r\nnot an offer\r\n"); !errors.As(err, &re) {
+	if _, err := r.AnswerRTC(ctx, netip.MustParseAddr("2001:db8::1"), "v=0\r\nnot an offer\r\n"); !errors.As(err, &re) || re.Reason != "the offer has no data channel (m=application)" {
+		t.Fatalf("an offer without a data channel: %v, want a refusal", err)
+	}
+	if _, err := r.AnswerRTC(ctx, netip.MustParseAddr("2001:db8::1"), "v=0\r\nm=application 9 but nothing else\r\n"); !errors.As(err, &re) || re.Reason != "the offer is not a WebRTC offer the server can answer" {
 		t.Fatalf("a malformed offer: %v, want a refusal", err)
+	}
+	if r.Peers() != 1 {
+		t.Fatalf("%d peers after the refused offers, want the one answered", r.Peers())
 	}
 }
 
