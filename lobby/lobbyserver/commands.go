@@ -34,4 +34,5 @@ var commands = map[string]command{
 	lobby.CmdGetScores:     {true, (*Core).getScores},     // hall.go
 	lobby.CmdGetGames:      {true, (*Core).getGames},      // hall.go
 	lobby.CmdGetReplay:     {true, (*Core).getReplay},     // hall.go
+	lobby.CmdRTCOffer:      {true, (*Core).rtcOffer},      // rtc.go
 }

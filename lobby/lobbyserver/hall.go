@@ -47,6 +47,9 @@ type Request struct {
 	Today  bool
 	Replay uuid.UUID
 	Part   int
+	// RTC, when set, is not a hall-of-fame question: a WebRTC offer for ServerConfig.RTC
+	// (RTC_OFFER, rtc.go).
+	RTC *RTCRequest
 }
 
 // Answer is the runtime's answer to a Request: the games of the page, or the replay part (Parts
@@ -56,6 +59,7 @@ type Answer struct {
 	Games []scores.Record
 	Parts int
 	Data  []byte
+	RTC   string // RTC_OFFER: the SDP answer
 	Err   error
 }
 
@@ -175,6 +179,8 @@ func (c *Core) Answered(now time.Duration, conn ConnID, id uint64, a Answer) {
 func (c *Core) answer(now time.Duration, cs *connState, w *ask, a Answer) {
 	var pe *scores.PartRangeError
 	switch {
+	case w.cmd == lobby.CmdRTCOffer:
+		c.answerRTC(now, cs, a)
 	case a.Err == nil && w.cmd == lobby.CmdGetReplay:
 		c.reply(cs, lobby.CodeOK, string(lobby.AppendReplayPart(nil, a.Parts, a.Data)))
 	case a.Err == nil:

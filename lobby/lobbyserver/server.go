@@ -61,6 +61,9 @@ type ServerConfig struct {
 	// server keeps every finished game (it pushes GAME_ID before END); nil: those commands get
 	// 500 (-db off).
 	Hall Hall
+	// RTC, when set, answers RTC_OFFER: the browsers' WebRTC offers for the game's data channel
+	// (rtc.go; net/server sets it with -web); nil: RTC_OFFER gets 500 (lobby.RTCOff).
+	RTC RTCAnswerer
 }
 
 func (cfg ServerConfig) withDefaults() ServerConfig {
@@ -224,7 +227,7 @@ func (s *Server) dispatch() {
 			}
 		case o.Request != nil:
 			switch {
-			case s.ctx == nil || s.cfg.Hall == nil: // not served: the Core's deadline answers
+			case s.ctx == nil || (s.cfg.Hall == nil && o.Request.RTC == nil): // not served: the Core's deadline answers
 			case s.closing:
 				refused = append(refused, o) // Serve waits for the asks already: none may start
 			default:
@@ -409,7 +412,9 @@ func (s *Server) ask(ctx context.Context, conn ConnID, r Request) {
 	ctx, cancel := context.WithTimeout(ctx, HallTimeout)
 	defer cancel()
 	var a Answer
-	if r.Games != nil {
+	if r.RTC != nil {
+		a.RTC, a.Err = s.cfg.RTC.AnswerRTC(ctx, r.RTC.From, r.RTC.Offer)
+	} else if r.Games != nil {
 		q := *r.Games
 		if r.Today {
 			q.Since = scores.StartOfDay(time.Now())

@@ -154,6 +154,12 @@ type Config struct {
 	// only during the call, and it replies through Manager.WriteTo. It returns false for a
 	// datagram it does not take, which is then dropped as invalid (counted as "magic").
 	Connectionless func(b []byte, from netip.AddrPort) bool
+	// Divert, when set, is offered every datagram the runtime sends (the games' and WriteTo's)
+	// before the socket: it returns true for one it took, which then does not go out on the
+	// socket (net/server: a WebRTC peer's address, whose datagrams go over its data channel).
+	// It must not block; b is valid only during the call. Datagrams from such addresses come in
+	// through Manager.Receive.
+	Divert func(b []byte, to netip.AddrPort) bool
 }
 
 // Manager starts games for the lobby (it implements handoff.Starter), runs them and shuts them down.
@@ -184,7 +190,8 @@ type Manager struct {
 	wg      sync.WaitGroup
 	gamesWG sync.WaitGroup
 
-	limit      *RateLimiter      // nil: no rate limit; used by the read loop only
+	limit      *RateLimiter // nil: no rate limit; guarded by limitMu (allow)
+	limitMu    sync.Mutex
 	challenges *ChallengeLimiter // CHALLENGEs per source network, shared by the games
 
 	drops      [NumDropReasons]atomic.Uint64 // datagrams no game took (invalid, unknown token, rate, ended, panic)
@@ -484,9 +491,28 @@ func (m *Manager) Stats() RuntimeStats {
 // WriteTo sends b as one datagram from the game socket (the socket players use): replies of
 // Config.Connectionless. It is safe for concurrent use.
 func (m *Manager) WriteTo(b []byte, to netip.AddrPort) error {
+	if m.cfg.Divert != nil && m.cfg.Divert(b, to) {
+		return nil
+	}
 	_, err := m.sock.WriteTo(b, to)
 	return err
 }
+
+// divert hands the datagrams of o that Config.Divert takes to it; the others stay for the
+// socket. Every send of the games' outboxes goes through it.
+func (m *Manager) divert(o *transport.Outbox) {
+	if m.cfg.Divert == nil || o.Len() == 0 {
+		return
+	}
+	o.Keep(func(b []byte, to netip.AddrPort) bool { return !m.cfg.Divert(b, to) })
+}
+
+// Receive hands the runtime one datagram from from that did not come from the game socket (a
+// WebRTC peer's data channel message, net/server): it takes the socket's path from the
+// per-address rate limit on (Config.Connectionless, the token's game, CHALLENGE and the
+// anti-amplification rules), as if it had come from from. Safe for concurrent use; b is
+// valid only during the call.
+func (m *Manager) Receive(b []byte, from netip.AddrPort) { m.route(b, from) }
 
 // readLoop reads datagrams from the shared socket (in batches when it can) and hands each to its
 // game.
@@ -501,9 +527,9 @@ func (m *Manager) readLoop() {
 }
 
 // route checks one datagram's source rate, validates it and gives it to the game its token
-// belongs to (called by the read loop only).
+// belongs to (called by the read loop and Receive).
 func (m *Manager) route(b []byte, from netip.AddrPort) {
-	if m.limit != nil && !m.limit.Allow(m.now(), from) {
+	if m.limit != nil && !m.allow(from) {
 		m.drop(DropRate, from)
 		return
 	}
@@ -542,6 +568,13 @@ func (m *Manager) route(b []byte, from netip.AddrPort) {
 		return
 	}
 	in.receive(from, b, &h, r)
+}
+
+// allow is the per-address rate limit's verdict on a datagram from from now.
+func (m *Manager) allow(from netip.AddrPort) bool {
+	m.limitMu.Lock()
+	defer m.limitMu.Unlock()
+	return m.limit.Allow(m.now(), from)
 }
 
 // job is a game's tick handed to a worker: due is when its slot of the schedule was due (the
@@ -733,6 +766,7 @@ func (m *Manager) worker(start *atomic.Int64, extra bool) {
 		bw = m.batch.NewWriter()
 	}
 	flush := func() {
+		m.divert(&out)
 		if bw != nil {
 			bw.Flush(&out)
 		} else {
@@ -951,6 +985,7 @@ func (in *Instance) claims(token uint32, from netip.AddrPort, r wire.Reader) boo
 
 // flush sends the game's outbox, in batches when the socket allows (called with in.mu held).
 func (in *Instance) flush() {
+	in.m.divert(&in.g.out)
 	if in.g.out.Len() == 0 {
 		return
 	}

@@ -239,7 +239,23 @@ func Run(ctx context.Context, cfg Config) error {
 			cfg.OnGameEnd(in)
 		}
 	})
-	mcfg.Connectionless = compose(answerers(q), managerReply(&mgrp))
+	as := answerers(q)
+	var rtcp atomic.Pointer[rtcPeers] // with -web: WebRTC on the game socket (rtc.go), made once it is bound
+	if webLn != nil {
+		as = append(as, func(b []byte, from netip.AddrPort, reply func([]byte, netip.AddrPort) error) bool {
+			if r := rtcp.Load(); r != nil {
+				return r.offer(b, from, reply)
+			}
+			return false
+		})
+		mcfg.Divert = func(b []byte, to netip.AddrPort) bool {
+			if r := rtcp.Load(); r != nil {
+				return r.divert(b, to)
+			}
+			return IsRTCAddr(to)
+		}
+	}
+	mcfg.Connectionless = compose(as, managerReply(&mgrp))
 	mgr, err := instance.NewManager(mcfg)
 	if err != nil {
 		ln.Close()
@@ -257,13 +273,20 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	mgrp.Store(mgr)
 	k.mgr = mgr
+	var rtcAns lobbyserver.RTCAnswerer // nil: RTC_OFFER is refused (no -web)
+	if webLn != nil {
+		r := newRTCPeers(gameUDPAddr(cfg.UDPHost, mgr.Port()), mgr.PublicPort(), mgr.WriteTo, mgr.Receive, log)
+		rtcp.Store(r)
+		defer r.close()
+		rtcAns = r
+	}
 	var lh lobbyserver.Hall // a nil *scoredb.Hall must stay a nil interface
 	if hall != nil {
 		lh = hall
 	}
 	srv := lobbyserver.NewServer(lobbyserver.ServerConfig{MaxLobbies: cfg.MaxLobbies, IdleTimeout: cfg.IdleTimeout, Starter: k, Hall: lh, Logger: log,
 		Stages: stages, MaxConns: cfg.MaxConns, MaxConnsPerAddr: cfg.MaxConnsPerAddr, MaxLobbiesPerAddr: cfg.MaxLobbiesPerAddr,
-		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout, Password: cfg.Password})
+		CommandRate: cfg.CommandRate, AuthTimeout: cfg.AuthTimeout, Password: cfg.Password, RTC: rtcAns})
 	mod := newModeration(srv, hall, log)
 	stopMod := mod.run(ctx, cfg.Reloads)
 	defer stopMod()
@@ -347,6 +370,20 @@ func Run(ctx context.Context, cfg Config) error {
 		return err2
 	}
 	return shutErr
+}
+
+// gameUDPAddr is the game socket's address as the WebRTC mux sees it: the host it binds (""
+// every interface: the unspecified IPv6 address, as the socket is dual-stack) and its port.
+func gameUDPAddr(host string, port int) *net.UDPAddr {
+	ip := net.IPv6unspecified
+	if a, err := netip.ParseAddr(host); err == nil {
+		ip = net.IP(a.Unmap().AsSlice())
+	} else if host != "" {
+		if ips, err := net.LookupIP(host); err == nil && len(ips) > 0 {
+			ip = ips[0]
+		}
+	}
+	return &net.UDPAddr{IP: ip, Port: port}
 }
 
 // udpRate is the per-address datagram rate limit in effect, for the start-up log: "240/s" or

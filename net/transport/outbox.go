@@ -54,3 +54,16 @@ func (o *Outbox) Flush(send func(b []byte, to netip.AddrPort)) {
 	}
 	o.Reset()
 }
+
+// Keep keeps the queued datagrams for which keep returns true, in order, and forgets the others
+// (their bytes stay in the arena until Reset).
+func (o *Outbox) Keep(keep func(b []byte, to netip.AddrPort) bool) {
+	n := 0
+	for i, r := range o.list {
+		if b, to := o.At(i); keep(b, to) {
+			o.list[n] = r
+			n++
+		}
+	}
+	o.list = o.list[:n]
+}

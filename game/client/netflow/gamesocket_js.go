@@ -35,13 +35,7 @@ func gameSocket(ctx context.Context, lc *lobby.Client, cfg *session.Config) erro
 		ip = netip.IPv4Unspecified()
 	}
 	server := netip.AddrPortFrom(ip, uint16(p))
-	o, ok := any(lc).(interface {
-		OfferRTC(offer string) (string, error)
-	})
-	if !ok {
-		return errors.New("this build cannot offer WebRTC")
-	}
-	sock, err := webrtcjs.Dial(ctx, server, o.OfferRTC)
+	sock, err := webrtcjs.Dial(ctx, server, lc.OfferRTC)
 	if err != nil {
 		return err
 	}
