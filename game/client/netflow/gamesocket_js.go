@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
+	"syscall/js"
 
 	"github.com/rtype/rtype/lobby"
 	"github.com/rtype/rtype/net/session"
@@ -35,7 +37,12 @@ func gameSocket(ctx context.Context, lc *lobby.Client, cfg *session.Config) erro
 		ip = netip.IPv4Unspecified()
 	}
 	server := netip.AddrPortFrom(ip, uint16(p))
-	sock, err := webrtcjs.Dial(ctx, server, lc.OfferRTC)
+	// the host the page reached the lobby at (its own origin's): the server's address behind a NAT
+	page := ""
+	if loc := js.Global().Get("location"); loc.Type() == js.TypeObject {
+		page = strings.Trim(loc.Get("hostname").String(), "[]")
+	}
+	sock, err := webrtcjs.Dial(ctx, server, page, lc.OfferRTC)
 	if err != nil {
 		return err
 	}

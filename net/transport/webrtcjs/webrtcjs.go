@@ -11,9 +11,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/netip"
 	"os"
+	"strings"
 	"sync"
 	"syscall/js"
 	"time"
@@ -51,7 +53,10 @@ type Socket struct {
 
 // Dial opens a peer connection and its data channel, has exchange carry the offer, and returns
 // once the channel is open (or ctx ends). server is the game's address the session talks to.
-func Dial(ctx context.Context, server netip.AddrPort, exchange Exchange) (*Socket, error) {
+// host, when not empty, is where the page reached the lobby (an IP address or a name): its
+// candidate with the game's port is added to the answer's, for a server behind a NAT that
+// knows only its own interface addresses (docs/PROTOCOL.md §2.8.1, "Candidates").
+func Dial(ctx context.Context, server netip.AddrPort, host string, exchange Exchange) (*Socket, error) {
 	ctor := js.Global().Get("RTCPeerConnection")
 	if ctor.Type() != js.TypeFunction {
 		return nil, errors.New("webrtcjs: this browser has no WebRTC (RTCPeerConnection)")
@@ -105,6 +110,14 @@ func Dial(ctx context.Context, server netip.AddrPort, exchange Exchange) (*Socke
 		s.Close()
 		return nil, fmt.Errorf("webrtcjs: the server's answer: %w", err)
 	}
+	if host != "" {
+		c := map[string]any{"candidate": fmt.Sprintf("candidate:1 1 udp 2130706431 %s %d typ host", host, server.Port()),
+			"sdpMid": answerMid(answer), "sdpMLineIndex": 0}
+		if _, err := await(ctx, s.pc.Call("addIceCandidate", c)); err != nil {
+			// the answer's own candidates remain: a name the browser cannot take, say
+			slog.Debug("webrtcjs: the lobby host's candidate was refused", "host", host, "err", err)
+		}
+	}
 	select {
 	case <-open:
 		return s, nil
@@ -114,6 +127,16 @@ func Dial(ctx context.Context, server netip.AddrPort, exchange Exchange) (*Socke
 		s.Close()
 		return nil, fmt.Errorf("webrtcjs: no data channel to the game server %s (its UDP port %d): %w", server.Addr(), server.Port(), ctx.Err())
 	}
+}
+
+// answerMid is the media id of the answer's data channel section (a=mid:), "0" when it has none.
+func answerMid(sdp string) string {
+	for _, l := range strings.Split(sdp, "\n") {
+		if m, ok := strings.CutPrefix(strings.TrimRight(l, "\r"), "a=mid:"); ok {
+			return m
+		}
+	}
+	return "0"
 }
 
 // on sets v[name] to a Go function, released by Close.
