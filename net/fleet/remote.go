@@ -229,9 +229,9 @@ func (l *link) markTried() { l.triedOnce.Do(func() { close(l.tried) }) }
 const AttachWait = 5 * time.Second
 
 // Attached returns a channel closed once every host of RemoteConfig.Hosts (and of
-// RemoteConfig.AllocatedFile, read at NewRemote) has been tried once since Run began: its first connection handed back this lobby's games of an earlier run
-// (their running messages then attached, docs/CONTROL.md §4.3: OnAdopt has been called for
-// each), or it failed. A lobby that waits for it before it serves (net/server, at most
+// RemoteConfig.AllocatedFile, read at NewRemote) has been tried once since Run began: its
+// first connection handed back this lobby's games of an earlier run (their running messages
+// then attached, docs/CONTROL.md §4.3: OnAdopt has been called for each), or it failed. A lobby that waits for it before it serves (net/server, at most
 // AttachWait) has the lobbies of those games back before its players RESUME them. An older
 // host (no attached) counts only when its connection ends: that wait is AttachWait's.
 func (r *Remote) Attached() <-chan struct{} {
