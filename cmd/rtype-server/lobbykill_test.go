@@ -3,15 +3,23 @@ package main
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rtype/rtype/lobby"
+	"github.com/rtype/rtype/net/agones"
 	"github.com/rtype/rtype/net/bot"
+	"github.com/rtype/rtype/net/fleet"
+	"github.com/rtype/rtype/net/server"
 	"github.com/rtype/rtype/net/session"
 )
 
@@ -25,7 +33,16 @@ import (
 // that game (GET_GAMES and GET_SCORES) with both names, its figures and its replay.
 func TestLobbyKill9KeepsGames(t *testing.T) {
 	t.Parallel()
-	testLobbyRestartKeepsGames(t, syscall.SIGKILL)
+	testLobbyRestartKeepsGames(t, syscall.SIGKILL, false)
+}
+
+// TestLobbyKill9KeepsAllocatedGames: the same on Agones: the host is a GameServer (fake
+// sidecar) and the lobby has no -hosts, it allocates through a fake allocator (-allocator) and
+// keeps the host it allocated in <data>/allocated-hosts.json; the new lobby attaches to it from
+// there (no allocation: the fake allocator counts one, the first lobby's) and keeps the game.
+func TestLobbyKill9KeepsAllocatedGames(t *testing.T) {
+	t.Parallel()
+	testLobbyRestartKeepsGames(t, syscall.SIGKILL, true)
 }
 
 // TestLobbyUpgradeLeavesGames: the same with SIGTERM to a lobby started with -leave-games
@@ -33,18 +50,48 @@ func TestLobbyKill9KeepsGames(t *testing.T) {
 // its host, and the next lobby on the same data directory keeps its end.
 func TestLobbyUpgradeLeavesGames(t *testing.T) {
 	t.Parallel()
-	testLobbyRestartKeepsGames(t, syscall.SIGTERM)
+	testLobbyRestartKeepsGames(t, syscall.SIGTERM, false)
 }
 
-func testLobbyRestartKeepsGames(t *testing.T, sig syscall.Signal) {
+func testLobbyRestartKeepsGames(t *testing.T, sig syscall.Signal, allocated bool) {
 	const secret = "RTYPE_CONTROL_SECRET=lobby-kill9-test-secret-0123"
-	control := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	startProc(t, []string{secret, "RTYPE_UDP_ADDR=127.0.0.1"}, "-role", "host", "-control", control,
-		"-udp-port", strconv.Itoa(freePort(t)), "-stage", "short", "-log-format", "json")
+	controlPort, udpPort := freePort(t), freePort(t)
+	control := "127.0.0.1:" + strconv.Itoa(controlPort)
+	hostArgs := []string{"-role", "host", "-control", control, "-udp-port", strconv.Itoa(udpPort), "-stage", "short", "-log-format", "json"}
+	hostEnv := []string{secret, "RTYPE_UDP_ADDR=127.0.0.1"}
+	var allocations func() int
+	var fakeSDK *agones.FakeSDK
+	if allocated {
+		fakeSDK = agones.NewFakeSDK("rtype-hosts-k9", "rtype-hosts", "127.0.0.1",
+			[]agones.Port{{Name: server.AgonesGamePort, Port: udpPort}, {Name: server.AgonesControlPort, Port: controlPort}},
+			map[string]agones.CounterStatus{agones.CounterGames: {Capacity: 1000}})
+		sdkSrv := httptest.NewServer(fakeSDK)
+		t.Cleanup(sdkSrv.Close)
+		hostEnv = append(hostEnv, "AGONES_SDK_HTTP_PORT="+strconv.Itoa(sdkSrv.Listener.Addr().(*net.TCPAddr).Port))
+		hostArgs = append(hostArgs, "-agones")
+	}
+	startProc(t, hostEnv, hostArgs...)
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	data := t.TempDir()
 	metrics := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	lobbyArgs := []string{"-role", "lobby", "-addr", addr, "-hosts", control, "-stage", "short", "-data", data, "-metrics", metrics, "-log-format", "json"}
+	lobbyArgs := []string{"-role", "lobby", "-addr", addr, "-stage", "short", "-data", data, "-metrics", metrics, "-log-format", "json"}
+	if allocated {
+		until(t, "the host Ready", 30*time.Second, func() bool { return fakeSDK.GameServer().Status.State == "Ready" })
+		var mu sync.Mutex
+		n := 0
+		fa := agones.NewFakeAllocator(fakeSDK)
+		alloc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			n++
+			mu.Unlock()
+			fa.ServeHTTP(w, r)
+		}))
+		t.Cleanup(alloc.Close)
+		allocations = func() int { mu.Lock(); defer mu.Unlock(); return n }
+		lobbyArgs = append(lobbyArgs, "-allocator", alloc.URL)
+	} else {
+		lobbyArgs = append(lobbyArgs, "-hosts", control)
+	}
 	if sig == syscall.SIGTERM {
 		lobbyArgs = append(lobbyArgs, "-leave-games")
 	}
@@ -94,6 +141,11 @@ func testLobbyRestartKeepsGames(t *testing.T, sig syscall.Signal) {
 		t.Fatalf("the lobby stopped with -leave-games: %v, want exit 0\n%s", lob.err, lob.stderr.String())
 	}
 	killedAt := ticks()
+	if allocated {
+		if b, err := os.ReadFile(filepath.Join(data, fleet.AllocatedHostsFile)); err != nil || !strings.Contains(string(b), control) {
+			t.Fatalf("%s after the kill: %q %v, want the allocated host %s", fleet.AllocatedHostsFile, b, err, control)
+		}
+	}
 	lob2 := startProc(t, []string{secret}, lobbyArgs...)
 	waitLobby()
 
@@ -140,6 +192,11 @@ func testLobbyRestartKeepsGames(t *testing.T, sig syscall.Signal) {
 	for _, r := range o.res {
 		if r.ResumedGameID != g.ID.String() {
 			t.Errorf("bot %s: GAME_ID %q on its resumed connection, the hall kept %v", r.Bot, r.ResumedGameID, g.ID)
+		}
+	}
+	if allocated {
+		if n := allocations(); n != 1 {
+			t.Errorf("%d allocations, want 1 (the new lobby attaches to the host it had allocated)", n)
 		}
 	}
 	ranked, err := lc.Scores(lobby.ScoresQuery{Stage: "short"})

@@ -87,6 +87,14 @@ type RemoteConfig struct {
 	// those that ended meanwhile, when a lobby of the same ID connects (docs/CONTROL.md §4.3).
 	// "": the hosts abort the lobby's games when its connection fails.
 	ID string
+	// AllocatedFile, when set with Allocate and ID, is where the lobby keeps the control
+	// addresses of its allocated hosts that hold its games (-role lobby with -allocator:
+	// <data>/AllocatedHostsFile), written atomically when that set changes (an allocation, a
+	// host's last game ended, a host forgotten), at most MaxAllocatedHosts. NewRemote reads it:
+	// Run dials those hosts as allocated ones, which hand back the games of the lobby's earlier
+	// run as -hosts' do (docs/CONTROL.md §4.3), and Attached waits for them too; a host is
+	// forgotten once it holds nothing of this lobby. A corrupt file is logged and ignored.
+	AllocatedFile string
 	// Dial, when set, connects to a host's control address instead of TCP (nil: TCP, within
 	// HandshakeTimeout). The tests give an in-memory network (net.Pipe): there the heartbeats,
 	// timeouts and redials run in virtual time (testing/synctest).
@@ -134,6 +142,9 @@ type Remote struct {
 	lostMu sync.Mutex
 	lost   map[uuid.UUID]bool
 	lostQ  []uuid.UUID
+	// saveMu serializes saveAllocated; saved is what RemoteConfig.AllocatedFile holds.
+	saveMu sync.Mutex
+	saved  []string
 }
 
 // LeaveGames makes Run's end leave the lobby's running games to their hosts (no bye, and no
@@ -197,6 +208,9 @@ func NewRemote(cfg RemoteConfig) *Remote {
 	for _, a := range cfg.Hosts {
 		r.links = append(r.links, r.newLink(a, false))
 	}
+	if cfg.Allocate != nil {
+		r.restoreAllocated()
+	}
 	return r
 }
 
@@ -214,17 +228,17 @@ func (l *link) markTried() { l.triedOnce.Do(func() { close(l.tried) }) }
 // (net/server): a host that does not answer within it hands its games back when it does.
 const AttachWait = 5 * time.Second
 
-// Attached returns a channel closed once every host of RemoteConfig.Hosts has been tried once
-// since Run began: its first connection handed back this lobby's games of an earlier run
-// (their running messages then attached, docs/CONTROL.md §4.3: OnAdopt has been called for
-// each), or it failed. A lobby that waits for it before it serves (net/server, at most
+// Attached returns a channel closed once every host of RemoteConfig.Hosts (and of
+// RemoteConfig.AllocatedFile, read at NewRemote) has been tried once since Run began: its
+// first connection handed back this lobby's games of an earlier run (their running messages
+// then attached, docs/CONTROL.md §4.3: OnAdopt has been called for each), or it failed. A lobby that waits for it before it serves (net/server, at most
 // AttachWait) has the lobbies of those games back before its players RESUME them. An older
 // host (no attached) counts only when its connection ends: that wait is AttachWait's.
 func (r *Remote) Attached() <-chan struct{} {
 	ch := make(chan struct{})
 	var links []*link
 	for _, l := range r.snapshot() {
-		if !l.dynamic {
+		if !l.dynamic || l.restored {
 			links = append(links, l)
 		}
 	}
@@ -283,6 +297,7 @@ func (r *Remote) goLink(l *link) {
 				}
 			}
 			r.mu.Unlock()
+			r.saveAllocated() // forgotten (none once Run is over)
 		}
 	}()
 }
@@ -467,14 +482,22 @@ func (r *Remote) startAllocated(spec handoff.GameSpec, deadline time.Time) (hand
 		if err != nil {
 			return nil, err
 		}
+		// Counted from now (link.holds), and kept in RemoteConfig.AllocatedFile before the
+		// start is sent: a lobby that dies once the host runs the game finds it again.
+		l.reserve()
+		r.saveAllocated()
 		if err := l.waitUp(ctx); err != nil {
+			l.mu.Lock()
+			l.starting--
+			l.mu.Unlock()
+			l.changed()
 			return nil, fmt.Errorf("allocated host %s: not connected in time", addr)
 		}
-		l.reserve()
 		g, err := l.start(spec, deadline)
 		if err == nil {
 			return g, nil
 		}
+		l.changed()
 		if !errors.Is(err, errNoAnswer) {
 			l.failed()
 		}
@@ -519,6 +542,10 @@ type link struct {
 	addr    string
 	udpHost string // the host of addr: where players send UDP unless the host names another
 	dynamic bool   // allocated (Allocate), not of -hosts: forgotten once unreachable
+	// restored: an allocated host of the lobby's earlier run (RemoteConfig.AllocatedFile),
+	// counted by Attached; pinned until its first attached (then it holds only what it
+	// handed back).
+	restored bool
 
 	mu       sync.Mutex
 	c        *Conn // nil while down
@@ -530,6 +557,7 @@ type link struct {
 	suspectFor   time.Duration
 	suspected    uint64
 	failures     uint64 // starts refused or failed (HostView.Failed)
+	pinned       bool   // restored, not attached yet (link.holds)
 	// has are the hashes of the stage files the host of this session has: its own (its first
 	// load) and those sent to it (stages.go).
 	has map[string]bool
@@ -763,6 +791,7 @@ func (l *link) session(ctx context.Context) error {
 	if len(games) == 0 {
 		return nil
 	}
+	defer l.changed()
 	if grace := l.r.cfg.HostGrace; grace > 0 && l.r.cfg.ID != "" && ctx.Err() == nil && !l.r.crashed.Load() {
 		// The host keeps them (§4.3): kept here too for the grace, while the lobby redials.
 		l.mu.Lock()
@@ -792,6 +821,7 @@ func (l *link) loseAway(which map[uint64]*RemoteGame, why string) {
 	l.mu.Unlock()
 	if len(gone) > 0 {
 		l.lose(gone, errors.New(why))
+		l.changed()
 	}
 }
 
@@ -845,9 +875,14 @@ func (l *link) handle(m *Msg) {
 		l.adopt(m)
 		return
 	case TypeAttached:
+		pinned := l.pinned
+		l.pinned = false // it holds what it handed back (running), if anything
 		l.mu.Unlock()
 		l.loseAway(nil, "the host no longer runs them")
 		l.markTried()
+		if pinned {
+			l.changed()
+		}
 		return
 	case TypeReplay:
 		if l.games[m.Game] == nil {
@@ -890,6 +925,7 @@ func (l *link) handle(m *Msg) {
 			}
 		}
 		l.ended(g, end)
+		l.changed() // its last game, maybe
 		return
 	case TypeGone:
 		g := l.games[m.Game]

@@ -436,6 +436,11 @@ func runLobby(ctx context.Context, cfg Config, stages *stagefile.Catalogue) erro
 		HostGrace: cfg.Fleet.HostGrace}
 	if cfg.Fleet.Allocator != "" {
 		rc.Allocate = allocate(cfg.Fleet, log)
+		if cfg.DataDir != "" {
+			// The allocated hosts that hold this lobby's games: its next run attaches to them
+			// (docs/CONTROL.md §4.3).
+			rc.AllocatedFile = filepath.Join(cfg.DataDir, fleet.AllocatedHostsFile)
+		}
 	}
 	var lh lobbyserver.Hall // a nil *scoredb.Hall must stay a nil interface
 	if hall != nil {
