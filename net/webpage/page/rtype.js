@@ -51,6 +51,16 @@
     if (document.visibilityState === "visible") checkVersion();
   });
 
+  // The button shows while the mouse moves and hides 3 s after (it covers the HUD's corner).
+  let idleTimer = 0;
+  function showButton() {
+    $("fullscreen").classList.remove("idle");
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => $("fullscreen").classList.add("idle"), 3000);
+  }
+  window.addEventListener("pointermove", showButton);
+  showButton();
+
   $("fullscreen").addEventListener("click", () => {
     const el = document.documentElement;
     if (el.requestFullscreen) el.requestFullscreen().catch(() => {});
