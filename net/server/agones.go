@@ -69,13 +69,14 @@ func newAgonesHost(ctx context.Context, cfg Config, log *slog.Logger) (*agonesHo
 		life: agones.Lifecycle{RecycleAfter: cfg.Fleet.AgonesRecycleAfter}, steps: make(chan agones.Step, 1)}, nil
 }
 
-// games is told of every change of the host's busy count (its running games and the ends it
-// holds for an away lobby, runHost), ended of every game that ended:
-// the lifecycle's step, if any, goes to the goroutine that talks to the sidecar (the latest
-// one wins: an older step still queued is dropped).
-func (a *agonesHost) games(running int) {
+// games is told of every change of the host's busy count (busy: its games and the ends it
+// holds for an away lobby, runHost), ended of every game that ended: the lifecycle's step, if
+// any, goes to the goroutine that talks to the sidecar (the latest one wins: an older step
+// still queued is dropped). busy is read under a.mu: of two changes told at once, the
+// lifecycle is left with the later count, not with whichever call came last.
+func (a *agonesHost) games(busy func() int) {
 	a.mu.Lock()
-	step := a.life.Games(running)
+	step := a.life.Games(busy())
 	a.mu.Unlock()
 	a.do(step)
 }

@@ -240,7 +240,10 @@ func runHost(ctx context.Context, cfg Config, stages *stagefile.Catalogue) error
 		// The games counter is the games; the lifecycle's busy count has the ends held for an
 		// away lobby too: a host holding one stays Allocated (Agones deletes only Ready
 		// GameServers), until the lobby comes back and takes it.
-		hc.OnLoad = func(l fleet.Load) { ag.counter.Set(l.Games); ag.games(l.Games + h.Held()) }
+		hc.OnLoad = func(l fleet.Load) {
+			ag.counter.Set(l.Games)
+			ag.games(func() int { return h.Load().Games + h.Held() })
+		}
 	}
 	h = fleet.NewHost(hc)
 	draining := make(chan struct{})
