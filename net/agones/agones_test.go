@@ -422,6 +422,19 @@ func TestLifecycle(t *testing.T) {
 	if r.Games(1) != Stay || r.Games(0) != BackToReady {
 		t.Fatal("after recycling: recycle is said once")
 	}
+	// A game that ends while its lobby is away: its end held counts as running (net/server)
+	// until the lobby takes it; only then is the host emptied.
+	h := Lifecycle{RecycleAfter: 1}
+	if h.Games(1) != Stay || h.Ended() != Stay || h.Games(1) != Stay {
+		t.Fatal("an end held for the away lobby: want stay (still busy, not recycled)")
+	}
+	if h.Games(0) != Recycle {
+		t.Fatal("the held end taken: want recycle")
+	}
+	var k Lifecycle
+	if k.Games(1) != Stay || k.Games(1) != Stay || k.Ended() != Stay || k.Games(0) != BackToReady {
+		t.Fatal("an end held, then taken: want stay, stay, stay, ready")
+	}
 }
 
 // TestAddressPortName: a status whose ports have none of the name asked for fails with

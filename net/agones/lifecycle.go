@@ -5,8 +5,11 @@ package agones
 // a new template remove only Ready ones. So a host that was allocated and has emptied goes back
 // to Ready (SDK Ready, which Agones documents for reusing an Allocated GameServer); after
 // RecycleAfter ended games (0: never) an emptied host shuts down instead, and the Fleet
-// replaces it with a fresh one. Pure: the host reports each game that ended and its running
-// games after each change, in either order; the caller does what the Step says.
+// replaces it with a fresh one. A host is busy, not emptied, while it holds a game's end for
+// its away lobby (net/fleet.Host.Held): its result and replay are lost if the GameServer is
+// deleted, so net/server counts them as running games here. Pure: the host reports each game
+// that ended and its running games after each change, in either order; the caller does what
+// the Step says.
 type Lifecycle struct {
 	// RecycleAfter is how many games a host ends before it shuts down once empty (0: never).
 	RecycleAfter int
@@ -44,7 +47,7 @@ func (l *Lifecycle) Ended() Step {
 }
 
 // Games is called with the games running after a change (a game allocated, started or
-// ended) and says what to do.
+// ended; net/server adds the ends held for an away lobby) and says what to do.
 func (l *Lifecycle) Games(running int) Step {
 	l.running = running
 	if running > 0 {

@@ -59,7 +59,8 @@ type HostConfig struct {
 	// use the host of the control address it dialled.
 	PublicHost string
 	Logger     *slog.Logger
-	// OnLoad, when set, is called after each change of the load (the Agones counter).
+	// OnLoad, when set, is called after each change of the load (the Agones counter) and of
+	// Held (a game's end held for its away lobby, or handed back), outside the host's lock.
 	OnLoad func(Load)
 	// StageCacheBytes bounds the bytes of the stage files the host keeps for one lobby
 	// connection (0: DefaultStageCacheBytes; docs/CONTROL.md §4.2).
@@ -88,6 +89,9 @@ type Host struct {
 	// lobbies are the games of the lobbies that named themselves (hello), by name, kept
 	// across their connections (docs/CONTROL.md §4.3).
 	lobbies map[string]*lobbyGames
+	// handing are the held ends a lobby that came back has taken and is being sent (hello):
+	// still counted by Held until they are written.
+	handing int
 	wg      sync.WaitGroup // connections and the games' watchers
 }
 
@@ -145,6 +149,20 @@ func (h *Host) Load() Load {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.loadLocked()
+}
+
+// Held is the number of game ends the host holds for its away lobbies (all of them; those a
+// returning lobby is being sent included): games that are over but whose result and replay
+// its lobby has not heard. A host holding any is still busy (net/server: an Agones host
+// stays Allocated).
+func (h *Host) Held() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := h.handing
+	for _, lg := range h.lobbies {
+		n += len(lg.held)
+	}
+	return n
 }
 
 func (h *Host) loadLocked() Load {
@@ -365,6 +383,7 @@ func (s *hostSession) run(ctx context.Context) {
 	h.mu.Lock()
 	lg := s.lg
 	var abort []*hostGame
+	dropped := 0 // held ends of a lobby that left for good
 	switch {
 	case lg.name == "" || s.bye:
 		// An anonymous lobby's games, or those of a lobby that left for good: nobody could
@@ -374,6 +393,7 @@ func (s *hostSession) run(ctx context.Context) {
 		}
 		if lg.name != "" && lg.s == s {
 			delete(h.lobbies, lg.name)
+			dropped = len(lg.held)
 		}
 		lg.s = nil
 	case lg.s == s:
@@ -383,6 +403,9 @@ func (s *hostSession) run(ctx context.Context) {
 		}
 	}
 	h.mu.Unlock()
+	if dropped > 0 {
+		h.notify(h.Load())
+	}
 	for _, g := range abort {
 		if a, ok := g.g.(aborter); ok {
 			a.Abort()
@@ -444,6 +467,7 @@ func (s *hostSession) hello(name string) {
 	}
 	held := lg.held
 	lg.held, lg.bytes = nil, 0
+	h.handing += len(held)
 	h.mu.Unlock()
 	if old != nil && old != s {
 		// Not closed: a lobby that reaches the host by two addresses must not have its two
@@ -459,18 +483,28 @@ func (s *hostSession) hello(name string) {
 			break
 		}
 	}
+	sent := len(held)
+send:
 	for i, e := range held {
 		for _, m := range e.msgs {
 			if err := s.c.Write(encode(m)); err != nil {
 				s.c.Close()
-				h.mu.Lock()
-				for _, e := range held[i:] { // kept for the next connection
-					lg.hold(e, s.log)
-				}
-				h.mu.Unlock()
-				return
+				sent = i
+				break send
 			}
 		}
+	}
+	if len(held) > 0 {
+		h.mu.Lock()
+		h.handing -= len(held)
+		for _, e := range held[sent:] { // kept for the next connection
+			lg.hold(e, s.log)
+		}
+		h.mu.Unlock()
+		h.notify(h.Load()) // Held changed
+	}
+	if sent < len(held) {
+		return
 	}
 	// The games not named above are not running here: a lobby that kept them through a
 	// broken connection ends them now rather than at its grace's end (§4.4).
@@ -638,7 +672,7 @@ func (s *hostSession) watch(lg *lobbyGames, id uint64, spec handoff.GameSpec, g 
 		lg.hold(e, s.log)
 	}
 	h.mu.Unlock()
-	h.notify(l)
+	h.notify(l) // after the hold: Held counts it
 	if !away {
 		h.deliver(lg, e, s.log)
 	}
@@ -651,10 +685,14 @@ func (h *Host) deliver(lg *lobbyGames, e heldEnd, log *slog.Logger) {
 		h.mu.Lock()
 		to := lg.s
 		if to == nil || tries == 3 {
-			if lg.name != "" && h.lobbies[lg.name] == lg {
+			held := lg.name != "" && h.lobbies[lg.name] == lg
+			if held {
 				lg.hold(e, log)
 			}
 			h.mu.Unlock()
+			if held {
+				h.notify(h.Load()) // Held changed
+			}
 			return
 		}
 		h.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"reflect"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -209,6 +210,58 @@ func TestHeldEndsBounded(t *testing.T) {
 	}
 	if lg.bytes > MaxHeldBytes {
 		t.Fatalf("%d bytes held, want at most %d", lg.bytes, MaxHeldBytes)
+	}
+}
+
+// TestHeldEndsCountAsBusy: the ends a host holds for an away lobby are its Held, and OnLoad
+// is called when they change (net/server's Agones host stays Allocated while it holds any): a
+// game of a named lobby that crashed ends (no game running, one end held), and the lobby's
+// next run takes it (nothing held).
+func TestHeldEndsCountAsBusy(t *testing.T) { synctest.Test(t, testHeldEndsCountAsBusy) }
+
+func testHeldEndsCountAsBusy(t *testing.T) {
+	type seen struct{ games, held int }
+	var (
+		mu    sync.Mutex
+		calls []seen
+		host  *Host
+	)
+	th := startHostWith(t, &fakeStarter{port: 6000}, 8, "", func(hc *HostConfig) {
+		hc.Report = func(handoff.GameSpec, handoff.Game) (*Record, []byte) {
+			return &Record{Ticks: 60}, randBytes(50_000, 3)
+		}
+		hc.OnLoad = func(l Load) { // as net/server's: outside the host's lock, Held may be read
+			held := host.Held()
+			mu.Lock()
+			calls = append(calls, seen{l.Games, held})
+			mu.Unlock()
+		}
+	})
+	host = th.Host
+	got := func() []seen {
+		synctest.Wait() // every goroutine of the test's bubble is blocked: the calls are all made
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]seen(nil), calls...)
+	}
+	first := runLobby(t, "lobby-h", th.addr)
+	if _, err := first.r.StartGame(restartSpec("AAAAA")); err != nil {
+		t.Fatal(err)
+	}
+	first.crash()
+	time.Sleep(time.Second) // the host has seen the connection close
+	if c := got(); !reflect.DeepEqual(c, []seen{{1, 0}}) || th.Held() != 0 {
+		t.Fatalf("OnLoad calls %v, Held %d after a start; want [{1 0}], 0", c, th.Held())
+	}
+	th.st.games()[0].end(1) // ends while its lobby is away: held
+	if c := got(); !reflect.DeepEqual(c, []seen{{1, 0}, {0, 1}}) || th.Held() != 1 || th.Load().Games != 0 {
+		t.Fatalf("OnLoad calls %v, Held %d, games %d after the end; want [{1 0} {0 1}], 1 held, 0 games", c, th.Held(), th.Load().Games)
+	}
+	second := runLobby(t, "lobby-h", th.addr)
+	<-second.r.Attached()
+	eventually(t, "the held end kept by the new lobby", func() bool { return len(second.ends.get()) == 1 })
+	if c := got(); !reflect.DeepEqual(c, []seen{{1, 0}, {0, 1}, {0, 0}}) || th.Held() != 0 {
+		t.Fatalf("OnLoad calls %v, Held %d after the lobby took the end; want [{1 0} {0 1} {0 0}], 0", c, th.Held())
 	}
 }
 

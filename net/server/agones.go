@@ -69,12 +69,14 @@ func newAgonesHost(ctx context.Context, cfg Config, log *slog.Logger) (*agonesHo
 		life: agones.Lifecycle{RecycleAfter: cfg.Fleet.AgonesRecycleAfter}, steps: make(chan agones.Step, 1)}, nil
 }
 
-// games is told of every change of the host's running games, ended of every game that ended:
-// the lifecycle's step, if any, goes to the goroutine that talks to the sidecar (the latest
-// one wins: an older step still queued is dropped).
-func (a *agonesHost) games(running int) {
+// games is told of every change of the host's busy count (busy: its games and the ends it
+// holds for an away lobby, runHost), ended of every game that ended: the lifecycle's step, if
+// any, goes to the goroutine that talks to the sidecar (the latest one wins: an older step
+// still queued is dropped). busy is read under a.mu: of two changes told at once, the
+// lifecycle is left with the later count, not with whichever call came last.
+func (a *agonesHost) games(busy func() int) {
 	a.mu.Lock()
-	step := a.life.Games(running)
+	step := a.life.Games(busy())
 	a.mu.Unlock()
 	a.do(step)
 }
@@ -99,7 +101,8 @@ func (a *agonesHost) do(step agones.Step) {
 }
 
 // backToReady makes the emptied GameServer Ready again once it is Allocated with the games
-// counter at 0 and no game running. The counter lags the host (CounterSync sends the new count
+// counter at 0 and nothing busy (running: the games running and the ends held for an away
+// lobby). The counter lags the host (CounterSync sends the new count
 // a moment later) and an allocation in flight has incremented it for a game still to come: so
 // while it is above 0 the check is made again every ReadyRecheck, up to ReadyWait (the sync's
 // refresh corrects an increment whose game never came); a game that starts meanwhile ends it.
@@ -175,8 +178,9 @@ func (a *agonesHost) runLifecycle(ctx context.Context, running func() int, stopT
 }
 
 // start sets the games counter's capacity, the labels, marks the GameServer Ready and starts
-// the health pings (while the tick schedule is alive) and the counter's sync.
-func (a *agonesHost) start(ctx context.Context, capacity int, stages *stagefile.Catalogue, mgr *instance.Manager, stopTaking func()) error {
+// the health pings (while the tick schedule is alive), the counter's sync and the lifecycle
+// (busy: what keeps the host Allocated, the games running and the ends held for an away lobby).
+func (a *agonesHost) start(ctx context.Context, capacity int, stages *stagefile.Catalogue, mgr *instance.Manager, busy func() int, stopTaking func()) error {
 	c, zero := agones.Int64(capacity), agones.Int64(0)
 	if _, err := a.sdk.UpdateCounter(ctx, agones.CounterGames, agones.CounterUpdate{Count: &zero, Capacity: &c}); err != nil {
 		return fmt.Errorf("counter %s: %w", agones.CounterGames, err)
@@ -193,7 +197,7 @@ func (a *agonesHost) start(ctx context.Context, capacity int, stages *stagefile.
 	rctx, cancel := context.WithCancel(context.Background())
 	a.cancel, a.done, a.healthDone, a.lifeDone = cancel, make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() { defer close(a.done); a.counter.Run(rctx) }()
-	go func() { defer close(a.lifeDone); a.runLifecycle(rctx, mgr.Running, stopTaking) }()
+	go func() { defer close(a.lifeDone); a.runLifecycle(rctx, busy, stopTaking) }()
 	var gate agones.TickGate
 	go func() {
 		defer close(a.healthDone)

@@ -235,10 +235,17 @@ func runHost(ctx context.Context, cfg Config, stages *stagefile.Catalogue) error
 	// the host does not have (docs/CONTROL.md §4.2).
 	hc := fleet.HostConfig{Secret: cfg.Fleet.Secret, TLS: cfg.Fleet.TLS, Starter: mgr, Stages: stages, Capacity: cfg.Fleet.Capacity, PublicHost: publicHost, Logger: log,
 		Report: hostReport(replaysOf(cfg))} // every game's record and replay go to its lobby's hall of fame
+	var h *fleet.Host
 	if ag != nil {
-		hc.OnLoad = func(l fleet.Load) { ag.counter.Set(l.Games); ag.games(l.Games) }
+		// The games counter is the games; the lifecycle's busy count has the ends held for an
+		// away lobby too: a host holding one stays Allocated (Agones deletes only Ready
+		// GameServers), until the lobby comes back and takes it.
+		hc.OnLoad = func(l fleet.Load) {
+			ag.counter.Set(l.Games)
+			ag.games(func() int { return h.Load().Games + h.Held() })
+		}
 	}
-	h := fleet.NewHost(hc)
+	h = fleet.NewHost(hc)
 	draining := make(chan struct{})
 	stopMetrics, err := serveHTTP(cfg.MetricsAddr, func() http.Handler {
 		return MetricsHandler(reg, HTTPConfig{Hosts: cfg.HTTPHosts, NotReady: func() string {
@@ -273,7 +280,7 @@ func runHost(ctx context.Context, cfg Config, stages *stagefile.Catalogue) error
 	served := make(chan error, 1)
 	go func() { served <- h.Serve(hostCtx, cln) }()
 	if ag != nil {
-		if err := ag.start(ctx, h.Load().Capacity, stages, mgr, h.Drain); err != nil {
+		if err := ag.start(ctx, h.Load().Capacity, stages, mgr, func() int { return mgr.Running() + h.Held() }, h.Drain); err != nil {
 			log.Error("agones: the GameServer could not be made Ready", "err", err)
 		}
 		defer ag.stop()
