@@ -11,8 +11,9 @@
 // # The schedule
 //
 // The Manager's schedule divides the tick into Slots phases and puts each new game in the least
-// loaded of the first ⌈games/GamesPerSlot⌉, so games fall due spread over the period and an idle
-// server wakes only for the slots that have games; a worker gathers what the games it ran send
+// loaded of ⌈games/GamesPerSlot⌉ slots spread evenly over the period (slotOrder), so a server
+// wakes only for the slots that have games, each with a full batch of sends, and one slot's
+// games are done before the next used slot falls due; a worker gathers what the games it ran send
 // and writes it in sendmmsg batches across games; the reader sleeps up to ReadCoalesce between
 // reads that did not fill a batch and yields after a full one. On Linux, recvmmsg and sendmmsg
 // are raw system calls on the non-blocking socket (net/transport's mmsg_linux.go: a plain call of
@@ -94,9 +95,10 @@ const (
 const Slots = 32
 
 // GamesPerSlot is how many games the slots in use take before a new game opens another slot:
-// a server with few games wakes for few slots (each wake-up costs system calls), and one with
-// 32 × GamesPerSlot games or more uses them all.
-const GamesPerSlot = 8
+// a server with few games wakes for few slots (each wake-up costs system calls) and a slot's
+// games fill a sendmmsg batch (~2 datagrams a game a tick: 64, transport.BatchSize); one with
+// Slots × GamesPerSlot games or more uses them all (docs/BENCHMARKS.md, "The split").
+const GamesPerSlot = 32
 
 // MaxExtraWorkers bounds the workers added while every worker is held (Config.Workers).
 const MaxExtraWorkers = 8
@@ -351,22 +353,42 @@ func (m *Manager) StartGame(spec handoff.GameSpec) (handoff.Game, error) {
 	return in, nil
 }
 
-// pickSlot returns the slot for a new game: the least loaded of the first ⌈(games+1)/8⌉ slots
-// (GamesPerSlot), the earliest of equals (called with m.mu held).
+// pickSlot returns the slot for a new game: the least loaded of the first ⌈(games+1)/GamesPerSlot⌉
+// slots of slotOrder, the earliest of equals (called with m.mu held).
 func (m *Manager) pickSlot() int {
 	games := 0
 	for s := range m.slots {
 		games += len(m.slots[s])
 	}
 	open := min(Slots, games/GamesPerSlot+1)
-	best := 0
-	for s := 1; s < open; s++ {
+	best := slotOrder[0]
+	for _, s := range slotOrder[1:open] {
 		if len(m.slots[s]) < len(m.slots[best]) {
 			best = s
 		}
 	}
 	return best
 }
+
+// slotOrder is the order in which slots open as games come: bit-reversed (0, 16, 8, 24, 4, ...),
+// so that the slots in use, however many, are spread evenly over the tick period and one
+// slot's games are done before the next slot falls due, instead of bunched at its start.
+var slotOrder = func() (o [Slots]int) {
+	bits := 0
+	for 1<<bits < Slots {
+		bits++
+	}
+	for i := range o {
+		r := 0
+		for b := 0; b < bits; b++ {
+			if i&(1<<b) != 0 {
+				r |= 1 << (bits - 1 - b)
+			}
+		}
+		o[i] = r
+	}
+	return o
+}()
 
 // Instances returns the running instances (tests and diagnostics).
 func (m *Manager) Instances() []*Instance {

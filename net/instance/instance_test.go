@@ -214,34 +214,45 @@ func TestWelcomeIsTheFirstReliableCommand(t *testing.T) {
 	}
 }
 
-// New games go to the least loaded slot of as many as their number needs (GamesPerSlot each):
-// a server with 20 games wakes for 3 slots per tick, one with 300 spreads them over all 32
-// within one game of each other.
+// New games go to the least loaded slot of as many as their number needs (GamesPerSlot each),
+// and the slots in use are spread over the tick period (slotOrder): a server with a few games
+// wakes for one slot per tick, one with many uses ⌈games/GamesPerSlot⌉ slots within one game of
+// each other, no two used slots further apart than twice an even spacing, and from
+// 32 × GamesPerSlot games on every slot.
 func TestPickSlotSpreadsGames(t *testing.T) {
 	var m Manager
-	used := func() (n, lo, hi int) {
+	used := func() (n, lo, hi, gap int) {
 		lo = 1 << 30
+		first, prev := -1, -1
 		for s := range m.slots {
 			if k := len(m.slots[s]); k > 0 {
 				n++
 				lo, hi = min(lo, k), max(hi, k)
+				if prev >= 0 {
+					gap = max(gap, s-prev)
+				} else {
+					first = s
+				}
+				prev = s
 			}
 		}
+		gap = max(gap, Slots-prev+first) // around the period
 		return
 	}
-	for g := 1; g <= 300; g++ {
+	for g := 1; g <= Slots*GamesPerSlot; g++ {
 		s := m.pickSlot()
 		m.slots[s] = append(m.slots[s], &Instance{})
-		switch g {
-		case 20:
-			if n, _, hi := used(); n != 3 || hi != GamesPerSlot {
-				t.Fatalf("20 games: %d slots in use, fullest %d; want 3 and %d", n, hi, GamesPerSlot)
-			}
-		case 300:
-			if n, lo, hi := used(); n != Slots || hi-lo > 1 {
-				t.Fatalf("300 games: %d slots in use with %d to %d games; want %d within one", n, lo, hi, Slots)
-			}
+		want := min(Slots, (g+GamesPerSlot-1)/GamesPerSlot)
+		n, lo, hi, gap := used()
+		if n != want || hi > GamesPerSlot || (g%GamesPerSlot == 0 && hi-lo > 1) {
+			t.Fatalf("%d games: %d slots in use with %d to %d games; want %d, at most %d each", g, n, lo, hi, want, GamesPerSlot)
 		}
+		if even := (Slots + n - 1) / n; gap > 2*even {
+			t.Fatalf("%d games in %d slots: two used slots %d apart, want at most %d", g, n, gap, 2*even)
+		}
+	}
+	if n, lo, hi, _ := used(); n != Slots || hi-lo > 0 {
+		t.Fatalf("%d games: %d slots with %d to %d games; want every slot, %d each", Slots*GamesPerSlot, n, lo, hi, GamesPerSlot)
 	}
 }
 
