@@ -193,7 +193,7 @@ func TestScheduleIdleSleeps(t *testing.T) {
 		t.Fatalf("%d ticks in 1 s with games, want %d", n, game.TickRate)
 	}
 	if v.steps != 2*game.TickRate {
-		t.Fatalf("%d wake-ups in 1 s for %d games, want 2 per tick (slots 0 and 1)", v.steps, len(games))
+		t.Fatalf("%d wake-ups in 1 s for %d games, want 2 per tick (slot 0 and the one the games opened)", v.steps, len(games))
 	}
 	for _, in := range games {
 		if in.ticks != uint64(game.TickRate) {
