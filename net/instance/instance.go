@@ -97,7 +97,7 @@ const Slots = 32
 // GamesPerSlot is how many games the slots in use take before a new game opens another slot:
 // a server with few games wakes for few slots (each wake-up costs system calls) and a slot's
 // games fill a sendmmsg batch (~2 datagrams a game a tick: 64, transport.BatchSize); one with
-// Slots × GamesPerSlot games or more uses them all (docs/BENCHMARKS.md, "The split").
+// Slots × GamesPerSlot games or more uses them all (docs/BENCHMARKS.md, "Server capacity and CPU").
 const GamesPerSlot = 32
 
 // MaxExtraWorkers bounds the workers added while every worker is held (Config.Workers).
