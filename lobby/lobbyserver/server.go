@@ -314,7 +314,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.askWG.Wait()
 	s.mu.Lock()
 	for _, c := range s.conns {
-		c.nc.SetReadDeadline(time.Now()) // the reader stops, the writer flushes, then the connection closes
+		// The writer flushes what is queued (CLOSING, END), then closes the connection, which
+		// stops the reader. Not a read deadline first: on a WebSocket (coder/websocket's
+		// NetConn) a deadline that cuts a pending read closes the whole connection, and the
+		// queued lines with it.
+		c.finish()
 	}
 	s.mu.Unlock()
 	flushed := make(chan struct{})
