@@ -136,7 +136,7 @@ func TestBrowserTitle(t *testing.T) {
 	}
 
 	// Fullscreen on request (F11, as on the desktop) and the settings saved in localStorage.
-	if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.F11)); err != nil {
+	if err := browser.Press(ctx, []rune(kb.F11)[0], 250*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	if err := browser.WaitFor(ctx, `(() => { try { return JSON.parse(localStorage.getItem("rtype/settings.json")).fullscreen === true } catch (e) { return false } })()`); err != nil {

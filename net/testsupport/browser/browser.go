@@ -20,8 +20,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // DefaultPath is where Debian's chromium package installs the browser.
@@ -194,4 +197,30 @@ func Screenshot(ctx context.Context, path string) error {
 		return fmt.Errorf("screenshot: %w", err)
 	}
 	return os.WriteFile(path, png, 0o644)
+}
+
+// Press presses key (a rune of chromedp/kb, e.g. kb.F11, or a printable one) and releases it
+// hold later, as a person does (~100–250 ms): a key pressed and released between two of the
+// game's frames, as chromedp.KeyEvent sends them, may never be seen down by a game that polls
+// its keys once a frame (ebiten), the more so on a slow page.
+func Press(ctx context.Context, key rune, hold time.Duration) error {
+	evs := kb.Encode(key)
+	if len(evs) == 0 {
+		return nil
+	}
+	down, rest := evs[:len(evs)-1], evs[len(evs)-1]
+	return chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		for _, e := range down {
+			if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, *e); err != nil {
+				return err
+			}
+		}
+		select {
+		case <-time.After(hold):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, *rest)
+		return err
+	}))
 }
