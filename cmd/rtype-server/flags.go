@@ -74,7 +74,7 @@ func defineFlags(fs *flag.FlagSet) *options {
 	cfg := &o.cfg
 	fs.StringVar(&cfg.Addr, "addr", ":"+strconv.Itoa(lobby.DefaultPort), "TCP lobby address host:port")
 	fs.StringVar(&cfg.UDPHost, "udp-addr", "", "host the game socket binds (UDP); empty = the host of -addr (all interfaces when -addr names none); 0.0.0.0 or :: = all interfaces")
-	fs.StringVar(&cfg.PublicUDP, "public-udp", "", "UDP port players reach, advertised by START instead of the bound one, as :PORT (behind Docker -p PORT:4242/udp or a NAT port forward); empty = the bound port")
+	fs.StringVar(&cfg.PublicUDP, "public-udp", "", "UDP port players reach, advertised by START instead of the bound one: :PORT (behind Docker -p PORT:4242/udp or a NAT port forward; players send to the lobby's host), or HOST:PORT with -role host (where players reach this host); empty = the bound port")
 	o.udpPort = fs.String("udp-port", "", "UDP port every game shares; empty = the port number of -addr, 0 = chosen by the OS")
 	fs.IntVar(&cfg.MaxLobbies, "max-lobbies", lobbyserver.DefaultMaxLobbies, "maximum number of lobbies at once")
 	fs.IntVar(&cfg.MaxConns, "max-conns", lobbyserver.DefaultMaxConns, "maximum lobby connections at once")
@@ -90,7 +90,7 @@ func defineFlags(fs *flag.FlagSet) *options {
 	o.passwordFile = fs.String("password-file", "", "file whose first line is the server password: a private server, whose players must give it to authenticate (docs/PROTOCOL.md §2.4.1); empty = public")
 	o.webDir = fs.String("web-dir", "bin/web", "the browser client's page that -web serves at / (make web writes it); checked at start when -web is set")
 	o.trustedProxies = fs.String("trusted-proxies", "", "comma-separated addresses or CIDRs of load balancers that may open a lobby connection with a PROXY protocol header (v1/v2) naming the player's address, which the per-address limits and logs then use; empty = none")
-	o.httpHosts = fs.String("http-hosts", "", "comma-separated host names the metrics and admin addresses answer to, besides IP addresses and localhost (others are refused: DNS rebinding)")
+	o.httpHosts = fs.String("http-hosts", "", "comma-separated host names the metrics, admin and web addresses answer to, besides IP addresses and localhost (others are refused: DNS rebinding)")
 	fs.StringVar(&cfg.Arcade, "arcade", "", "stages of the arcade run lobbies may choose, comma-separated offered stages (default stage1,stage2,stage3, those offered; none: no arcade run)")
 	fs.StringVar(&cfg.Stage, "stage", stagefile.Default, "default stage of new lobbies: an embedded stage (stage1, short, ...) or a path to a stage JSON file, which is then offered too; a comma-separated list of them offers exactly those stages, the first the default; lobbies may choose any offered stage")
 	fs.IntVar(&cfg.UDPRate, "udp-rate", instance.DefaultRateLimit, "datagrams per second each source address (IP and port) may send to the game port, in bursts of twice as many; the excess is dropped; negative = no limit")

@@ -13,6 +13,10 @@ import (
 // Version is set with -ldflags -X at build time ("" when it was not).
 var Version string
 
+// Unversioned is the version of a build that has none (go run, go build without -ldflags): the
+// browser page compares no such version with the server's (net/webpage's rtype.js).
+const Unversioned = "dev"
+
 // Get returns the binary's version: Version, else the main module's version from the build
 // information (go install), else "dev".
 func Get() string {
@@ -22,7 +26,7 @@ func Get() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
-	return "dev"
+	return Unversioned
 }
 
 // String is the line -version prints: "rtype-server v1.2.0 (go1.26.0 linux/amd64)".

@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/rtype/rtype/game/buildinfo"
 	"github.com/rtype/rtype/net/testsupport/browser"
 	"github.com/rtype/rtype/net/webpage"
 )
@@ -193,5 +194,22 @@ func TestBrowserVersionMismatch(t *testing.T) {
 	}
 	if err := browser.WaitFor(ctx, `document.getElementById("sound").hidden`); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestBrowserDevServerNoBanner: a server without a version (go run: buildinfo.Unversioned)
+// serving a versioned page shows no mismatch banner: there is nothing to compare.
+func TestBrowserDevServerNoBanner(t *testing.T) {
+	browser.Need(t)
+	dir, _ := buildPage(t)
+	srv := httptest.NewServer(webpage.Handler(os.DirFS(dir), buildinfo.Unversioned))
+	defer srv.Close()
+	ctx := browser.Start(t, srv.URL+"/", browser.Options{Timeout: 4 * time.Minute})
+	if err := browser.WaitFor(ctx, `rtype.versionCheck !== "pending"`); err != nil {
+		t.Fatal(err)
+	}
+	vc, _ := browser.Eval[string](ctx, `rtype.versionCheck + " " + document.getElementById("version").hidden`)
+	if vc != "unversioned true" {
+		t.Errorf("version check and banner hidden: %q, want unversioned true", vc)
 	}
 }

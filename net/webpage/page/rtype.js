@@ -5,7 +5,7 @@
 // client), scene (the screen shown, set by the client), results (JSON of the last game's
 // RESULTS on the results screen, set by the client), net (JSON of the session's network
 // figures every 30 frames in a game, set by the client), timing (ms since navigation: fetched,
-// started, firstFrame), versionCheck ("pending", "match", "mismatch", "error"), error.
+// started, firstFrame), versionCheck ("pending", "match", "mismatch", "unversioned": one side is a dev build, "error"), error.
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -31,6 +31,11 @@
         const n = $("version");
         if (rt.serverVersion === pageVersion) {
           rt.versionCheck = "match";
+          n.hidden = true;
+          return;
+        }
+        if (rt.serverVersion === "dev" || pageVersion === "dev") {
+          rt.versionCheck = "unversioned"; // buildinfo.Unversioned (go run): nothing to compare
           n.hidden = true;
           return;
         }
