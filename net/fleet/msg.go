@@ -93,6 +93,9 @@ type Load struct {
 type Record struct {
 	Ticks uint32       `json:"ticks"`
 	Slots []SlotRecord `json:"slots"`
+	// Ended is when the game ended on the host (Unix milliseconds; 0 from an older host): a
+	// game that ended while its lobby was away is kept with its own end, not its hand-back's.
+	Ended int64 `json:"ended,omitempty"`
 }
 
 // SlotRecord is one slot's figures at the end (lobby/scores.Slot without the name).

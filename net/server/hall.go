@@ -135,6 +135,24 @@ func GameRecord(spec handoff.GameSpec, in *instance.Instance) scores.Record {
 	return r
 }
 
+// hostEnded is when a host's game ended: its record's time (Unix ms) when it is within
+// maxHostEndAge before now (a game held for an away lobby), else now (an older host sends none;
+// a clock far off is not believed).
+func hostEnded(ms int64, now time.Time) time.Time {
+	if ms <= 0 {
+		return now
+	}
+	t := time.UnixMilli(ms).UTC()
+	if t.After(now) || now.Sub(t) > maxHostEndAge {
+		return now
+	}
+	return t
+}
+
+// maxHostEndAge bounds how long before its hand-back a host's game may have ended (a lobby
+// down longer than this is a restore, not an upgrade).
+const maxHostEndAge = 24 * time.Hour
+
 // hostReport is a host's fleet.HostConfig.Report (-role host): an ended game's figures as
 // GameRecord has them, sent to its lobby with the game's replay file (replays) for the lobby's
 // hall of fame (docs/CONTROL.md §4.1).
@@ -145,7 +163,7 @@ func hostReport(replays func(*instance.Instance) []byte) func(handoff.GameSpec, 
 			return nil, nil
 		}
 		r := GameRecord(spec, in)
-		out := &fleet.Record{Ticks: r.Ticks, Slots: make([]fleet.SlotRecord, len(r.Slots))}
+		out := &fleet.Record{Ticks: r.Ticks, Slots: make([]fleet.SlotRecord, len(r.Slots)), Ended: r.Ended.UnixMilli()}
 		for i, s := range r.Slots {
 			out.Slots[i] = fleet.SlotRecord{Score: s.Score, Kills: s.Kills, Deaths: s.Deaths, Continued: s.Continued, Left: s.Left}
 		}
@@ -167,6 +185,7 @@ func splitRecord(spec handoff.GameSpec, end fleet.GameEnd) scores.Record {
 	}
 	if rec != nil {
 		r.Ticks = rec.Ticks
+		r.Ended = hostEnded(rec.Ended, r.Ended)
 	}
 	for i, m := range spec.Members {
 		s := scores.Slot{Name: m.Name}

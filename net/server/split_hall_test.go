@@ -183,3 +183,31 @@ func TestSplitRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitRecordEndTime: a game that ended on its host while the lobby was away is kept with
+// the host's end time; a record from an older host (none), one in the future or more than a
+// day old is kept with the lobby's own time.
+func TestSplitRecordEndTime(t *testing.T) {
+	spec := handoff.GameSpec{ID: uuid.New(), Stage: "short", Members: []handoff.Member{{Name: "ann", Slot: 0}}}
+	rec := func(ended time.Time) *fleet.Record {
+		r := &fleet.Record{Ticks: 900, Slots: []fleet.SlotRecord{{Score: 700}}}
+		if !ended.IsZero() {
+			r.Ended = ended.UnixMilli()
+		}
+		return r
+	}
+	before := time.Now().UTC()
+	away := before.Add(-25 * time.Second).Truncate(time.Millisecond)
+	if got := splitRecord(spec, fleet.GameEnd{Result: 1, Record: rec(away)}).Ended; !got.Equal(away) {
+		t.Errorf("ended 25 s before its hand-back: kept at %v, want the host's %v", got, away)
+	}
+	for name, ended := range map[string]time.Time{
+		"older host": {},
+		"future":     before.Add(time.Hour),
+		"two days":   before.Add(-48 * time.Hour),
+	} {
+		if got := splitRecord(spec, fleet.GameEnd{Result: 1, Record: rec(ended)}).Ended; got.Before(before) {
+			t.Errorf("%s: kept at %v, want the lobby's now (after %v)", name, got, before)
+		}
+	}
+}
