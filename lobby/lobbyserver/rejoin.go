@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -13,10 +14,45 @@ import (
 	"github.com/rtype/rtype/lobby/handoff"
 )
 
-// checkRejoinProof reports whether proof is RejoinProof(key, code, slot, user), in constant time.
-func checkRejoinProof(key [16]byte, code string, slot int, user uuid.UUID, proof string) bool {
-	want := lobby.RejoinProof(key, code, slot, user)
-	return hmac.Equal([]byte(want), []byte(proof))
+// claimSlot checks the arguments <code>,<slot>,<proof> of REJOIN and RESUME (what, lower case,
+// names it in the log and the refusals) against the game running in lobby code: the slot's
+// proof is proofOf(that slot's session key, code, slot, the sender's UUID). It answers every
+// refusal itself (ok false).
+func (c *Core) claimSlot(cs *connState, cmd lobby.Command, what string, proofOf func(key [16]byte, code string, slot int, user uuid.UUID) string) (l *lobbyState, code string, slot int, ok bool) {
+	if len(cmd.Args) != 3 {
+		c.reply(cs, lobby.CodeWrongRequest, strings.ToUpper(what)+" takes a lobby code, a slot and a proof")
+		return nil, "", 0, false
+	}
+	code = lobby.UpperCode(cmd.Args[0])
+	if !lobby.ValidCode(code) {
+		c.reply(cs, lobby.CodeWrongRequest, "invalid lobby code: 5 characters of "+lobby.CodeAlphabet)
+		return nil, "", 0, false
+	}
+	slot, err := strconv.Atoi(cmd.Args[1])
+	if err != nil || slot < 0 || slot >= rules.MaxPlayers || cmd.Args[1] != strconv.Itoa(slot) {
+		c.reply(cs, lobby.CodeWrongRequest, "invalid slot: 0 to 3")
+		return nil, "", 0, false
+	}
+	proof := cmd.Args[2]
+	if !lobby.ValidSessionKey(proof) { // same form: 32 lowercase hex digits
+		c.reply(cs, lobby.CodeWrongRequest, "invalid proof: 32 lowercase hex digits")
+		return nil, "", 0, false
+	}
+	l = c.lobbies[code]
+	switch {
+	case l == nil:
+		c.reply(cs, lobby.CodeWrongRequest, lobby.NoLobbyReason+code)
+	case !l.running():
+		c.reply(cs, lobby.CodeWrongRequest, "lobby "+code+" is not running a game")
+	case slot >= len(l.slots):
+		c.reply(cs, lobby.CodeWrongRequest, "the game of lobby "+code+" has no slot "+strconv.Itoa(slot))
+	case !hmac.Equal([]byte(proofOf(l.slots[slot].Key, code, slot, cs.user)), []byte(proof)):
+		c.log.Info(what+" refused: wrong proof", "code", code, "slot", slot, "user", cs.user.String(), "remote", cs.addr)
+		c.reply(cs, lobby.CodeWrongRequest, what+" refused: wrong proof for slot "+strconv.Itoa(slot))
+	default:
+		return l, code, slot, true
+	}
+	return nil, "", 0, false
 }
 
 // newSession draws a token not used by l's slots and a session key.
@@ -160,39 +196,8 @@ func (c *Core) SpectatorsGone(_ time.Duration, g handoff.Game, gone []handoff.Me
 // every member, STAGE and a START push with a new token and key to the sender; the slot's old
 // token stops working.
 func (c *Core) rejoin(now time.Duration, cs *connState, cmd lobby.Command) {
-	if len(cmd.Args) != 3 {
-		c.reply(cs, lobby.CodeWrongRequest, "REJOIN takes a lobby code, a slot and a proof")
-		return
-	}
-	code := lobby.UpperCode(cmd.Args[0])
-	if !lobby.ValidCode(code) {
-		c.reply(cs, lobby.CodeWrongRequest, "invalid lobby code: 5 characters of "+lobby.CodeAlphabet)
-		return
-	}
-	slot, err := strconv.Atoi(cmd.Args[1])
-	if err != nil || slot < 0 || slot >= rules.MaxPlayers || cmd.Args[1] != strconv.Itoa(slot) {
-		c.reply(cs, lobby.CodeWrongRequest, "invalid slot: 0 to 3")
-		return
-	}
-	proof := cmd.Args[2]
-	if !lobby.ValidSessionKey(proof) { // same form: 32 lowercase hex digits
-		c.reply(cs, lobby.CodeWrongRequest, "invalid proof: 32 lowercase hex digits")
-		return
-	}
-	l := c.lobbies[code]
-	switch {
-	case l == nil:
-		c.reply(cs, lobby.CodeWrongRequest, lobby.NoLobbyReason+code)
-		return
-	case !l.running():
-		c.reply(cs, lobby.CodeWrongRequest, "lobby "+code+" is not running a game")
-		return
-	case slot >= len(l.slots):
-		c.reply(cs, lobby.CodeWrongRequest, "the game of lobby "+code+" has no slot "+strconv.Itoa(slot))
-		return
-	case !checkRejoinProof(l.slots[slot].Key, code, slot, cs.user, proof):
-		c.log.Info("rejoin refused: wrong proof", "code", code, "slot", slot, "user", cs.user.String(), "remote", cs.addr)
-		c.reply(cs, lobby.CodeWrongRequest, "rejoin refused: wrong proof for slot "+strconv.Itoa(slot))
+	l, code, slot, ok := c.claimSlot(cs, cmd, "rejoin", lobby.RejoinProof)
+	if !ok {
 		return
 	}
 	rj, ok := l.game.(handoff.Rejoiner)

@@ -1,13 +1,11 @@
 package lobbyserver
 
 import (
-	"crypto/hmac"
 	"strconv"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/rtype/rtype/game/rules"
 	"github.com/rtype/rtype/lobby"
 )
 
@@ -18,39 +16,8 @@ import (
 // alone; the sender gets 200 <code>, every member MEMBERS, the sender STAGE (and the lobby's
 // settings), and from then on the lobby's pushes, the game's END among them.
 func (c *Core) resume(_ time.Duration, cs *connState, cmd lobby.Command) {
-	if len(cmd.Args) != 3 {
-		c.reply(cs, lobby.CodeWrongRequest, "RESUME takes a lobby code, a slot and a proof")
-		return
-	}
-	code := lobby.UpperCode(cmd.Args[0])
-	if !lobby.ValidCode(code) {
-		c.reply(cs, lobby.CodeWrongRequest, "invalid lobby code: 5 characters of "+lobby.CodeAlphabet)
-		return
-	}
-	slot, err := strconv.Atoi(cmd.Args[1])
-	if err != nil || slot < 0 || slot >= rules.MaxPlayers || cmd.Args[1] != strconv.Itoa(slot) {
-		c.reply(cs, lobby.CodeWrongRequest, "invalid slot: 0 to 3")
-		return
-	}
-	proof := cmd.Args[2]
-	if !lobby.ValidSessionKey(proof) { // same form: 32 lowercase hex digits
-		c.reply(cs, lobby.CodeWrongRequest, "invalid proof: 32 lowercase hex digits")
-		return
-	}
-	l := c.lobbies[code]
-	switch {
-	case l == nil:
-		c.reply(cs, lobby.CodeWrongRequest, lobby.NoLobbyReason+code)
-		return
-	case !l.running():
-		c.reply(cs, lobby.CodeWrongRequest, "lobby "+code+" is not running a game")
-		return
-	case slot >= len(l.slots):
-		c.reply(cs, lobby.CodeWrongRequest, "the game of lobby "+code+" has no slot "+strconv.Itoa(slot))
-		return
-	case !hmac.Equal([]byte(lobby.ResumeProof(l.slots[slot].Key, code, slot, cs.user)), []byte(proof)):
-		c.log.Info("resume refused: wrong proof", "code", code, "slot", slot, "user", cs.user.String(), "remote", cs.addr)
-		c.reply(cs, lobby.CodeWrongRequest, "resume refused: wrong proof for slot "+strconv.Itoa(slot))
+	l, code, slot, ok := c.claimSlot(cs, cmd, "resume", lobby.ResumeProof)
+	if !ok {
 		return
 	}
 	if o := l.slotHolder(slot); o != nil && o != cs {
